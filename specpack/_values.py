@@ -1,0 +1,272 @@
+"""Kwargs trees: lowered at capture into a private, carriable copy; materialised at make.
+
+*Lowering* deep-copies a kwargs tree, keeps plain data as it is (exact types preserved: a tuple
+stays a tuple, a float32 array stays float32), turns classes and functions into
+:class:`~specpack._carry.CodeRef` (by reference or by value) and any other object into a
+:class:`Blob` (a cloudpickle payload taken now, so later mutation of the caller's object changes
+nothing). Values that cannot cross a process at all (generators, locks, open files, ...) are
+refused here, in the parent, naming the kwarg.
+
+*Materialising* builds a fresh copy for each ``make()`` (as ``gymnasium.make`` deep-copies the
+spec kwargs), so envs made from one pack never share mutable state.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import io
+import socket
+import sys
+import threading
+import types
+from typing import Any
+
+import numpy as np
+
+from ._carry import CodeRef, code_ref, fresh_importable, portable_dumps, reference_of
+from .errors import BuildError, UncarriableValueError
+
+__all__ = ["Blob", "EnumRef", "is_plain", "iter_carried", "lower", "lower_mapping", "materialize"]
+
+_PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
+_SCALARS = (type(None), bool, int, float, complex, str, bytes)
+_SCALAR_TYPES = frozenset(_SCALARS)
+_CODE_TYPES = (type, types.FunctionType, types.BuiltinFunctionType)
+_LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()), threading.Condition,
+               threading.Event, threading.Semaphore, threading.Thread)
+_STREAM_TYPES = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
+MAX_DEPTH = 200
+
+
+class Blob:
+    """An arbitrary object carried as a cloudpickle payload.
+
+    Each :meth:`load` unpickles a fresh copy, so every env gets its own object.
+    """
+
+    __slots__ = ("_digest", "payload", "python", "type_name")
+
+    payload: bytes
+    type_name: str
+    python: str
+    _digest: str | None
+
+    def __init__(self, payload: bytes, type_name: str, python: str = _PY) -> None:
+        object.__setattr__(self, "payload", payload)
+        object.__setattr__(self, "type_name", type_name)
+        object.__setattr__(self, "python", python)
+        object.__setattr__(self, "_digest", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Blob is immutable (cannot set {name!r})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Blob, (self.payload, self.type_name, self.python))
+
+    @property
+    def digest(self) -> str:
+        """``sha256:<hex>`` of the payload."""
+        if self._digest is None:
+            object.__setattr__(self, "_digest", "sha256:" + hashlib.sha256(self.payload).hexdigest())
+        assert self._digest is not None
+        return self._digest
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Blob) and self.digest == other.digest
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    def __repr__(self) -> str:
+        return f"Blob({self.type_name}, {len(self.payload)} bytes, {self.digest})"
+
+    def load(self) -> Any:
+        """A fresh copy of the carried object."""
+        if self.python != _PY:
+            raise BuildError(
+                f"a {self.type_name} value was carried by value under Python {self.python} and "
+                f"cannot be loaded under Python {_PY}; capture the pack again under Python {_PY}"
+            )
+        import cloudpickle
+
+        try:
+            return cloudpickle.loads(self.payload)
+        except Exception as e:
+            raise BuildError(
+                f"cannot load a carried {self.type_name} value ({type(e).__name__}: {e})"
+            ) from e
+
+
+class EnumRef:
+    """An enum member read from a manifest, resolved (imported) only when materialised."""
+
+    __slots__ = ("member", "module", "qualname")
+
+    module: str
+    qualname: str
+    member: str
+
+    def __init__(self, module: str, qualname: str, member: str) -> None:
+        object.__setattr__(self, "module", module)
+        object.__setattr__(self, "qualname", qualname)
+        object.__setattr__(self, "member", member)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("EnumRef is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (EnumRef, (self.module, self.qualname, self.member))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EnumRef) and (self.module, self.qualname, self.member) == (
+            other.module, other.qualname, other.member)
+
+    def __hash__(self) -> int:
+        return hash((self.module, self.qualname, self.member))
+
+    def __repr__(self) -> str:
+        return f"EnumRef({self.module}:{self.qualname}.{self.member})"
+
+    def load(self) -> Any:
+        """The enum member, importing its module."""
+        try:
+            cls = CodeRef(self.module, self.qualname).load()
+            return cls[self.member]
+        except KeyError:
+            raise BuildError(
+                f"the enum {self.module}:{self.qualname} has no member {self.member!r} here"
+            ) from None
+
+
+
+def _refuse(path: str, value: Any, why: str) -> UncarriableValueError:
+    return UncarriableValueError(
+        f"{path} = {_short_repr(value)} cannot be carried to another process: {why}. "
+        "Pass something a worker can rebuild instead (a path, a seed, a config value), or "
+        "create the object inside the env constructor"
+    )
+
+
+def _short_repr(value: Any) -> str:
+    try:
+        r = repr(value)
+    except Exception:  # noqa: BLE001
+        r = f"<{type(value).__name__}>"
+    return r if len(r) <= 80 else r[:77] + "..."
+
+
+def lower(value: Any, path: str, by_value: bool | None = None, _depth: int = 0) -> Any:
+    """A private, carriable deep copy of ``value``; ``path`` names it in errors."""
+    if _depth > MAX_DEPTH:
+        raise UncarriableValueError(f"{path} is nested more than {MAX_DEPTH} levels deep")
+    t = type(value)
+    if t in _SCALAR_TYPES:
+        return value
+    d = _depth + 1
+    if t is dict:
+        return {
+            lower(k, f"{path} (key {k!r})", by_value, d): lower(v, f"{path}[{k!r}]", by_value, d)
+            for k, v in value.items()
+        }
+    if t is list:
+        return [lower(v, f"{path}[{i}]", by_value, d) for i, v in enumerate(value)]
+    if t is tuple:
+        return tuple(lower(v, f"{path}[{i}]", by_value, d) for i, v in enumerate(value))
+    if t is set or t is frozenset:
+        return t(lower(v, f"{path} (item {v!r})", by_value, d) for v in value)
+    if t is np.ndarray:
+        if value.dtype.hasobject:
+            return _blob(value, path)
+        out = np.array(value, copy=True, order="K")
+        out.flags.writeable = False
+        return out
+    if isinstance(value, np.generic) and not isinstance(value, np.object_):
+        return value
+    if isinstance(value, (CodeRef, Blob)):
+        return value
+    if isinstance(value, enum.Enum):
+        ref = reference_of(t)
+        if ref is not None and fresh_importable(ref[0]) and by_value is not True:
+            return EnumRef(ref[0], ref[1], value.name)
+        return _blob(value, path)
+    if isinstance(value, _CODE_TYPES):
+        return code_ref(value, by_value=by_value, what=f"callable {path}")
+    if isinstance(value, _STREAM_TYPES):
+        raise _refuse(path, value, f"a {t.__name__} is a running computation, not a value")
+    if isinstance(value, _LOCK_TYPES):
+        raise _refuse(path, value, f"a {t.__name__} belongs to this process's threads")
+    if isinstance(value, (io.IOBase, socket.socket)):
+        raise _refuse(path, value, f"an open {t.__name__} is a handle owned by this process")
+    return _blob(value, path)
+
+
+def lower_mapping(mapping: Any, where: str, by_value: bool | None = None) -> dict[str, Any]:
+    """``lower`` over a kwargs mapping; scalars skip the walk (capture's hot path)."""
+    out = {}
+    for k, v in mapping.items():
+        out[k] = v if type(v) in _SCALAR_TYPES else lower(v, f"{where}[{k!r}]", by_value)
+    return out
+
+
+def _blob(value: Any, path: str) -> Blob:
+    try:
+        payload = portable_dumps(value)
+    except Exception as e:
+        raise _refuse(path, value, f"it does not pickle ({type(e).__name__}: {e})") from e
+    return Blob(payload, f"{type(value).__module__}.{type(value).__qualname__}")
+
+
+def materialize(tree: Any) -> Any:
+    """A fresh Python value from a lowered tree (code loaded, blobs unpickled, arrays copied)."""
+    t = type(tree)
+    if t in _SCALAR_TYPES:
+        return tree
+    if t is dict:
+        return {materialize(k): materialize(v) for k, v in tree.items()}
+    if t is list:
+        return [materialize(v) for v in tree]
+    if t is tuple:
+        return tuple(materialize(v) for v in tree)
+    if t is set or t is frozenset:
+        return t(materialize(v) for v in tree)
+    if t is np.ndarray:
+        return tree.copy()
+    if t is CodeRef or t is Blob or t is EnumRef:
+        return tree.load()
+    return tree  # numpy scalars: immutable
+
+
+def is_plain(tree: Any) -> bool:
+    """True when materialising is a no-op (only immutable scalars, no code, no arrays)."""
+    t = type(tree)
+    if t in _SCALAR_TYPES:
+        return True
+    if t is tuple or t is frozenset:
+        return all(is_plain(v) for v in tree)
+    if t is dict or t is list or t is set or t is np.ndarray or t is CodeRef or t is Blob:
+        return False
+    return isinstance(tree, np.generic)
+
+
+def iter_carried(tree: Any) -> list[CodeRef | Blob]:
+    """Every CodeRef and Blob inside a lowered tree, in a stable order."""
+    out: list[CodeRef | Blob] = []
+
+    def walk(node: Any) -> None:
+        t = type(node)
+        if t is CodeRef or t is Blob:
+            out.append(node)
+        elif t is dict:
+            for k, v in node.items():
+                walk(k)
+                walk(v)
+        elif t in (list, tuple):
+            for v in node:
+                walk(v)
+        elif t in (set, frozenset):
+            for v in sorted(node, key=repr):
+                walk(v)
+
+    walk(tree)
+    return out

@@ -1,0 +1,142 @@
+"""Recovering the constructor arguments of a live env or wrapper, faithfully or not at all.
+
+Sources, in order of trust: ``RecordConstructorArgs._saved_kwargs`` (gymnasium), the
+``EnvSpec.kwargs`` that ``make`` passed, EzPickle's ``_ezpickle_args``/``_ezpickle_kwargs``, and
+a constructor that takes no arguments. Each source is checked against the constructor's
+signature and the instance's attributes: an argument that was passed but not recorded (the
+EzPickle gap that once dropped Atari's ``frameskip``) is refused, never rebuilt as its default.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from ..errors import UnrecordedArgumentsError
+
+__all__ = ["check_coverage", "ezpickle_kwargs", "init_params"]
+
+_SKIP = frozenset({"self", "env"})
+
+
+def init_params(cls: type) -> list[inspect.Parameter] | None:
+    """The named parameters of ``cls.__init__`` besides ``self``/``env``; None if unknowable."""
+    try:
+        sig = inspect.signature(cls.__init__)
+    except (TypeError, ValueError):
+        return None
+    out = []
+    for p in sig.parameters.values():
+        if p.name in _SKIP or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        out.append(p)
+    return out
+
+
+def _accepts_var_kwargs(cls: type) -> bool:
+    try:
+        sig = inspect.signature(cls.__init__)
+    except (TypeError, ValueError):
+        return True
+    return any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - incomparable values count as different
+        return False
+
+
+_MISSING = object()
+
+
+def _evidence(obj: Any, name: str) -> Any:
+    """The instance's own value for a parameter, if it visibly stores one."""
+    d = getattr(obj, "__dict__", {})
+    for attr in (name, f"_{name}"):
+        if attr in d:
+            return d[attr]
+    return _MISSING
+
+
+def check_coverage(
+    obj: Any, cls: type, recorded: dict[str, Any], source: str, fix: str
+) -> None:
+    """Refuse when ``recorded`` misses an argument ``obj`` was visibly built with.
+
+    A parameter that is not recorded is an error when it has no default (the rebuild would
+    fail) or when the instance stores a non-default value under its name; a recorded name the
+    constructor does not take is an error too (the rebuild would raise ``TypeError``).
+    """
+    params = init_params(cls)
+    if params is None:
+        return
+    names = {p.name for p in params}
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    if not _accepts_var_kwargs(cls):
+        stale = sorted(k for k in recorded if k not in names)
+        if stale:
+            raise UnrecordedArgumentsError(
+                f"{name} recorded {', '.join(map(repr, stale))} through {source}, but its "
+                f"constructor takes no such argument, so a rebuild would raise TypeError; {fix}"
+            )
+    for p in params:
+        if p.name in recorded or p.kind is p.POSITIONAL_ONLY:
+            continue
+        if p.default is p.empty:
+            raise UnrecordedArgumentsError(
+                f"{name} requires the argument {p.name!r}, which {source} did not record, so "
+                f"it cannot be rebuilt; {fix}"
+            )
+        seen = _evidence(obj, p.name)
+        if seen is not _MISSING and not _same(seen, p.default):
+            raise UnrecordedArgumentsError(
+                f"{name} was built with {p.name}={_short(seen)} but {source} did not record "
+                f"it, so a rebuild would silently use the default {p.name}={_short(p.default)}; "
+                f"{fix}"
+            )
+
+
+def _short(v: Any) -> str:
+    r = repr(v)
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
+def ezpickle_kwargs(obj: Any, cls: type) -> dict[str, Any] | None:
+    """The constructor kwargs EzPickle recorded for ``obj``, by name; None if not EzPickle."""
+    args = getattr(obj, "_ezpickle_args", None)
+    kwargs = getattr(obj, "_ezpickle_kwargs", None)
+    if args is None and kwargs is None:
+        return None
+    args = tuple(args or ())
+    kwargs = dict(kwargs or {})
+    try:
+        sig = inspect.signature(cls.__init__)
+        bound = sig.bind_partial(None, *args, **kwargs)
+    except (TypeError, ValueError) as e:
+        raise UnrecordedArgumentsError(
+            f"{cls.__module__}.{cls.__qualname__}'s EzPickle record {args!r}, {kwargs!r} does "
+            f"not match its constructor ({e}); fix the EzPickle.__init__ call, or capture the "
+            "class with explicit arguments: specpack.capture(EnvClass, **kwargs)"
+        ) from e
+    out: dict[str, Any] = {}
+    for pname, value in bound.arguments.items():
+        param = sig.parameters[pname]
+        if pname == "self" or list(sig.parameters).index(pname) == 0:
+            continue
+        if param.kind is param.VAR_KEYWORD:
+            out.update(value)
+        elif param.kind is param.VAR_POSITIONAL:
+            if value:
+                raise UnrecordedArgumentsError(
+                    f"{cls.__qualname__} takes *{pname}, which cannot be passed by name; "
+                    "capture the class with explicit arguments instead"
+                )
+        else:
+            out[pname] = value
+    return out
