@@ -44,7 +44,10 @@ def suggest(env_id: str, registry: Any) -> str:
         close = [lowered[k] for k in difflib.get_close_matches(env_id.lower(), lowered, n=3)]
     if not close:
         return ""
-    return " did you mean " + " or ".join(repr(c) for c in close) + "?"
+    text = f" did you mean {close[0]!r}?"
+    if len(close) > 1:
+        text += " (also close: " + ", ".join(repr(c) for c in close[1:]) + ")"
+    return text
 
 
 #: EnvSpec field values that a pack's spec record leaves out (those ``make`` sets on
@@ -122,11 +125,11 @@ class GymnasiumBackend:
         if spec is None:
             try:
                 spec = gymnasium.spec(full_id)
-            except Exception as e:
+            except Exception:
                 raise UnknownEnvError(
-                    f"no env registered as {full_id!r} in gymnasium's registry "
-                    f"({type(e).__name__}: {e});{suggest(full_id, registry)} Register it "
-                    "first, or pass the env class: specpack.capture(MyEnv)"
+                    f"no env registered as {full_id!r} in gymnasium's registry;"
+                    f"{suggest(full_id, registry)} Register it first, or pass the env class: "
+                    "specpack.capture(MyEnv)"
                 ) from None
         return self.from_spec(spec, options, kwargs)
 

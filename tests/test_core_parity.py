@@ -1,0 +1,80 @@
+"""``pack.make()`` equals ``gymnasium.make(id, **same_options)`` for every classic-control and
+toy-text env: same wrapper stack (names and order), spaces, env.spec and seeded rollout."""
+
+from __future__ import annotations
+
+import gymnasium
+import pytest
+
+import specpack
+
+IDS = sorted(
+    env_id
+    for env_id, spec in gymnasium.registry.items()
+    if isinstance(spec.entry_point, str)
+    and spec.entry_point.startswith(
+        ("gymnasium.envs.classic_control", "gymnasium.envs.toy_text")
+    )
+)
+
+OPTIONS = [
+    {},
+    {"max_episode_steps": 13},
+    {"disable_env_checker": True},
+    {"max_episode_steps": -1},
+    {"render_mode": "rgb_array"},
+    {"render_mode": "rgb_array_list"},
+]
+
+
+def stack(env):
+    names = []
+    while isinstance(env, gymnasium.Wrapper):
+        names.append(type(env))
+        env = env.env
+    return [*names, type(env)]
+
+
+def test_registry_holds_the_expected_envs():
+    assert "CartPole-v1" in IDS and "FrozenLake-v1" in IDS and len(IDS) >= 12
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
+@pytest.mark.parametrize("env_id", IDS)
+def test_pack_make_matches_gymnasium_make(env_id, options):
+    reference = gymnasium.make(env_id, **options)
+    rebuilt = specpack.capture(env_id, **options).make()
+    assert stack(rebuilt) == stack(reference)
+    assert rebuilt.observation_space == reference.observation_space
+    assert rebuilt.action_space == reference.action_space
+    assert rebuilt.spec == reference.spec
+    assert rebuilt.render_mode == reference.render_mode
+    assert specpack.diff(rebuilt, reference, steps=30, seed=7) == []
+
+
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "FrozenLake-v1", "Pendulum-v1"])
+def test_make_overrides_merge_over_captured_kwargs_like_gymnasium_make(env_id):
+    pack = specpack.capture(env_id, max_episode_steps=9)
+    reference = gymnasium.make(env_id, max_episode_steps=9, render_mode="rgb_array")
+    rebuilt = pack.make(render_mode="rgb_array")
+    assert stack(rebuilt) == stack(reference)
+    assert rebuilt.spec == reference.spec
+    assert specpack.diff(rebuilt, reference, steps=30) == []
+
+
+def test_capture_kwargs_reach_the_constructor_as_in_make():
+    pack = specpack.capture("FrozenLake-v1", is_slippery=False, map_name="8x8")
+    ref = gymnasium.make("FrozenLake-v1", is_slippery=False, map_name="8x8")
+    env = pack.make()
+    assert env.unwrapped.desc.shape == ref.unwrapped.desc.shape == (8, 8)
+    assert dict(pack.kwargs) == {"map_name": "8x8", "is_slippery": False}
+    assert specpack.diff(env, ref, steps=40) == []
+
+
+def test_human_render_mode_applies_human_rendering_wrapper_like_make():
+    ref = gymnasium.make("CartPole-v1", render_mode="human")
+    env = specpack.capture("CartPole-v1").make(render_mode="human")
+    assert stack(env) == stack(ref)
+    assert env.spec == ref.spec
+    ref.close()
+    env.close()
