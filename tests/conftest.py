@@ -12,6 +12,10 @@ from typing import Any
 import pytest
 
 TESTS = Path(__file__).resolve().parent
+
+# tests/gym/ needs the legacy gym package with numpy<2: CI runs it in its own venv with
+# SPECPACK_GYM_TESTS=1 (see .ci/run); the main suite leaves it out.
+collect_ignore = [] if os.environ.get("SPECPACK_GYM_TESTS") == "1" else ["gym"]
 SCRIPTS = TESTS / "scripts"
 
 

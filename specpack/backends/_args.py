@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import UnrecordedArgumentsError
 
-__all__ = ["check_coverage", "ezpickle_kwargs", "init_params"]
+__all__ = ["check_coverage", "evidence_kwargs", "ezpickle_kwargs", "init_params"]
 
 _SKIP = frozenset({"self", "env"})
 
@@ -105,6 +105,25 @@ def check_coverage(
 def _short(v: Any) -> str:
     r = repr(v)
     return r if len(r) <= 60 else r[:57] + "..."
+
+
+def evidence_kwargs(obj: Any, params: list[inspect.Parameter]) -> dict[str, Any] | None:
+    """Constructor kwargs read back from attributes named like every parameter, or None.
+
+    Only when *every* parameter has a same-named attribute (``name`` or ``_name``, or the
+    gymnasium-standard ``render_mode``); one missing and nothing is guessed.
+    """
+    out: dict[str, Any] = {}
+    for p in params:
+        if p.kind is p.POSITIONAL_ONLY:
+            return None
+        seen = _evidence(obj, p.name)
+        if seen is _MISSING and p.name == "render_mode":
+            seen = getattr(obj, "render_mode", _MISSING)
+        if seen is _MISSING:
+            return None
+        out[p.name] = seen
+    return out
 
 
 def ezpickle_kwargs(obj: Any, cls: type) -> dict[str, Any] | None:

@@ -24,7 +24,7 @@ from .._carry import CodeRef
 from .._values import materialize
 from ..errors import BuildError, CaptureError, UnknownEnvError
 from . import Recipe
-from ._args import check_coverage, ezpickle_kwargs, init_params
+from ._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params
 
 if TYPE_CHECKING:
     from ..pack import SpecPack
@@ -218,7 +218,7 @@ class GymnasiumBackend:
                 entry_string = spec.entry_point
             meta = spec_meta(spec, minimal=False)
         else:
-            kwargs = _base_kwargs(base, bcls)
+            kwargs = _base_kwargs(base, bcls, notes)
             meta = spec_meta(spec, minimal=False) if spec is not None else {}
             if spec is not None and isinstance(spec.entry_point, str):
                 meta["entry_point"] = spec.entry_point
@@ -298,6 +298,42 @@ class GymnasiumBackend:
             reward_threshold=pack.spec.get("reward_threshold"),
         )
         return env_id
+
+
+    def memo_token(self, env_id: str) -> Any:
+        from gymnasium.envs.registration import registry
+
+        if ":" in env_id:
+            return None
+        spec = registry.get(env_id)
+        if spec is None or not isinstance(spec.entry_point, str):
+            return None
+        return (spec, dict(spec.__dict__), dict(spec.kwargs), _resolve_now(spec.entry_point))
+
+    def memo_valid(self, env_id: str, token: Any) -> bool:
+        from gymnasium.envs.registration import registry
+
+        spec, fields, kwargs, entry = token
+        return (
+            registry.get(env_id) is spec
+            and spec.__dict__ == fields
+            and spec.kwargs == kwargs
+            and _resolve_now(spec.entry_point) is entry
+        )
+
+
+def _resolve_now(entry: str) -> Any:
+    """The object a ``module:attr`` string names right now (None if it does not resolve)."""
+    import sys
+
+    modname, _, attr = entry.partition(":")
+    obj: Any = sys.modules.get(modname)
+    try:
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except AttributeError:
+        return None
+    return obj
 
 
 class PackEntryPoint:
@@ -415,7 +451,7 @@ def _wrapper_kwargs(node: Any, cls: type) -> dict[str, Any]:
     )
 
 
-def _base_kwargs(base: Any, cls: type) -> dict[str, Any]:
+def _base_kwargs(base: Any, cls: type, notes: list[str] | None = None) -> dict[str, Any]:
     """Constructor kwargs of a base env that was not built by ``make``."""
     name = f"{cls.__module__}.{cls.__qualname__}"
     fix = (
@@ -438,11 +474,21 @@ def _base_kwargs(base: Any, cls: type) -> dict[str, Any]:
     params = init_params(cls)
     if params is not None and not params:
         return {}
-    if params is not None and [p.name for p in params] == ["render_mode"]:
-        return {"render_mode": getattr(base, "render_mode", None)}
+    if params is not None:
+        recovered = evidence_kwargs(base, params)
+        if recovered is not None:
+            if notes is not None and recovered:
+                notes.append(
+                    f"{cls.__qualname__} was built directly: its constructor arguments "
+                    f"({', '.join(recovered)}) were read back from same-named attributes; "
+                    "pack.verify() proves the rebuild"
+                )
+            return recovered
     taken = ", ".join(p.name for p in params or ())
+    missing = ", ".join(p.name for p in params or () if evidence_kwargs(base, [p]) is None)
     raise UnrecordedArgumentsError(
-        f"the env {name} was built directly with constructor arguments ({taken or 'unknown'}) "
+        f"the env {name} was built directly with constructor arguments ({taken or 'unknown'}; "
+        f"no attribute holds {missing or 'them'}) with constructor arguments ({taken or 'unknown'}) "
         f"that nothing recorded (no spec, no EzPickle, no RecordConstructorArgs); {fix}"
     )
 
