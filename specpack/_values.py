@@ -14,8 +14,10 @@ spec kwargs), so envs made from one pack never share mutable state.
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 import io
+import operator
 import socket
 import sys
 import threading
@@ -32,6 +34,7 @@ __all__ = ["Blob", "EnumRef", "is_plain", "iter_carried", "lower", "lower_mappin
 _PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 _SCALARS = (type(None), bool, int, float, complex, str, bytes)
 _SCALAR_TYPES = frozenset(_SCALARS)
+SCALAR_TYPES = _SCALAR_TYPES
 _CODE_TYPES = (type, types.FunctionType, types.BuiltinFunctionType)
 _LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()), threading.Condition,
                threading.Event, threading.Semaphore, threading.Thread)
@@ -129,14 +132,36 @@ class EnumRef:
         return f"EnumRef({self.module}:{self.qualname}.{self.member})"
 
     def load(self) -> Any:
-        """The enum member, importing its module."""
+        """The enum member, importing its module (``"A|B"`` names a combination of flags)."""
+        cls = CodeRef(self.module, self.qualname).load()
+        if not (isinstance(cls, type) and issubclass(cls, enum.Enum)):
+            raise BuildError(
+                f"{self.module}:{self.qualname} is not an enum class here, so it has no "
+                f"member {self.member!r}"
+            )
         try:
-            cls = CodeRef(self.module, self.qualname).load()
+            if "|" in self.member and issubclass(cls, enum.Flag):
+                return functools.reduce(operator.or_, (cls[p] for p in self.member.split("|")))
             return cls[self.member]
         except KeyError:
             raise BuildError(
                 f"the enum {self.module}:{self.qualname} has no member {self.member!r} here"
             ) from None
+
+
+def _named_member(cls: type, member: Any) -> bool:
+    """Whether ``cls[member.name]`` (or the OR of ``"A|B"`` flag names) gives ``member`` back."""
+    name = member.name
+    if not isinstance(name, str) or not name:
+        return False
+    members = cls.__members__
+    if members.get(name) is member:
+        return True
+    if isinstance(member, enum.Flag) and "|" in name:
+        parts = name.split("|")
+        if all(p in members for p in parts):
+            return bool(functools.reduce(operator.or_, (members[p] for p in parts)) is member)
+    return False
 
 
 
@@ -187,7 +212,8 @@ def lower(value: Any, path: str, by_value: bool | None = None, _depth: int = 0) 
         return value
     if isinstance(value, enum.Enum):
         ref = reference_of(t)
-        if ref is not None and fresh_importable(ref[0]) and by_value is not True:
+        if (ref is not None and fresh_importable(ref[0]) and by_value is not True
+                and _named_member(t, value)):
             return EnumRef(ref[0], ref[1], value.name)
         return _blob(value, path)
     if isinstance(value, _CODE_TYPES):
@@ -201,12 +227,23 @@ def lower(value: Any, path: str, by_value: bool | None = None, _depth: int = 0) 
     return _blob(value, path)
 
 
-def lower_mapping(mapping: Any, where: str, by_value: bool | None = None) -> dict[str, Any]:
-    """``lower`` over a kwargs mapping; scalars skip the walk (capture's hot path)."""
+def lower_mapping(
+    mapping: Any, label: str, kind: str, by_value: bool | None = None
+) -> tuple[dict[str, Any], bool]:
+    """``lower`` over a kwargs mapping, and whether every value was a plain scalar.
+
+    Scalars skip the walk and error paths are only formatted when needed (capture's hot path);
+    a path reads e.g. ``'CartPole-v1' kwargs['cfg']``.
+    """
     out = {}
+    plain = True
     for k, v in mapping.items():
-        out[k] = v if type(v) in _SCALAR_TYPES else lower(v, f"{where}[{k!r}]", by_value)
-    return out
+        if type(v) in _SCALAR_TYPES:
+            out[k] = v
+        else:
+            plain = False
+            out[k] = lower(v, f"{label!r} {kind}[{k!r}]", by_value)
+    return out, plain
 
 
 def _blob(value: Any, path: str) -> Blob:

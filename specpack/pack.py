@@ -128,8 +128,9 @@ class SpecPack:
         spec: Mapping[str, Any],
         layers: tuple[Layer, ...],
         auto_render: bool,
-        versions: Mapping[str, str],
+        versions: Mapping[str, str] | tuple[tuple[str, str], ...],
         notes: tuple[str, ...] = (),
+        plain: bool | None = None,
     ) -> None:
         """Assemble a pack from already lowered parts (use :func:`specpack.capture`)."""
         s = object.__setattr__
@@ -137,13 +138,13 @@ class SpecPack:
         s(self, "id", id)
         s(self, "entry_point", entry_point)
         s(self, "_kwargs", kwargs)
-        s(self, "spec", MappingProxyType(dict(spec)))
+        s(self, "spec", MappingProxyType(spec if type(spec) is dict else dict(spec)))
         s(self, "layers", tuple(layers))
         s(self, "auto_render", bool(auto_render))
         s(self, "versions", MappingProxyType(dict(versions)))
         s(self, "notes", tuple(notes))
         s(self, "_inner", tuple(reversed(self.layers)))
-        s(self, "_plain", all(is_plain(v) for v in kwargs.values()))
+        s(self, "_plain", all(is_plain(v) for v in kwargs.values()) if plain is None else plain)
         s(self, "_fingerprint", None)
         s(self, "_backend", None)
         s(self, "_cache", {})

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from .errors import VersionSkewWarning
 
-__all__ = ["check_skew", "current_versions", "distribution_of"]
+__all__ = ["check_skew", "current_versions", "distribution_of", "version_record"]
 
 #: Record keys that make() compares with the running versions.
 SKEW_KEYS = ("gymnasium", "gym", "numpy")
@@ -72,6 +72,11 @@ def _record(backend: str, entry_module: str | None) -> tuple[tuple[str, str], ..
             out["env_distribution"] = dist[0]
             out["env_version"] = dist[1]
     return tuple(out.items())
+
+
+def version_record(backend: str, entry_module: str | None) -> tuple[tuple[str, str], ...]:
+    """The record as cached ``(key, value)`` pairs (capture's hot path)."""
+    return _record(backend, entry_module)
 
 
 def current_versions(backend: str, entry_module: str | None) -> dict[str, str]:

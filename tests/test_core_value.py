@@ -153,3 +153,20 @@ def test_fresh_importability_uses_files_not_sys_modules(tmp_path):
     assert fresh_importable("json")
     assert not fresh_importable("__main__")
     assert not fresh_importable("test_core_value")  # pytest put tests/ on sys.path at run time
+
+
+def test_repeated_capture_of_an_id_follows_re_registration_and_kwarg_types():
+    gymnasium.register("Memo-v0", entry_point="gymnasium.envs.classic_control:CartPoleEnv",
+                       max_episode_steps=10)
+    try:
+        a = specpack.capture("Memo-v0")
+        assert specpack.capture("Memo-v0") == a
+        gymnasium.registry["Memo-v0"].max_episode_steps = 20  # edited in place
+        assert specpack.capture("Memo-v0").max_episode_steps == 20
+        gymnasium.register("Memo-v0", entry_point="gymnasium.envs.classic_control:CartPoleEnv",
+                           max_episode_steps=30)  # re-registered
+        assert specpack.capture("Memo-v0").max_episode_steps == 30
+        assert type(specpack.capture("Memo-v0", x=1.0).kwargs["x"]) is float
+        assert type(specpack.capture("Memo-v0", x=1).kwargs["x"]) is int
+    finally:
+        gymnasium.registry.pop("Memo-v0")

@@ -70,6 +70,12 @@ class Backend(Protocol):
     def register(self, pack: SpecPack, env_id: str | None) -> str:
         """Register ``pack`` in this process's registry; returns the id."""
 
+    def memo_token(self, env_id: str) -> Any:
+        """A snapshot of what ``from_id(env_id)`` read, or None if it must not be memoised."""
+
+    def memo_valid(self, env_id: str, token: Any) -> bool:
+        """Whether the registry still holds exactly what ``token`` snapshotted."""
+
 
 @functools.lru_cache(maxsize=None)
 def get_backend(name: str) -> Backend:
@@ -92,11 +98,10 @@ def get_backend(name: str) -> Backend:
 
 def detect_backend(obj: Any) -> Backend:
     """The backend whose library ``obj`` (env, wrapper or spec) belongs to."""
-    mod = type(obj).__module__ or ""
     # gym objects are only possible if gym was imported: never import it just to check.
-    if "gym" in sys.modules:
+    gym = sys.modules.get("gym")
+    if gym is not None and getattr(gym, "Env", None) is not None:
         gym_backend = get_backend("gym")
-        if gym_backend.owns(obj):
+        if gym_backend.owns(obj) or (isinstance(obj, type) and issubclass(obj, gym.Env)):
             return gym_backend
-    del mod
     return get_backend("gymnasium")
