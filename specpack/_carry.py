@@ -195,7 +195,7 @@ def _dumps_by_value(obj: Any, modules: set[str]) -> bytes:
                     registered.append(mod)
                 except ValueError:
                     pass
-            return cloudpickle.dumps(obj, protocol=4)
+            return bytes(cloudpickle.dumps(obj, protocol=4))
         finally:
             for mod in registered:
                 try:
@@ -262,6 +262,7 @@ class CodeRef:
     payload: bytes | None
     python: str | None
     _digest: str | None
+    _obj: Any
 
     def __init__(
         self, module: str, qualname: str, payload: bytes | None = None, python: str | None = None

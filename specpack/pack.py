@@ -117,6 +117,9 @@ class SpecPack:
     auto_render: bool
     versions: Mapping[str, str]
     notes: tuple[str, ...]
+    _fingerprint: str | None
+    _backend: Any
+    _skew_checked: bool
 
     def __init__(
         self,

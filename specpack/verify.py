@@ -293,7 +293,7 @@ def _run_mp(where: str, blob: bytes, steps: int, seed: int) -> tuple[Any, Any]:
 
     from ._worker import run_in_child
 
-    ctx = mp.get_context(where)
+    ctx: Any = mp.get_context(where)
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=run_in_child, args=(child, blob, steps, seed), daemon=True)
     proc.start()

@@ -77,7 +77,7 @@ class Backend(Protocol):
         """Whether the registry still holds exactly what ``token`` snapshotted."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def get_backend(name: str) -> Backend:
     """The backend called ``name`` (``"gymnasium"`` or ``"gym"``)."""
     if name == "gymnasium":

@@ -24,7 +24,7 @@ _SKIP = frozenset({"self", "env"})
 def init_params(cls: type) -> list[inspect.Parameter] | None:
     """The named parameters of ``cls.__init__`` besides ``self``/``env``; None if unknowable."""
     try:
-        sig = inspect.signature(cls.__init__)
+        sig = inspect.signature(cls)
     except (TypeError, ValueError):
         return None
     out = []
@@ -37,7 +37,7 @@ def init_params(cls: type) -> list[inspect.Parameter] | None:
 
 def _accepts_var_kwargs(cls: type) -> bool:
     try:
-        sig = inspect.signature(cls.__init__)
+        sig = inspect.signature(cls)
     except (TypeError, ValueError):
         return True
     return any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
@@ -135,8 +135,8 @@ def ezpickle_kwargs(obj: Any, cls: type) -> dict[str, Any] | None:
     args = tuple(args or ())
     kwargs = dict(kwargs or {})
     try:
-        sig = inspect.signature(cls.__init__)
-        bound = sig.bind_partial(None, *args, **kwargs)
+        sig = inspect.signature(cls)
+        bound = sig.bind_partial(*args, **kwargs)
     except (TypeError, ValueError) as e:
         raise UnrecordedArgumentsError(
             f"{cls.__module__}.{cls.__qualname__}'s EzPickle record {args!r}, {kwargs!r} does "
@@ -146,8 +146,6 @@ def ezpickle_kwargs(obj: Any, cls: type) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     for pname, value in bound.arguments.items():
         param = sig.parameters[pname]
-        if pname == "self" or list(sig.parameters).index(pname) == 0:
-            continue
         if param.kind is param.VAR_KEYWORD:
             out.update(value)
         elif param.kind is param.VAR_POSITIONAL:

@@ -20,11 +20,11 @@ import gymnasium
 from gymnasium.envs.registration import EnvSpec, WrapperSpec
 from gymnasium.utils import EzPickle, RecordConstructorArgs
 
-from .._carry import CodeRef
 from .._values import materialize
 from ..errors import BuildError, CaptureError, UnknownEnvError
 from . import Recipe
 from ._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params
+from ._gymnasium_compat import GYMNASIUM_VERSION, adapt_layer_kwargs, repair_record
 
 if TYPE_CHECKING:
     from ..pack import SpecPack
@@ -100,7 +100,7 @@ class GymnasiumBackend:
     """The backend for gymnasium 1.x envs."""
 
     name = "gymnasium"
-    library_prefixes = ("gymnasium.",)
+    library_prefixes: tuple[str, ...] = ("gymnasium.",)
 
     def owns(self, obj: Any) -> bool:
         return isinstance(obj, (gymnasium.Env, EnvSpec))
@@ -125,7 +125,7 @@ class GymnasiumBackend:
         if spec is None:
             try:
                 spec = gymnasium.spec(full_id)
-            except Exception:
+            except Exception:  # noqa: BLE001 - any lookup failure means "unknown id"
                 raise UnknownEnvError(
                     f"no env registered as {full_id!r} in gymnasium's registry;"
                     f"{suggest(full_id, registry)} Register it first, or pass the env class: "
@@ -256,9 +256,15 @@ class GymnasiumBackend:
         if pack.spec:
             env.unwrapped.spec = _env_spec(pack, creator, kwargs)
         try:
+            captured = pack.versions.get("gymnasium")
+            skewed = captured is not None and captured != GYMNASIUM_VERSION
             for layer in pack._inner:
                 lk = layer._kwargs
-                env = layer.cls.load()(env, **(materialize(lk) if lk else {}))
+                kw = materialize(lk) if lk else {}
+                wcls = layer.cls.load()
+                if skewed and kw:
+                    kw = adapt_layer_kwargs(wcls, kw, captured, pack.label)
+                env = wcls(env, **kw)
             if human:
                 env = gymnasium.wrappers.HumanRendering(env)
             elif collection:
@@ -313,8 +319,9 @@ class GymnasiumBackend:
     def memo_valid(self, env_id: str, token: Any) -> bool:
         from gymnasium.envs.registration import registry
 
+        spec: Any
         spec, fields, kwargs, entry = token
-        return (
+        return bool(
             registry.get(env_id) is spec
             and spec.__dict__ == fields
             and spec.kwargs == kwargs
@@ -437,6 +444,7 @@ def _wrapper_kwargs(node: Any, cls: type) -> dict[str, Any]:
     )
     if isinstance(node, RecordConstructorArgs) and hasattr(node, "_saved_kwargs"):
         kwargs = {k: v for k, v in node._saved_kwargs.items() if k != "env"}
+        kwargs = repair_record(node, cls, kwargs)  # gaps of older 1.x records
         check_coverage(node, cls, kwargs, "RecordConstructorArgs", fix)
         return kwargs
     params = init_params(cls)
