@@ -319,13 +319,15 @@ class GymnasiumBackend:
     def memo_valid(self, env_id: str, token: Any) -> bool:
         from gymnasium.envs.registration import registry
 
-        spec: Any
         spec, fields, kwargs, entry = token
+        current = registry.get(env_id)
+        if current is None or current is not spec:
+            return False
         return bool(
-            registry.get(env_id) is spec
-            and spec.__dict__ == fields
-            and spec.kwargs == kwargs
-            and _resolve_now(spec.entry_point) is entry
+            current.__dict__ == fields
+            and current.kwargs == kwargs
+            and isinstance(current.entry_point, str)
+            and _resolve_now(current.entry_point) is entry
         )
 
 
