@@ -230,3 +230,16 @@ def test_multiprocessing_process_subclass_builds_pack_in_run(spawned):
     assert spawned["agent"]["goal"] == 5.0
     assert spawned["agent"]["layers"] == spawned["agent_parent"]["layers"]
     assert spawned["agent"]["rollout"] == spawned["agent_parent"]["rollout"]
+
+
+def test_ezpickle_gap_at_default_value_is_kept_as_a_portability_note():
+    class Quiet(Toy):
+        def __init__(self, gravity=9.8, goal=1.0):
+            EzPickle.__init__(self, gravity=gravity)
+            self.gravity = gravity  # goal is not stored anywhere: no evidence either way
+
+        def reset(self, seed=None, options=None):
+            return np.zeros(1, np.float32), {}
+
+    pack = specpack.capture(Quiet(gravity=2.0))
+    assert any(n.startswith("EzPickle gap: Quiet does not pass goal=1.0") for n in pack.notes)

@@ -66,16 +66,18 @@ def _evidence(obj: Any, name: str) -> Any:
 
 def check_coverage(
     obj: Any, cls: type, recorded: dict[str, Any], source: str, fix: str
-) -> None:
+) -> list[str]:
     """Refuse when ``recorded`` misses an argument ``obj`` was visibly built with.
 
     A parameter that is not recorded is an error when it has no default (the rebuild would
     fail) or when the instance stores a non-default value under its name; a recorded name the
     constructor does not take is an error too (the rebuild would raise ``TypeError``).
+    Returns the parameters that were not recorded but hold their default here (worth a note).
     """
     params = init_params(cls)
     if params is None:
-        return
+        return []
+    unrecorded: list[str] = []
     names = {p.name for p in params}
     name = f"{cls.__module__}.{cls.__qualname__}"
     if not _accepts_var_kwargs(cls):
@@ -100,6 +102,8 @@ def check_coverage(
                 f"it, so a rebuild would silently use the default {p.name}={_short(p.default)}; "
                 f"{fix}"
             )
+        unrecorded.append(f"{p.name}={_short(p.default)}")
+    return unrecorded
 
 
 def _short(v: Any) -> str:

@@ -476,10 +476,16 @@ def _base_kwargs(base: Any, cls: type, notes: list[str] | None = None) -> dict[s
         return kwargs
     if isinstance(base, EzPickle):
         kwargs = ezpickle_kwargs(base, cls) or {}
-        check_coverage(
+        gap = check_coverage(
             base, cls, kwargs, "EzPickle",
             f"pass every argument to EzPickle.__init__ in {cls.__qualname__}.__init__, or {fix}",
         )
+        if gap and notes is not None:
+            notes.append(
+                f"EzPickle gap: {cls.__name__} does not pass {', '.join(gap)} to "
+                "EzPickle.__init__; nothing shows a non-default value here, so the rebuild uses "
+                "those defaults (pickling the env itself would too)"
+            )
         return kwargs
     params = init_params(cls)
     if params is not None and not params:
