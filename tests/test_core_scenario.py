@@ -4,7 +4,7 @@ spawn/forkserver workers and fresh interpreters; a pack rebuilds the env everywh
 from __future__ import annotations
 
 import pytest
-from conftest import run_script_json
+from _helpers import run_script_json
 
 pytestmark = pytest.mark.integration
 

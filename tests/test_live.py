@@ -8,7 +8,7 @@ import pickle
 import gymnasium
 import numpy as np
 import pytest
-from conftest import run_script_json
+from _helpers import run_script_json
 from gymnasium.utils import EzPickle, RecordConstructorArgs
 from gymnasium.wrappers import (
     ClipReward,
