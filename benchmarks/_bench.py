@@ -1,0 +1,160 @@
+"""Shared plumbing of the benchmarks: side-by-side timing, rows, formatting.
+
+Every figure is a *ratio* of two things measured side by side in the same run: the
+candidates are timed in interleaved batches (the order rotated each round, the garbage
+collector off inside a batch, as ``timeit`` does), the ratio is taken per round, and the
+median over the rounds is reported. Machine noise then hits both sides of a ratio alike.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def row(
+    bench: str,
+    figure: str,
+    ours: str,
+    baseline: str,
+    ratio: float | None,
+    goal: float | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One line of the table: a figure, both sides, their ratio and the goal (``ratio <= goal``)."""
+    return {
+        "bench": bench,
+        "figure": figure,
+        "specpack": ours,
+        "baseline": baseline,
+        "ratio": None if ratio is None else round(ratio, 3),
+        "goal": goal,
+        "met": None if goal is None or ratio is None else ratio <= goal,
+        **extra,
+    }
+
+
+def _batch(fn: Callable[[], Any], number: int) -> float:
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        return (time.perf_counter() - t0) / number
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def calibrate(fn: Callable[[], Any], batch_seconds: float = 0.02) -> int:
+    """How many calls make one batch of about ``batch_seconds``."""
+    fn()
+    n = 1
+    while True:
+        t = _batch(fn, n) * n
+        if t >= batch_seconds / 4 or n >= 1_000_000:
+            return max(1, int(n * batch_seconds / max(t, 1e-9)))
+        n *= 4
+
+
+def side_by_side(
+    funcs: dict[str, Callable[[], Any]], rounds: int, batch_seconds: float = 0.02
+) -> dict[str, list[float]]:
+    """Per-call seconds of each function, one sample per round, interleaved."""
+    numbers = {name: calibrate(fn, batch_seconds) for name, fn in funcs.items()}
+    samples: dict[str, list[float]] = {name: [] for name in funcs}
+    items = list(funcs.items())
+    for r in range(rounds):
+        k = r % len(items)
+        for name, fn in items[k:] + items[:k]:
+            samples[name].append(_batch(fn, numbers[name]))
+    return samples
+
+
+def median_ratio(a: list[float], b: list[float]) -> float:
+    """The median over rounds of ``a[i] / b[i]`` (paired: same round, same machine state)."""
+    return median_round(a, b)[2]
+
+
+def median_round(a: list[float], b: list[float]) -> tuple[float, float, float]:
+    """``(a[i], b[i], a[i] / b[i])`` of the round whose ratio is the median.
+
+    The absolute times shown next to a ratio are that round's, so that the row is consistent
+    (its two times divide to its ratio) even on a noisy machine.
+    """
+    ratios = sorted((x / y, x, y) for x, y in zip(a, b))
+    r, x, y = ratios[(len(ratios) - 1) // 2]
+    return x, y, r
+
+
+def med(xs: list[float]) -> float:
+    """The median."""
+    return statistics.median(xs)
+
+
+def us(seconds: float) -> str:
+    """Seconds as a readable duration."""
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1.0:
+        return f"{seconds * 1e3:.1f} ms"
+    return f"{seconds:.2f} s"
+
+
+def size(n: float) -> str:
+    """Bytes as a readable size."""
+    return f"{n:,.0f} B" if n < 10_000 else f"{n / 1000:,.1f} kB"
+
+
+def run_python(code: str, *args: str, env: dict[str, str] | None = None,
+               cwd: str | None = None, stdin: bytes | None = None) -> str:
+    """Run ``code`` in a fresh ``sys.executable``; its stdout (raises on failure)."""
+    full = dict(os.environ)
+    full.update(env or {})
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, env=full, cwd=cwd,
+        input=stdin, timeout=300,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchmark child failed:\n{proc.stderr.decode(errors='replace')}")
+    return proc.stdout.decode()
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    from importlib.metadata import version
+
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    def v(name: str) -> str:
+        try:
+            return version(name)
+        except Exception:  # noqa: BLE001
+            return "not installed"
+
+    return {
+        "uname": " ".join(os.uname()),
+        "cpu": cpu or platform.processor(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "gymnasium": v("gymnasium"),
+        "numpy": v("numpy"),
+        "cloudpickle": v("cloudpickle"),
+        "specpack": v("specpack"),
+    }

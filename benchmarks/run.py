@@ -1,0 +1,178 @@
+"""specpack's benchmark suite: every figure a ratio, measured side by side in one run.
+
+    python benchmarks/run.py              # the table (about 2-3 minutes on 2 cores)
+    python benchmarks/run.py --quick      # fewer rounds (about 1 minute)
+    python benchmarks/run.py --json       # for machines
+    python benchmarks/run.py --markdown   # the table docs/benchmarks.md holds
+    python benchmarks/run.py --only core verify
+    python benchmarks/run.py --from-json out.json --markdown   # re-format a saved --json run
+
+Parts (each also runs on its own: ``python benchmarks/bench_core.py`` ...):
+
+* ``core`` (bench_core.py): ``pack.make()`` vs ``gymnasium.make`` vs the hand-built floor,
+  ``capture`` vs ``gymnasium.make``, pickle size and dumps/loads time vs the ``EnvSpec``, and
+  how they grow with the number of kwargs and wrappers;
+* ``carry`` (bench_carry.py): by-value pack size and first-load time for 1, 10, 100 classes;
+* ``verify`` (bench_verify.py): ``verify()`` vs the bare ``python -c "import gymnasium"``;
+* ``workers`` (bench_workers.py, from the vector-env work): worker start per start method.
+
+Goals (from the issues): make <= 0.9x gymnasium.make and <= 1.1x the floor; capture <= 0.1x
+gymnasium.make; by-reference pickle <= 1.5x the EnvSpec; verify <= 1.5x interpreter start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _bench import machine
+
+PARTS = ("core", "carry", "verify", "workers")
+_MODULES = {"core": "bench_core", "carry": "bench_carry", "verify": "bench_verify",
+            "workers": "bench_workers"}
+_TITLES = {
+    "core": "make, capture and pickle (CartPole-v1)",
+    "growth": "growth with kwargs and wrappers",
+    "carry": "code carried by value",
+    "verify": "verify",
+}
+
+
+def _ratio(r: dict[str, Any]) -> str:
+    return "" if r.get("ratio") is None else f"{r['ratio']:.2f}x"
+
+
+def _goal(r: dict[str, Any]) -> tuple[str, str]:
+    if r.get("goal") is None:
+        return "", ""
+    return f"<= {r['goal']:g}x", "met" if r.get("met") else "MISSED"
+
+
+def format_rows(rows: list[dict[str, Any]], markdown: bool = False) -> str:
+    """The ratio rows as a plain-text (or Markdown) table, grouped by part."""
+    header = ("figure", "specpack", "baseline", "ratio", "goal", "")
+    body: list[tuple[str, ...] | str] = []
+    group = None
+    for r in rows:
+        if "figure" not in r:
+            continue
+        if r["bench"] != group:
+            group = r["bench"]
+            body.append(_TITLES.get(str(group), str(group)))
+        body.append((r["figure"], r["specpack"], r["baseline"], _ratio(r), *_goal(r)))
+    cells = [b for b in body if isinstance(b, tuple)]
+    if markdown:
+        lines = ["| " + " | ".join(header[:-1]) + " | |", "|---|---:|---:|---:|---:|---|"]
+        for b in body:
+            if isinstance(b, str):
+                lines.append(f"| **{b}** | | | | | |")
+            else:
+                lines.append("| " + " | ".join(b) + " |")
+        return "\n".join(lines)
+    widths = [max(len(c[i]) for c in [header, *cells]) for i in range(len(header))]
+    right = {1, 2, 3}
+
+    def fmt(c: tuple[str, ...]) -> str:
+        return "  ".join(x.rjust(w) if i in right else x.ljust(w)
+                         for i, (x, w) in enumerate(zip(c, widths))).rstrip()
+
+    lines = [fmt(header)]
+    for b in body:
+        lines.append(f"-- {b}" if isinstance(b, str) else fmt(b))
+    return "\n".join(lines)
+
+
+def _workers_text(module: Any, rows: list[dict[str, Any]]) -> str:
+    formatter = getattr(module, "format_table", None)
+    if callable(formatter):
+        return str(formatter(rows))
+    return json.dumps(rows, indent=2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    parser.add_argument("--json", action="store_true", help="print machine and rows as JSON")
+    parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    parser.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS),
+                        help="run only these parts")
+    parser.add_argument("--from-json", metavar="FILE",
+                        help="format the results of an earlier --json run instead of measuring")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    results: dict[str, list[dict[str, Any]]] = {}
+    texts: dict[str, str] = {}
+    saved: dict[str, Any] | None = None
+    if args.from_json:
+        with open(args.from_json, encoding="utf-8") as fh:
+            saved = json.load(fh)
+        results = saved["results"]
+        args.quick = bool(saved.get("quick"))
+        if "workers" in results:
+            texts["workers"] = _workers_text(importlib.import_module("bench_workers"),
+                                             results["workers"])
+    for part in [] if saved is not None else args.only:
+        try:
+            module = importlib.import_module(_MODULES[part])
+        except ModuleNotFoundError as e:
+            if e.name != _MODULES[part]:
+                raise
+            print(f"({part}: {_MODULES[part]}.py is not there yet; skipped)", file=sys.stderr)
+            continue
+        t0 = time.perf_counter()
+        print(f"running {part} ...", file=sys.stderr, flush=True)
+        results[part] = module.run(args.quick)
+        print(f"  {part} took {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+        if part == "workers":
+            texts[part] = _workers_text(module, results[part])
+    seconds = time.perf_counter() - start
+    info = machine()
+    if saved is not None:
+        seconds, info = float(saved["seconds"]), saved["machine"]
+    if args.json:
+        print(json.dumps({"machine": info, "quick": args.quick, "seconds": round(seconds, 1),
+                          "results": results}, indent=2))
+        return 0
+    ratio_rows = [r for part in ("core", "carry", "verify") for r in results.get(part, [])]
+    head = [
+        f"specpack benchmarks ({'quick, ' if args.quick else ''}{seconds:.0f} s): every ratio "
+        "is measured side by side in this run: the median over interleaved rounds (times shown are "
+        "the median round's)",
+        f"machine: {info['uname']}",
+        f"         {info['cpu']}, {info['cpus']} CPUs; Python {info['python']}, gymnasium "
+        f"{info['gymnasium']}, numpy {info['numpy']}, cloudpickle {info['cloudpickle']}, "
+        f"specpack {info['specpack']}",
+        "",
+    ]
+    if args.markdown:
+        head = [
+            f"Measured in {seconds:.0f} s{' (--quick)' if args.quick else ''}; every ratio side "
+            "by side in this run, the median over interleaved rounds (the times shown are the "
+            "median round's).",
+            "",
+            f"- machine: `{info['uname']}`",
+            f"- CPU: {info['cpu']}, {info['cpus']} CPUs",
+            f"- Python {info['python']}, gymnasium {info['gymnasium']}, numpy {info['numpy']}, "
+            f"cloudpickle {info['cloudpickle']}, specpack {info['specpack']}",
+            "",
+        ]
+    out = [*head, format_rows(ratio_rows, markdown=args.markdown)]
+    if "workers" in texts:
+        if args.markdown:
+            out += ["", "Worker start (`bench_workers.py`):", "", "```text", texts["workers"],
+                    "```"]
+        else:
+            out += ["", "-- worker start (bench_workers.py)", texts["workers"]]
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
