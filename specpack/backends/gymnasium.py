@@ -20,7 +20,7 @@ import gymnasium
 from gymnasium.envs.registration import EnvSpec, WrapperSpec
 from gymnasium.utils import EzPickle, RecordConstructorArgs
 
-from .._values import materialize
+from .._values import is_plain, materialize
 from ..errors import BuildError, CaptureError, UnknownEnvError
 from . import Recipe
 from ._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params
@@ -237,9 +237,13 @@ class GymnasiumBackend:
     # -- building ----------------------------------------------------------------------------
 
     def build(self, pack: SpecPack, kwargs: dict[str, Any]) -> Any:
-        creator = pack.entry_point.load()
+        plan = pack._cache.get("gymnasium.plan")
+        if plan is None:
+            plan = _plan(pack)
+            pack._cache["gymnasium.plan"] = plan
+        creator, layers = plan
         human = collection = False
-        if pack.auto_render:
+        if pack.auto_render and "render_mode" in kwargs:
             human, collection = _render_plan(creator, kwargs)
         try:
             env = creator(**kwargs)
@@ -256,15 +260,11 @@ class GymnasiumBackend:
         if pack.spec:
             env.unwrapped.spec = _env_spec(pack, creator, kwargs)
         try:
-            captured = pack.versions.get("gymnasium")
-            skewed = captured is not None and captured != GYMNASIUM_VERSION
-            for layer in pack._inner:
-                lk = layer._kwargs
-                kw = materialize(lk) if lk else {}
-                wcls = layer.cls.load()
-                if skewed and kw:
-                    kw = adapt_layer_kwargs(wcls, kw, captured, pack.label)
-                env = wcls(env, **kw)
+            for wcls, fixed, lowered in layers:
+                if fixed is not None:
+                    env = wcls(env, **fixed) if fixed else wcls(env)
+                else:
+                    env = wcls(env, **_layer_kwargs(pack, wcls, lowered))
             if human:
                 env = gymnasium.wrappers.HumanRendering(env)
             elif collection:
@@ -312,9 +312,9 @@ class GymnasiumBackend:
         if ":" in env_id:
             return None
         spec = registry.get(env_id)
-        if spec is None or not isinstance(spec.entry_point, str):
+        if spec is None or spec.entry_point is None:
             return None
-        return (spec, dict(spec.__dict__), dict(spec.kwargs), _resolve_now(spec.entry_point))
+        return (spec, dict(spec.__dict__), dict(spec.kwargs), _entry_now(spec.entry_point))
 
     def memo_valid(self, env_id: str, token: Any) -> bool:
         from gymnasium.envs.registration import registry
@@ -326,9 +326,13 @@ class GymnasiumBackend:
         return bool(
             current.__dict__ == fields
             and current.kwargs == kwargs
-            and isinstance(current.entry_point, str)
-            and _resolve_now(current.entry_point) is entry
+            and _entry_now(current.entry_point) is entry
         )
+
+
+def _entry_now(entry: Any) -> Any:
+    """The object an entry point (callable or ``module:attr`` string) names right now."""
+    return _resolve_now(entry) if isinstance(entry, str) else entry
 
 
 def _resolve_now(entry: str) -> Any:
@@ -356,6 +360,33 @@ class PackEntryPoint:
 
     def __repr__(self) -> str:
         return f"PackEntryPoint({self.pack.label})"
+
+
+_Plan = tuple[Any, tuple[tuple[Any, "dict[str, Any] | None", dict[str, Any]], ...]]
+
+
+def _plan(pack: SpecPack) -> _Plan:
+    """What every build of ``pack`` in this process shares: loaded classes and, for layers
+    whose kwargs are plain scalars of this gymnasium release, the ready kwargs."""
+    creator = pack.entry_point.load()
+    captured = pack.versions.get("gymnasium")
+    skewed = captured is not None and captured != GYMNASIUM_VERSION
+    layers = []
+    for layer in pack._inner:
+        wcls = layer.cls.load()
+        lk = layer._kwargs
+        fixed = dict(lk) if not skewed and all(is_plain(v) for v in lk.values()) else None
+        layers.append((wcls, fixed, lk))
+    return creator, tuple(layers)
+
+
+def _layer_kwargs(pack: SpecPack, wcls: Any, lowered: dict[str, Any]) -> dict[str, Any]:
+    """Fresh kwargs for one wrapper (callables loaded, containers copied, versions fitted)."""
+    kw: dict[str, Any] = materialize(lowered)
+    captured = pack.versions.get("gymnasium")
+    if kw and captured is not None and captured != GYMNASIUM_VERSION:
+        kw = adapt_layer_kwargs(wcls, kw, captured, pack.label)
+    return kw
 
 
 def _load_entry(entry: Any, what: str) -> Any:
