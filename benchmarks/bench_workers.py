@@ -1,0 +1,185 @@
+"""Worker start time: ``specpack.make_vec`` next to ``gymnasium.make_vec``, per start method.
+
+Each trial runs in a fresh ``python -c`` (the forkserver is a per-process singleton, and a
+forkserver preloads ``__main__`` when ``__main__`` is a script file, so a script would skew it)
+and times two constructions of an async CartPole-v1 vector env:
+
+* ``cold``: the first in the process; for forkserver this includes starting the forkserver
+  itself, which imports its preload list once (for specpack: gymnasium and numpy, ~150 ms
+  here; for plain gymnasium nothing, so every worker imports gymnasium itself);
+* ``warm``: the second, with the forkserver already running: the cost of every later
+  ``make_vec`` (spawn keeps no server, so its warm column repeats its cold one, unmeasured).
+
+One more cell, ``specpack-prestarted`` (forkserver only), calls
+:func:`specpack.vector.warm_forkserver` first and sleeps 0.3 s, standing in for the rest of a
+program's start-up (imports, building a model): its ``cold`` is the first ``make_vec`` of a
+program that starts the forkserver early.
+
+The table shows medians over the repeats; the goal lines compare 8 workers:
+specpack forkserver at least 4x faster than gymnasium forkserver, and within 2x of fork.
+
+Usage: ``python benchmarks/bench_workers.py [--quick] [--json] [--repeats N]``.
+``run(quick)`` returns the rows as dicts for ``benchmarks/run.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from typing import Any
+
+CONTEXTS = ("fork", "spawn", "forkserver")
+SIZES = (2, 4, 8)
+IMPLS = ("gymnasium", "specpack")
+
+_TRIAL = r"""
+import json, sys, time
+impl, ctx, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+import gymnasium
+if impl.startswith("specpack"):
+    import specpack, specpack.vector
+    pack = specpack.capture("CartPole-v1")
+    if impl == "specpack-prestarted":
+        specpack.vector.warm_forkserver(pack)
+        time.sleep(0.3)  # stands in for the rest of a program's start-up (imports, a model)
+    build = lambda: specpack.make_vec(pack, n, context=ctx)
+else:
+    build = lambda: gymnasium.make_vec(
+        "CartPole-v1", n, vectorization_mode="async", vector_kwargs={"context": ctx})
+times = []
+for _ in range(1 if ctx == "spawn" else 2):  # spawn has no server: warm == cold
+    t0 = time.perf_counter()
+    venv = build()
+    times.append((time.perf_counter() - t0) * 1000.0)
+    obs, _ = venv.reset(seed=0)
+    assert obs.shape == (n, 4), obs.shape
+    venv.close()
+print(json.dumps({"cold_ms": times[0], "warm_ms": times[-1]}))
+"""
+
+
+def _trial(impl: str, ctx: str, n: int) -> dict[str, float]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _TRIAL, impl, ctx, str(n)],
+        capture_output=True, text=True, timeout=120,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"trial {impl}/{ctx}/{n} failed:\n{proc.stderr}")
+    out: dict[str, float] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return out
+
+
+def run(quick: bool = False, repeats: int | None = None) -> list[dict[str, Any]]:
+    """Measure every (implementation, start method, workers) cell; one dict per cell.
+
+    ``quick`` uses one repeat and only 2 and 8 workers (about 20 s instead of about 90 s).
+    """
+    reps = repeats if repeats is not None else (1 if quick else 3)
+    sizes = (2, 8) if quick else SIZES
+    rows: list[dict[str, Any]] = []
+    # Interleave the repeats so that machine noise spreads over every cell alike.
+    samples: dict[tuple[str, str, int], list[dict[str, float]]] = {}
+    for _ in range(reps):
+        for n in sizes:
+            for ctx in CONTEXTS:
+                impls = IMPLS + (("specpack-prestarted",) if ctx == "forkserver" else ())
+                for impl in impls:
+                    samples.setdefault((impl, ctx, n), []).append(_trial(impl, ctx, n))
+    for (impl, ctx, n), trials in samples.items():
+        rows.append({
+            "bench": "workers",
+            "impl": impl,
+            "context": ctx,
+            "num_envs": n,
+            "cold_ms": round(statistics.median(t["cold_ms"] for t in trials), 1),
+            "warm_ms": round(statistics.median(t["warm_ms"] for t in trials), 1),
+            "repeats": len(trials),
+        })
+    rows.sort(key=lambda r: (r["num_envs"], CONTEXTS.index(r["context"]), r["impl"]))
+    rows.extend(_goals(rows))
+    return rows
+
+
+def _cell(rows: list[dict[str, Any]], impl: str, ctx: str, n: int, key: str) -> float:
+    for r in rows:
+        if r.get("impl") == impl and r.get("context") == ctx and r.get("num_envs") == n:
+            return float(r[key])
+    raise KeyError((impl, ctx, n))
+
+
+def _goals(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    n = max(r["num_envs"] for r in rows)
+    out = []
+    for key in ("cold_ms", "warm_ms"):
+        ours = _cell(rows, "specpack", "forkserver", n, key)
+        theirs = _cell(rows, "gymnasium", "forkserver", n, key)
+        fork = _cell(rows, "specpack", "fork", n, key)
+        pre = _cell(rows, "specpack-prestarted", "forkserver", n, "cold_ms")
+        speedup = theirs / ours
+        vs_fork = ours / fork
+        out.append({
+            "bench": "workers_goal",
+            "num_envs": n,
+            "measure": key[:-3],
+            "speedup_vs_gymnasium_forkserver": round(speedup, 2),
+            "ratio_to_fork": round(vs_fork, 2),
+            "goal_speedup_4x": speedup >= 4.0,
+            "goal_within_2x_of_fork": vs_fork <= 2.0,
+        })
+    out.append({
+        "bench": "workers_goal",
+        "num_envs": n,
+        "measure": "prestarted",
+        "speedup_vs_gymnasium_forkserver": round(
+            _cell(rows, "gymnasium", "forkserver", n, "cold_ms") / pre, 2),
+        "ratio_to_fork": round(pre / _cell(rows, "specpack", "fork", n, "cold_ms"), 2),
+        "goal_speedup_4x": _cell(rows, "gymnasium", "forkserver", n, "cold_ms") / pre >= 4.0,
+        "goal_within_2x_of_fork": pre / _cell(rows, "specpack", "fork", n, "cold_ms") <= 2.0,
+    })
+    return out
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    """A plain-text table of the cells and the goal lines."""
+    lines = [
+        f"{'workers':>7}  {'context':<10}  {'gymnasium cold':>14}  {'specpack cold':>13}  "
+        f"{'gymnasium warm':>14}  {'specpack warm':>13}   (ms, median)",
+    ]
+    cells = [r for r in rows if r["bench"] == "workers"]
+    for n in sorted({r["num_envs"] for r in cells}):
+        for ctx in CONTEXTS:
+            g = [_cell(cells, "gymnasium", ctx, n, k) for k in ("cold_ms", "warm_ms")]
+            s = [_cell(cells, "specpack", ctx, n, k) for k in ("cold_ms", "warm_ms")]
+            lines.append(
+                f"{n:>7}  {ctx:<10}  {g[0]:>14.1f}  {s[0]:>13.1f}  {g[1]:>14.1f}  {s[1]:>13.1f}"
+            )
+            if ctx == "forkserver":
+                p = _cell(cells, "specpack-prestarted", ctx, n, "cold_ms")
+                lines.append(f"{'':>7}  {'  + warm_forkserver() at start-up':<35} {p:>13.1f}")
+    for g in (r for r in rows if r["bench"] == "workers_goal"):
+        lines.append(
+            f"goal ({g['measure']}, {g['num_envs']} workers): specpack forkserver is "
+            f"{g['speedup_vs_gymnasium_forkserver']:.1f}x faster than gymnasium forkserver "
+            f"(goal >= 4x: {'met' if g['goal_speedup_4x'] else 'NOT met'}) and "
+            f"{g['ratio_to_fork']:.2f}x specpack fork "
+            f"(goal <= 2x: {'met' if g['goal_within_2x_of_fork'] else 'NOT met'})"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="1 repeat, 2 and 8 workers only")
+    parser.add_argument("--repeats", type=int, default=None, help="trials per cell (default 3)")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    args = parser.parse_args(argv)
+    rows = run(quick=args.quick, repeats=args.repeats)
+    print(json.dumps(rows, indent=2) if args.json else format_table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
