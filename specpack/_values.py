@@ -149,7 +149,7 @@ class EnumRef:
             ) from None
 
 
-def _named_member(cls: type, member: Any) -> bool:
+def _named_member(cls: Any, member: Any) -> bool:
     """Whether ``cls[member.name]`` (or the OR of ``"A|B"`` flag names) gives ``member`` back."""
     name = member.name
     if not isinstance(name, str) or not name:
@@ -272,6 +272,48 @@ def materialize(tree: Any) -> Any:
     if t is CodeRef or t is Blob or t is EnumRef:
         return tree.load()
     return tree  # numpy scalars: immutable
+
+
+class _ExactArray:
+    """Pickles a lowered array with its exact dtype.
+
+    numpy's own array pickle (protocols below 5, the stdlib default on Python < 3.14)
+    rebuilds a big-endian array as a native-order one, which would change a pack's values
+    and fingerprint across a pickle round trip.
+    """
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        a = self.array
+        return (_rebuild_array, (a.dtype, a.shape, np.ascontiguousarray(a).tobytes()))
+
+
+def _rebuild_array(dtype: np.dtype, shape: tuple[int, ...], data: bytes) -> np.ndarray:
+    """``_ExactArray``'s unpickler: a read-only array of exactly that dtype and shape."""
+    if data:
+        arr = np.frombuffer(data, dtype=dtype).reshape(shape)
+    else:
+        arr = np.zeros(shape, dtype=dtype)
+        arr.flags.writeable = False
+    return arr
+
+
+def pickle_exact(tree: Any) -> Any:
+    """A lowered tree whose arrays pickle exactly (byte order kept); used by ``__reduce__``."""
+    t = type(tree)
+    if t is np.ndarray:
+        return _ExactArray(tree)
+    if t is dict:
+        return {k: pickle_exact(v) for k, v in tree.items()}
+    if t is list:
+        return [pickle_exact(v) for v in tree]
+    if t is tuple:
+        return tuple(pickle_exact(v) for v in tree)
+    return tree
 
 
 def is_plain(tree: Any) -> bool:

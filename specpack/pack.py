@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ._carry import CodeRef
-from ._values import is_plain, iter_carried, materialize
+from ._values import is_plain, iter_carried, materialize, pickle_exact
 from .errors import SpecPackError
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class Layer:
         raise AttributeError(f"Layer is immutable (cannot set {name!r})")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Layer, (self.cls, self._kwargs))
+        return (Layer, (self.cls, pickle_exact(self._kwargs)))
 
     @property
     def name(self) -> str:
@@ -169,8 +169,8 @@ class SpecPack:
             self.backend,
             self.id,
             self.entry_point,
-            self._kwargs,
-            dict(self.spec),
+            self._kwargs if self._plain else pickle_exact(self._kwargs),
+            pickle_exact(dict(self.spec)),
             self.layers,
             self.auto_render,
             dict(self.versions),
