@@ -334,16 +334,21 @@ class CodeRef:
                 ) from e
         digest = self.digest
         assert digest is not None
-        obj = _loaded.get(digest)
-        if obj is not None:
-            return obj
-        if self.python is not None and self.python != _PY:
+        if self.python is None:
+            raise BuildError(
+                f"{self.name} is carried by value but its record says nothing about the Python "
+                f"version it was pickled under; capture the pack again under Python {_PY}"
+            )
+        if self.python != _PY:
             raise BuildError(
                 f"{self.name} was carried by value under Python {self.python} and cannot be "
                 f"loaded under Python {_PY}: cloudpickle payloads are tied to the Python minor "
                 f"version; capture the pack again under Python {_PY}, or make the code importable "
                 "so it travels by reference"
             )
+        obj = _loaded.get(digest)
+        if obj is not None:
+            return obj
         import cloudpickle
 
         with _load_lock:

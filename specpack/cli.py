@@ -429,7 +429,11 @@ def cmd_inspect(ns: argparse.Namespace) -> int:
     if ns.json:
         print(json.dumps(desc, indent=2, default=str, ensure_ascii=False))
     else:
-        print(render_description(ns.file, desc))
+        # A hostile file's strings must not reach the terminal as escape sequences.
+        from .codec import printable
+
+        print("\n".join(printable(line, limit=10_000)
+                         for line in render_description(ns.file, desc).splitlines()))
     sig = desc.get("signature") if isinstance(desc, dict) else None
     status = sig.get("status") if isinstance(sig, dict) else None
     if key is not None and status != "valid":

@@ -205,7 +205,7 @@ class SpecPack:
         stack = "".join(f"{layer.name}<" for layer in self.layers)
         base = self.entry_point.qualname + (" (by value)" if self.entry_point.by_value else "")
         closing = ">" * len(self.layers)
-        args = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        args = ", ".join(f"{k}={_short(v)}" for k, v in self._kwargs.items())
         ident = repr(self.id) if self.id is not None else "None"
         return (
             f"<SpecPack id={ident} {stack}{base}({args}){closing} "
@@ -318,6 +318,17 @@ class SpecPack:
         from .codec import from_json
 
         return from_json(text, allow=allow)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """A bounded repr (a 5,000-digit int or a huge array must not flood or break ``repr``)."""
+    if type(value) is int and value.bit_length() > 200:
+        return f"<int of {len(hex(value)) - 2} hex digits>"
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - repr of user objects may fail
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:

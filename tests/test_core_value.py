@@ -170,3 +170,24 @@ def test_repeated_capture_of_an_id_follows_re_registration_and_kwarg_types():
         assert type(specpack.capture("Memo-v0", x=1).kwargs["x"]) is int
     finally:
         gymnasium.registry.pop("Memo-v0")
+
+
+def test_repr_stays_bounded_for_huge_kwargs():
+    pack = specpack.capture(Goal, goal=10**6000, table=list(range(10_000)))
+    text = repr(pack)
+    assert "hex digits" in text and len(text) < 400
+
+
+def test_by_value_code_from_another_python_is_refused_even_when_loaded_here():
+    from specpack._carry import CodeRef
+
+    def factory():
+        return Goal()
+
+    ref = specpack.capture(factory).entry_point
+    ref.load()  # cached in this process now
+    other = CodeRef(ref.module, ref.qualname, ref.payload, "2.7")
+    with pytest.raises(specpack.BuildError, match="under Python 2.7"):
+        other.load()
+    with pytest.raises(specpack.BuildError, match="says nothing about the Python version"):
+        CodeRef(ref.module, ref.qualname, ref.payload, None).load()
