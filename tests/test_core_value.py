@@ -187,7 +187,7 @@ def test_by_value_code_from_another_python_is_refused_even_when_loaded_here():
     ref = specpack.capture(factory).entry_point
     ref.load()  # cached in this process now
     other = CodeRef(ref.module, ref.qualname, ref.payload, "2.7")
-    with pytest.raises(specpack.BuildError, match="under Python 2.7"):
+    with pytest.raises(specpack.BuildError, match=r"under Python 2\.7"):
         other.load()
     with pytest.raises(specpack.BuildError, match="says nothing about the Python version"):
         CodeRef(ref.module, ref.qualname, ref.payload, None).load()
