@@ -34,7 +34,7 @@ from .pack import Layer, SpecPack
 
 if TYPE_CHECKING:
     from . import testing
-    from .audit import AuditReport, audit
+    from ._audit import AuditReport, audit
     from .files import dump, load
     from .vector import make_vec
     from .verify import VerifyReport, diff
@@ -73,8 +73,8 @@ _LAZY = {
     "dump": ("files", "dump"),
     "load": ("files", "load"),
     "make_vec": ("vector", "make_vec"),
-    "audit": ("audit", "audit"),
-    "AuditReport": ("audit", "AuditReport"),
+    "audit": ("_audit", "audit"),
+    "AuditReport": ("_audit", "AuditReport"),
 }
 
 

@@ -4,7 +4,7 @@
 what it holds without executing any of its code; ``specpack verify`` rebuilds it in a fresh
 interpreter and compares; ``specpack run`` plays a seeded rollout; ``specpack demo`` shows the
 registry problem specpack solves; ``specpack audit`` checks a whole registry (see
-:mod:`specpack.audit`).
+:func:`specpack.audit`).
 
 Exit codes: 0 ok, 1 not identical (``verify``; ``audit``: not portable), 2 bad input or a failed
 build. Errors are printed as one line naming the culprit; ``--debug`` adds the traceback.
@@ -251,7 +251,7 @@ def _first_command(args: list[str]) -> int | None:
 
 
 def _audit(argv: list[str]) -> int:
-    from .audit import audit_main
+    from ._audit import audit_main
 
     return int(audit_main(argv))
 

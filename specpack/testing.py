@@ -1,0 +1,57 @@
+"""One-line portability checks for an env package's own test suite.
+
+``assert_portable`` runs the audit of ``specpack audit`` on one env: capture it here, rebuild it
+in a fresh interpreter, compare spaces, the wrapper stack and a seeded rollout, and check that
+the env records its constructor arguments (EzPickle, ``RecordConstructorArgs``). It raises an
+``AssertionError`` whose message is the audit's finding, so pytest shows what is wrong::
+
+    import pytest
+    from specpack.testing import assert_portable
+
+    @pytest.mark.parametrize("env_id", ["my_pkg/Maze-v0", "my_pkg/Maze-v1"])
+    def test_env_is_portable(env_id):
+        assert_portable(env_id)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._audit import DEFAULT_TIMEOUT, IDENTICAL, Finding, audit_one
+
+__all__ = ["assert_portable"]
+
+
+def assert_portable(
+    env_or_id: Any,
+    *,
+    steps: int = 50,
+    seed: int = 0,
+    where: str = "subprocess",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Finding:
+    """Assert that ``env_or_id`` survives a process boundary; return the audit's finding.
+
+    ``env_or_id`` is a registered id, a live env (inspected, never stepped), an ``EnvSpec``,
+    an env class or factory, or a :class:`~specpack.SpecPack`. The reference is built in this
+    process, the rebuild in a fresh interpreter (``where="spawn"``/``"forkserver"`` for those
+    children); both roll out ``steps`` steps seeded with ``seed``. Anything but an identical
+    rebuild (a difference, a capture or rebuild error, a missing dependency, a timeout) raises
+    ``AssertionError`` with the finding: its status, the first difference or error, every
+    other difference, and the worker's traceback where there is one.
+    """
+    finding = audit_one(env_or_id, steps=steps, seed=seed, where=where, timeout=timeout)
+    if finding.status != IDENTICAL:
+        raise AssertionError(_message(finding))
+    return finding
+
+
+def _message(f: Finding) -> str:
+    lines = [f"{f.name} is not portable ({f.status}): {f.reason}"]
+    lines += [f"  - {d}" for d in f.differences[1:]]
+    if f.package:
+        lines.append(f"  missing package: {f.package}")
+    if f.detail:
+        lines.append("  detail:")
+        lines += [f"    {line}" for line in f.detail.rstrip().splitlines()[-25:]]
+    return "\n".join(lines)
