@@ -38,6 +38,7 @@ from .._values import materialize
 from ..errors import BuildError, CaptureError, UnknownEnvError, UnrecordedArgumentsError
 from . import Recipe
 from ._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params
+from ._common import construct, register_pack, wrapping
 
 if TYPE_CHECKING:
     from ..pack import SpecPack
@@ -367,19 +368,9 @@ class GymBackend:
         compat_mode: dict[str, Any] | None = None
         if pack.auto_render and inner and inner[0].cls.name == _COMPAT and not inner[0]._kwargs:
             compat_mode = {"render_mode": kwargs.pop("render_mode", None)}
-        try:
-            env = creator(**kwargs)
-        except Exception as e:
-            raise BuildError(
-                f"the env constructor of pack {pack.label} ({pack.entry_point.name}) raised "
-                f"{type(e).__name__}: {e}{_numpy2_hint(e)}"
-            ) from e
-        if compat_mode is None and not isinstance(env, gym.Env):
-            raise BuildError(
-                f"the entry point of pack {pack.label} returned {type(env).__name__}, not a "
-                "gym.Env; for a gymnasium env capture without backend='gym'"
-            )
-        try:
+        env = construct(pack, creator, kwargs, gym.Env if compat_mode is None else None,
+                        "for a gymnasium env capture without backend='gym'", _numpy2_hint)
+        with wrapping(pack, _numpy2_hint):
             if pack.spec:
                 env.unwrapped.spec = _env_spec(pack, creator, kwargs)
             for i, layer in enumerate(inner):
@@ -389,43 +380,12 @@ class GymBackend:
                 env = gym.wrappers.HumanRendering(env)
             elif collection:
                 env = gym.wrappers.RenderCollection(env)
-        except BuildError:
-            raise
-        except Exception as e:
-            raise BuildError(
-                f"wrapping pack {pack.label} failed: {type(e).__name__}: {e}{_numpy2_hint(e)}"
-            ) from e
         return env
 
     def register(self, pack: SpecPack, env_id: str | None) -> str:
         from gym.envs.registration import registry
 
-        from .gymnasium import PackEntryPoint
-
-        env_id = env_id or pack.id
-        if not env_id:
-            raise CaptureError(
-                "this pack has no id (it was captured from a callable); pass one: "
-                "pack.register('MyEnv-v0')"
-            )
-        existing = registry.get(env_id)
-        if existing is not None:
-            ep = existing.entry_point
-            if isinstance(ep, PackEntryPoint) and ep.pack == pack:
-                return env_id
-            raise CaptureError(
-                f"{env_id!r} is already in gym's registry (entry_point={ep!r}); pass another "
-                "id to pack.register(), or gym.envs.registry.pop(id) first"
-            )
-        gym.register(
-            id=env_id,
-            entry_point=PackEntryPoint(pack),
-            disable_env_checker=True,
-            order_enforce=False,
-            nondeterministic=pack.nondeterministic,
-            reward_threshold=pack.spec.get("reward_threshold"),
-        )
-        return env_id
+        return register_pack(pack, env_id, registry, gym.register, "gym")
 
     def memo_token(self, env_id: str) -> Any:
         from gym.envs.registration import registry

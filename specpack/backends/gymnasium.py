@@ -21,9 +21,10 @@ from gymnasium.envs.registration import EnvSpec, WrapperSpec
 from gymnasium.utils import EzPickle, RecordConstructorArgs
 
 from .._values import is_plain, materialize
-from ..errors import BuildError, CaptureError, UnknownEnvError
+from ..errors import CaptureError, UnknownEnvError
 from . import Recipe
 from ._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params
+from ._common import construct, register_pack, wrapping
 from ._gymnasium_compat import GYMNASIUM_VERSION, adapt_layer_kwargs, repair_record
 
 if TYPE_CHECKING:
@@ -245,21 +246,11 @@ class GymnasiumBackend:
         human = collection = False
         if pack.auto_render and "render_mode" in kwargs:
             human, collection = _render_plan(creator, kwargs)
-        try:
-            env = creator(**kwargs)
-        except Exception as e:
-            raise BuildError(
-                f"the env constructor of pack {pack.label} ({pack.entry_point.name}) raised "
-                f"{type(e).__name__}: {e}"
-            ) from e
-        if not isinstance(env, gymnasium.Env):
-            raise BuildError(
-                f"the entry point of pack {pack.label} returned {type(env).__name__}, not a "
-                "gymnasium.Env; for a legacy gym env capture with backend='gym'"
-            )
+        env = construct(pack, creator, kwargs, gymnasium.Env,
+                        "for a legacy gym env capture with backend='gym'")
         if pack.spec:
             env.unwrapped.spec = _env_spec(pack, creator, kwargs)
-        try:
+        with wrapping(pack):
             for wcls, fixed, lowered in layers:
                 if fixed is not None:
                     env = wcls(env, **fixed) if fixed else wcls(env)
@@ -269,42 +260,12 @@ class GymnasiumBackend:
                 env = gymnasium.wrappers.HumanRendering(env)
             elif collection:
                 env = gymnasium.wrappers.RenderCollection(env)
-        except BuildError:
-            raise
-        except Exception as e:
-            raise BuildError(
-                f"wrapping pack {pack.label} failed: {type(e).__name__}: {e}"
-            ) from e
         return env
 
     def register(self, pack: SpecPack, env_id: str | None) -> str:
         from gymnasium.envs.registration import registry
 
-        env_id = env_id or pack.id
-        if not env_id:
-            raise CaptureError(
-                "this pack has no id (it was captured from a callable); pass one: "
-                "pack.register('MyEnv-v0')"
-            )
-        existing = registry.get(env_id)
-        if existing is not None:
-            ep = existing.entry_point
-            if isinstance(ep, PackEntryPoint) and ep.pack == pack:
-                return env_id
-            raise CaptureError(
-                f"{env_id!r} is already registered (entry_point={ep!r}); pass another id to "
-                "pack.register(), or gymnasium.registry.pop(id) first"
-            )
-        gymnasium.register(
-            id=env_id,
-            entry_point=PackEntryPoint(pack),  # type: ignore[arg-type]
-            disable_env_checker=True,
-            order_enforce=False,
-            nondeterministic=pack.nondeterministic,
-            reward_threshold=pack.spec.get("reward_threshold"),
-        )
-        return env_id
-
+        return register_pack(pack, env_id, registry, gymnasium.register, "gymnasium")
 
     def memo_token(self, env_id: str) -> Any:
         from gymnasium.envs.registration import registry
@@ -347,19 +308,6 @@ def _resolve_now(entry: str) -> Any:
     except AttributeError:
         return None
     return obj
-
-
-class PackEntryPoint:
-    """A picklable registry entry point that builds a pack (``gymnasium.make`` adds nothing)."""
-
-    def __init__(self, pack: SpecPack) -> None:
-        self.pack = pack
-
-    def __call__(self, **kwargs: Any) -> Any:
-        return self.pack.make(**kwargs)
-
-    def __repr__(self) -> str:
-        return f"PackEntryPoint({self.pack.label})"
 
 
 _Plan = tuple[Any, tuple[tuple[Any, "dict[str, Any] | None", dict[str, Any]], ...]]

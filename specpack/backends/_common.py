@@ -1,0 +1,114 @@
+"""Build and register steps that gymnasium and gym share (their libraries differ, not these).
+
+Each backend keeps what is its own (``make``'s wrapper logic, the env type, error hints);
+constructing the base env, wrapping failures into :class:`~specpack.errors.BuildError` and
+putting a pack into a registry are written once, here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from ..errors import BuildError, CaptureError
+
+if TYPE_CHECKING:
+    from ..pack import SpecPack
+
+__all__ = ["PackEntryPoint", "construct", "register_pack", "wrapping"]
+
+
+def _no_hint(e: BaseException) -> str:
+    return ""
+
+
+def construct(
+    pack: SpecPack,
+    creator: Any,
+    kwargs: dict[str, Any],
+    env_type: type | None,
+    not_env_fix: str,
+    hint: Callable[[BaseException], str] = _no_hint,
+) -> Any:
+    """``creator(**kwargs)``, a constructor failure named by pack, and the env type checked.
+
+    ``env_type=None`` skips the type check (gym's API-compatibility mode builds old-API envs).
+    """
+    try:
+        env = creator(**kwargs)
+    except Exception as e:
+        raise BuildError(
+            f"the env constructor of pack {pack.label} ({pack.entry_point.name}) raised "
+            f"{type(e).__name__}: {e}{hint(e)}"
+        ) from e
+    if env_type is not None and not isinstance(env, env_type):
+        raise BuildError(
+            f"the entry point of pack {pack.label} returned {type(env).__name__}, not a "
+            f"{env_type.__module__.partition('.')[0]}.Env; {not_env_fix}"
+        )
+    return env
+
+
+@contextmanager
+def wrapping(pack: SpecPack, hint: Callable[[BaseException], str] = _no_hint) -> Iterator[None]:
+    """Turn a failure while applying wrappers into a BuildError naming the pack."""
+    try:
+        yield
+    except BuildError:
+        raise
+    except Exception as e:
+        raise BuildError(
+            f"wrapping pack {pack.label} failed: {type(e).__name__}: {e}{hint(e)}"
+        ) from e
+
+
+class PackEntryPoint:
+    """A picklable registry entry point that builds a pack (``make`` then adds nothing)."""
+
+    def __init__(self, pack: SpecPack) -> None:
+        self.pack = pack
+
+    def __call__(self, **kwargs: Any) -> Any:
+        return self.pack.make(**kwargs)
+
+    def __repr__(self) -> str:
+        return f"PackEntryPoint({self.pack.label})"
+
+
+def register_pack(
+    pack: SpecPack,
+    env_id: str | None,
+    registry: Any,
+    register: Callable[..., Any],
+    library: str,
+) -> str:
+    """Register ``pack`` under ``env_id`` (default ``pack.id``) in ``registry``; idempotent.
+
+    The entry point builds the whole pack, so the registration turns off everything ``make``
+    would add (checker, order enforcing, time limit): ``make(id)`` equals ``pack.make()``.
+    """
+    env_id = env_id or pack.id
+    if not env_id:
+        raise CaptureError(
+            "this pack has no id (it was captured from a callable); pass one: "
+            "pack.register('MyEnv-v0')"
+        )
+    existing = registry.get(env_id)
+    if existing is not None:
+        ep = existing.entry_point
+        if isinstance(ep, PackEntryPoint) and ep.pack == pack:
+            return env_id
+        raise CaptureError(
+            f"{env_id!r} is already registered in {library}'s registry (entry_point={ep!r}); pass "
+            f"another id to pack.register(), or {library}.envs.registry.pop(id) first"
+        )
+    register(
+        id=env_id,
+        entry_point=PackEntryPoint(pack),
+        disable_env_checker=True,
+        order_enforce=False,
+        nondeterministic=pack.nondeterministic,
+        reward_threshold=pack.spec.get("reward_threshold"),
+    )
+    return env_id
