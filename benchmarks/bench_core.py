@@ -40,6 +40,15 @@ class KwargsEnv(CartPoleEnv):
         self.extra = kwargs
 
 
+def _uncached_capture() -> Any:
+    """A capture that cannot be served by the memo of identical by-reference captures."""
+    _capture_module._memo.clear()
+    return specpack.capture("CartPole-v1")
+
+
+_capture_module = sys.modules["specpack.capture"]
+
+
 def _floor() -> Any:
     return TimeLimit(OrderEnforcing(PassiveEnvChecker(CartPoleEnv())), max_episode_steps=500)
 
@@ -55,6 +64,7 @@ def headline(rounds: int) -> list[dict[str, Any]]:
         "pack": pack.make,
         "floor": _floor,
         "capture": lambda: specpack.capture(env_id),
+        "capture_cold": _uncached_capture,
     }, rounds)
     spec = gymnasium.spec(env_id)
     pack_blob = pickle.dumps(pack)
@@ -72,6 +82,8 @@ def headline(rounds: int) -> list[dict[str, Any]]:
                "floor", GOAL_MAKE_VS_FLOOR),
         _timed("core", "capture(id) vs gymnasium.make", t["capture"], t["gym"],
                "gymnasium.make", GOAL_CAPTURE_VS_GYM),
+        _timed("core", "capture(id), memo cleared (first capture) vs gymnasium.make",
+               t["capture_cold"], t["gym"], "gymnasium.make"),
         row("core", "pickle size (by reference) vs EnvSpec", size(len(pack_blob)),
             f"EnvSpec {size(len(spec_blob))}", len(pack_blob) / len(spec_blob),
             GOAL_PICKLE_VS_SPEC),
