@@ -16,7 +16,7 @@ from ..errors import BuildError, CaptureError
 if TYPE_CHECKING:
     from ..pack import SpecPack
 
-__all__ = ["PackEntryPoint", "construct", "register_pack", "wrapping"]
+__all__ = ["PackEntryPoint", "construct", "register_pack", "wrap_failure", "wrapping"]
 
 
 def _no_hint(e: BaseException) -> str:
@@ -50,17 +50,25 @@ def construct(
     return env
 
 
+def wrap_failure(
+    pack: SpecPack, e: Exception, hint: Callable[[BaseException], str] = _no_hint
+) -> BuildError:
+    """The BuildError for a failure while applying wrappers (a BuildError passes through)."""
+    if isinstance(e, BuildError):
+        return e
+    return BuildError(f"wrapping pack {pack.label} failed: {type(e).__name__}: {e}{hint(e)}")
+
+
 @contextmanager
 def wrapping(pack: SpecPack, hint: Callable[[BaseException], str] = _no_hint) -> Iterator[None]:
     """Turn a failure while applying wrappers into a BuildError naming the pack."""
     try:
         yield
-    except BuildError:
-        raise
     except Exception as e:
-        raise BuildError(
-            f"wrapping pack {pack.label} failed: {type(e).__name__}: {e}{hint(e)}"
-        ) from e
+        err = wrap_failure(pack, e, hint)
+        if err is e:
+            raise
+        raise err from e
 
 
 class PackEntryPoint:

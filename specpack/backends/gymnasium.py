@@ -24,7 +24,7 @@ from .._values import is_plain, materialize
 from ..errors import CaptureError, UnknownEnvError
 from . import Recipe
 from ._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params
-from ._common import construct, register_pack, wrapping
+from ._common import construct, register_pack, wrap_failure
 from ._gymnasium_compat import GYMNASIUM_VERSION, adapt_layer_kwargs, repair_record
 
 if TYPE_CHECKING:
@@ -250,7 +250,7 @@ class GymnasiumBackend:
                         "for a legacy gym env capture with backend='gym'")
         if pack.spec:
             env.unwrapped.spec = _env_spec(pack, creator, kwargs)
-        with wrapping(pack):
+        try:  # inline, not `with wrapping(pack)`: a context manager costs ~1 µs per make
             for wcls, fixed, lowered in layers:
                 if fixed is not None:
                     env = wcls(env, **fixed) if fixed else wcls(env)
@@ -260,6 +260,11 @@ class GymnasiumBackend:
                 env = gymnasium.wrappers.HumanRendering(env)
             elif collection:
                 env = gymnasium.wrappers.RenderCollection(env)
+        except Exception as e:
+            err = wrap_failure(pack, e)
+            if err is e:
+                raise
+            raise err from e
         return env
 
     def register(self, pack: SpecPack, env_id: str | None) -> str:
