@@ -18,7 +18,6 @@ import functools
 import hashlib
 import io
 import operator
-import socket
 import sys
 import threading
 import types
@@ -222,7 +221,7 @@ def lower(value: Any, path: str, by_value: bool | None = None, _depth: int = 0) 
         raise _refuse(path, value, f"a {t.__name__} is a running computation, not a value")
     if isinstance(value, _LOCK_TYPES):
         raise _refuse(path, value, f"a {t.__name__} belongs to this process's threads")
-    if isinstance(value, (io.IOBase, socket.socket)):
+    if isinstance(value, io.IOBase) or _is_socket(value):
         raise _refuse(path, value, f"an open {t.__name__} is a handle owned by this process")
     return _blob(value, path)
 
@@ -244,6 +243,12 @@ def lower_mapping(
             plain = False
             out[k] = lower(v, f"{label!r} {kind}[{k!r}]", by_value)
     return out, plain
+
+
+def _is_socket(value: Any) -> bool:
+    """A socket, without importing ``socket`` (if it is not imported, nothing is a socket)."""
+    mod = sys.modules.get("socket")
+    return mod is not None and isinstance(value, mod.socket)
 
 
 def _blob(value: Any, path: str) -> Blob:

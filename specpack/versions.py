@@ -9,7 +9,6 @@ the backend, numpy or the env's distribution differ here (once per pack and proc
 from __future__ import annotations
 
 import functools
-import platform
 import sys
 import warnings
 from collections.abc import Mapping
@@ -61,6 +60,8 @@ def distribution_of(module: str) -> tuple[str, str] | None:
 
 @functools.lru_cache(maxsize=8)
 def _base_versions(backend: str) -> tuple[tuple[str, str], ...]:
+    import platform  # lazy: a worker that only builds never needs it
+
     from . import __version__
 
     out = {
