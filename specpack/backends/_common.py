@@ -7,6 +7,7 @@ putting a pack into a registry are written once, here.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -16,7 +17,26 @@ from ..errors import BuildError, CaptureError
 if TYPE_CHECKING:
     from ..pack import SpecPack
 
-__all__ = ["PackEntryPoint", "construct", "register_pack", "wrap_failure", "wrapping"]
+__all__ = ["PackEntryPoint", "construct", "import_id_module", "register_pack", "wrap_failure", "wrapping"]
+
+
+def import_id_module(env_id: str) -> str:
+    """For gymnasium's ``"module:Env-v0"`` id form, import the module here; return the id.
+
+    Importing is how such a module registers its envs; a failure is a CaptureError that names
+    the module and carries the import error.
+    """
+    if ":" not in env_id:
+        return env_id
+    module, _, name = env_id.partition(":")
+    try:
+        importlib.import_module(module)
+    except Exception as e:
+        raise CaptureError(
+            f"{env_id!r}: importing the module {module!r} to register {name!r} failed "
+            f"({type(e).__name__}: {e}); install it or fix the module name"
+        ) from e
+    return name
 
 
 def _no_hint(e: BaseException) -> str:

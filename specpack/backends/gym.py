@@ -23,7 +23,6 @@ first ``step()``.
 
 from __future__ import annotations
 
-import importlib
 import re
 import warnings
 from collections.abc import Callable, Iterable
@@ -38,7 +37,7 @@ from .._values import materialize
 from ..errors import BuildError, CaptureError, UnknownEnvError, UnrecordedArgumentsError
 from . import Recipe
 from ._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params
-from ._common import construct, register_pack, wrapping
+from ._common import construct, import_id_module, register_pack, wrapping
 
 if TYPE_CHECKING:
     from ..pack import SpecPack
@@ -166,16 +165,7 @@ class GymBackend:
     def from_id(self, env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
         from gym.envs import registration as reg
 
-        full_id = env_id
-        if ":" in env_id:
-            module, _, full_id = env_id.partition(":")
-            try:
-                importlib.import_module(module)
-            except Exception as e:
-                raise CaptureError(
-                    f"{env_id!r}: importing the module {module!r} to register {full_id!r} "
-                    f"failed ({type(e).__name__}: {e}); install it or fix the module name"
-                ) from e
+        full_id = import_id_module(env_id)
         spec = reg.registry.get(full_id)
         try:
             ns, name, version = reg.parse_env_id(full_id)

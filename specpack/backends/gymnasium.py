@@ -24,7 +24,7 @@ from .._values import is_plain, materialize
 from ..errors import CaptureError, UnknownEnvError
 from . import Recipe
 from ._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params
-from ._common import construct, register_pack, wrap_failure
+from ._common import construct, import_id_module, register_pack, wrap_failure
 from ._gymnasium_compat import GYMNASIUM_VERSION, adapt_layer_kwargs, repair_record
 
 if TYPE_CHECKING:
@@ -111,17 +111,7 @@ class GymnasiumBackend:
     def from_id(self, env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
         from gymnasium.envs.registration import registry
 
-        full_id = env_id
-        if ":" in env_id:
-            module, _, env_name = env_id.partition(":")
-            try:
-                importlib.import_module(module)
-            except Exception as e:
-                raise CaptureError(
-                    f"{env_id!r}: importing the module {module!r} to register {env_name!r} "
-                    f"failed ({type(e).__name__}: {e}); install it or fix the module name"
-                ) from e
-            full_id = env_name
+        full_id = import_id_module(env_id)
         spec = registry.get(full_id)
         if spec is None:
             try:
