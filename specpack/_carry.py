@@ -211,7 +211,23 @@ def portable_dumps(obj: Any, *, force_modules: set[str] | None = None) -> bytes:
     registered for pickling by value for the duration of the call; ``__main__`` is by value
     already in cloudpickle.
     """
-    modules = {
+    modules = set(_non_importable_modules())
+    if force_modules:
+        modules |= force_modules
+    return _dumps_by_value(obj, modules)
+
+
+_scan: tuple[frozenset[str], frozenset[str]] | None = None
+
+
+def _non_importable_modules() -> frozenset[str]:
+    """The loaded modules a fresh interpreter could not import, rescanned only when the set of
+    loaded module names changed (the scan is most of a by-value capture's cost)."""
+    global _scan
+    names = frozenset(sys.modules)
+    if _scan is not None and _scan[0] == names:
+        return _scan[1]
+    found = frozenset(
         name
         for name, mod in list(sys.modules.items())
         if name not in _MAIN_NAMES
@@ -221,10 +237,9 @@ def portable_dumps(obj: Any, *, force_modules: set[str] | None = None) -> bytes:
         and name != "gym"
         and not _is_stdlib_or_site(getattr(mod, "__file__", ""))
         and not fresh_importable(name)
-    }
-    if force_modules:
-        modules |= force_modules
-    return _dumps_by_value(obj, modules)
+    )
+    _scan = (names, found)
+    return found
 
 
 @functools.lru_cache(maxsize=8192)
