@@ -8,6 +8,7 @@ putting a pack into a registry are written once, here.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,7 @@ from ..errors import BuildError, CaptureError
 if TYPE_CHECKING:
     from ..pack import SpecPack
 
-__all__ = ["PackEntryPoint", "construct", "import_id_module", "register_pack", "wrap_failure", "wrapping"]
+__all__ = ["PackEntryPoint", "construct", "import_id_module", "memo_token", "memo_valid", "register_pack", "wrap_failure", "wrapping"]
 
 
 def import_id_module(env_id: str) -> str:
@@ -140,3 +141,46 @@ def register_pack(
         reward_threshold=pack.spec.get("reward_threshold"),
     )
     return env_id
+
+
+def memo_token(registry: Any, env_id: str, *, strings_only: bool) -> Any:
+    """A snapshot of what resolving ``env_id`` read from ``registry`` (None: do not memoise).
+
+    ``capture`` may return an earlier, identical pack while :func:`memo_valid` holds: same
+    spec object, unchanged fields and kwargs, same object behind the entry point.
+    """
+    if ":" in env_id:
+        return None
+    spec = registry.get(env_id)
+    if spec is None or spec.entry_point is None:
+        return None
+    if strings_only and not isinstance(spec.entry_point, str):
+        return None
+    return (spec, dict(spec.__dict__), dict(spec.kwargs), _entry_now(spec.entry_point))
+
+
+def memo_valid(registry: Any, env_id: str, token: Any) -> bool:
+    """Whether ``registry`` still holds exactly what ``token`` snapshotted."""
+    spec, fields, kwargs, entry = token
+    current = registry.get(env_id)
+    if current is None or current is not spec:
+        return False
+    return bool(
+        current.__dict__ == fields
+        and current.kwargs == kwargs
+        and _entry_now(current.entry_point) is entry
+    )
+
+
+def _entry_now(entry: Any) -> Any:
+    """The object an entry point (callable or ``module:attr`` string) names right now."""
+    if not isinstance(entry, str):
+        return entry
+    modname, _, attr = entry.partition(":")
+    obj: Any = sys.modules.get(modname)
+    try:
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except AttributeError:
+        return None
+    return obj

@@ -37,7 +37,14 @@ from .._values import materialize
 from ..errors import BuildError, CaptureError, UnknownEnvError, UnrecordedArgumentsError
 from . import Recipe
 from ._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params
-from ._common import construct, import_id_module, register_pack, wrapping
+from ._common import (
+    construct,
+    import_id_module,
+    memo_token,
+    memo_valid,
+    register_pack,
+    wrapping,
+)
 
 if TYPE_CHECKING:
     from ..pack import SpecPack
@@ -380,28 +387,13 @@ class GymBackend:
     def memo_token(self, env_id: str) -> Any:
         from gym.envs.registration import registry
 
-        from .gymnasium import _resolve_now
-
-        if ":" in env_id:
-            return None
-        spec = registry.get(env_id)
-        if spec is None or not isinstance(spec.entry_point, str):
-            return None  # also unversioned ids: gym.make resolves and warns each time
-        return (spec, dict(spec.__dict__), dict(spec.kwargs), _resolve_now(spec.entry_point))
+        # string entry points only (also skips unversioned ids: gym.make resolves and warns)
+        return memo_token(registry, env_id, strings_only=True)
 
     def memo_valid(self, env_id: str, token: Any) -> bool:
         from gym.envs.registration import registry
 
-        from .gymnasium import _resolve_now
-
-        spec, fields, kwargs, entry = token
-        current: Any = registry.get(env_id)
-        return bool(
-            current is spec
-            and current.__dict__ == fields
-            and current.kwargs == kwargs
-            and _resolve_now(current.entry_point) is entry
-        )
+        return memo_valid(registry, env_id, token)
 
 
 # -- helpers ---------------------------------------------------------------------------------

@@ -24,7 +24,14 @@ from .._values import is_plain, materialize
 from ..errors import CaptureError, UnknownEnvError
 from . import Recipe
 from ._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params
-from ._common import construct, import_id_module, register_pack, wrap_failure
+from ._common import (
+    construct,
+    import_id_module,
+    memo_token,
+    memo_valid,
+    register_pack,
+    wrap_failure,
+)
 from ._gymnasium_compat import GYMNASIUM_VERSION, adapt_layer_kwargs, repair_record
 
 if TYPE_CHECKING:
@@ -265,44 +272,12 @@ class GymnasiumBackend:
     def memo_token(self, env_id: str) -> Any:
         from gymnasium.envs.registration import registry
 
-        if ":" in env_id:
-            return None
-        spec = registry.get(env_id)
-        if spec is None or spec.entry_point is None:
-            return None
-        return (spec, dict(spec.__dict__), dict(spec.kwargs), _entry_now(spec.entry_point))
+        return memo_token(registry, env_id, strings_only=False)
 
     def memo_valid(self, env_id: str, token: Any) -> bool:
         from gymnasium.envs.registration import registry
 
-        spec, fields, kwargs, entry = token
-        current = registry.get(env_id)
-        if current is None or current is not spec:
-            return False
-        return bool(
-            current.__dict__ == fields
-            and current.kwargs == kwargs
-            and _entry_now(current.entry_point) is entry
-        )
-
-
-def _entry_now(entry: Any) -> Any:
-    """The object an entry point (callable or ``module:attr`` string) names right now."""
-    return _resolve_now(entry) if isinstance(entry, str) else entry
-
-
-def _resolve_now(entry: str) -> Any:
-    """The object a ``module:attr`` string names right now (None if it does not resolve)."""
-    import sys
-
-    modname, _, attr = entry.partition(":")
-    obj: Any = sys.modules.get(modname)
-    try:
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except AttributeError:
-        return None
-    return obj
+        return memo_valid(registry, env_id, token)
 
 
 _Plan = tuple[Any, tuple[tuple[Any, "dict[str, Any] | None", dict[str, Any]], ...]]
