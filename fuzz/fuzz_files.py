@@ -138,7 +138,7 @@ def _split_signed(data: bytes) -> tuple[bytes, bytes]:
 
 
 def _resign(manifest: bytes, key: bytes) -> bytes:
-    from specpack.files import _sign
+    from specpack.files.signed import sign as _sign
 
     return _sign(key, manifest)
 
@@ -271,7 +271,7 @@ def _exercise(result: Any) -> None:
     from specpack import SpecPack
 
     if isinstance(result, SpecPack):
-        again = SpecPack.from_json(result.to_json())
+        again = SpecPack.from_json(result.to_json(), trust=True)
         if again.fingerprint != result.fingerprint:
             raise AssertionError("the fingerprint changed across a manifest round trip")
 

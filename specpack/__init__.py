@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-from .capture import capture
+from ._capture import capture
+from .carry import Blob, CodeRef, EnumRef
 from .errors import (
     BackendUnavailableError,
     BuildError,
@@ -24,6 +25,7 @@ from .errors import (
     SignatureError,
     SpecPackError,
     UncarriableValueError,
+    UnexpectedKwargError,
     UnknownEnvError,
     UnrecordedArgumentsError,
     UntrustedPackError,
@@ -35,15 +37,19 @@ from .pack import Layer, SpecPack
 if TYPE_CHECKING:
     from . import testing
     from ._audit import AuditReport, audit
-    from .files import dump, load
+    from ._verify.engine import diff, verify
+    from ._verify.report import VerifyReport
+    from .files.io import dump, load
     from .vector import make_vec
-    from .verify import VerifyReport, diff
 
 __all__ = [
     "AuditReport",
     "BackendUnavailableError",
+    "Blob",
     "BuildError",
     "CaptureError",
+    "CodeRef",
+    "EnumRef",
     "Layer",
     "NotIdenticalError",
     "PackFormatError",
@@ -51,6 +57,7 @@ __all__ = [
     "SpecPack",
     "SpecPackError",
     "UncarriableValueError",
+    "UnexpectedKwargError",
     "UnknownEnvError",
     "UnrecordedArgumentsError",
     "UntrustedPackError",
@@ -65,13 +72,15 @@ __all__ = [
     "load",
     "make_vec",
     "testing",
+    "verify",
 ]
 
 _LAZY = {
-    "diff": ("verify", "diff"),
-    "VerifyReport": ("verify", "VerifyReport"),
-    "dump": ("files", "dump"),
-    "load": ("files", "load"),
+    "diff": ("_verify.engine", "diff"),
+    "verify": ("_verify.engine", "verify"),
+    "VerifyReport": ("_verify.report", "VerifyReport"),
+    "dump": ("files.io", "dump"),
+    "load": ("files.io", "load"),
     "make_vec": ("vector", "make_vec"),
     "audit": ("_audit", "audit"),
     "AuditReport": ("_audit", "AuditReport"),

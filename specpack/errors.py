@@ -17,6 +17,7 @@ __all__ = [
     "SignatureError",
     "SpecPackError",
     "UncarriableValueError",
+    "UnexpectedKwargError",
     "UnknownEnvError",
     "UnrecordedArgumentsError",
     "UntrustedPackError",
@@ -35,6 +36,10 @@ class CaptureError(SpecPackError, ValueError):
 
 class UnknownEnvError(CaptureError, LookupError):
     """The env id is not in the registry (the message suggests the closest ids)."""
+
+
+class UnexpectedKwargError(CaptureError, TypeError):
+    """A kwarg the env constructor (or a wrapper) cannot take; the message suggests the name."""
 
 
 class UncarriableValueError(CaptureError, TypeError):

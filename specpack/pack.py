@@ -1,28 +1,39 @@
 """The :class:`SpecPack` value: everything needed to rebuild one env, resolved and carried.
 
-A pack is immutable and self-contained. It holds the entry point (by reference or by value),
-the constructor kwargs (a private deep copy), the spec metadata the env sees as ``env.spec``,
-and the wrapper stack as a tuple of :class:`Layer` from the outermost wrapper inwards. Nothing
-in it refers to the registry or to modules a worker would have to pre-import.
+A pack is immutable and self-contained. It holds the entry point (a
+:class:`~specpack.carry.CodeRef`, by reference or by value), the constructor kwargs (a private
+deep copy), the spec metadata the env sees as ``env.spec``, and the wrapper stack as a tuple of
+:class:`Layer` from the outermost wrapper inwards. Nothing in it refers to the registry or to
+modules a worker would have to pre-import.
 
-It pickles with plain ``pickle`` through a ``__reduce__`` that names only specpack itself, so
-it loads in any process that has specpack installed, also one that never imported the env's
-module; by-value code is unpickled only when ``make()`` needs it.
+Its identity (``fingerprint``, ``==``, ``hash``) comes from its own fields in canonical typed
+JSON (:mod:`specpack.typedjson`); nothing is imported or unpickled to compute it. It pickles
+with plain ``pickle`` through a ``__reduce__`` that names only specpack itself, and reads and
+writes its manifest (:mod:`specpack.files.manifest`) under one trust policy
+(:mod:`specpack.files.trust`) whether the text comes from a file or from memory.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from ._carry import CodeRef
-from ._values import is_plain, iter_carried, materialize, pickle_exact
-from .errors import SpecPackError
+from ._text import short
+from .backends import Blueprint, get_backend
+from .carry.code import CodeRef
+from .carry.values import Blob, exact_key, is_plain, iter_carried, materialize, pickle_exact
+from .errors import PackFormatError, SpecPackError
+from .files.manifest import FORMAT, PackFields, decode_fields, dumps, parse_manifest
+from .files.signed import SignedFile, check_key
+from .files.trust import check_allowed, normalize_allow, refuse_payloads
+from .typedjson.encode import Encoder, canonical_json
+from .versions import check_skew
 
 if TYPE_CHECKING:
-    from .verify import VerifyReport
+    from ._verify.report import VerifyReport
 
 __all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
 
@@ -30,18 +41,22 @@ __all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
 #: up to this one.
 FORMAT_VERSION = 1
 
+Where = Literal["subprocess", "spawn", "forkserver"]
+
 
 class Layer:
     """One wrapper of a stack: its class and the constructor kwargs it was built with."""
 
-    __slots__ = ("_kwargs", "cls")
+    __slots__ = ("_key", "_kwargs", "cls")
 
     cls: CodeRef
     _kwargs: dict[str, Any]
+    _key: Any
 
     def __init__(self, cls: CodeRef, kwargs: dict[str, Any]) -> None:
         object.__setattr__(self, "cls", cls)
         object.__setattr__(self, "_kwargs", kwargs)
+        object.__setattr__(self, "_key", None)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Layer is immutable (cannot set {name!r})")
@@ -56,21 +71,30 @@ class Layer:
 
     @property
     def kwargs(self) -> Mapping[str, Any]:
-        """The constructor kwargs (without ``env``), as a read-only mapping of fresh values."""
+        """The constructor kwargs (without ``env``), as a read-only mapping of fresh values.
+
+        Code carried by reference is imported, and by-value code and objects are unpickled,
+        to give the real values; for a pack read from a file that needs the file's trust.
+        """
         return MappingProxyType(materialize(self._kwargs))
+
+    def _exact(self) -> Any:
+        key = self._key
+        if key is None:
+            key = (self.cls, exact_key(self._kwargs))
+            object.__setattr__(self, "_key", key)
+        return key
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Layer):
             return NotImplemented
-        from .codec import encode_value
-
-        return self.cls == other.cls and encode_value(self._kwargs) == encode_value(other._kwargs)
+        return bool(self._exact() == other._exact())
 
     def __hash__(self) -> int:
         return hash(self.cls)
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        args = ", ".join(f"{k}={_short(v)}" for k, v in self._kwargs.items())
         return f"Layer({self.cls.name}{', ' if args else ''}{args})"
 
 
@@ -88,10 +112,9 @@ class SpecPack:
     """
 
     __slots__ = (
-        "_backend",
-        "_cache",
+        "__weakref__",
+        "_blueprint",
         "_fingerprint",
-        "_inner",
         "_kwargs",
         "_plain",
         "_skew_checked",
@@ -109,8 +132,6 @@ class SpecPack:
     id: str | None
     entry_point: CodeRef
     _kwargs: dict[str, Any]
-    _cache: dict[str, Any]
-    _inner: tuple[Layer, ...]
     _plain: bool
     spec: Mapping[str, Any]
     layers: tuple[Layer, ...]
@@ -118,7 +139,7 @@ class SpecPack:
     versions: Mapping[str, str]
     notes: tuple[str, ...]
     _fingerprint: str | None
-    _backend: Any
+    _blueprint: Blueprint | None
     _skew_checked: bool
 
     def __init__(
@@ -146,11 +167,9 @@ class SpecPack:
         s(self, "auto_render", bool(auto_render))
         s(self, "versions", MappingProxyType(dict(versions)))
         s(self, "notes", tuple(notes))
-        s(self, "_inner", tuple(reversed(self.layers)))
         s(self, "_plain", all(is_plain(v) for v in kwargs.values()) if plain is None else plain)
         s(self, "_fingerprint", None)
-        s(self, "_backend", None)
-        s(self, "_cache", {})
+        s(self, "_blueprint", None)
         s(self, "_skew_checked", False)
 
     # -- value semantics -------------------------------------------------------------------
@@ -177,26 +196,45 @@ class SpecPack:
             self.notes,
         )
 
+    def _content(self, enc: Encoder) -> dict[str, Any]:
+        """The fields that shape the env, as typed JSON (the fingerprint's and manifest's body)."""
+        return {
+            "backend": self.backend,
+            "id": self.id,
+            "entry_point": enc.value(self.entry_point, 0),
+            "kwargs": enc.value(self._kwargs, 0),
+            "spec": enc.value(dict(self.spec), 0),
+            "layers": [
+                {"class": enc.value(layer.cls, 0), "kwargs": enc.value(layer._kwargs, 0)}
+                for layer in self.layers
+            ],
+            "render_wrappers": "make" if self.auto_render else None,
+        }
+
     @property
     def fingerprint(self) -> str:
         """A stable digest of everything that shapes the env (not versions or notes).
 
         Equal for equal content (``capture(id)`` and ``capture(gymnasium.spec(id))`` agree),
         kept by pickle and JSON round trips, different when anything that shapes the env
-        differs. Code carried by value is hashed by its payload.
+        differs (``0``, ``0.0``, ``-0.0`` and ``False`` are different values). Code carried by
+        value is hashed by its payload.
         """
         fp = self._fingerprint
         if fp is None:
-            from .codec import content_bytes
-
-            fp = "sha256:" + hashlib.sha256(content_bytes(self)).hexdigest()
+            try:
+                text = canonical_json(self._content(Encoder(None, canonical=True)))
+            except RecursionError:
+                raise PackFormatError(
+                    "the pack's values are nested too deeply to fingerprint") from None
+            fp = "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
             object.__setattr__(self, "_fingerprint", fp)
         return fp
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SpecPack):
             return NotImplemented
-        return self.fingerprint == other.fingerprint
+        return self is other or self.fingerprint == other.fingerprint
 
     def __hash__(self) -> int:
         return hash(self.fingerprint)
@@ -216,7 +254,11 @@ class SpecPack:
 
     @property
     def kwargs(self) -> Mapping[str, Any]:
-        """The env constructor kwargs: a read-only mapping of fresh copies, exact types kept."""
+        """The env constructor kwargs: a read-only mapping of fresh copies, exact types kept.
+
+        Code carried by reference is imported, and by-value code and objects are unpickled,
+        to give the real values (see ``docs/security.md`` for what that means for a file).
+        """
         return MappingProxyType(materialize(self._kwargs))
 
     @property
@@ -229,7 +271,7 @@ class SpecPack:
                 and "max_episode_steps" in layer._kwargs
             ):
                 value = layer._kwargs["max_episode_steps"]
-                return value if isinstance(value, int) else None
+                return value if type(value) is int else None
         return None
 
     @property
@@ -237,7 +279,7 @@ class SpecPack:
         """The spec's ``nondeterministic`` flag (verify skips the rollout comparison then)."""
         return bool(self.spec.get("nondeterministic", False))
 
-    def carried(self) -> Iterator[CodeRef | Any]:
+    def carried(self) -> Iterator[CodeRef | Blob]:
         """Every piece of code and opaque object the pack carries (entry point first)."""
         yield self.entry_point
         yield from iter_carried(self._kwargs)
@@ -245,7 +287,33 @@ class SpecPack:
             yield layer.cls
             yield from iter_carried(layer._kwargs)
 
+    @property
+    def label(self) -> str:
+        """A short human name: the id, else the entry point's qualified name."""
+        return self.id if self.id is not None else self.entry_point.name
+
     # -- building ----------------------------------------------------------------------------
+
+    def _plan(self) -> Blueprint:
+        bp = self._blueprint
+        if bp is None:
+            if not self._skew_checked:
+                object.__setattr__(self, "_skew_checked", True)
+                check_skew(self.versions, f"pack {self.label}")
+            bp = Blueprint(
+                label=self.label,
+                entry=self.entry_point,
+                layers=tuple(
+                    (layer.cls, layer._kwargs,
+                     all(is_plain(v) for v in layer._kwargs.values()))
+                    for layer in reversed(self.layers)
+                ),
+                spec=self.spec,
+                auto_render=self.auto_render,
+                versions=self.versions,
+            )
+            object.__setattr__(self, "_blueprint", bp)
+        return bp
 
     def make(self, **kwargs: Any) -> Any:
         """Build the env, in this process, exactly as captured.
@@ -255,41 +323,48 @@ class SpecPack:
         pre-importing the env's module. A constructor that raises surfaces as
         :class:`~specpack.errors.BuildError` naming the pack, chained to the original.
         """
-        backend = self._backend
-        if backend is None:
-            from .backends import get_backend
-
-            backend = get_backend(self.backend)
-            object.__setattr__(self, "_backend", backend)
-        if not self._skew_checked:
-            object.__setattr__(self, "_skew_checked", True)
-            from .versions import check_skew
-
-            check_skew(self.versions, f"pack {self.label}")
+        bp = self._blueprint or self._plan()
         kw = dict(self._kwargs) if self._plain else materialize(self._kwargs)
         if kwargs:
             kw.update(kwargs)
-        return backend.build(self, kw)
-
-    @property
-    def label(self) -> str:
-        """A short human name: the id, else the entry point's qualified name."""
-        return self.id if self.id is not None else self.entry_point.name
+        return get_backend(self.backend).build(bp, kw)
 
     def verify(
         self,
+        *args: Any,
         steps: int = 100,
         seed: int = 0,
-        where: str = "subprocess",
+        where: Where = "subprocess",
         check: bool = False,
         timeout: float = 120.0,
     ) -> VerifyReport:
-        """Rebuild in a fresh interpreter and compare with a rebuild here.
+        """Rebuild in a fresh interpreter and compare with a rebuild here: :func:`specpack.verify`.
 
-        See :func:`specpack.verify.verify_pack`. ``check=True`` raises
-        :class:`~specpack.errors.NotIdenticalError` when they differ.
+        Parameters
+        ----------
+        steps, seed
+            The seeded rollout both sides run (same actions on both sides).
+        where
+            ``"subprocess"`` (a fresh ``python``), ``"spawn"`` or ``"forkserver"``.
+        check
+            Raise :class:`~specpack.errors.NotIdenticalError` instead of returning a falsy
+            report.
+        timeout
+            One deadline, in seconds, for the whole call (both sides).
         """
-        from .verify import verify_pack
+        if args:
+            warnings.warn(
+                "pack.verify() takes keyword arguments only (steps=, seed=, where=, check=, "
+                "timeout=); positional ones are deprecated and stop working in 0.3",
+                DeprecationWarning, stacklevel=2,
+            )
+            named = dict(zip(("steps", "seed", "where", "check", "timeout"), args))
+            steps = named.get("steps", steps)
+            seed = named.get("seed", seed)
+            where = named.get("where", where)
+            check = named.get("check", check)
+            timeout = named.get("timeout", timeout)
+        from ._verify.engine import verify_pack
 
         return verify_pack(self, steps=steps, seed=seed, where=where, check=check, timeout=timeout)
 
@@ -300,35 +375,78 @@ class SpecPack:
         same pack again under the same id is a no-op; another pack under a taken id raises.
         Returns the id.
         """
-        from .backends import get_backend
-
         return get_backend(self.backend).register(self, id)
 
     # -- files -----------------------------------------------------------------------------
 
     def to_json(self, indent: int | None = 2) -> str:
         """The typed, human-readable manifest (see docs/file-format.md)."""
-        from .codec import to_json
-
-        return to_json(self, indent=indent)
+        payloads: dict[str, Any] = {}
+        try:
+            body = self._content(Encoder(payloads, canonical=False))
+        except RecursionError:
+            raise PackFormatError("the pack's values are nested too deeply to write") from None
+        return dumps({
+            "format": FORMAT,
+            **body,
+            "fingerprint": self.fingerprint,
+            "versions": dict(self.versions),
+            "notes": list(self.notes),
+            "payloads": payloads,
+        }, indent=indent)
 
     @classmethod
-    def from_json(cls, text: str | bytes, *, allow: Any = None) -> SpecPack:
-        """Read a manifest written by :meth:`to_json` (hand edits welcome if well-formed)."""
-        from .codec import from_json
+    def from_json(
+        cls,
+        text: str | bytes,
+        *,
+        trust: bool = False,
+        key: bytes | None = None,
+        allow: Iterable[str] | str | None = None,
+        source: str = "<manifest>",
+    ) -> SpecPack:
+        """Read a manifest (or a signed file's bytes): the same checks as :func:`specpack.load`.
 
-        return from_json(text, allow=allow)
+        Nothing is imported or unpickled here. A manifest with by-value payloads is refused
+        (:class:`~specpack.errors.UntrustedPackError`) unless ``trust=True`` or it is signed
+        and verifies with ``key``; ``allow`` refuses references outside those modules now and
+        refuses, at ``make()``, any object not defined in them.
+        """
+        k = check_key(key)
+        raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+        f = SignedFile(source, raw)
+        verified = False
+        if k is not None:
+            f.verify(k)
+            verified = True
+        elif f.header_error is not None:
+            raise PackFormatError(f"{source}: {f.header_error}")
+        data = parse_manifest(f.manifest, source)
+        prefixes = normalize_allow(allow)
+        if prefixes is not None:
+            check_allowed(data, prefixes, source)
+        if data["payloads"] and not (trust or verified):
+            raise refuse_payloads(data, source, f.kid)
+        return cls._from_fields(decode_fields(data, source, prefixes))
+
+    @classmethod
+    def _from_fields(cls, fields: PackFields) -> SpecPack:
+        """A pack of decoded manifest fields (no check here: :meth:`from_json` checks)."""
+        return cls(
+            backend=fields.backend,
+            id=fields.id,
+            entry_point=fields.entry_point,
+            kwargs=fields.kwargs,
+            spec=fields.spec,
+            layers=tuple(Layer(c, kw) for c, kw in fields.layers),
+            auto_render=fields.auto_render,
+            versions=fields.versions,
+            notes=fields.notes,
+        )
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    """A bounded repr (a 5,000-digit int or a huge array must not flood or break ``repr``)."""
-    if type(value) is int and value.bit_length() > 200:
-        return f"<int of {len(hex(value)) - 2} hex digits>"
-    try:
-        text = repr(value)
-    except Exception:  # noqa: BLE001 - repr of user objects may fail
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return short(value, limit)
 
 
 def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
@@ -350,3 +468,4 @@ def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
         versions=versions,
         notes=tuple(notes),
     )
+

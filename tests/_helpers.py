@@ -6,15 +6,25 @@ nested one (tests/gym/conftest.py) would shadow these names.
 
 from __future__ import annotations
 
+import collections.abc
+import enum
 import json
+import math
 import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from specpack import Blob, CodeRef, EnumRef, typedjson
+
 TESTS = Path(__file__).resolve().parent
 SCRIPTS = TESTS / "scripts"
+FIXTURES = TESTS / "fixtures"
+GOLDEN = TESTS / "golden"
+ROOT = TESTS.parent
 
 
 def run_python(
@@ -40,3 +50,51 @@ def run_script_json(name: str, tmp_path: Path, *args: str, timeout: float = 240)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     assert lines, f"{name} printed no JSON\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
     return json.loads(lines[-1])
+
+
+def assert_same(a: Any, b: Any, path: str = "value") -> None:
+    """``a`` and ``b`` are equal in value and in type, all the way down."""
+    assert type(a) is type(b), f"{path}: {type(a).__name__} != {type(b).__name__}"
+    t = type(a)
+    if t is float:
+        assert _float_same(a, b), f"{path}: {a!r} != {b!r}"
+    elif t is complex:
+        assert _float_same(a.real, b.real) and _float_same(a.imag, b.imag), f"{path}"
+    elif t in (list, tuple):
+        assert len(a) == len(b), f"{path}: lengths {len(a)} != {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, f"{path}[{i}]")
+    elif t in (set, frozenset):
+        assert len(a) == len(b), f"{path}: sizes differ"
+        unmatched = list(b)
+        for x in a:
+            for j, y in enumerate(unmatched):
+                try:
+                    assert_same(x, y)
+                except AssertionError:
+                    continue
+                del unmatched[j]
+                break
+            else:
+                raise AssertionError(f"{path}: {x!r} has no counterpart in {b!r}")
+    elif t is dict or isinstance(a, collections.abc.Mapping):
+        assert len(a) == len(b), f"{path}: sizes differ"
+        for (ka, va), (kb, vb) in zip(a.items(), b.items()):
+            assert_same(ka, kb, f"{path} key")
+            assert_same(va, vb, f"{path}[{ka!r}]")
+    elif t is np.ndarray:
+        assert a.dtype == b.dtype and a.dtype.str == b.dtype.str, f"{path}: dtype"
+        assert a.shape == b.shape, f"{path}: shape {a.shape} != {b.shape}"
+        assert typedjson.encode(a) == typedjson.encode(b), f"{path}: values differ"
+    elif isinstance(a, np.generic):
+        assert typedjson.encode(a) == typedjson.encode(b), f"{path}: {a!r} != {b!r}"
+    elif t in (CodeRef, Blob, EnumRef) or isinstance(a, (enum.Enum, type)) or callable(a):
+        assert a == b, f"{path}: {a!r} != {b!r}"
+    else:
+        assert a == b, f"{path}: {a!r} != {b!r}"
+
+
+def _float_same(a: float, b: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)

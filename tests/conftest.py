@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
-from typing import Any
 
-import pytest
-from _helpers import run_python
+# tests/fixtures holds env packages the tests use as if installed: it is on PYTHONPATH for the
+# whole session (fresh interpreters inherit it), set before specpack reads the search path.
+_FIXTURES = str(Path(__file__).resolve().parent / "fixtures")
+if _FIXTURES not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [_FIXTURES, os.environ.get("PYTHONPATH")]))
+if _FIXTURES not in sys.path:
+    sys.path.insert(0, _FIXTURES)
+from typing import Any  # noqa: E402
+
+import pytest  # noqa: E402
+from _helpers import SCRIPTS, run_python  # noqa: E402 - after the PYTHONPATH set above
+
+# Helper modules of the process tests (vec_envs, ...) import each other by name.
+if str(SCRIPTS) not in sys.path:
+    sys.path.insert(0, str(SCRIPTS))
 
 TESTS = Path(__file__).resolve().parent
 

@@ -1,23 +1,36 @@
 """Backends: what differs between gymnasium and the legacy gym package.
 
 A backend knows its library's registry, ``make`` semantics (which wrappers ``make`` adds and
-in which order), how to walk a live env's wrapper stack, and how to build an env from a pack.
-Everything else (carrying code, kwargs, files, verification) is backend-independent.
+in which order), how to walk a live env's wrapper stack, and how to build an env. Everything
+else (carrying code, kwargs, files, verification) is backend-independent.
+
+Backends never see a pack's private state. Resolution returns a :class:`Recipe` that capture
+lowers into a pack; building reads a :class:`Blueprint`, the read-only projection of a pack
+that the pack makes once and passes to :meth:`Backend.build`. A backend's per-process build
+plan (loaded classes, ready kwargs) is kept by the backend, keyed by the blueprint.
 """
 
 from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from ..carry.code import CodeRef
 from ..errors import BackendUnavailableError, CaptureError
+from ._shared import check_kwargs
 
-if TYPE_CHECKING:
-    from ..pack import SpecPack
-
-__all__ = ["Backend", "Recipe", "detect_backend", "get_backend"]
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "Blueprint",
+    "Recipe",
+    "check_kwargs",
+    "detect_backend",
+    "get_backend",
+]
 
 BACKENDS = ("gymnasium", "gym")
 
@@ -40,8 +53,41 @@ class Recipe:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, eq=False)
+class Blueprint:
+    """The read-only projection of a pack that a backend builds from.
+
+    ``layers`` run from the innermost wrapper outwards (the order they are applied in); each
+    is ``(class, lowered kwargs, plain)`` where ``plain`` says the kwargs hold only immutable
+    scalars. Lowered values are never mutated: a build materialises fresh copies. Compared by
+    identity (a backend keys its build plan on it).
+    """
+
+    label: str
+    entry: CodeRef
+    layers: tuple[tuple[CodeRef, Mapping[str, Any], bool], ...]
+    spec: Mapping[str, Any]
+    auto_render: bool
+    versions: Mapping[str, str]
+
+
+class PackLike(Protocol):
+    """The public face of a pack that registering needs."""
+
+    id: str | None
+    spec: Mapping[str, Any]
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def nondeterministic(self) -> bool: ...
+
+    def make(self, **kwargs: Any) -> Any: ...
+
+
 class Backend(Protocol):
-    """The interface each backend module implements."""
+    """The interface each backend implements."""
 
     name: str
     #: Module prefixes whose classes always travel by reference (the library's own).
@@ -64,10 +110,10 @@ class Backend(Protocol):
     def from_env(self, env: Any) -> Recipe:
         """Walk a live env's wrapper stack, outermost first, with recorded arguments."""
 
-    def build(self, pack: SpecPack, kwargs: dict[str, Any]) -> Any:
-        """Build the env of ``pack`` with the final constructor kwargs."""
+    def build(self, bp: Blueprint, kwargs: dict[str, Any]) -> Any:
+        """Build the env of ``bp`` with the final constructor kwargs (a fresh dict)."""
 
-    def register(self, pack: SpecPack, env_id: str | None) -> str:
+    def register(self, pack: PackLike, env_id: str | None) -> str:
         """Register ``pack`` in this process's registry; returns the id."""
 
     def memo_token(self, env_id: str) -> Any:
@@ -81,8 +127,10 @@ class Backend(Protocol):
 def get_backend(name: str) -> Backend:
     """The backend called ``name`` (``"gymnasium"`` or ``"gym"``)."""
     if name == "gymnasium":
-        from . import gymnasium as mod
-    elif name == "gym":
+        from .gymnasium import BACKEND as gymnasium_backend
+
+        return gymnasium_backend
+    if name == "gym":
         try:
             import gym  # noqa: F401
         except ImportError as e:
@@ -90,10 +138,13 @@ def get_backend(name: str) -> Backend:
                 "backend='gym' needs the legacy gym package, which is not installed here "
                 f"({e}); install it with: pip install 'specpack[gym]' 'numpy<2'"
             ) from e
-        from . import gym as mod  # type: ignore[no-redef]
-    else:
-        raise CaptureError(f"unknown backend {name!r}; use one of {', '.join(BACKENDS)}")
-    return mod.BACKEND
+        from .gym import BACKEND as gym_backend
+
+        return gym_backend
+    raise CaptureError(
+        f"unknown backend {name!r}; use one of {', '.join(BACKENDS)}. If 'backend' is a "
+        "kwarg of your env, pass it as env_kwargs={'backend': ...}"
+    )
 
 
 def detect_backend(obj: Any) -> Backend:

@@ -6,7 +6,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-ENVMODS = Path(__file__).resolve().parent.parent / "envmods"
+ENVMODS = Path(__file__).resolve().parent.parent / "fixtures" / "envmods"
 
 
 def load_by_path(name: str, filename: str):

@@ -1,0 +1,285 @@
+"""``capture``: resolve an env where it is known, and carry it into a :class:`SpecPack`.
+
+Resolution happens here, in the calling process: the registry lookup, ``make``'s option
+logic, the wrapper stack, the check that every kwarg can be taken, and the choice of carrying
+each piece of code by reference or by value. After ``capture`` returns, nothing about the env
+depends on the registry, on what a worker has imported, or on the source file of by-value code.
+
+Repeated captures of the same id are served from a memo keyed on the *exact* form of the
+kwargs (:func:`~specpack.carry.values.exact_key`: ``0``, ``0.0``, ``-0.0``, ``False`` and ``0j``
+are different keys), and each hit is re-validated against the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .backends import Backend, Recipe, check_kwargs, detect_backend, get_backend
+from .carry.code import CodeRef, code_ref, code_ref_from_string
+from .carry.values import SCALAR_TYPES, Blob, exact_key, iter_carried, lower_mapping
+from .errors import CaptureError
+from .pack import Layer, SpecPack
+from .versions import version_record
+
+__all__ = ["capture"]
+
+#: The options ``capture`` takes besides env kwargs (a kwarg of the same name goes in
+#: ``env_kwargs=``).
+OPTIONS = ("max_episode_steps", "disable_env_checker", "autoreset", "apply_api_compatibility",
+           "backend", "by_value", "env_kwargs")
+
+
+def capture(
+    target: Any,
+    /,
+    *,
+    max_episode_steps: int | None = None,
+    disable_env_checker: bool | None = None,
+    autoreset: bool | None = None,
+    apply_api_compatibility: bool | None = None,
+    backend: str | None = None,
+    by_value: bool | None = None,
+    env_kwargs: Mapping[str, Any] | None = None,
+    **kwargs: Any,
+) -> SpecPack:
+    """Resolve ``target`` now and return a self-contained, picklable :class:`SpecPack`.
+
+    Parameters
+    ----------
+    target
+        A registered id (``"CartPole-v1"``, ``"my_pkg.envs:Thing-v2"``), an ``EnvSpec``, an
+        env class or factory callable, or a live (wrapped) env.
+    max_episode_steps, disable_env_checker
+        As in ``gymnasium.make`` (``max_episode_steps=-1``: no ``TimeLimit``).
+    autoreset, apply_api_compatibility
+        ``gym.make`` options (``backend="gym"`` only).
+    backend
+        ``"gymnasium"`` (default) or ``"gym"``; specs, classes and live envs are detected by
+        type.
+    by_value
+        Force how user code travels: ``None`` decides by whether a fresh interpreter could
+        import it.
+    env_kwargs
+        Env constructor kwargs as a mapping: for kwargs named like one of these options
+        (``env_kwargs={"backend": "jax"}``). Merged with ``**kwargs``.
+    **kwargs
+        Env constructor kwargs, as ``gymnasium.make(id, **kwargs)`` takes them.
+
+    Returns
+    -------
+    SpecPack
+        The resolved, immutable pack.
+
+    Raises
+    ------
+    CaptureError
+        Naming the culprit on bad input: unknown id (:class:`~specpack.UnknownEnvError`), a
+        kwarg the constructor cannot take (:class:`~specpack.UnexpectedKwargError`, with a
+        suggestion), an uncarriable value, unrecorded wrapper arguments.
+
+    Example::
+
+        pack = specpack.capture("CartPole-v1", max_episode_steps=200)
+        env = pack.make()
+    """
+    if env_kwargs is not None:
+        if not isinstance(env_kwargs, Mapping):
+            raise CaptureError(
+                f"env_kwargs must be a mapping of env constructor kwargs, got "
+                f"{type(env_kwargs).__name__}"
+            )
+        both = sorted(set(env_kwargs) & set(kwargs))
+        if both:
+            raise CaptureError(f"{', '.join(map(repr, both))} given both in env_kwargs and as "
+                               "a keyword argument; give each once")
+        kwargs = {**env_kwargs, **kwargs}
+    options: dict[str, Any] = {}
+    if max_episode_steps is not None:
+        if type(max_episode_steps) is not int:
+            raise CaptureError(
+                f"max_episode_steps={max_episode_steps!r} must be an int (or -1 for no TimeLimit)"
+            )
+        options["max_episode_steps"] = max_episode_steps
+    if disable_env_checker is not None:
+        options["disable_env_checker"] = bool(disable_env_checker)
+    if autoreset is not None:
+        options["autoreset"] = autoreset
+    if apply_api_compatibility is not None:
+        options["apply_api_compatibility"] = apply_api_compatibility
+    if backend is not None and not isinstance(backend, str):
+        raise CaptureError(f"backend={backend!r} must be 'gymnasium' or 'gym'; if 'backend' is "
+                           "a kwarg of your env, pass env_kwargs={'backend': ...}")
+    impl: Backend
+    if type(target) is str:
+        return _capture_id(target, options, kwargs, backend, by_value)
+    if isinstance(target, SpecPack):
+        if options or kwargs or backend or by_value is not None:
+            raise CaptureError(
+                "capture(pack, ...) got options: a pack is already resolved; capture the "
+                "original target again with the new options"
+            )
+        return target
+    impl = get_backend(backend) if backend else detect_backend(target)
+    _check_options(impl, options)
+    if _is_env(impl, target):
+        if options or kwargs:
+            raise CaptureError(
+                f"capture(env) takes no options or kwargs (got {sorted([*options, *kwargs])}): "
+                "a live env is captured as it is; to change it, capture its id or class with "
+                "those arguments instead"
+            )
+        recipe = impl.from_env(target)
+    elif _is_spec(target):
+        recipe = impl.from_spec(target, options, kwargs)
+    elif callable(target):
+        recipe = impl.from_callable(target, options, kwargs)
+    else:
+        raise CaptureError(
+            f"cannot capture {type(target).__name__} {target!r}: pass an env id, an EnvSpec, "
+            "an env class or factory, or a live env"
+        )
+    return _assemble(impl, recipe, by_value)
+
+
+#: capture(id) results for by-reference packs, keyed on the exact form of the call. A pack is
+#: an immutable value, so an identical capture may return the same object; each hit is
+#: re-validated against the registry (same EnvSpec object, unchanged fields, same entry point).
+_memo: dict[Any, tuple[Backend, Any, SpecPack]] = {}
+_layer_cache: dict[Any, Layer] = {}
+
+
+def _capture_id(
+    target: str, options: dict[str, Any], kwargs: dict[str, Any], backend: str | None,
+    by_value: bool | None,
+) -> SpecPack:
+    """``capture("Some-v0", ...)``, memoised on the exact kwargs."""
+    key: Any = None
+    if all(type(v) in SCALAR_TYPES for v in kwargs.values()):
+        key = (
+            target, backend, by_value,
+            tuple((k, exact_key(options[k])) for k in sorted(options)),
+            tuple((k, exact_key(kwargs[k])) for k in sorted(kwargs)),
+        )
+        hit = _memo.get(key)
+        if hit is not None and hit[0].memo_valid(target, hit[1]):
+            return hit[2]
+    impl = get_backend(backend or "gymnasium")
+    _check_options(impl, options)
+    pack = _assemble(impl, impl.from_id(target, options, kwargs), by_value)
+    if key is not None and pack._plain and not any(c.by_value for c in _code(pack)):
+        token = impl.memo_token(target)
+        if token is not None:
+            if len(_memo) > 4096:
+                _memo.clear()
+            _memo[key] = (impl, token, pack)
+    return pack
+
+
+def _code(pack: SpecPack) -> list[Any]:
+    return [c for c in pack.carried() if isinstance(c, CodeRef)]
+
+
+def _check_options(impl: Backend, options: dict[str, Any]) -> None:
+    """Refuse gym-only ``make`` options for a backend whose ``make`` has no such option."""
+    gym_only = [k for k in ("autoreset", "apply_api_compatibility") if k in options]
+    if gym_only and impl.name != "gym":
+        raise CaptureError(
+            f"{' and '.join(gym_only)}: only the legacy gym.make takes "
+            f"{'this option' if len(gym_only) == 1 else 'these options'} (backend='gym'); "
+            "gymnasium 1.x's make has none. For a gymnasium env, apply the wrapper yourself "
+            "(e.g. gymnasium.wrappers.Autoreset) and capture the live env. If it is a kwarg of "
+            "your env, pass it in env_kwargs={...}"
+        )
+
+
+def _is_env(impl: Backend, obj: Any) -> bool:
+    return impl.owns(obj) and not _is_spec(obj)
+
+
+def _is_spec(obj: Any) -> bool:
+    return type(obj).__name__ == "EnvSpec" and hasattr(obj, "entry_point")
+
+
+def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
+    """A shared Layer for a library wrapper with scalar kwargs (Layers are immutable)."""
+    if not all(type(v) in SCALAR_TYPES for v in lkw.values()):
+        return None
+    key = (cls, exact_key(lkw))
+    hit = _layer_cache.get(key)
+    if hit is None:
+        hit = Layer(code_ref(cls, what=f"wrapper {cls.__qualname__}"), dict(lkw))
+        if len(_layer_cache) > 4096:
+            _layer_cache.clear()
+        _layer_cache[key] = hit
+    return hit
+
+
+def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None) -> SpecPack:
+    label = recipe.id or getattr(recipe.entry, "__qualname__", None) or "env"
+    if recipe.entry_string is not None:
+        entry, entry_obj = code_ref_from_string(
+            recipe.entry_string, by_value=by_value, what=f"entry point of {label!r}"
+        )
+    else:
+        if not callable(recipe.entry):
+            raise CaptureError(f"the entry point of {label!r} ({recipe.entry!r}) is not callable")
+        entry_obj = recipe.entry
+        entry = code_ref(recipe.entry, by_value=by_value, what=f"entry point of {label!r}")
+    for k in recipe.kwargs:
+        if type(k) is not str:
+            raise CaptureError(f"env kwarg names must be strings, got {k!r} for {label!r}")
+    check_kwargs(entry_obj, recipe.kwargs, f"the env {label!r} ({entry.name})")
+    kwargs, plain = lower_mapping(recipe.kwargs, label, "kwargs", by_value)
+    spec, _ = lower_mapping(recipe.spec, label, "spec field", by_value)
+    layers = []
+    carries = entry.by_value or not plain
+    for cls, lkw in recipe.layers:
+        check_kwargs(cls, lkw, f"the wrapper {cls.__qualname__} of {label!r}")
+        lib = cls.__module__.startswith(impl.library_prefixes)
+        layer = _library_layer(cls, lkw) if lib else None
+        if layer is None:
+            ref = code_ref(cls, by_value=None if lib else by_value,
+                           what=f"wrapper {cls.__qualname__}")
+            lowered, lplain = lower_mapping(lkw, label, f"{cls.__qualname__} kwargs", by_value)
+            layer = Layer(ref, lowered)
+            carries = carries or ref.by_value or not lplain
+        layers.append(layer)
+    notes = recipe.notes
+    if carries:
+        notes = [*notes, *_carry_notes(entry, kwargs, layers)]
+    return SpecPack(
+        backend=impl.name,
+        id=recipe.id,
+        entry_point=entry,
+        kwargs=kwargs,
+        spec=spec,
+        layers=tuple(layers),
+        auto_render=recipe.auto_render,
+        versions=version_record(impl.name, None if entry.by_value else entry.module),
+        notes=tuple(notes),
+        plain=plain,
+    )
+
+
+def _carry_notes(entry: CodeRef, kwargs: dict[str, Any], layers: list[Layer]) -> list[str]:
+    notes = []
+    carried: list[tuple[str, Any]] = [("entry point", entry)]
+    carried += [("kwargs", c) for c in iter_carried(kwargs)]
+    for layer in layers:
+        carried.append((f"wrapper {layer.name}", layer.cls))
+        carried += [(f"{layer.name} kwargs", c) for c in iter_carried(layer._kwargs)]
+    for where, c in carried:
+        if isinstance(c, CodeRef) and c.by_value:
+            kind = "a lambda" if "<lambda>" in c.qualname else c.qualname
+            notes.append(
+                f"{where}: {kind} ({c.module}) travels by value (cloudpickle, "
+                f"{len(c.payload or b'')} bytes): it is tied to Python {c.python} and cannot be "
+                "loaded from a file without trust=True or a signature key"
+            )
+        elif isinstance(c, Blob):
+            notes.append(
+                f"{where}: a {c.type_name} object travels as a pickle payload "
+                f"({len(c.payload)} bytes), tied to Python {c.python}"
+            )
+    return notes

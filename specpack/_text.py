@@ -1,0 +1,74 @@
+"""Text for messages: bounded reprs, escaped names, one-line and full exception text.
+
+Written once here and used everywhere a value, a name from a file or an exception reaches a
+message, a report or a terminal: a 5,000-digit int or a huge array must not flood a message, a
+failing ``__repr__`` must not turn one error into another, and a hostile file's names must not
+carry terminal escape sequences (C0/C1 controls, bidi overrides) to the screen.
+"""
+
+from __future__ import annotations
+
+import difflib
+import traceback
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["format_exception", "one_line", "printable", "short", "suggest"]
+
+
+def short(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters; never raises, never builds a huge string."""
+    if type(value) is int and value.bit_length() > 4 * limit:
+        return f"<int of {(value.bit_length() + 3) // 4} hex digits>"
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - repr of user objects may fail
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
+
+
+def printable(text: str, limit: int = 200) -> str:
+    """``text`` safe to print: non-printable characters escaped, length capped at ``limit``.
+
+    ``str.isprintable`` is False for C0/C1 controls and for format characters such as the
+    bidi overrides (U+202E), so each of those is written as its ``\\x``/``\\u`` escape.
+    """
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+def one_line(exc: BaseException, limit: int = 400) -> str:
+    """``"Type: first line of the message"``, bounded (what a report's one-line reason shows)."""
+    text = f"{type(exc).__name__}: {exc}".strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    first = first.rstrip(": ") or type(exc).__name__
+    return first if len(first) <= limit else first[: limit - 3] + "..."
+
+
+def format_exception(exc: BaseException) -> str:
+    """The full traceback text of ``exc``, chained causes included."""
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+def suggest(word: str, choices: Iterable[str], *, n: int = 3) -> str:
+    """`` did you mean 'X'?`` for the closest of ``choices`` to ``word``, or ``""``.
+
+    Used for every name a user can mistype: env ids, env and wrapper kwargs, CLI flags and
+    commands. Case is ignored when nothing matches as typed.
+    """
+    pool = [c for c in choices if isinstance(c, str)]
+    close = difflib.get_close_matches(word, pool, n=n, cutoff=0.6)
+    if not close:
+        lowered: dict[str, str] = {}
+        for c in pool:
+            lowered.setdefault(c.lower(), c)
+        close = [lowered[k] for k in difflib.get_close_matches(word.lower(), list(lowered), n=n)]
+    if not close:
+        return ""
+    text = f" did you mean {close[0]!r}?"
+    if len(close) > 1:
+        text += " (also close: " + ", ".join(repr(c) for c in close[1:]) + ")"
+    return text

@@ -1,0 +1,1 @@
+"""Proving a rebuild is identical: traces, their comparison, and ``verify``."""

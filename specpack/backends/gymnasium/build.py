@@ -1,0 +1,141 @@
+"""Building a gymnasium env from a :class:`~specpack.backends.Blueprint`.
+
+Every build in a process shares one plan per blueprint (the loaded entry point and wrapper
+classes, the ``env.spec`` template, and ready kwargs for wrappers whose kwargs are plain
+scalars of this gymnasium release, with cross-release adaptations already applied); the plan is
+kept here, keyed by the blueprint, never inside the pack. The render-mode wrappers
+(``HumanRendering``/``RenderCollection``) follow ``gymnasium.make`` from the final
+``render_mode``. ``env.unwrapped.spec`` is set to the same minimal ``EnvSpec`` that ``make``
+sets.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+from gymnasium.envs.registration import EnvSpec, WrapperSpec
+
+from ...carry.values import materialize
+from .. import Blueprint
+from .._shared import construct, wrap_failure
+from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs
+from .resolve import META_DEFAULTS
+
+__all__ = ["build"]
+
+#: One wrapper of a plan: its class, ready kwargs (None: materialise per build), lowered kwargs.
+_Step = tuple[Any, "dict[str, Any] | None", Mapping[str, Any]]
+
+
+class _Plan:
+    """What every build of one blueprint in this process shares."""
+
+    __slots__ = ("creator", "skewed", "spec", "steps")
+
+    def __init__(self, bp: Blueprint) -> None:
+        self.creator = bp.entry.load()
+        captured = bp.versions.get("gymnasium")
+        self.skewed = captured is not None and captured != GYMNASIUM_VERSION
+        steps: list[_Step] = []
+        for ref, lowered, plain in bp.layers:
+            wcls = ref.load()
+            fixed: dict[str, Any] | None = None
+            if plain:
+                fixed = dict(lowered)
+                if self.skewed and fixed:
+                    fixed = adapt_layer_kwargs(wcls, fixed, captured, bp.label)
+            steps.append((wcls, fixed, lowered))
+        self.steps = tuple(steps)
+        self.spec = _spec_template(bp, self.creator) if bp.spec else None
+
+
+_plans: weakref.WeakKeyDictionary[Blueprint, _Plan] = weakref.WeakKeyDictionary()
+
+
+def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
+    """Build the env of ``bp`` with the final constructor ``kwargs`` (a dict of its own)."""
+    plan = _plans.get(bp)
+    if plan is None:
+        plan = _plans[bp] = _Plan(bp)
+    creator = plan.creator
+    human = collection = False
+    if bp.auto_render and "render_mode" in kwargs:
+        human, collection = _render_plan(creator, kwargs)
+    env = construct(bp.label, bp.entry.name, creator, kwargs, gymnasium.Env,
+                    "for a legacy gym env capture with backend='gym'")
+    if plan.spec is not None:
+        spec = EnvSpec.__new__(EnvSpec)
+        spec.__dict__.update(plan.spec.__dict__)
+        spec.kwargs = kwargs
+        env.unwrapped.spec = spec
+    try:  # inline, not a context manager: it would cost ~1 µs per make
+        for wcls, fixed, lowered in plan.steps:
+            if fixed is not None:
+                env = wcls(env, **fixed) if fixed else wcls(env)
+            else:
+                env = wcls(env, **_layer_kwargs(bp, plan, wcls, lowered))
+        if human:
+            env = gymnasium.wrappers.HumanRendering(env)
+        elif collection:
+            env = gymnasium.wrappers.RenderCollection(env)
+    except Exception as e:
+        err = wrap_failure(bp.label, e)
+        if err is e:
+            raise
+        raise err from e
+    return env
+
+
+def _layer_kwargs(bp: Blueprint, plan: _Plan, wcls: Any, lowered: Mapping[str, Any]) -> Any:
+    """Fresh kwargs for one wrapper (callables loaded, containers copied, versions fitted)."""
+    kw: dict[str, Any] = materialize(dict(lowered))
+    if kw and plan.skewed:
+        kw = adapt_layer_kwargs(wcls, kw, bp.versions.get("gymnasium"), bp.label)
+    return kw
+
+
+def _render_plan(creator: Any, kwargs: dict[str, Any]) -> tuple[bool, bool]:
+    """gymnasium.make's render-mode logic; may rewrite ``kwargs['render_mode']``."""
+    render_mode = kwargs.get("render_mode")
+    if render_mode is None:
+        return False, False
+    metadata = getattr(creator, "metadata", None)
+    if not isinstance(metadata, dict):
+        return False, False
+    render_modes = metadata.get("render_modes")
+    if render_modes is None or render_mode in render_modes:
+        return False, False
+    displayable = {"rgb_array", "rgb_array_list"}.intersection(render_modes)
+    if render_mode == "human" and displayable:
+        kwargs["render_mode"] = displayable.pop()
+        return True, False
+    if render_mode.endswith("_list") and render_mode[: -len("_list")] in render_modes:
+        kwargs["render_mode"] = render_mode[: -len("_list")]
+        return False, True
+    return False, False
+
+
+def _spec_template(bp: Blueprint, creator: Any) -> EnvSpec:
+    """The ``env.unwrapped.spec`` every build copies (with its own kwargs)."""
+    meta = {**META_DEFAULTS, **bp.spec}
+    if "entry_point" not in meta:
+        entry: Any = bp.entry.name
+    else:
+        entry = meta["entry_point"] if meta["entry_point"] is not None else creator
+    return EnvSpec(
+        id=meta.get("id") or "env",
+        entry_point=entry,
+        reward_threshold=meta["reward_threshold"],
+        nondeterministic=bool(meta["nondeterministic"]),
+        max_episode_steps=meta["max_episode_steps"],
+        order_enforce=bool(meta["order_enforce"]),
+        disable_env_checker=bool(meta["disable_env_checker"]),
+        additional_wrappers=tuple(
+            WrapperSpec(name, ep, materialize(kw) if kw is not None else None)
+            for name, ep, kw in materialize(meta["additional_wrappers"])
+        ),
+        vector_entry_point=meta["vector_entry_point"],
+    )

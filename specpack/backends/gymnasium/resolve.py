@@ -1,0 +1,293 @@
+"""Resolving a gymnasium env: an id, an ``EnvSpec``, a class or factory, or a live stack.
+
+Resolution follows ``gymnasium.make`` step for step (gymnasium 1.0 through 1.4 share it):
+the spec's kwargs updated with the call's, then ``PassiveEnvChecker`` (unless disabled),
+``OrderEnforcing`` (if ``order_enforce``), ``TimeLimit`` (the call's ``max_episode_steps``,
+else the spec's; ``-1`` means none) and the spec's ``additional_wrappers``. The render-mode
+wrappers depend on the final ``render_mode`` and are decided at build time
+(:mod:`.build`). Kwargs the entry point cannot take are refused here, with a suggestion.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import gymnasium
+from gymnasium.envs.registration import EnvSpec
+from gymnasium.utils import EzPickle, RecordConstructorArgs
+
+from ..._text import suggest
+from ...carry.code import code_ref_from_string
+from ...errors import CaptureError, UnknownEnvError, UnrecordedArgumentsError
+from .. import Recipe
+from .._shared import (
+    check_coverage,
+    evidence_kwargs,
+    ezpickle_kwargs,
+    import_id_module,
+    init_params,
+    spec_made,
+)
+from .compat import repair_record
+
+__all__ = ["META_DEFAULTS", "from_callable", "from_env", "from_id", "from_spec", "spec_meta"]
+
+_ID_SAFE = re.compile(r"[^\w.-]+")
+
+
+#: EnvSpec field values that a pack's spec record leaves out (those ``make`` sets on
+#: ``env.unwrapped.spec``); keeps pickles and manifests small.
+META_DEFAULTS: dict[str, Any] = {
+    "reward_threshold": None,
+    "nondeterministic": False,
+    "max_episode_steps": None,
+    "order_enforce": False,
+    "disable_env_checker": True,
+    "additional_wrappers": (),
+    "vector_entry_point": None,
+}
+
+
+def spec_meta(spec: EnvSpec, *, minimal: bool) -> dict[str, Any]:
+    """The ``EnvSpec`` fields a rebuilt env must carry as ``env.unwrapped.spec``.
+
+    ``minimal`` gives what ``gymnasium.make`` sets (no TimeLimit/checker/order fields, no
+    additional wrappers). Fields at their default are left out; ``entry_point`` is left out
+    when it is the string the pack's entry point was resolved from, and ``None`` when the
+    spec's entry point is a callable (the rebuilt env then gets the callable).
+    """
+    meta: dict[str, Any] = {"id": spec.id}
+    if not isinstance(spec.entry_point, str):
+        meta["entry_point"] = None
+    fields: dict[str, Any] = {
+        "reward_threshold": spec.reward_threshold,
+        "nondeterministic": spec.nondeterministic,
+        "vector_entry_point": (
+            spec.vector_entry_point if isinstance(spec.vector_entry_point, str) else None
+        ),
+    }
+    if not minimal:
+        fields.update(
+            max_episode_steps=spec.max_episode_steps,
+            order_enforce=spec.order_enforce,
+            disable_env_checker=spec.disable_env_checker,
+            additional_wrappers=tuple(
+                (w.name, w.entry_point, w.kwargs) for w in spec.additional_wrappers
+            ),
+        )
+    for k, v in fields.items():
+        if v != META_DEFAULTS[k]:
+            meta[k] = v
+    return meta
+
+
+def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
+    from gymnasium.envs.registration import registry
+
+    full_id = import_id_module(env_id)
+    spec = registry.get(full_id)
+    if spec is None:
+        try:
+            spec = gymnasium.spec(full_id)
+        except Exception:  # noqa: BLE001 - any lookup failure means "unknown id"
+            raise UnknownEnvError(
+                f"no env registered as {full_id!r} in gymnasium's registry;"
+                f"{suggest(full_id, registry.keys())} Register it first, or pass the env class: "
+                "specpack.capture(MyEnv)"
+            ) from None
+    return from_spec(spec, options, kwargs)
+
+def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
+    if not isinstance(spec, EnvSpec):
+        raise CaptureError(f"expected a gymnasium EnvSpec, got {type(spec).__name__}")
+    entry = spec.entry_point
+    if entry is None:
+        raise CaptureError(
+            f"the spec {spec.id!r} has no entry_point; register it with "
+            "entry_point='module:Class' or a callable"
+        )
+    max_episode_steps = options.get("max_episode_steps")
+    disable_env_checker = options.get("disable_env_checker")
+    env_kwargs = dict(spec.kwargs)
+    env_kwargs.update(kwargs)
+    layers: list[tuple[type, dict[str, Any]]] = []
+    if disable_env_checker is False or (
+        disable_env_checker is None and spec.disable_env_checker is False
+    ):
+        layers.append((gymnasium.wrappers.PassiveEnvChecker, {}))
+    if spec.order_enforce:
+        layers.append((gymnasium.wrappers.OrderEnforcing, {}))
+    if max_episode_steps != -1:
+        steps = max_episode_steps if max_episode_steps is not None else spec.max_episode_steps
+        if steps is not None:
+            layers.append((gymnasium.wrappers.TimeLimit, {"max_episode_steps": steps}))
+    for w in spec.additional_wrappers:
+        if w.kwargs is None:
+            raise CaptureError(
+                f"the spec {spec.id!r} lists the wrapper {w.name} without recorded kwargs "
+                "(it does not inherit gymnasium.utils.RecordConstructorArgs), so it cannot "
+                "be recreated; make the wrapper record its arguments"
+            )
+        wcls = _load_entry(w.entry_point, f"wrapper {w.name} of {spec.id!r}")
+        layers.append((wcls, dict(w.kwargs)))
+    layers.reverse()  # outermost first
+    if isinstance(entry, str):
+        entry_string: str | None = entry
+        entry_obj: Any = None
+    else:
+        entry_string, entry_obj = None, entry
+        if not callable(entry):
+            raise CaptureError(
+                f"the spec {spec.id!r} has entry_point={entry!r}, which is not callable; "
+                "use a class, a factory function or a 'module:Class' string"
+            )
+    return Recipe(
+        id=spec.id,
+        entry=entry_obj,
+        entry_string=entry_string,
+        kwargs=env_kwargs,
+        spec=spec_meta(spec, minimal=True),
+        layers=layers,
+        auto_render=True,
+    )
+
+def from_callable(
+    fn: Any, options: dict[str, Any], kwargs: dict[str, Any]
+) -> Recipe:
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or "env"
+    spec_id = _ID_SAFE.sub("_", str(name)).strip("_.-") or "env"
+    spec = EnvSpec(id=spec_id, entry_point=fn)
+    recipe = from_spec(spec, options, kwargs)
+    recipe.id = None
+    return recipe
+
+def from_env(env: Any) -> Recipe:
+    if not isinstance(env, gymnasium.Env):
+        raise CaptureError(f"expected a gymnasium.Env, got {type(env).__name__}")
+    layers: list[tuple[type, dict[str, Any]]] = []
+    notes: list[str] = []
+    node: Any = env
+    while isinstance(node, gymnasium.Wrapper):
+        cls = type(node)
+        layers.append((cls, _wrapper_kwargs(node, cls)))
+        node = node.env
+    base = node
+    bcls = type(base)
+    spec = getattr(base, "spec", None)
+    entry_string: str | None = None
+    entry: Any = bcls
+    if spec is not None and spec_made(spec, bcls):
+        kwargs = dict(spec.kwargs)
+        if isinstance(spec.entry_point, str):
+            entry_string = spec.entry_point
+        meta = spec_meta(spec, minimal=False)
+    else:
+        kwargs = _base_kwargs(base, bcls, notes)
+        meta = spec_meta(spec, minimal=False) if spec is not None else {}
+        if spec is not None and isinstance(spec.entry_point, str):
+            meta["entry_point"] = spec.entry_point
+    _note_stack(layers, notes)
+    return Recipe(
+        id=spec.id if spec is not None else None,
+        entry=None if entry_string else entry,
+        entry_string=entry_string,
+        kwargs=kwargs,
+        spec=meta,
+        layers=layers,
+        auto_render=False,
+        notes=notes,
+    )
+
+
+def _load_entry(entry: Any, what: str) -> Any:
+    if callable(entry):
+        return entry
+    return code_ref_from_string(str(entry), by_value=None, what=what)[1]
+
+
+def _wrapper_kwargs(node: Any, cls: type) -> dict[str, Any]:
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    fix = (
+        f"make {cls.__qualname__} inherit gymnasium.utils.RecordConstructorArgs and call "
+        f"RecordConstructorArgs.__init__(self, <arg>=<arg>, ...) in its __init__, or capture the "
+        "env below it and re-apply the wrapper in the worker"
+    )
+    if isinstance(node, RecordConstructorArgs) and hasattr(node, "_saved_kwargs"):
+        kwargs = {k: v for k, v in node._saved_kwargs.items() if k != "env"}
+        kwargs = repair_record(node, cls, kwargs)  # gaps of older 1.x records
+        check_coverage(node, cls, kwargs, "RecordConstructorArgs", fix)
+        return kwargs
+    params = init_params(cls)
+    if params is not None and not params:
+        return {}
+    taken = ", ".join(p.name for p in params or ())
+    raise UnrecordedArgumentsError(
+        f"the wrapper {name} takes constructor arguments ({taken or 'unknown'}) but does not "
+        f"record them, so it cannot be rebuilt faithfully; {fix}"
+    )
+
+
+def _base_kwargs(base: Any, cls: type, notes: list[str] | None = None) -> dict[str, Any]:
+    """Constructor kwargs of a base env that was not built by ``make``."""
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    fix = (
+        f"capture the class with its arguments, specpack.capture({cls.__qualname__}, ...), or "
+        "build the env with gymnasium.make so its spec records them"
+    )
+    if isinstance(base, RecordConstructorArgs) and hasattr(base, "_saved_kwargs"):
+        kwargs = dict(base._saved_kwargs)
+        check_coverage(base, cls, kwargs, "RecordConstructorArgs", fix)
+        return kwargs
+    if isinstance(base, EzPickle):
+        kwargs = ezpickle_kwargs(base, cls) or {}
+        gap = check_coverage(
+            base, cls, kwargs, "EzPickle",
+            f"pass every argument to EzPickle.__init__ in {cls.__qualname__}.__init__, or {fix}",
+        )
+        if gap and notes is not None:
+            notes.append(
+                f"EzPickle gap: {cls.__name__} does not pass {', '.join(gap)} to "
+                "EzPickle.__init__; nothing shows a non-default value here, so the rebuild uses "
+                "those defaults (pickling the env itself would too)"
+            )
+        return kwargs
+    params = init_params(cls)
+    if params is not None and not params:
+        return {}
+    if params is not None:
+        recovered = evidence_kwargs(base, params)
+        if recovered is not None:
+            if notes is not None and recovered:
+                notes.append(
+                    f"{cls.__qualname__} was built directly: its constructor arguments "
+                    f"({', '.join(recovered)}) were read back from same-named attributes; "
+                    "pack.verify() proves the rebuild"
+                )
+            return recovered
+    taken = ", ".join(p.name for p in params or ())
+    missing = ", ".join(p.name for p in params or () if evidence_kwargs(base, [p]) is None)
+    raise UnrecordedArgumentsError(
+        f"the env {name} was built directly with constructor arguments ({taken or 'unknown'}; "
+        f"no attribute holds {missing or 'them'}) with constructor arguments ({taken or 'unknown'}) "
+        f"that nothing recorded (no spec, no EzPickle, no RecordConstructorArgs); {fix}"
+    )
+
+
+_MAKE_INNER = frozenset({"PassiveEnvChecker", "OrderEnforcing"})
+
+
+def _note_stack(layers: list[tuple[type, dict[str, Any]]], notes: list[str]) -> None:
+    """Portability notes about the stack's shape (kept exactly, but worth knowing)."""
+    names = [c.__qualname__ for c, _ in layers]
+    if "TimeLimit" in names:
+        below = [n for n in names[names.index("TimeLimit") + 1 :] if n not in _MAKE_INNER]
+        if below:
+            notes.append(
+                f"TimeLimit is not innermost: {', '.join(below)} sit below it (gymnasium's "
+                "env.spec would reorder this stack; the pack keeps it exactly)"
+            )
+    if names.count("TimeLimit") > 1:
+        notes.append("the stack has more than one TimeLimit; every one is kept")
+
+

@@ -1,0 +1,349 @@
+"""Carrying code across a process boundary: by reference or by value.
+
+A class or function is kept **by reference** (``"module:qualname"``) when a fresh interpreter
+started from the same installation could import it under that name (see
+:mod:`specpack.carry.importable`), and **by value** (a cloudpickle payload made at capture time)
+when it could not: code defined in ``__main__``, in a module loaded from a file path, in a
+module found only through a runtime ``sys.path`` entry, local classes, lambdas and closures.
+
+A reference read from a file is resolved strictly: each step of the qualified name must be an
+attribute that is not a module (``"pkg.mod:os.system"`` is refused), and under an allow-list
+the object found must itself be defined in an allowed module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import sys
+import threading
+import types
+from typing import Any
+
+from ..errors import BuildError, CaptureError, UntrustedPackError
+from .importable import MAIN_NAMES, fresh_importable, non_importable_modules
+
+__all__ = ["CodeRef", "code_ref", "code_ref_from_string", "portable_dumps", "reference_of",
+           "resolve_qualname"]
+
+_PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
+_MAIN_NAMES = MAIN_NAMES
+
+
+def resolve_qualname(module: types.ModuleType, qualname: str) -> Any:
+    """``module.<qualname>``, one attribute at a time, never stepping through a module.
+
+    A qualified name names a class or function *defined* in that module (``Outer.Inner``), so a
+    step that lands on a module object (``gym.os``) is refused with ``AttributeError``: it would
+    let a reference reach any module the named one happens to import.
+    """
+    obj: Any = module
+    for part in qualname.split("."):
+        if part.startswith("__") and part.endswith("__"):
+            raise AttributeError(f"{module.__name__}:{qualname}: {part!r} is not part of a name")
+        obj = getattr(obj, part)
+        if isinstance(obj, types.ModuleType):
+            raise AttributeError(
+                f"{module.__name__}:{qualname} steps through the module {obj.__name__!r}; a "
+                "reference must name a class or function by its own module"
+            )
+    return obj
+
+
+def allowed(module: str, allow: tuple[str, ...]) -> bool:
+    """Whether ``module`` equals an allow-list entry or lies inside one (``pkg`` admits ``pkg.x``)."""
+    return any(module == p or module.startswith(p + ".") for p in allow)
+
+
+def reference_of(obj: Any) -> tuple[str, str] | None:
+    """``(module, qualname)`` under which ``obj`` can be looked up in this process, or None."""
+    modname = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None)
+    if not isinstance(modname, str) or not isinstance(qualname, str) or "<" in qualname:
+        return None
+    mod = sys.modules.get(modname)
+    if mod is None:
+        return None
+    try:
+        found = resolve_qualname(mod, qualname)
+    except AttributeError:
+        return None
+    return (modname, qualname) if found is obj else None
+
+
+_pickle_lock = threading.Lock()
+_load_lock = threading.Lock()
+_loaded: dict[str, Any] = {}
+
+
+def _dumps_by_value(obj: Any, modules: set[str]) -> bytes:
+    """cloudpickle ``obj`` by value, also for code living in non-importable named modules."""
+    import cloudpickle
+
+    with _pickle_lock:
+        registered = []
+        try:
+            for name in sorted(modules):
+                mod = sys.modules.get(name)
+                if mod is None or name in _MAIN_NAMES:
+                    continue
+                try:
+                    cloudpickle.register_pickle_by_value(mod)
+                    registered.append(mod)
+                except ValueError:
+                    pass
+            return bytes(cloudpickle.dumps(obj, protocol=4))
+        finally:
+            for mod in registered:
+                try:
+                    cloudpickle.unregister_pickle_by_value(mod)
+                except ValueError:  # pragma: no cover
+                    pass
+
+
+def portable_dumps(obj: Any, *, force_modules: set[str] | None = None) -> bytes:
+    """cloudpickle ``obj`` so that a fresh interpreter can load it.
+
+    Modules that a fresh interpreter could not import (file-loaded, runtime ``sys.path``) are
+    registered for pickling by value for the duration of the call; ``__main__`` is by value
+    already in cloudpickle.
+    """
+    modules = set(non_importable_modules())
+    if force_modules:
+        modules |= force_modules
+    return _dumps_by_value(obj, modules)
+
+
+
+class CodeRef:
+    """A class or function, carried by reference (``module:qualname``) or by value (payload).
+
+    Immutable and hashable by content. ``load()`` returns the object in this process: by
+    reference it imports the module; by value it unpickles the payload once per process (the
+    result is cached by digest, so every rebuild in a process shares one class object).
+    """
+
+    __slots__ = ("_digest", "_obj", "allow", "module", "payload", "python", "qualname")
+
+    module: str
+    qualname: str
+    payload: bytes | None
+    python: str | None
+    allow: tuple[str, ...] | None
+    _digest: str | None
+    _obj: Any
+
+    def __init__(
+        self,
+        module: str,
+        qualname: str,
+        payload: bytes | None = None,
+        python: str | None = None,
+        allow: tuple[str, ...] | None = None,
+    ) -> None:
+        object.__setattr__(self, "module", module)
+        object.__setattr__(self, "qualname", qualname)
+        object.__setattr__(self, "payload", payload)
+        object.__setattr__(self, "python", python if payload is not None else None)
+        object.__setattr__(self, "allow", None if allow is None else tuple(allow))
+        object.__setattr__(self, "_digest", None)
+        object.__setattr__(self, "_obj", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"CodeRef is immutable (cannot set {name!r})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self.allow is None:
+            return (CodeRef, (self.module, self.qualname, self.payload, self.python))
+        return (CodeRef, (self.module, self.qualname, self.payload, self.python, self.allow))
+
+    @property
+    def by_value(self) -> bool:
+        """True when the code travels as a cloudpickle payload."""
+        return self.payload is not None
+
+    @property
+    def name(self) -> str:
+        """``module:qualname``, as written in entry points."""
+        return f"{self.module}:{self.qualname}"
+
+    @property
+    def digest(self) -> str | None:
+        """``sha256:<hex>`` of the payload (None for a reference)."""
+        if self.payload is None:
+            return None
+        if self._digest is None:
+            object.__setattr__(self, "_digest", "sha256:" + hashlib.sha256(self.payload).hexdigest())
+        return self._digest
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.module, self.qualname, self.digest, self.python)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CodeRef) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        if self.payload is None:
+            return f"CodeRef({self.name!r})"
+        return f"CodeRef({self.name!r}, by_value, {len(self.payload)} bytes, {self.digest})"
+
+    def load(self) -> Any:
+        """The object itself, in this process (cached after the first call)."""
+        obj = self._obj
+        if obj is not None:
+            return obj
+        obj = self._load()
+        object.__setattr__(self, "_obj", obj)
+        return obj
+
+    def _load(self) -> Any:
+        if self.payload is None:
+            allow = self.allow
+            if allow is not None and not allowed(self.module, allow):
+                raise UntrustedPackError(
+                    f"{self.name} is outside allow={list(allow)}; nothing was imported"
+                )
+            try:
+                mod = importlib.import_module(self.module)
+                obj = resolve_qualname(mod, self.qualname)
+            except Exception as e:
+                raise BuildError(
+                    f"cannot import {self.name} in this process ({type(e).__name__}: {e}); "
+                    "install the package that provides it here, or capture with by_value=True"
+                ) from e
+            if allow is not None:
+                home = getattr(obj, "__module__", None)
+                if not isinstance(home, str) or not allowed(home, allow):
+                    raise UntrustedPackError(
+                        f"{self.name} resolves to an object defined in {home!r}, outside "
+                        f"allow={list(allow)}; a reference is admitted only for code defined "
+                        "in an allowed module. Add that module to allow if you trust it"
+                    )
+            return obj
+        digest = self.digest
+        assert digest is not None
+        if self.python is None:
+            raise BuildError(
+                f"{self.name} is carried by value but its record says nothing about the Python "
+                f"version it was pickled under; capture the pack again under Python {_PY}"
+            )
+        if self.python != _PY:
+            raise BuildError(
+                f"{self.name} was carried by value under Python {self.python} and cannot be "
+                f"loaded under Python {_PY}: cloudpickle payloads are tied to the Python minor "
+                f"version; capture the pack again under Python {_PY}, or make the code importable "
+                "so it travels by reference"
+            )
+        obj = _loaded.get(digest)
+        if obj is not None:
+            return obj
+        import cloudpickle
+
+        with _load_lock:
+            obj = _loaded.get(digest)
+            if obj is None:
+                try:
+                    obj = cloudpickle.loads(self.payload)
+                except Exception as e:
+                    raise BuildError(
+                        f"cannot load {self.name} carried by value ({type(e).__name__}: {e}); "
+                        "a module it needs is missing here"
+                    ) from e
+                _loaded[digest] = obj
+        return obj
+
+
+_ref_cache: dict[Any, CodeRef] = {}
+
+
+def code_ref(obj: Any, *, by_value: bool | None = None, what: str = "entry point") -> CodeRef:
+    """The :class:`CodeRef` for a class or function, deciding by reference vs by value.
+
+    ``by_value=None`` decides by fresh importability; ``True``/``False`` force the choice
+    (``False`` still needs a name under which the object can be looked up).
+    """
+    if by_value is None:
+        try:
+            cached = _ref_cache.get(obj)
+        except TypeError:  # unhashable callable
+            cached = None
+        if cached is not None and cached._obj is obj:
+            return cached
+    ref = reference_of(obj)
+    if by_value is None:
+        by_value = ref is None or not fresh_importable(ref[0])
+    if not by_value:
+        if ref is None:
+            raise CaptureError(
+                f"the {what} {obj!r} has no importable name (it is a lambda, a closure or a "
+                "local class); it can only travel by value: drop by_value=False"
+            )
+        out = CodeRef(ref[0], ref[1])
+        object.__setattr__(out, "_obj", obj)
+        try:
+            _ref_cache[obj] = out
+        except TypeError:
+            pass
+        return out
+    modname = getattr(obj, "__module__", None) or "__main__"
+    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+    force: set[str] = set()
+    if isinstance(modname, str) and modname not in _MAIN_NAMES and modname in sys.modules:
+        force.add(modname)
+    try:
+        payload = portable_dumps(obj, force_modules=force)
+    except Exception as e:
+        raise CaptureError(
+            f"the {what} {modname}:{qualname} cannot be carried by value "
+            f"({type(e).__name__}: {e}); move it to an importable module"
+        ) from e
+    return CodeRef(str(modname), str(qualname), payload, _PY)
+
+
+def code_ref_from_string(entry: str, *, by_value: bool | None, what: str) -> tuple[CodeRef, Any]:
+    """Resolve a ``"module:attr"`` entry point here, in the parent, and carry it."""
+    modname, sep, attr = entry.partition(":")
+    if not sep or not modname or not attr:
+        raise CaptureError(
+            f"the {what} {entry!r} is not of the form 'module:attr'; "
+            "give a 'package.module:ClassName' string or the class itself"
+        )
+    if modname == "__mp_main__":
+        modname = "__main__"
+    key = (entry, by_value)
+    hit = _string_cache.get(key)
+    if hit is not None and sys.modules.get(modname) is hit[2]:
+        return hit[0], hit[1]
+    try:
+        mod = importlib.import_module(modname)
+        obj = resolve_qualname(mod, attr)
+    except Exception as e:
+        raise CaptureError(
+            f"cannot load the {what} {entry!r} ({type(e).__name__}: {e}); check the module "
+            "is importable here and defines that name"
+        ) from e
+    if not callable(obj):
+        raise CaptureError(
+            f"the {what} {entry!r} resolves to {obj!r}, which is not callable; "
+            "point it at an env class or a factory function"
+        )
+    if by_value is False or (
+        by_value is None and modname not in _MAIN_NAMES and fresh_importable(modname)
+    ):
+        # The string itself is the reference a fresh interpreter will resolve.
+        if modname in _MAIN_NAMES:
+            raise CaptureError(
+                f"the {what} {entry!r} lives in __main__, which a worker cannot import by name; "
+                "drop by_value=False so it travels by value"
+            )
+        ref = CodeRef(modname, attr)
+        object.__setattr__(ref, "_obj", obj)
+        _string_cache[key] = (ref, obj, mod)
+        return ref, obj
+    return code_ref(obj, by_value=True, what=what), obj
+
+
+_string_cache: dict[tuple[str, bool | None], tuple[CodeRef, Any, Any]] = {}

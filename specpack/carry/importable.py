@@ -1,0 +1,188 @@
+"""Could a fresh interpreter of this installation import a module by name?
+
+Answered without importing anything and without trusting ``sys.modules`` (membership there is
+not evidence): the module's top-level package must be findable on the *installation* search
+path (stdlib, site-packages, ``.pth`` entries, ``PYTHONPATH`` resolved against the working
+directory, editable-install finders) and the dotted path must lead to the same file that is
+loaded now. The script directory, the working directory and runtime ``sys.path`` additions do
+not count: a worker started elsewhere does not have them.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.machinery
+import os
+import site
+import sys
+import sysconfig
+from typing import Any
+
+__all__ = ["MAIN_NAMES", "fresh_importable", "non_importable_modules"]
+
+MAIN_NAMES = frozenset({"__main__", "__mp_main__"})
+_MAIN_NAMES = MAIN_NAMES
+
+
+@functools.lru_cache(maxsize=1)
+def _installation_paths() -> tuple[str, ...]:
+    """The module search path a fresh ``python`` of this installation starts with.
+
+    That is the stdlib and site directories, the entries added by ``.pth`` files in them and
+    ``PYTHONPATH``; not the script directory, the working directory or runtime additions.
+    """
+    paths: list[str] = []
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            paths.append(p)
+    sitedirs: list[str] = []
+    try:
+        sitedirs.extend(site.getsitepackages())
+    except AttributeError:  # pragma: no cover - virtualenv's old site.py
+        pass
+    if site.ENABLE_USER_SITE:
+        sitedirs.append(site.getusersitepackages())
+    paths.extend(sitedirs)
+    for sitedir in dict.fromkeys(sitedirs + paths):
+        try:
+            names = sorted(n for n in os.listdir(sitedir) if n.endswith(".pth"))
+        except OSError:
+            continue
+        for name in names:
+            try:
+                with open(os.path.join(sitedir, name), encoding="utf-8") as fh:
+                    lines = fh.read().splitlines()
+            except (OSError, UnicodeDecodeError):
+                continue
+            for line in lines:
+                line = line.strip()
+                if not line or line.startswith(("#", "import ", "import\t")):
+                    continue
+                paths.append(os.path.join(sitedir, line))
+    for p in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        if p:
+            paths.append(os.path.abspath(p))
+    # The zipped stdlib and lib-dynload live beside the stdlib: keep sys.path entries under the
+    # installation prefixes.
+    prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix, sys.prefix)}
+    for p in sys.path:
+        if p and any(os.path.realpath(p).startswith(pre + os.sep) for pre in prefixes):
+            paths.append(p)
+    return tuple(dict.fromkeys(os.path.realpath(p) for p in paths if os.path.isdir(p) or p.endswith(".zip")))
+
+
+def _editable_finders() -> list[Any]:
+    """Meta-path finders installed at interpreter start by editable installs (setuptools etc.)."""
+    out = []
+    for finder in sys.meta_path:
+        mods = (getattr(finder, "__module__", None), getattr(type(finder), "__module__", None))
+        if any(
+            isinstance(m, str)
+            and m.startswith(("__editable__", "_editable_impl", "_pdm_", "_hatch_editable"))
+            for m in mods
+        ):
+            out.append(finder)
+    return out
+
+
+def _same_file(a: str | None, b: str | None) -> bool:
+    if not a or not b:
+        return False
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):  # pragma: no cover
+        return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _fresh_importable_cached(modname: str, loaded_file: str | None) -> bool:
+    top, _, rest = modname.partition(".")
+    if top in sys.builtin_module_names:
+        return not rest
+    if importlib.machinery.FrozenImporter.find_spec(top) is not None:
+        return not rest
+    spec = importlib.machinery.PathFinder.find_spec(top, list(_installation_paths()))
+    if spec is None:
+        for finder in _editable_finders():
+            try:
+                spec = finder.find_spec(top, None)
+            except Exception:  # noqa: BLE001 - a broken finder is no evidence
+                spec = None
+            if spec is not None:
+                break
+    if spec is None:
+        return False
+    if not rest:
+        return loaded_file is None or _same_file(spec.origin, loaded_file)
+    # Walk down the package path without importing: each step must be a package on disk.
+    locations = spec.submodule_search_locations
+    parts = rest.split(".")
+    for i, part in enumerate(parts):
+        if not locations:
+            return False
+        sub = importlib.machinery.PathFinder.find_spec(part, list(locations))
+        if sub is None:
+            return False
+        if i == len(parts) - 1:
+            return loaded_file is None or _same_file(sub.origin, loaded_file)
+        locations = sub.submodule_search_locations
+    return False  # pragma: no cover
+
+
+def fresh_importable(modname: str) -> bool:
+    """Whether a fresh interpreter of this installation could import ``modname`` by name."""
+    if modname in _MAIN_NAMES:
+        return False
+    mod = sys.modules.get(modname)
+    loaded_file = getattr(mod, "__file__", None) if mod is not None else None
+    if mod is not None and loaded_file is None and getattr(mod, "__spec__", None) is None:
+        return False  # built at run time (types.ModuleType): nowhere to import it from
+    return _fresh_importable_cached(modname, loaded_file)
+
+
+
+_scan: tuple[frozenset[str], frozenset[str]] | None = None
+
+
+def non_importable_modules() -> frozenset[str]:
+    """The loaded modules a fresh interpreter could not import, rescanned only when the set of
+    loaded module names changed (the scan is most of a by-value capture's cost)."""
+    global _scan
+    names = frozenset(sys.modules)
+    if _scan is not None and _scan[0] == names:
+        return _scan[1]
+    found = frozenset(
+        name
+        for name, mod in list(sys.modules.items())
+        if name not in _MAIN_NAMES
+        and mod is not None
+        and getattr(mod, "__file__", None)
+        and not name.startswith(("specpack", "gymnasium", "gym.", "numpy", "cloudpickle"))
+        and name != "gym"
+        and not _is_stdlib_or_site(getattr(mod, "__file__", ""))
+        and not fresh_importable(name)
+    )
+    _scan = (names, found)
+    return found
+
+
+@functools.lru_cache(maxsize=8192)
+def _is_stdlib_or_site_cached(path: str) -> bool:
+    real = os.path.realpath(path)
+    return any(real.startswith(p + os.sep) for p in _site_and_stdlib())
+
+
+def _is_stdlib_or_site(path: str) -> bool:
+    return bool(path) and _is_stdlib_or_site_cached(path)
+
+
+@functools.lru_cache(maxsize=1)
+def _site_and_stdlib() -> tuple[str, ...]:
+    paths = [sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")]
+    try:
+        paths.extend(site.getsitepackages())
+    except AttributeError:  # pragma: no cover
+        pass
+    return tuple({os.path.realpath(p) for p in paths if p})

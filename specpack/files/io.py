@@ -1,0 +1,234 @@
+"""Pack files on disk: :func:`dump` (optionally signed), :func:`load` and :func:`describe`.
+
+A pack file is the typed JSON manifest (``pack.to_json()``, see ``docs/file-format.md``) as
+UTF-8, optionally behind a signature line (:mod:`.signed`). Loading never imports a module and
+never unpickles anything: references stay lazy until ``make()``, by-value payloads stay bytes.
+A file that carries by-value payloads (code or pickled objects) is refused with
+:class:`~specpack.errors.UntrustedPackError` unless you pass ``trust=True`` or the file verifies
+with ``key``. What that protects and what it does not is in ``docs/security.md``.
+
+Example::
+
+    specpack.dump(pack, "cartpole.pack")
+    pack = specpack.load("cartpole.pack")                  # by-reference code only
+    specpack.dump(pack, "mine.pack", key=KEY)
+    pack = specpack.load("mine.pack", key=KEY)             # by-value code, signed by us
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable
+from typing import Any, Union
+
+from ..errors import PackFormatError, SignatureError, SpecPackError
+from ..pack import SpecPack
+from .manifest import code_payloads, decode_fields, parse_manifest
+from .signed import ALG, SignedFile, check_key, key_id, sign
+from .trust import named_modules, payload_uses
+
+__all__ = ["describe", "dump", "key_id", "load", "read_key"]
+
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+
+_MAX_FILE = 1 << 31
+
+
+def read_key(path: PathLike) -> bytes:
+    """The HMAC key held in the file ``path``: its bytes, exactly (nothing stripped).
+
+    The command line's ``--key-file`` reads keys with this function, so a key verifies the
+    same way through ``key=`` and through the CLI. Write one with e.g.
+    ``head -c 32 /dev/urandom > pack.key``.
+    """
+    source = _source(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(1 << 20)
+    except OSError as e:
+        raise SignatureError(f"{source}: cannot read the key file ({e.strerror or e})") from e
+    if not data:
+        raise SignatureError(f"{source}: the key file is empty; put the HMAC key in it")
+    return data
+
+
+def _source(path: Any) -> str:
+    try:
+        return os.fsdecode(path)
+    except TypeError:
+        raise PackFormatError(f"expected a file path, got {type(path).__name__} "
+                              f"{str(path)[:80]!r}") from None
+
+
+def _read(path: Any) -> SignedFile:
+    source = _source(path)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(_MAX_FILE + 1)
+    except FileNotFoundError:
+        raise PackFormatError(f"{source}: no such file") from None
+    except IsADirectoryError:
+        raise PackFormatError(f"{source}: is a directory, not a pack file") from None
+    except OSError as e:
+        raise PackFormatError(f"{source}: cannot read it ({e.strerror or e})") from e
+    if len(raw) > _MAX_FILE:
+        raise PackFormatError(f"{source}: larger than {_MAX_FILE} bytes; not a pack file")
+    if not raw.strip():
+        raise PackFormatError(f"{source}: empty file (a pack file holds a JSON manifest)")
+    return SignedFile(source, raw)
+
+
+
+
+def dump(pack: SpecPack, path: PathLike, *args: Any, key: bytes | None = None) -> None:
+    """Write ``pack`` to ``path`` as a pack file; with ``key`` (bytes) the file is signed.
+
+    The file is the readable manifest of ``pack.to_json()``; signing puts an HMAC-SHA256
+    header line in front, so that ``load(path, key=key)`` accepts by-value code in it and
+    refuses the file if any byte changed. The write is atomic (a temporary file renamed into
+    place). Example::
+
+        specpack.dump(pack, "env.specpack", key=secrets_from_somewhere)
+    """
+    if not isinstance(pack, SpecPack):
+        raise SpecPackError(f"dump() writes a SpecPack, got {type(pack).__name__}; make one "
+                            "with specpack.capture(...)")
+    if args:
+        warnings.warn("specpack.dump() takes key= as a keyword; a positional key is deprecated "
+                      "and stops working in 0.3", DeprecationWarning, stacklevel=2)
+        key = args[0]
+    k = check_key(key)
+    data = _manifest_bytes(pack)
+    if k is not None:
+        data = sign(k, data)
+    source = _source(path)
+    tmp = f"{source}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        with open(tmp, "xb") as fh:
+            fh.write(data)
+        os.replace(tmp, source)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise SpecPackError(f"cannot write the pack file {source} ({e.strerror or e}); check "
+                            "the directory exists and is writable") from e
+
+
+def _manifest_bytes(pack: SpecPack) -> bytes:
+    text = pack.to_json(indent=2) + "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: dumps fell back to \u escapes already
+        return text.encode("ascii", "backslashreplace")
+
+
+def load(
+    path: PathLike,
+    *args: Any,
+    trust: bool = False,
+    key: bytes | None = None,
+    allow: Iterable[str] | str | None = None,
+) -> SpecPack:
+    """Read a pack file written by :func:`dump`; nothing in it is imported or unpickled now.
+
+    Parameters
+    ----------
+    path
+        The pack file.
+    trust
+        Accept by-value payloads (code or pickled objects, which run when ``make()`` loads
+        them) without a signature. Only for files you trust.
+    key
+        The HMAC key (bytes): the file must be signed with it and byte-for-byte intact, else
+        :class:`~specpack.errors.SignatureError` (also with ``trust=True``); a verified file's
+        payloads are accepted.
+    allow
+        Module names (``["my_pkg"]``): refuse, before anything is imported, a file naming code
+        by reference outside them, and at ``make()`` any object not defined in them
+        (``make()``'s own wrappers are always allowed).
+
+    Raises
+    ------
+    PackFormatError
+        The file is malformed (the message names the file and the field).
+    UntrustedPackError
+        By-value payloads without trust or key, or references outside ``allow``.
+    SignatureError
+        The key does not verify the file.
+
+    Example::
+
+        pack = specpack.load("env.pack", key=KEY, allow=["my_pkg"])
+        env = pack.make()
+    """
+    if args:
+        warnings.warn(
+            "specpack.load() takes trust=, key= and allow= as keywords; positional ones are "
+            "deprecated and stop working in 0.3", DeprecationWarning, stacklevel=2)
+        named = dict(zip(("trust", "key", "allow"), args))
+        trust = named.get("trust", trust)
+        key = named.get("key", key)
+        allow = named.get("allow", allow)
+    f = _read(path)
+    return SpecPack.from_json(f.raw, trust=trust, key=key, allow=allow, source=f.source)
+
+
+def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
+    """What a pack file holds, for ``specpack inspect``; nothing is imported or unpickled.
+
+    Returns a JSON-able dict: ``path``, ``size``, ``format``, ``manifest`` (the parsed
+    manifest, payload data left out), ``payloads`` (kind, name, size, digest, python,
+    format, note, ``used_at``), ``modules`` (every code reference: ``where``, ``module``,
+    ``qualname``), ``signature`` (``status``: ``"unsigned"``, ``"signed (not checked)"``,
+    ``"valid"`` or ``"invalid"`` (with ``key``), plus ``alg``, ``key_id``, ``detail``),
+    ``fingerprint`` (``recorded``, ``computed``, ``matches``: False after a hand edit) and
+    ``needs_trust`` (whether ``load(path)`` without trust or key would refuse it).
+    Raises :class:`~specpack.errors.PackFormatError` for a malformed file.
+    """
+    k = check_key(key)
+    f = _read(path)
+    if f.header_error is not None:
+        raise PackFormatError(f"{f.source}: {f.header_error}")
+    data = parse_manifest(f.manifest, f.source)
+    signature: dict[str, Any]
+    if not f.signed:
+        signature = {"status": "unsigned"}
+    else:
+        assert f.kid is not None
+        signature = {"status": "signed (not checked)", "alg": ALG.decode(),
+                     "key_id": f.kid.decode("ascii")}
+        if k is not None:
+            try:
+                f.verify(k)
+                signature.update(status="valid", detail="signed with the given key; intact")
+            except SignatureError as e:
+                signature.update(status="invalid", detail=str(e))
+    if not f.signed and k is not None:
+        signature["detail"] = "a key was given, but the file is not signed"
+    uses = payload_uses(data)
+    payloads = []
+    for entry in code_payloads(data):
+        summary = {kk: v for kk, v in entry.items() if kk != "data"}
+        summary["used_at"] = uses.get(entry["digest"], [])
+        payloads.append(summary)
+    shown = dict(data)
+    shown["payloads"] = {d: {kk: v for kk, v in e.items() if kk != "data"}
+                         for d, e in data["payloads"].items()}
+    pack = SpecPack._from_fields(decode_fields(data, f.source))
+    recorded = data.get("fingerprint")
+    return {
+        "path": f.source,
+        "size": len(f.raw),
+        "format": data["format"],
+        "manifest": shown,
+        "payloads": payloads,
+        "modules": [{"where": w, "module": m, "qualname": q}
+                    for w, m, q in named_modules(data)],
+        "signature": signature,
+        "fingerprint": {"recorded": recorded, "computed": pack.fingerprint,
+                        "matches": recorded == pack.fingerprint},
+        "needs_trust": bool(data["payloads"]),
+    }

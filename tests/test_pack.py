@@ -1,0 +1,193 @@
+"""The pack as a value: immutable, deep-copied kwargs with exact types, hashable by content,
+a stable fingerprint, a readable repr, and a __reduce__ every pickler can use."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+
+import cloudpickle
+import gymnasium
+import numpy as np
+import pytest
+
+import specpack
+
+
+class Goal(gymnasium.Env):
+    observation_space = gymnasium.spaces.Box(-1, 1, (2,), np.float32)
+    action_space = gymnasium.spaces.Discrete(2)
+
+    def __init__(self, goal=1.0, table=None, fn=None):
+        self.goal = goal
+        self.table = table
+        self.fn = fn
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed)
+        return np.full(2, self.goal, np.float32).clip(-1, 1), {}
+
+    def step(self, action):
+        return np.zeros(2, np.float32), float(self.goal), False, False, {}
+
+
+def test_kwargs_are_read_only_and_keep_exact_types():
+    arr = np.arange(6, dtype=np.float32).reshape(2, 3)
+    pack = specpack.capture(Goal, goal=5.0, table={"t": (1, 2), 3: arr, "s": {1, 2}})
+    kwargs = pack.kwargs
+    with pytest.raises(TypeError):
+        kwargs["goal"] = 2.0  # type: ignore[index]
+    table = kwargs["table"]
+    assert type(table["t"]) is tuple and table[3].dtype == np.float32 and table[3].shape == (2, 3)
+    assert type(table["s"]) is set
+    with pytest.raises(AttributeError):
+        pack.id = "x"  # type: ignore[misc]
+
+
+def test_mutating_the_callers_objects_after_capture_changes_nothing():
+    table = {"weights": [1, 2, 3]}
+    arr = np.zeros(3)
+    pack = specpack.capture(Goal, table=table, goal=arr)
+    table["weights"].append(4)
+    arr[:] = 9
+    assert pack.kwargs["table"] == {"weights": [1, 2, 3]}
+    assert pack.make().unwrapped.table == {"weights": [1, 2, 3]}
+    assert np.all(pack.kwargs["goal"] == 0)
+
+
+def test_each_make_gets_its_own_copy_of_mutable_kwargs():
+    pack = specpack.capture(Goal, table={"weights": [1]})
+    a, b = pack.make().unwrapped, pack.make().unwrapped
+    a.table["weights"].append(2)
+    assert b.table == {"weights": [1]}
+
+
+def test_fingerprint_agrees_between_id_and_envspec_and_survives_pickle():
+    a = specpack.capture("CartPole-v1")
+    b = specpack.capture(gymnasium.spec("CartPole-v1"))
+    assert a.fingerprint == b.fingerprint and a == b and hash(a) == hash(b)
+    assert pickle.loads(pickle.dumps(a)).fingerprint == a.fingerprint
+    assert cloudpickle.loads(cloudpickle.dumps(a)).fingerprint == a.fingerprint
+    assert len({a, b}) == 1
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        {"max_episode_steps": 10},
+        {"disable_env_checker": True},
+        {"render_mode": "rgb_array"},
+        {"sutton_barto_reward": True},
+    ],
+)
+def test_fingerprint_differs_when_anything_that_shapes_the_env_differs(other):
+    assert specpack.capture("CartPole-v1").fingerprint != specpack.capture(
+        "CartPole-v1", **other
+    ).fingerprint
+
+
+def test_fingerprint_distinguishes_int_from_float_and_tuple_from_list():
+    assert specpack.capture(Goal, goal=1).fingerprint != specpack.capture(Goal, goal=1.0).fingerprint
+    assert (
+        specpack.capture(Goal, table=(1, 2)).fingerprint
+        != specpack.capture(Goal, table=[1, 2]).fingerprint
+    )
+
+
+def test_fingerprint_is_stable_across_processes_for_by_reference_packs():
+    code = "import specpack; print(specpack.capture('CartPole-v1', max_episode_steps=7).fingerprint)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == specpack.capture("CartPole-v1", max_episode_steps=7).fingerprint
+
+
+def test_repr_is_readable_and_says_state_is_not_captured():
+    text = repr(specpack.capture("CartPole-v1", max_episode_steps=7))
+    assert text.startswith("<SpecPack id='CartPole-v1' TimeLimit<OrderEnforcing<PassiveEnvChecker<")
+    assert "no run-time state" in text
+
+
+def test_properties_id_max_episode_steps_kwargs():
+    pack = specpack.capture("CartPole-v1", max_episode_steps=7)
+    assert pack.id == "CartPole-v1" and pack.max_episode_steps == 7 and dict(pack.kwargs) == {}
+    assert specpack.capture("CartPole-v1").max_episode_steps == 500
+    assert specpack.capture("CartPole-v1", max_episode_steps=-1).max_episode_steps is None
+
+
+def test_class_capture_applies_make_semantics_and_callable_kwargs_rebuild():
+    pack = specpack.capture(Goal, goal=0.5, fn=lambda x: x * 2, max_episode_steps=3)
+    assert pack.id is None
+    env = pickle.loads(pickle.dumps(pack)).make()
+    assert [type(e).__name__ for e in (env, env.env, env.env.env)] == [
+        "TimeLimit", "OrderEnforcing", "PassiveEnvChecker"]
+    assert env.unwrapped.fn(21) == 42 and env.unwrapped.goal == 0.5
+
+
+def test_factory_function_capture():
+    def factory(goal=0.25):
+        return Goal(goal=goal)
+
+    pack = specpack.capture(factory, goal=0.75)
+    assert pack.entry_point.by_value
+    assert pickle.loads(pickle.dumps(pack)).make().unwrapped.goal == 0.75
+
+
+def test_by_value_can_be_forced_for_importable_code():
+    ref = specpack.capture("CartPole-v1")
+    val = specpack.capture("CartPole-v1", by_value=True)
+    assert not ref.entry_point.by_value and val.entry_point.by_value
+    assert specpack.diff(val.make(), ref.make(), steps=20) == []
+    # gymnasium's own wrappers stay by reference
+    assert not any(layer.cls.by_value for layer in val.layers)
+
+
+def test_capture_of_a_pack_returns_it():
+    pack = specpack.capture("CartPole-v1")
+    assert specpack.capture(pack) is pack
+
+
+def test_fresh_importability_uses_files_not_sys_modules(tmp_path):
+    from specpack.carry.importable import fresh_importable
+
+    assert fresh_importable("gymnasium.envs.classic_control.cartpole")
+    assert fresh_importable("json")
+    assert not fresh_importable("__main__")
+    assert not fresh_importable("test_core_value")  # pytest put tests/ on sys.path at run time
+
+
+def test_repeated_capture_of_an_id_follows_re_registration_and_kwarg_types():
+    gymnasium.register("Memo-v0", entry_point="kwenvs:KwCartPole",
+                       max_episode_steps=10)
+    try:
+        a = specpack.capture("Memo-v0")
+        assert specpack.capture("Memo-v0") == a
+        gymnasium.registry["Memo-v0"].max_episode_steps = 20  # edited in place
+        assert specpack.capture("Memo-v0").max_episode_steps == 20
+        gymnasium.register("Memo-v0", entry_point="kwenvs:KwCartPole",
+                           max_episode_steps=30)  # re-registered
+        assert specpack.capture("Memo-v0").max_episode_steps == 30
+        assert type(specpack.capture("Memo-v0", x=1.0).kwargs["x"]) is float
+        assert type(specpack.capture("Memo-v0", x=1).kwargs["x"]) is int
+    finally:
+        gymnasium.registry.pop("Memo-v0")
+
+
+def test_repr_stays_bounded_for_huge_kwargs():
+    pack = specpack.capture(Goal, goal=10**6000, table=list(range(10_000)))
+    text = repr(pack)
+    assert "hex digits" in text and len(text) < 400
+
+
+def test_by_value_code_from_another_python_is_refused_even_when_loaded_here():
+    from specpack import CodeRef
+
+    def factory():
+        return Goal()
+
+    ref = specpack.capture(factory).entry_point
+    ref.load()  # cached in this process now
+    other = CodeRef(ref.module, ref.qualname, ref.payload, "2.7")
+    with pytest.raises(specpack.BuildError, match=r"under Python 2\.7"):
+        other.load()
+    with pytest.raises(specpack.BuildError, match="says nothing about the Python version"):
+        CodeRef(ref.module, ref.qualname, ref.payload, None).load()

@@ -1,0 +1,126 @@
+"""Issue 3's proof: verify() rebuilds in a fresh interpreter (or a spawn/forkserver child) and
+compares with a local rebuild; per-process behaviour comes out as not identical."""
+
+from __future__ import annotations
+
+import os
+
+import gymnasium
+import numpy as np
+import pytest
+from _helpers import FIXTURES
+
+import specpack
+
+ENVMODS = str(FIXTURES / "envmods")
+pytestmark = pytest.mark.integration
+
+
+class HashDependent(gymnasium.Env):
+    """Observations depend on hash(str), which differs per process under hash randomisation."""
+
+    observation_space = gymnasium.spaces.Box(0, 1000, (1,), np.float64)
+    action_space = gymnasium.spaces.Discrete(2)
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed)
+        return np.array([hash("specpack-verify") % 1000], np.float64), {}
+
+    def step(self, action):
+        return np.array([hash(f"step{action}") % 1000], np.float64), 0.0, False, False, {}
+
+
+@pytest.fixture
+def runtime_mod(monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([ENVMODS, os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.syspath_prepend(ENVMODS)
+    from specpack.carry import importable
+
+    importable._installation_paths.cache_clear()
+    importable._fresh_importable_cached.cache_clear()
+    import runtime_mod
+
+    yield runtime_mod
+    runtime_mod.SCALE = 1.0
+    runtime_mod.READY = False
+    importable._installation_paths.cache_clear()
+    importable._fresh_importable_cached.cache_clear()
+
+
+@pytest.mark.parametrize("where", ["subprocess", "spawn", "forkserver"])
+def test_verify_is_true_for_a_deterministic_registered_env(where):
+    report = specpack.capture("CartPole-v1", max_episode_steps=40).verify(steps=100, where=where)
+    assert report, report.differences
+    assert report.differences == [] and report.rollout_compared
+
+
+def test_verify_is_true_for_a_live_wrapped_env_with_a_lambda():
+    env = gymnasium.wrappers.TransformObservation(
+        gymnasium.wrappers.ClipReward(gymnasium.make("Pendulum-v1"), -1.0, 0.0),
+        lambda o: o * 3.0, None,
+    )
+    assert specpack.capture(env).verify(steps=60)
+
+
+def test_verify_is_false_for_hash_dependent_behaviour_with_the_step_and_values():
+    assert os.environ.get("PYTHONHASHSEED") in (None, "random")
+    report = specpack.capture(HashDependent).verify(steps=10)
+    assert not report
+    assert any("reset observation differs" in d for d in report.differences), report.differences
+    with pytest.raises(specpack.NotIdenticalError) as info:
+        specpack.capture(HashDependent).verify(steps=10, check=True)
+    assert info.value.differences
+
+
+def test_verify_is_false_for_a_module_global_set_at_run_time(runtime_mod):
+    pack = specpack.capture(runtime_mod.Scaled)
+    assert not pack.entry_point.by_value  # importable from PYTHONPATH: by reference
+    assert pack.verify(steps=5)  # same state on both sides
+    runtime_mod.SCALE = 3.0
+    report = pack.verify(steps=5)
+    assert not report and "observation differs" in report.differences[0]
+
+
+def test_constructor_failing_only_in_the_fresh_interpreter_reports_the_child_traceback(runtime_mod):
+    runtime_mod.READY = True
+    pack = specpack.capture(runtime_mod.NeedsParent)
+    pack.make()  # works here
+    report = pack.verify(steps=5)
+    assert not report
+    text = report.differences[0]
+    assert "rebuild failed in the fresh interpreter" in text
+    assert "Traceback" in text and "runtime_mod.READY is False" in text
+    with pytest.raises(specpack.NotIdenticalError, match="READY is False"):
+        pack.verify(steps=5, check=True)
+
+
+def test_nondeterministic_env_skips_the_rollout_and_says_so():
+    gymnasium.register("NonDet-v0", entry_point=HashDependent, nondeterministic=True)
+    try:
+        report = specpack.capture("NonDet-v0").verify(steps=10)
+    finally:
+        gymnasium.registry.pop("NonDet-v0")
+    assert report and not report.rollout_compared
+    assert "nondeterministic=True" in report.notes[0]
+
+
+def test_diff_reports_first_divergence_with_step_number():
+    a = gymnasium.make("CartPole-v1", max_episode_steps=5)
+    b = gymnasium.make("CartPole-v1", max_episode_steps=6)
+    found = specpack.diff(a, b, steps=20)
+    assert "spec.max_episode_steps differs" in found[0]
+    assert any(d.startswith("step 5: truncated differs") for d in found)
+
+
+def test_diff_of_equal_envs_is_empty_and_of_different_spaces_names_them():
+    assert specpack.diff(gymnasium.make("CartPole-v1"), gymnasium.make("CartPole-v1")) == []
+    found = specpack.diff(gymnasium.make("CartPole-v1"), gymnasium.make("Acrobot-v1"), steps=3)
+    assert any(d.startswith("observation_space differs") for d in found)
+
+
+def test_verify_rejects_bad_arguments_clearly():
+    pack = specpack.capture("CartPole-v1")
+    with pytest.raises(specpack.SpecPackError, match="where="):
+        pack.verify(where="thread")
+    with pytest.raises(specpack.SpecPackError, match="steps="):
+        pack.verify(steps=-1)
