@@ -125,6 +125,7 @@ class SpecPack:
         "layers",
         "notes",
         "spec",
+        "vector",
         "versions",
     )
 
@@ -138,6 +139,7 @@ class SpecPack:
     auto_render: bool
     versions: Mapping[str, str]
     notes: tuple[str, ...]
+    vector: bool
     _fingerprint: str | None
     _blueprint: Blueprint | None
     _skew_checked: bool
@@ -155,6 +157,7 @@ class SpecPack:
         versions: Mapping[str, str] | tuple[tuple[str, str], ...],
         notes: tuple[str, ...] = (),
         plain: bool | None = None,
+        vector: bool = False,
     ) -> None:
         """Assemble a pack from already lowered parts (use :func:`specpack.capture`)."""
         s = object.__setattr__
@@ -167,6 +170,7 @@ class SpecPack:
         s(self, "auto_render", bool(auto_render))
         s(self, "versions", MappingProxyType(dict(versions)))
         s(self, "notes", tuple(notes))
+        s(self, "vector", bool(vector))
         s(self, "_plain", all(is_plain(v) for v in kwargs.values()) if plain is None else plain)
         s(self, "_fingerprint", None)
         s(self, "_blueprint", None)
@@ -184,7 +188,7 @@ class SpecPack:
         return (_restore, (FORMAT_VERSION, self._state()))
 
     def _state(self) -> tuple[Any, ...]:
-        return (
+        state = (
             self.backend,
             self.id,
             self.entry_point,
@@ -195,10 +199,15 @@ class SpecPack:
             dict(self.versions),
             self.notes,
         )
+        return (*state, True) if self.vector else state
 
     def _content(self, enc: Encoder) -> dict[str, Any]:
-        """The fields that shape the env, as typed JSON (the fingerprint's and manifest's body)."""
-        return {
+        """The fields that shape the env, as typed JSON (the fingerprint's and manifest's body).
+
+        ``vector`` appears only for a vector-only pack, so that every other pack keeps the
+        fingerprint it had before the field existed.
+        """
+        content = {
             "backend": self.backend,
             "id": self.id,
             "entry_point": enc.value(self.entry_point, 0),
@@ -210,6 +219,9 @@ class SpecPack:
             ],
             "render_wrappers": "make" if self.auto_render else None,
         }
+        if self.vector:
+            content["vector"] = True
+        return content
 
     @property
     def fingerprint(self) -> str:
@@ -324,10 +336,23 @@ class SpecPack:
         :class:`~specpack.errors.BuildError` naming the pack, chained to the original.
         """
         bp = self._blueprint or self._plan()
+        if self.vector:
+            raise SpecPackError(
+                f"pack {self.label} is vector-only (its spec has a vector_entry_point and no "
+                f"entry_point), so there is no single env to make; use "
+                f"specpack.make_vec(pack, num_envs)"
+            )
         kw = dict(self._kwargs) if self._plain else materialize(self._kwargs)
         if kwargs:
             kw.update(kwargs)
         return get_backend(self.backend).build(bp, kw)
+
+    def _make_vector(self, num_envs: int, kwargs: dict[str, Any]) -> Any:
+        """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
+        kw = dict(self._kwargs) if self._plain else materialize(self._kwargs)
+        kw.update(kwargs)
+        return get_backend(self.backend).build_vector(self._blueprint or self._plan(), num_envs,
+                                                      kw)
 
     def verify(
         self,
@@ -442,6 +467,7 @@ class SpecPack:
             auto_render=fields.auto_render,
             versions=fields.versions,
             notes=fields.notes,
+            vector=fields.vector,
         )
 
 
@@ -456,7 +482,7 @@ def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
             f"this pickle holds a pack of format {fmt!r}, but this specpack reads formats up to "
             f"{FORMAT_VERSION}; upgrade specpack"
         )
-    backend, id_, entry, kwargs, spec, layers, auto_render, versions, notes = state
+    backend, id_, entry, kwargs, spec, layers, auto_render, versions, notes = state[:9]
     return SpecPack(
         backend=backend,
         id=id_,
@@ -467,5 +493,6 @@ def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
         auto_render=auto_render,
         versions=versions,
         notes=tuple(notes),
+        vector=len(state) > 9 and bool(state[9]),
     )
 
