@@ -6,7 +6,7 @@ import pickle
 
 import gymnasium
 import pytest
-import regpkg  # noqa: F401 - registers RegPole-v0 with local lambdas
+import regpkg
 from _helpers import run_python
 
 import specpack
