@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ._text import short
 from .backends import Blueprint, get_backend
-from .carry.code import CodeRef
+from .carry.code import CodeRef, code_ref_from_state
 from .carry.values import Blob, exact_key, is_plain, iter_carried, materialize, pickle_exact
 from .errors import PackFormatError, SpecPackError
 from .files.manifest import FORMAT, PackFields, decode_fields, dumps, parse_manifest
@@ -37,9 +37,10 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
 
-#: Version of the pack's state layout (pickle and JSON manifest). Readers accept every version
-#: up to this one.
-FORMAT_VERSION = 1
+#: Version of a pickled pack's state layout; readers accept every version up to this one
+#: (1: specpack 0.1; 2: a tuple of builtins led by the fingerprint). The JSON manifest has its
+#: own version (``files.manifest.FORMAT``).
+FORMAT_VERSION = 2
 
 Where = Literal["subprocess", "spawn", "forkserver"]
 
@@ -117,6 +118,7 @@ class SpecPack:
         "_fingerprint",
         "_kwargs",
         "_plain",
+        "_reduced",
         "_skew_checked",
         "auto_render",
         "backend",
@@ -142,6 +144,7 @@ class SpecPack:
     vector: bool
     _fingerprint: str | None
     _blueprint: Blueprint | None
+    _reduced: tuple[Any, ...] | None
     _skew_checked: bool
 
     def __init__(
@@ -174,6 +177,7 @@ class SpecPack:
         s(self, "_plain", all(is_plain(v) for v in kwargs.values()) if plain is None else plain)
         s(self, "_fingerprint", None)
         s(self, "_blueprint", None)
+        s(self, "_reduced", None)
         s(self, "_skew_checked", False)
 
     # -- value semantics -------------------------------------------------------------------
@@ -185,21 +189,27 @@ class SpecPack:
         raise AttributeError(f"SpecPack is immutable (cannot delete {name!r})")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_restore, (FORMAT_VERSION, self._state()))
+        reduced = self._reduced
+        if reduced is None:
+            reduced = (_restore, (FORMAT_VERSION, self._state()))
+            object.__setattr__(self, "_reduced", reduced)
+        return reduced
 
     def _state(self) -> tuple[Any, ...]:
-        state = (
+        """The pickled state: builtins only, led by the fingerprint (see :func:`_restore`)."""
+        return (
+            self.fingerprint,
             self.backend,
             self.id,
-            self.entry_point,
+            self.entry_point._state(),
             self._kwargs if self._plain else pickle_exact(self._kwargs),
             pickle_exact(dict(self.spec)),
-            self.layers,
+            tuple((layer.cls._state(), pickle_exact(layer._kwargs)) for layer in self.layers),
             self.auto_render,
             dict(self.versions),
             self.notes,
+            self.vector,
         )
-        return (*state, True) if self.vector else state
 
     def _content(self, enc: Encoder) -> dict[str, Any]:
         """The fields that shape the env, as typed JSON (the fingerprint's and manifest's body).
@@ -475,9 +485,40 @@ def _short(value: Any, limit: int = 60) -> str:
     return short(value, limit)
 
 
+#: Recently unpickled packs by (fingerprint, versions, notes). A pack is an immutable value, so
+#: every unpickled copy of one can be the same object (Ray and SB3 ship the same pack many
+#: times); it then also keeps its build plan. Bounded: cleared past 256 packs.
+_unpickled: dict[tuple[Any, ...], SpecPack] = {}
+
+
 def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
     """Unpickle a pack (``__reduce__``'s counterpart); accepts every known format version."""
-    if not isinstance(fmt, int) or fmt > FORMAT_VERSION or fmt < 1:
+    if fmt == 2:
+        (fp, backend, id_, entry, kwargs, spec, layers, auto_render, versions, notes,
+         vector) = state
+        key = (fp, tuple(versions.items()), notes)
+        hit = _unpickled.get(key)
+        if hit is not None:
+            return hit
+        pack = SpecPack(
+            backend=backend,
+            id=id_,
+            entry_point=code_ref_from_state(entry),
+            kwargs=kwargs,
+            spec=spec,
+            layers=tuple(Layer(code_ref_from_state(c), kw) for c, kw in layers),
+            auto_render=auto_render,
+            versions=versions,
+            notes=notes,
+            vector=vector,
+        )
+        object.__setattr__(pack, "_fingerprint", fp)
+        object.__setattr__(pack, "_reduced", (_restore, (fmt, state)))
+        if len(_unpickled) >= 256:
+            _unpickled.clear()
+        _unpickled[key] = pack
+        return pack
+    if fmt != 1:
         raise SpecPackError(
             f"this pickle holds a pack of format {fmt!r}, but this specpack reads formats up to "
             f"{FORMAT_VERSION}; upgrade specpack"

@@ -23,8 +23,8 @@ from typing import Any
 from ..errors import BuildError, CaptureError, UntrustedPackError
 from .importable import MAIN_NAMES, fresh_importable, non_importable_modules
 
-__all__ = ["CodeRef", "code_ref", "code_ref_from_string", "portable_dumps", "reference_of",
-           "resolve_qualname"]
+__all__ = ["CodeRef", "code_ref", "code_ref_from_state", "code_ref_from_string",
+           "portable_dumps", "reference_of", "resolve_qualname"]
 
 _PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 _MAIN_NAMES = MAIN_NAMES
@@ -299,6 +299,32 @@ class CodeRef:
                 f"allow={list(allow)}"
             )
         return obj
+
+
+    def _state(self) -> tuple[Any, ...]:
+        """The fields as a tuple of builtins (what a pickled pack carries)."""
+        return (self.module, self.qualname, self.payload, self.python, self.allow,
+                self.registered)
+
+
+_interned: dict[tuple[Any, ...], CodeRef] = {}
+
+
+def code_ref_from_state(state: tuple[Any, ...]) -> CodeRef:
+    """The :class:`CodeRef` of a :meth:`CodeRef._state` tuple; references are interned.
+
+    A reference (no payload) is a value made of strings, so every unpickled copy of it can be
+    one object: unpickling a pack many times (Ray, SB3 workers) rebuilds nothing twice, and the
+    object keeps what it loaded.
+    """
+    if state[2] is None:
+        hit = _interned.get(state)
+        if hit is None:
+            if len(_interned) > 65536:
+                _interned.clear()
+            hit = _interned[state] = CodeRef(*state)
+        return hit
+    return CodeRef(*state)
 
 
 _ref_cache: dict[Any, CodeRef] = {}
