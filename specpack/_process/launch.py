@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
 import warnings
 from collections.abc import Collection, Mapping
 from multiprocessing.connection import Connection
@@ -205,8 +206,6 @@ def _fork(ctl_r: int, res_w: int, boot_out: str, boot_err: str, cwd: str | None,
     except BaseException:  # noqa: BLE001 - never return into the parent's code
         code = 1
         with contextlib.suppress(BaseException):
-            import traceback
-
             os.write(2, traceback.format_exc().encode("utf-8", "replace"))
     finally:
         os._exit(code)

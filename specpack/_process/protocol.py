@@ -2,8 +2,9 @@
 
 A *frame* is an 8-byte big-endian length followed by that many bytes of UTF-8 JSON holding a
 typed-JSON encoded message (:mod:`specpack.typedjson`). Frames go one way each: control
-messages (``{"op": "task", "request": path}``, ``{"op": "stop"}``) from the parent on one pipe,
-answers (``{"task": n, "status": "ok", "value": ...}``) from the child on another. Neither pipe
+messages (``{"op": "task", "task": n, "request": path}``; any other message, or the end of the
+pipe, stops the child) from the parent on one pipe, answers (``{"task": n, "status": "ok",
+"value": ...}``) from the child on another. Neither pipe
 is the child's stdout, and nothing that crosses is ever unpickled: a hostile or chatty env can
 at worst send data, never code.
 

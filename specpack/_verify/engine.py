@@ -13,9 +13,11 @@ unpickled here.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import pickle
+import sys
 import time
 import warnings
 from collections.abc import Mapping
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from .._process import Outcome, ThreadWorker, Worker, fork_available, label
 from .._text import one_line, suggest
 from ..errors import NotIdenticalError, SpecPackError
-from .compare import compare
+from .compare import compare as _differences
 from .jobs import PLAN_JOB, RUN_JOB
 from .report import (
     IDENTICAL,
@@ -128,11 +130,10 @@ def verify_pack(
         try:
             v = _run(payload, remote, local, steps, seed, deadline, timeout)
         finally:
-            local.kill()
             local.close()
     finally:
-        remote.kill()
         remote.close()
+    _replay(v.here)
     if isinstance(local, ThreadWorker):
         v.notes.append("the build here ran in a thread (this platform cannot fork)")
     rollout = v.rollout_compared and not pack.nondeterministic
@@ -162,14 +163,34 @@ class _Verdict:
     outcome: Outcome | None = None  # the rebuild's (its stdout/stderr go into the report)
     rollout_compared: bool = False  # traces were compared, rollouts included
     nondeterministic: bool = False
+    here: list[Outcome] = field(default_factory=list)  # the build here's tasks
+
+
+def _replay(outcomes: list[Outcome]) -> None:
+    """Write what the build here printed to this process's streams, as if it ran here."""
+    for o in outcomes:
+        for text, stream in ((o.stdout, sys.stdout), (o.stderr, sys.stderr)):
+            if text:
+                with contextlib.suppress(Exception):
+                    stream.write(text)
+                    stream.flush()
 
 
 def _run(payload: bytes, remote: Worker, local: Worker | ThreadWorker, steps: int, seed: int,
          deadline: float, timeout: float) -> _Verdict:
     """Plan here, roll out on both sides, and judge."""
+    here: list[Outcome] = []
+    verdict = _judge(payload, remote, local, steps, seed, deadline, timeout, here)
+    verdict.here = here
+    return verdict
+
+
+def _judge(payload: bytes, remote: Worker, local: Worker | ThreadWorker, steps: int, seed: int,
+           deadline: float, timeout: float, here_outcomes: list[Outcome]) -> _Verdict:
     there = label(remote.where)
     local.submit(PLAN_JOB, payload, {"steps": steps, "seed": seed})
     plan = local.collect(max(deadline - time.monotonic(), 0.0))
+    here_outcomes.append(plan)
     if plan.status == "timeout":
         return _Verdict(TIMEOUT, [f"{_HERE} (planning the actions) did not finish within "
                                   f"{timeout:g} s"])
@@ -185,6 +206,7 @@ def _run(payload: bytes, remote: Worker, local: Worker | ThreadWorker, steps: in
     local.submit(RUN_JOB, payload, {**params, "repeat": 2})
     done = _collect_all({"remote": remote, "local": local}, deadline)
     r, h = done["remote"], done["local"]
+    here_outcomes.append(h)
     if "timeout" in (r.status, h.status):
         lines = [f"{side} did not finish within {timeout:g} s (killed)"
                  for side, o in ((f"the {there}", r), (_HERE, h)) if o.status == "timeout"]
@@ -201,13 +223,14 @@ def _run(payload: bytes, remote: Worker, local: Worker | ThreadWorker, steps: in
     except Exception as e:  # noqa: BLE001 - a hostile or broken answer is data, not a crash
         return _Verdict(REBUILD_ERROR, [f"unreadable traces ({one_line(e)})"], notes, r)
     rollout = not (here.nondeterministic or rebuilt.nondeterministic)
-    repeat = compare(here, again, labels=("the first build here", "the second"), shared=False)
+    repeat = _differences(here, again, labels=("the first build here", "the second"),
+                          shared=False)
     if repeat:
         first, *rest = repeat
         return _Verdict(NOT_REPRODUCIBLE, [
             "two builds in this process already differ, so a rebuild elsewhere cannot be "
             f"compared with them: {first}", *rest], notes, r, rollout, not rollout)
-    differences = compare(here, rebuilt, labels=("here", there))
+    differences = _differences(here, rebuilt, labels=("here", there))
     if here.error is not None or rebuilt.error is not None:
         return _Verdict(ROLLOUT_ERROR, differences, notes, r, rollout, not rollout)
     return _Verdict(NOT_IDENTICAL if differences else IDENTICAL, differences, notes, r, rollout,
@@ -246,14 +269,24 @@ def _collect_all(workers: Mapping[str, Worker | ThreadWorker],
     return done
 
 
+# -- the old engine's names, kept for specpack._audit until it is ported (remove then) ------
+
+
 def trace(env: Any, steps: int = 100, seed: int = 0) -> Trace:
     """Record ``env``'s trace with actions planned from its own action space.
 
-    Kept for ``specpack._audit`` until it runs on :func:`~specpack._verify.run_trace`
-    (remove then): new code plans once with :func:`~specpack._verify.plan_actions` and
-    records with :func:`~specpack._verify.record`.
+    New code plans once with :func:`~specpack._verify.plan_actions` and records with
+    :func:`~specpack._verify.record`.
     """
     return record(env, plan_actions(env.action_space, steps, seed), seed)
+
+
+def compare(a: Trace, b: Trace, *, labels: tuple[str, str] = ("a", "b")) -> list[str]:
+    """The old engine's comparison: only what differs (an equal failure is no difference).
+
+    New code uses :func:`specpack._verify.compare`, which also lists shared findings.
+    """
+    return _differences(a, b, labels=labels, shared=False)
 
 
 def diff(env_a: Any, env_b: Any, *args: Any, steps: int = 100, seed: int = 0) -> list[str]:
@@ -289,4 +322,4 @@ def diff(env_a: Any, env_b: Any, *args: Any, steps: int = 100, seed: int = 0) ->
     actions = plan_actions(env_a.action_space, steps, seed)
     a = record(env_a, copy.deepcopy(actions), seed)
     b = record(env_b, copy.deepcopy(actions), seed)
-    return compare(a, b, shared=False)
+    return _differences(a, b, shared=False)

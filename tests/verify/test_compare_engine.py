@@ -18,6 +18,7 @@ from specpack._verify import (
     compare,
     describe_space,
     plain,
+    plan,
     plan_actions,
     record,
     run_trace,
@@ -114,15 +115,15 @@ def test_rollout_error_is_recorded_with_method_and_step():
     assert t.error == {"method": "step", "step": 5, "type": "ZeroDivisionError",
                        "message": "division by zero"}
     assert len(t.events) == 5  # reset + 4 steps
-    other = record(verifyenvs._Base(), [0] * 10, 0)
+    other = record(verifyenvs.Base(), [0] * 10, 0)
     lines = compare(t, other, labels=("here", "there"))
     assert lines[0] == ("the rollout raised ZeroDivisionError: division by zero in step() at "
                         "step 5 on here only (there did not)")
 
 
 def test_first_divergence_names_step_and_field():
-    t = record(verifyenvs._Base(), [0, 1, 0], 0)
-    u = record(verifyenvs._Base(), [0, 1, 1], 0)
+    t = record(verifyenvs.Base(), [0, 1, 0], 0)
+    u = record(verifyenvs.Base(), [0, 1, 1], 0)
     assert compare(t, u, labels=("x", "y")) == ["step 3: action differs: x 0 vs y 1"]
 
 
@@ -131,3 +132,18 @@ def test_run_trace_repeats_builds_in_one_process():
     out = run_trace(payload, steps=4, seed=0, repeat=2)
     a, b = (Trace.from_dict(d) for d in out["traces"])
     assert compare(a, b)[0].startswith("step 3: observation differs")
+
+
+def test_diff_of_envs_raising_alike_is_empty_while_compare_lists_the_shared_failure():
+    assert specpack.diff(verifyenvs.CrashesAtStep5(), verifyenvs.CrashesAtStep5(), steps=9) == []
+    a = record(verifyenvs.CrashesAtStep5(), [0] * 9, 0)
+    b = record(verifyenvs.CrashesAtStep5(), [0] * 9, 0)
+    assert compare(a, b) == ["the rollout raised the same on both sides: ZeroDivisionError: "
+                             "division by zero in step() at step 5"]
+    assert compare(a, b, shared=False) == []
+
+
+def test_actions_typed_json_cannot_carry_are_planned_on_each_side():
+    payload = pickle.dumps(specpack.capture(verifyenvs.GraphActions))
+    planned = plan(payload, steps=3, seed=0)
+    assert planned["actions"] is None and "GraphInstance" in planned["why"]

@@ -46,13 +46,18 @@ def test_rollout_raising_at_step_5_is_a_rollout_error_naming_it_on_both_sides():
         specpack.capture(verifyenvs.CrashesAtStep5).verify(steps=10, check=True)
 
 
-def test_printing_env_is_identical_and_the_report_holds_what_it_printed():
+def test_printing_env_is_identical_and_the_report_holds_what_it_printed(capfd):
     report = specpack.capture(verifyenvs.Prints).verify(steps=3)
     assert report, str(report)
     assert "Prints: constructed" in report.stdout
     assert "Prints: step 3" in report.stdout
     assert report.stdout.count("Prints: raw fd write") == 3
     assert "Prints: raw fd 2 write" in report.stderr
+    # the build here printed here, as if it had run in this process (three builds: the
+    # action plan, the rollout and its repeat)
+    out, err = capfd.readouterr()
+    assert out.count("Prints: constructed") == 3 and out.count("Prints: raw fd write") == 6
+    assert err.count("Prints: raw fd 2 write") == 6
 
 
 @pytest.mark.parametrize("where", ["subprocess", "spawn"])
@@ -97,7 +102,7 @@ def test_pickle_written_to_stdout_runs_no_code_in_the_parent(tmp_path):
     assert not marker.exists()
     # the payload is live: loading it is what would have created the marker
     probe = tmp_path / "probe"
-    pickle.loads(pickle.dumps(verifyenvs._Evil(str(probe))))
+    pickle.loads(pickle.dumps(verifyenvs.Evil(str(probe))))
     assert probe.exists()
 
 
@@ -183,6 +188,12 @@ def test_env_not_reproducible_in_one_process_is_not_reproducible_naming_the_step
     report = specpack.capture(verifyenvs.Counted).verify(steps=10)
     assert not report and report.status == "not_reproducible"
     assert "step 3: observation differs" in report.differences[0]
+
+
+def test_actions_typed_json_cannot_carry_are_planned_on_each_side_and_noted():
+    report = specpack.capture(verifyenvs.GraphActions).verify(steps=5)
+    assert report, str(report)
+    assert any("each side planned its own actions" in n for n in report.notes)
 
 
 def test_local_side_in_a_thread_where_fork_is_unavailable(monkeypatch):
