@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 from ._capture import capture
+from .backends.recorders import register_recorder
 from .carry import Blob, CodeRef, EnumRef
 from .errors import (
     BackendUnavailableError,
@@ -71,6 +72,7 @@ __all__ = [
     "dump",
     "load",
     "make_vec",
+    "register_recorder",
     "testing",
     "verify",
 ]
