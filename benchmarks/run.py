@@ -44,6 +44,7 @@ _TITLES = {
     "growth": "growth with kwargs and wrappers",
     "carry": "code carried by value",
     "verify": "verify",
+    "slow_start": "vector-env start with a slow constructor",
 }
 
 
