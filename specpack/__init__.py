@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
 from ._capture import capture
+from ._version import __version__
 from .backends.recorders import register_recorder
 from .carry import Blob, CodeRef, EnumRef
 from .errors import (
