@@ -23,7 +23,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .._process import Outcome, ThreadWorker, Worker, fork_available, label
 from .._text import one_line, suggest
@@ -42,8 +42,17 @@ from .report import (
 )
 from .trace import Trace, plan_actions, record
 
-if TYPE_CHECKING:
-    from ..pack import SpecPack
+
+class SpecPack(Protocol):
+    """What verify needs of a pack (it never imports the pack module: the pack calls it)."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def nondeterministic(self) -> bool: ...
+
+    def make(self, **kwargs: Any) -> Any: ...
 
 __all__ = ["WHERE", "Trace", "compare", "diff", "trace", "verify", "verify_pack"]
 
