@@ -71,7 +71,38 @@ def verify(
 ) -> VerifyReport:
     """Rebuild ``pack`` in another process and compare it with a build here.
 
-    The same as ``pack.verify(...)``: see :func:`verify_pack`.
+    The rebuild runs in a worker of ``where``, the reference in a fork of this process, both at
+    once; both step through the same actions (planned once from a seeded copy of the fresh
+    action space); the reference runs twice, so an env that is not reproducible even here gets
+    its own verdict. The same as ``pack.verify(...)``.
+
+    Parameters
+    ----------
+    pack
+        The pack to prove.
+    steps, seed
+        The seeded rollout both sides run.
+    where
+        ``"subprocess"`` (a fresh ``python``, the default), ``"spawn"`` or ``"forkserver"``.
+    check
+        Raise instead of returning a falsy report.
+    timeout
+        One deadline, in seconds, for the whole call (both sides; a child still running then
+        is killed with its process group).
+
+    Returns
+    -------
+    VerifyReport
+        Truthy only when both rollouts completed and matched; ``status`` is one of
+        ``identical``, ``not_identical``, ``not_reproducible``, ``rollout_error``,
+        ``rebuild_error``, ``timeout``.
+
+    Raises
+    ------
+    NotIdenticalError
+        With ``check=True``, when the report is falsy (``.differences`` lists why).
+    SpecPackError
+        Bad options.
     """
     return verify_pack(pack, steps=steps, seed=seed, where=where, check=check, timeout=timeout)
 
