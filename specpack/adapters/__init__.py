@@ -1,0 +1,18 @@
+"""Adapters: hand a pack to other libraries (vectorizers, dataset tools) the way they expect.
+
+- :func:`worker_env_fn` (:mod:`.workers`): an env factory for worker processes that builds no
+  env in the process that made it (the parent is shown the pack's recorded spaces).
+- :mod:`specpack.adapters.torchrl`: ``env_fn`` and ``parallel_env`` for TorchRL.
+- :mod:`specpack.adapters.tianshou`: ``subproc_vector_env`` for Tianshou.
+- :mod:`specpack.adapters.minari`: ``attach``, ``recover_pack`` and ``recover_environment``
+  for Minari datasets.
+
+The library modules import their library only when used: ``import specpack.adapters`` needs
+none of them.
+"""
+
+from __future__ import annotations
+
+from .workers import WorkerEnvFn, worker_env_fn, worker_env_fns
+
+__all__ = ["WorkerEnvFn", "worker_env_fn", "worker_env_fns"]

@@ -1,0 +1,161 @@
+"""Minari: keep the pack in a dataset, so the env that made the data can be rebuilt anywhere.
+
+A Minari dataset records its env as an ``EnvSpec`` (id, entry point string, kwargs).
+``dataset.recover_environment()`` calls ``gymnasium.make`` on it, which needs the entry point's
+module importable and its registration run: an env defined in the collecting script (``__main__``)
+or registered in its main guard cannot be recovered in a fresh interpreter. :func:`attach`
+stores the pack's manifest (``pack.to_json()``, signed with ``key``) in the dataset's metadata
+under ``"specpack"``; :func:`recover_environment` rebuilds the env from it, in any interpreter,
+without the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .._surface import Surface
+from .._text import short
+from .._verify.compare import same
+from .._verify.describe import describe_space
+from ..errors import SpecPackError
+from ..files.signed import check_key, sign
+from ..pack import SpecPack
+
+__all__ = ["METADATA_KEY", "attach", "recover_environment", "recover_pack"]
+
+#: The dataset metadata key holding the pack's manifest.
+METADATA_KEY = "specpack"
+
+
+def _storage(dataset: Any) -> Any:
+    storage = getattr(dataset, "storage", None)
+    if storage is None or not hasattr(storage, "update_metadata"):
+        raise SpecPackError(
+            f"expected a minari.MinariDataset, got {type(dataset).__name__}; pass the dataset "
+            "that DataCollector.create_dataset or minari.load_dataset returned"
+        )
+    return storage
+
+
+def attach(dataset: Any, pack: SpecPack, *, key: bytes | None = None) -> None:
+    """Store ``pack`` in ``dataset``'s metadata (under ``"specpack"``), signed with ``key``.
+
+    Parameters
+    ----------
+    dataset
+        A ``minari.MinariDataset`` (as ``DataCollector.create_dataset`` returns it).
+    pack
+        The pack of the env that collected the data.
+    key
+        An HMAC key (bytes): the stored manifest is signed, and :func:`recover_pack` with the
+        same key accepts its by-value code. Without it, a pack carrying code by value needs
+        ``trust=True`` to be recovered.
+
+    Raises
+    ------
+    SpecPackError
+        Not a dataset or not a pack, or the pack's recorded spaces differ from the dataset's
+        (the pack is not the env that made this data).
+    SignatureError
+        ``key`` is not usable bytes.
+    """
+    storage = _storage(dataset)
+    if not isinstance(pack, SpecPack):
+        raise SpecPackError(f"attach() stores a SpecPack, got {type(pack).__name__}; make one "
+                            "with specpack.capture(...)")
+    k = check_key(key)
+    surface = pack.surface
+    if surface is not None:
+        _check_spaces(dataset, surface, pack.label)
+    text = pack.to_json(indent=None)
+    if k is not None:
+        text = sign(k, text.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
+    storage.update_metadata({METADATA_KEY: text})
+
+
+def _check_spaces(dataset: Any, surface: Surface, label: str) -> None:
+    for name in ("observation_space", "action_space"):
+        theirs = getattr(dataset, name, None)
+        if theirs is None:
+            continue
+        mine = getattr(surface, name)
+        if not same(describe_space(theirs), describe_space(mine)):
+            raise SpecPackError(
+                f"attach(): pack {label}'s {name} {short(mine)} is not the dataset's "
+                f"{short(theirs)}; attach the pack of the env that collected this data"
+            )
+
+
+def recover_pack(
+    dataset: Any,
+    *,
+    trust: bool = False,
+    key: bytes | None = None,
+    allow: Iterable[str] | str | None = None,
+) -> SpecPack:
+    """The pack :func:`attach` stored in ``dataset`` (read as :meth:`SpecPack.from_json` reads).
+
+    Parameters
+    ----------
+    dataset
+        A ``minari.MinariDataset``.
+    trust, key, allow
+        As :meth:`SpecPack.from_json`: by-value code needs ``key`` (the one it was signed
+        with) or ``trust=True``; ``allow`` limits the modules it may name.
+
+    Returns
+    -------
+    SpecPack
+
+    Raises
+    ------
+    SpecPackError
+        The dataset holds no pack (the message says how to attach one).
+    PackFormatError, UntrustedPackError, SignatureError
+        As :meth:`SpecPack.from_json`.
+    """
+    metadata = _storage(dataset).metadata
+    text = metadata.get(METADATA_KEY)
+    if not isinstance(text, str):
+        raise SpecPackError(
+            f"dataset {short(metadata.get('dataset_id'))} holds no specpack manifest (no "
+            f"{METADATA_KEY!r} metadata); store one where the data is collected: "
+            "specpack.adapters.minari.attach(dataset, pack)"
+        )
+    source = f"dataset {short(metadata.get('dataset_id'))} metadata[{METADATA_KEY!r}]"
+    return SpecPack.from_json(text, trust=trust, key=key, allow=allow, source=source)
+
+
+def recover_environment(
+    dataset: Any,
+    *,
+    trust: bool = False,
+    key: bytes | None = None,
+    allow: Iterable[str] | str | None = None,
+    **kwargs: Any,
+) -> Any:
+    """The env that collected ``dataset``, rebuilt from its stored pack (any interpreter).
+
+    What ``dataset.recover_environment()`` does, without the registry: ``kwargs`` are merged
+    over the pack's, as ``pack.make(**kwargs)`` (``render_mode="human"``, ...).
+
+    Parameters
+    ----------
+    dataset
+        A ``minari.MinariDataset`` with a pack stored by :func:`attach`.
+    trust, key, allow
+        As :func:`recover_pack`.
+    **kwargs
+        Merged over the captured constructor kwargs.
+
+    Returns
+    -------
+    gymnasium.Env
+
+    Raises
+    ------
+    SpecPackError
+        As :func:`recover_pack`; a constructor failure as :class:`~specpack.BuildError`.
+    """
+    return recover_pack(dataset, trust=trust, key=key, allow=allow).make(**kwargs)

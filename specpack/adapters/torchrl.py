@@ -1,0 +1,207 @@
+"""TorchRL: env creators that rebuild a pack in ``ParallelEnv`` workers under any start method.
+
+What TorchRL 0.14 builds in the parent (read from its source, counted by the tests):
+
+- ``EnvCreator(fn)`` builds one env, resets it and takes a random step, at construction (for
+  its metadata and to share transform state); a lambda given to ``ParallelEnv`` is wrapped in
+  one automatically.
+- ``ParallelEnv(n, creator)`` then reads its metadata in the parent: for any creator that is not
+  an ``EnvCreator`` it calls it once and closes the env; for an ``EnvCreator`` it builds one
+  more, transient env to check its transforms. It has no argument for precomputed metadata.
+- ``ParallelEnv(..., metadata_from_workers=True)`` builds none in the parent, but needs
+  ``use_buffers=False`` (no shared-memory buffers).
+
+:func:`parallel_env` builds no env in the parent *and* keeps the shared buffers: its creator,
+called in the parent (only TorchRL's metadata read does that), wraps the pack's recorded spaces
+(:class:`~specpack.adapters.WorkerEnvFn`) in a ``GymWrapper``; in each worker it builds
+``GymWrapper(pack.make())`` and checks that its TorchRL specs are the ones the parent allocated
+buffers for. :func:`env_fn` is the plain creator (always builds) for ``SerialEnv``,
+``EnvCreator`` and collectors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .._surface import SurfaceEnv
+from .._text import short
+from ..errors import BackendUnavailableError, SpecPackError
+from ..pack import SpecPack
+from .workers import WorkerEnvFn, worker_env_fns
+
+__all__ = ["TorchRLEnvFn", "env_fn", "parallel_env"]
+
+
+def _torchrl_envs() -> Any:
+    try:
+        import torchrl.envs
+    except ImportError as e:
+        raise BackendUnavailableError(
+            f"specpack.adapters.torchrl needs TorchRL, which cannot be imported here ({e}); "
+            "install it with: pip install torchrl"
+        ) from e
+    return torchrl.envs
+
+
+class TorchRLEnvFn:
+    """A plain-picklable TorchRL creator: ``GymWrapper(pack.make(**env_kwargs), **wrapper)``.
+
+    Made by :func:`env_fn` (always builds) or :func:`parallel_env` (describes in the parent).
+    Not a lambda, so ``ParallelEnv`` does not wrap it in an ``EnvCreator``.
+    """
+
+    def __init__(
+        self,
+        maker: WorkerEnvFn,
+        wrapper_kwargs: Mapping[str, Any] | None,
+        describe_in_parent: bool,
+    ) -> None:
+        self.maker = maker
+        self.wrapper_kwargs = dict(wrapper_kwargs or {})
+        self.describe_in_parent = describe_in_parent
+
+    def __call__(self, **kwargs: Any) -> Any:
+        """The TorchRL env (in the making process of a describing creator: a description)."""
+        if kwargs:
+            raise SpecPackError(
+                f"{self!r} takes no arguments (got {', '.join(sorted(kwargs))}); give env "
+                "arguments as env_kwargs= to env_fn/parallel_env, not as ParallelEnv's "
+                "create_env_kwargs"
+            )
+        gym_wrapper = _torchrl_envs().GymWrapper
+        if not self.describe_in_parent:
+            return gym_wrapper(self.maker.pack.make(**self.maker.env_kwargs),
+                               **self.wrapper_kwargs)
+        if self.maker.in_home_process:
+            return gym_wrapper(self.maker(), **self.wrapper_kwargs)
+        env = gym_wrapper(self.maker.build(), **self.wrapper_kwargs)
+        shown = self.maker.recorded
+        if shown is None:  # the parent read no metadata (metadata_from_workers=True)
+            return env
+        expected = gym_wrapper(SurfaceEnv(shown), **self.wrapper_kwargs).specs
+        problem = spec_difference(env.specs, expected)
+        if problem is not None:
+            env.close()
+            raise SpecPackError(
+                f"pack {self.maker.pack.label}: this worker's TorchRL specs differ from those "
+                f"of the recorded spaces its parent allocated buffers for ({problem}). Use "
+                "ParallelEnv(n, specpack.adapters.torchrl.env_fn(pack), "
+                "metadata_from_workers=True, use_buffers=False), which reads the specs in the "
+                "workers"
+            )
+        return env
+
+    def __repr__(self) -> str:
+        return f"TorchRLEnvFn({self.maker.pack.label})"
+
+
+def spec_difference(built: Any, expected: Any) -> str | None:
+    """The first TorchRL spec leaf that differs between two ``env.specs``, or None."""
+    if built == expected:
+        return None
+    keys_b = set(built.keys(True, True))
+    keys_e = set(expected.keys(True, True))
+    for key in sorted(keys_b | keys_e, key=repr):
+        if key not in keys_e:
+            return f"{key!r} only in the built env"
+        if key not in keys_b:
+            return f"{key!r} only in the recorded spaces"
+        if built[key] != expected[key]:
+            return f"{key!r}: built {short(built[key], 160)}, recorded {short(expected[key], 160)}"
+    return "the spec trees differ"
+
+
+def env_fn(
+    pack: SpecPack, *, env_kwargs: Mapping[str, Any] | None = None, **wrapper_kwargs: Any
+) -> TorchRLEnvFn:
+    """A TorchRL creator building ``GymWrapper(pack.make(**env_kwargs), **wrapper_kwargs)``.
+
+    Works with ``SerialEnv``, ``ParallelEnv`` under every start method, ``EnvCreator`` and
+    collectors. ``ParallelEnv(n, env_fn(pack))`` builds one env in the parent for its metadata
+    (a lambda would build two); :func:`parallel_env` builds none.
+
+    Parameters
+    ----------
+    pack
+        The pack to build.
+    env_kwargs
+        Merged over the pack's kwargs, as ``pack.make(**env_kwargs)``.
+    **wrapper_kwargs
+        For ``GymWrapper`` (``categorical_action_encoding``, ``device``, ...).
+
+    Returns
+    -------
+    TorchRLEnvFn
+        A plain-picklable callable taking no arguments.
+
+    Raises
+    ------
+    SpecPackError
+        ``pack`` is not a single-env pack.
+    """
+    return TorchRLEnvFn(WorkerEnvFn(pack, env_kwargs), wrapper_kwargs, describe_in_parent=False)
+
+
+def parallel_env(
+    pack: SpecPack,
+    num_workers: int,
+    *,
+    env_kwargs: Mapping[str, Any] | Sequence[Mapping[str, Any]]
+    | Callable[[int], Mapping[str, Any]] | None = None,
+    wrapper_kwargs: Mapping[str, Any] | None = None,
+    **parallel_kwargs: Any,
+) -> Any:
+    """A TorchRL ``ParallelEnv`` of ``pack`` that builds no env in this process.
+
+    Example::
+
+        pack = specpack.capture("CustomAnt-v0", record_spaces=True)
+        env = parallel_env(pack, 4, mp_start_method="spawn")
+
+    Parameters
+    ----------
+    pack
+        The pack; with recorded spaces (``capture(..., record_spaces=True)`` or a live env) the
+        parent builds nothing, else it builds one env to record them.
+    num_workers
+        Worker processes.
+    env_kwargs
+        Merged over the pack's kwargs: one mapping for every worker, a list of one per worker,
+        or a function of the worker index (as ``specpack.make_vec``). Kwargs cost one build here
+        per distinct mapping, since they may change the spaces.
+    wrapper_kwargs
+        For each worker's ``GymWrapper``.
+    **parallel_kwargs
+        For ``ParallelEnv`` (``mp_start_method``, ``use_buffers``, ``device``, ...).
+
+    Returns
+    -------
+    torchrl.envs.ParallelEnv
+
+    Raises
+    ------
+    SpecPackError
+        Bad ``num_workers``/``env_kwargs``, ``create_env_kwargs`` or ``serial_for_single``
+        given (use ``env_kwargs``; ``SerialEnv(1, env_fn(pack))`` for one in-process env).
+    BackendUnavailableError
+        TorchRL is not installed.
+    """
+    if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 1:
+        raise SpecPackError(f"parallel_env: num_workers={num_workers!r} must be a positive int")
+    for name, fix in (("create_env_kwargs", "give env_kwargs= instead"),
+                      ("serial_for_single", "for one in-process env use "
+                       "SerialEnv(1, specpack.adapters.torchrl.env_fn(pack))")):
+        if name in parallel_kwargs:
+            raise SpecPackError(f"parallel_env: {name} is not taken here; {fix}")
+    envs = _torchrl_envs()
+    by_maker: dict[int, TorchRLEnvFn] = {}
+    fns = []
+    for maker in worker_env_fns(pack, num_workers, env_kwargs):
+        fn = by_maker.get(id(maker))
+        if fn is None:
+            fn = by_maker[id(maker)] = TorchRLEnvFn(maker, wrapper_kwargs,
+                                                     describe_in_parent=True)
+        fns.append(fn)
+    creator: Any = fns[0] if len(by_maker) == 1 else fns
+    return envs.ParallelEnv(num_workers, creator, **parallel_kwargs)
