@@ -108,8 +108,16 @@ def spec_difference(built: Any, expected: Any) -> str | None:
         if key not in keys_b:
             return f"{key!r} only in the recorded spaces"
         if built[key] != expected[key]:
-            return f"{key!r}: built {short(built[key], 160)}, recorded {short(expected[key], 160)}"
+            return f"{key!r}: built {_spec_text(built[key])}, recorded {_spec_text(expected[key])}"
     return "the spec trees differ"
+
+
+def _spec_text(spec: Any) -> str:
+    """A TorchRL spec leaf in one short line: its type, shape and dtype."""
+    shape, dtype = getattr(spec, "shape", None), getattr(spec, "dtype", None)
+    if shape is None:
+        return short(spec)
+    return f"{type(spec).__name__}(shape={tuple(shape)}, dtype={dtype})"
 
 
 def env_fn(

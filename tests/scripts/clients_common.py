@@ -55,7 +55,7 @@ def reference(make: Callable[[], Any], n: int) -> list[list[list[float]]]:
 
 def describe(e: BaseException) -> str:
     text = f"{type(e).__name__}: {e}"
-    return text if len(text) < 600 else text[:600] + "..."
+    return text if len(text) < 2000 else text[:2000] + "..."
 
 
 def attempt(fn: Callable[[], Any]) -> dict[str, Any]:
