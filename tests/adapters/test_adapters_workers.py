@@ -5,7 +5,9 @@ differ from those the parent was shown."""
 
 from __future__ import annotations
 
+import importlib
 import pickle
+import sys
 
 import pytest
 from clients_common import run_client
@@ -100,3 +102,18 @@ def test_worker_env_fn_refuses_what_is_not_a_single_env_pack() -> None:
 
     with pytest.raises(specpack.SpecPackError, match="is vector-only"):
         worker_env_fn(specpack.capture("VecPoles-v0"))
+
+
+@pytest.mark.parametrize(("library", "adapter", "function"), [
+    ("torchrl", "specpack.adapters.torchrl", "parallel_env"),
+    ("tianshou", "specpack.adapters.tianshou", "subproc_vector_env"),
+])
+def test_adapters_name_the_missing_library_and_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, library: str, adapter: str, function: str
+) -> None:
+    for name in (library, f"{library}.envs", f"{library}.env"):
+        monkeypatch.setitem(sys.modules, name, None)  # importing it raises ImportError
+    make = getattr(importlib.import_module(adapter), function)
+    pack = specpack.capture("CartPole-v1", record_spaces=True)
+    with pytest.raises(specpack.BackendUnavailableError, match=f"pip install {library}$"):
+        make(pack, 2)
