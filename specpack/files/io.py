@@ -118,11 +118,7 @@ def dump(pack: SpecPack, path: PathLike, *args: Any, key: bytes | None = None) -
 
 
 def _manifest_bytes(pack: SpecPack) -> bytes:
-    text = pack.to_json(indent=2) + "\n"
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: dumps fell back to \u escapes already
-        return text.encode("ascii", "backslashreplace")
+    return (pack.to_json(indent=2) + "\n").encode("utf-8")  # dumps escapes lone surrogates
 
 
 def load(
@@ -179,14 +175,37 @@ def load(
 def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
     """What a pack file holds, for ``specpack inspect``; nothing is imported or unpickled.
 
-    Returns a JSON-able dict: ``path``, ``size``, ``format``, ``manifest`` (the parsed
-    manifest, payload data left out), ``payloads`` (kind, name, size, digest, python,
-    format, note, ``used_at``), ``modules`` (every code reference: ``where``, ``module``,
-    ``qualname``), ``signature`` (``status``: ``"unsigned"``, ``"signed (not checked)"``,
-    ``"valid"`` or ``"invalid"`` (with ``key``), plus ``alg``, ``key_id``, ``detail``),
-    ``fingerprint`` (``recorded``, ``computed``, ``matches``: False after a hand edit) and
-    ``needs_trust`` (whether ``load(path)`` without trust or key would refuse it).
-    Raises :class:`~specpack.errors.PackFormatError` for a malformed file.
+    Its cost is linear in the file's size (places are built once, each bounded in length).
+
+    Parameters
+    ----------
+    path
+        The pack file.
+    key
+        Check the signature with this key (the result says ``valid`` or ``invalid``; no
+        exception for a wrong key).
+
+    Returns
+    -------
+    dict
+        A JSON-able dict: ``path``, ``size``, ``format``, ``manifest`` (the parsed manifest,
+        payload data left out), ``payloads`` (kind, name, size, digest, python, format, note,
+        ``used_at``), ``modules`` (every code reference: ``where``, ``module``, ``qualname``;
+        the spec's entry-point strings too), ``signature`` (``status``: ``"unsigned"``,
+        ``"signed (not checked)"``, ``"valid"`` or ``"invalid"`` (with ``key``), plus ``alg``,
+        ``key_id``, ``detail``), ``fingerprint`` (``recorded``, ``computed``, ``matches``:
+        False after a hand edit) and ``needs_trust`` (whether ``load(path)`` without trust or
+        key would refuse it). **Strings are raw**: names, keys and places are the file's own
+        text, control characters included (places are cut to a bounded length). Escape them
+        before printing: ``json.dumps(desc, ensure_ascii=True)`` does, and so does
+        ``specpack inspect``.
+
+    Raises
+    ------
+    PackFormatError
+        A malformed file (the message names the file and the field).
+    SignatureError
+        ``key`` is not bytes.
     """
     k = check_key(key)
     f = _read(path)
@@ -208,6 +227,7 @@ def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
                 signature.update(status="invalid", detail=str(e))
     if not f.signed and k is not None:
         signature["detail"] = "a key was given, but the file is not signed"
+    pack = SpecPack._from_fields(decode_fields(data, f.source))
     uses = payload_uses(data)
     payloads = []
     for entry in code_payloads(data):
@@ -217,7 +237,6 @@ def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
     shown = dict(data)
     shown["payloads"] = {d: {kk: v for kk, v in e.items() if kk != "data"}
                          for d, e in data["payloads"].items()}
-    pack = SpecPack._from_fields(decode_fields(data, f.source))
     recorded = data.get("fingerprint")
     return {
         "path": f.source,
@@ -226,7 +245,7 @@ def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
         "manifest": shown,
         "payloads": payloads,
         "modules": [{"where": w, "module": m, "qualname": q}
-                    for w, m, q in named_modules(data)],
+                    for w, m, q in named_modules(data, f.source)],
         "signature": signature,
         "fingerprint": {"recorded": recorded, "computed": pack.fingerprint,
                         "matches": recorded == pack.fingerprint},
