@@ -65,20 +65,38 @@ def _read(path: Any) -> SignedFile:
     source = _source(path)
     try:
         with open(path, "rb") as fh:
-            raw = fh.read(_MAX_FILE + 1)
+            raw = _read_bounded(fh, source)
+    except MemoryError:
+        raise PackFormatError(f"{source}: too large to read in the memory available") from None
     except FileNotFoundError:
         raise PackFormatError(f"{source}: no such file") from None
     except IsADirectoryError:
         raise PackFormatError(f"{source}: is a directory, not a pack file") from None
     except OSError as e:
         raise PackFormatError(f"{source}: cannot read it ({e.strerror or e})") from e
-    if len(raw) > _MAX_FILE:
-        raise PackFormatError(f"{source}: larger than {_MAX_FILE} bytes; not a pack file")
     if not raw.strip():
         raise PackFormatError(f"{source}: empty file (a pack file holds a JSON manifest)")
     return SignedFile(source, raw)
 
 
+def _read_bounded(fh: Any, source: str) -> bytes:
+    """The bytes of ``fh``, allocating only what the file holds (at most ``_MAX_FILE``).
+
+    (``fh.read(n)`` allocates ``n`` bytes up front: 2 GiB for every small file, which fails
+    under an address-space limit.) A file that is, or grows, larger is refused.
+    """
+    size = os.fstat(fh.fileno()).st_size
+    chunks = []
+    total = 0
+    while total <= _MAX_FILE and size <= _MAX_FILE:
+        chunk = fh.read(min(max(size + 1 - total, 1 << 16), _MAX_FILE + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if size > _MAX_FILE or total > _MAX_FILE:
+        raise PackFormatError(f"{source}: larger than {_MAX_FILE} bytes; not a pack file")
+    return b"".join(chunks)
 
 
 def dump(pack: SpecPack, path: PathLike, *args: Any, key: bytes | None = None) -> None:
@@ -169,7 +187,17 @@ def load(
         key = named.get("key", key)
         allow = named.get("allow", allow)
     f = _read(path)
-    return SpecPack.from_json(f.raw, trust=trust, key=key, allow=allow, source=f.source)
+    try:
+        return SpecPack.from_json(f.raw, trust=trust, key=key, allow=allow, source=f.source)
+    except (MemoryError, RecursionError) as e:
+        raise _exhausted(f.source, e) from None
+
+
+def _exhausted(source: str, e: BaseException) -> PackFormatError:
+    """The error for a file whose reading ran out of memory or stack."""
+    what = "memory" if isinstance(e, MemoryError) else "stack"
+    return PackFormatError(f"{source}: reading it ran out of {what} ({type(e).__name__}); it "
+                           "is too large or nested too deeply")
 
 
 def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
@@ -209,6 +237,13 @@ def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
     """
     k = check_key(key)
     f = _read(path)
+    try:
+        return _describe(f, k)
+    except (MemoryError, RecursionError) as e:
+        raise _exhausted(f.source, e) from None
+
+
+def _describe(f: SignedFile, k: bytes | None) -> dict[str, Any]:
     if f.header_error is not None:
         raise PackFormatError(f"{f.source}: {f.header_error}")
     data = parse_manifest(f.manifest, f.source)

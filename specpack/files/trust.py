@@ -117,6 +117,8 @@ def _problem(found: Found) -> str | None:
     attribute, so a dotted one is refused too.
     """
     mod, sep, qual = found.body.partition(":")
+    if found.tag == "$ref" and found.member is not None:  # a registry reference: the module
+        return None if sep and _dotted(mod) else "not of the form 'module:name'"
     if not sep or not _dotted(mod) or not _dotted(qual):
         return "not of the form 'module:qualname'"
     if any(p.startswith("__") and p.endswith("__") for p in qual.split(".")):

@@ -240,6 +240,13 @@ class Decoder(ArrayDecoding):
 
     def _ref(self, tag: Tag, body: str, node: Any, at: Path, d: int) -> CodeRef:
         mod, sep, qual = body.partition(":")
+        if "registered" in node:  # the callable importing ``mod`` registers under this id
+            registered = node["registered"]
+            if not sep or not _dotted(mod) or not qual or type(registered) is not str or (
+                    not registered):
+                raise self.fail(at, "a registry $ref is 'module:name' with a 'registered' id "
+                                "string")
+            return CodeRef(mod, qual, allow=self.allow, registered=registered)
         if not sep or not _dotted(mod) or not _dotted(qual):
             raise self.fail(at, f"$ref {body[:80]!r} is not of the form "
                             "'package.module:QualName'")

@@ -130,6 +130,9 @@ class Encoder:
             return {_NPSCALAR: body}
         if t is CodeRef:
             if value.payload is None:
+                if value.registered is not None:
+                    return {_REF: f"{value.module}:{value.qualname}",
+                            "registered": value.registered}
                 return {_REF: value.name}
             digest = value.digest
             assert digest is not None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from .tags import PAYLOAD_KIND, TAGS, Tag
@@ -37,7 +38,7 @@ class _Text:
     __slots__ = ("limit", "parts", "payloads", "size")
 
     def __init__(self, payloads: Any, limit: int) -> None:
-        self.payloads = payloads if type(payloads) is dict else {}
+        self.payloads = payloads if isinstance(payloads, Mapping) else {}
         self.limit = limit
         self.parts: list[str] = []
         self.size = 0
@@ -225,7 +226,7 @@ def render_code(node: Any, payloads: Any = None, *, full: bool = False) -> tuple
     ``("pkg.mod:Env", "by reference")``); a ``$code`` node gives the payload's name and
     ``"by value: <size> of cloudpickle for Python <version>, <digest>"``.
     """
-    table = payloads if type(payloads) is dict else {}
+    table = payloads if isinstance(payloads, Mapping) else {}
     if isinstance(node, dict) and isinstance(node.get("$ref"), str):
         mod, _, qual = str(node["$ref"]).rpartition(":")
         return (node["$ref"], "by reference") if full else (qual, f"{mod}, by reference")

@@ -46,7 +46,9 @@ class Tag:
         The exact Python types written with this tag (``type(value) is ...``); the first one
         is what the decoder builds for the container kinds.
     siblings
-        Keys allowed next to the tag (``$enum``: ``name``).
+        Keys allowed next to the tag (``$enum``: ``name``; ``$ref``: ``registered``, the id
+        under which importing the module registers the callable, for code with no importable
+        name).
     children
         How values nested inside are reached (see :data:`Children`).
     """
@@ -71,7 +73,7 @@ _TAG_LIST = (
     Tag("$ndarray", "array", dict, (np.ndarray,)),
     Tag("$npscalar", "scalar", dict, (np.generic,)),
     Tag("$enum", "enum", str, (EnumRef,), siblings=frozenset({"name"})),
-    Tag("$ref", "ref", str, (CodeRef,)),
+    Tag("$ref", "ref", str, (CodeRef,), siblings=frozenset({"registered"})),
     Tag("$code", "payload", str, (CodeRef,)),
     Tag("$object", "payload", str, (Blob,)),
 )

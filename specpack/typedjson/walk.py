@@ -31,6 +31,9 @@ __all__ = ["Found", "Path", "path_text", "payload_uses", "references", "render",
 Path: TypeAlias = "str | tuple[Path, str | int]"
 
 _KEY_LIMIT = 80
+#: The sibling a reference's ``member`` comes from: an ``$enum``'s ``name``, a registry
+#: ``$ref``'s ``registered`` id.
+_MEMBER = {"enum": "name", "ref": "registered"}
 
 
 def path_text(at: Path, *, escape: bool = True, limit: int = 300) -> str:
@@ -64,7 +67,9 @@ class Found:
     """One tagged node found by a walk: where it is and what it names.
 
     ``body`` is the tag's string (``"module:qualname"``, or a payload digest); ``module`` and
-    ``qualname`` split a reference; ``member`` is an ``$enum``'s ``name``.
+    ``qualname`` split a reference; ``member`` is an ``$enum``'s ``name`` or a registry
+    ``$ref``'s ``registered`` id (the qualname is then only a label: the callable is the one
+    importing the module registers under that id).
     """
 
     __slots__ = ("at", "body", "member", "tag")
@@ -168,7 +173,7 @@ def references(node: Any, root: Path = "value") -> Iterator[Found]:
     for at, tag, n in _tagged(node, root, REFERENCE_KINDS):
         body = n[tag.name]
         if type(body) is str:
-            yield Found(at, tag.name, body, n.get("name") if tag.kind == "enum" else None)
+            yield Found(at, tag.name, body, n.get(_MEMBER[tag.kind]))
 
 
 def payload_uses(node: Any, root: Path = "value") -> dict[str, list[Found]]:

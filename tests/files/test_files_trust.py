@@ -63,7 +63,7 @@ def test_reference_through_a_module_attribute_runs_nothing(
     path = _write(tmp_path, data)
     for pack in (specpack.load(path, allow=["gymnasium"]),
                  SpecPack.from_json(json.dumps(data), allow=["gymnasium"])):
-        with pytest.raises(BuildError, match="steps through the module"):
+        with pytest.raises(UntrustedPackError, match="steps through the module"):
             pack.make()
     assert not marker.exists()
     # control: the same command, named directly and loaded without allow, does run
@@ -100,7 +100,7 @@ def test_reference_to_a_function_of_an_imported_module_runs_nothing(
             with pytest.raises(SpecPackError):
                 pack.make()
             if where == "kwarg":
-                with pytest.raises(SpecPackError, match="steps through the module"):
+                with pytest.raises(UntrustedPackError, match="steps through the module"):
                     dict(pack.kwargs)
     assert not marker.exists()
     with pytest.raises(RuntimeError):  # control: the patched function does write the marker
