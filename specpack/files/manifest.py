@@ -91,16 +91,21 @@ def dumps(data: dict[str, Any], indent: int | None = 2) -> str:
 
 
 def _json_depth_ok(data: Any, limit: int) -> bool:
-    """Whether parsed JSON nests at most ``limit`` levels (iterative: no recursion)."""
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    while stack:
-        node, depth = stack.pop()
+    """Whether parsed JSON nests at most ``limit`` levels (level by level: no recursion)."""
+    level = [data]
+    depth = 0
+    while level:
+        depth += 1
         if depth > limit:
             return False
-        if type(node) is dict:
-            stack.extend((v, depth + 1) for v in node.values())
-        elif type(node) is list:
-            stack.extend((v, depth + 1) for v in node)
+        below: list[Any] = []
+        for node in level:
+            t = type(node)
+            if t is dict:
+                below.extend(node.values())
+            elif t is list:
+                below.extend(node)
+        level = below
     return True
 
 

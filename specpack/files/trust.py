@@ -22,6 +22,7 @@ from typing import Any
 from .._text import printable
 from ..errors import UntrustedPackError
 from ..typedjson.decode import Decoder
+from ..typedjson.tags import dotted_name
 from ..typedjson.walk import Found, Path
 from ..typedjson.walk import payload_uses as _uses
 from ..typedjson.walk import references as _references
@@ -74,10 +75,6 @@ def named_modules(data: dict[str, Any], source: str = "<manifest>"
     return [(f.where, f.module, f.qualname) for f, _ in manifest_references(data, source)]
 
 
-def _dotted(name: str) -> bool:
-    return bool(name) and all(part.isidentifier() for part in name.split("."))
-
-
 def normalize_allow(allow: Iterable[str] | str | None) -> tuple[str, ...] | None:
     """``allow`` as a tuple of module names (``None`` stays None: no allow-list)."""
     if allow is None:
@@ -88,7 +85,7 @@ def normalize_allow(allow: Iterable[str] | str | None) -> tuple[str, ...] | None
         raise UntrustedPackError(f"allow={allow!r} must be a list of module names, such as "
                                  "['my_pkg']") from None
     for p in prefixes:
-        if type(p) is not str or not _dotted(p):
+        if type(p) is not str or not dotted_name(p):
             raise UntrustedPackError(f"allow={list(prefixes)!r}: each entry must be a module "
                                      f"name such as 'my_pkg' (got {p!r})")
     return prefixes
@@ -118,8 +115,8 @@ def _problem(found: Found) -> str | None:
     """
     mod, sep, qual = found.body.partition(":")
     if found.tag == "$ref" and found.member is not None:  # a registry reference: the module
-        return None if sep and _dotted(mod) else "not of the form 'module:name'"
-    if not sep or not _dotted(mod) or not _dotted(qual):
+        return None if sep and dotted_name(mod) else "not of the form 'module:name'"
+    if not sep or not dotted_name(mod) or not dotted_name(qual):
         return "not of the form 'module:qualname'"
     if any(p.startswith("__") and p.endswith("__") for p in qual.split(".")):
         return "a dunder attribute is not part of a name"

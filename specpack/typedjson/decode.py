@@ -36,16 +36,13 @@ from .tags import (
     SAFE_INT,
     TAGS,
     Tag,
+    dotted_name,
     read_decimal,
     tag_of,
 )
 from .walk import Path, path_text
 
 __all__ = ["Decoder", "decode"]
-
-
-def _dotted(name: str) -> bool:
-    return bool(name) and all(part.isidentifier() for part in name.split("."))
 
 
 class Decoder(ArrayDecoding):
@@ -234,7 +231,7 @@ class Decoder(ArrayDecoding):
     def _enum(self, tag: Tag, body: str, node: dict[str, Any], at: Path, d: int) -> EnumRef:
         name = node.get("name")
         mod, sep, qual = body.partition(":")
-        if not sep or not _dotted(mod) or not _dotted(qual) or type(name) is not str:
+        if not sep or not dotted_name(mod) or not dotted_name(qual) or type(name) is not str:
             raise self.fail(at, "$enum must be 'module:Class' with a 'name' string")
         return EnumRef(mod, qual, name, allow=self.allow)
 
@@ -242,12 +239,12 @@ class Decoder(ArrayDecoding):
         mod, sep, qual = body.partition(":")
         if "registered" in node:  # the callable importing ``mod`` registers under this id
             registered = node["registered"]
-            if not sep or not _dotted(mod) or not qual or type(registered) is not str or (
+            if not sep or not dotted_name(mod) or not qual or type(registered) is not str or (
                     not registered):
                 raise self.fail(at, "a registry $ref is 'module:name' with a 'registered' id "
                                 "string")
             return CodeRef(mod, qual, allow=self.allow, registered=registered)
-        if not sep or not _dotted(mod) or not _dotted(qual):
+        if not sep or not dotted_name(mod) or not dotted_name(qual):
             raise self.fail(at, f"$ref {body[:80]!r} is not of the form "
                             "'package.module:QualName'")
         return CodeRef(mod, qual, allow=self.allow)

@@ -206,14 +206,24 @@ def _encode_array(arr: np.ndarray) -> dict[str, Any]:
                               "pointers): capture lowers them to payloads")
     out: dict[str, Any] = {"dtype": _descr(dtype), "shape": list(arr.shape)}
     if dtype.kind in _VALUE_KINDS and dtype.fields is None and dtype.itemsize <= 8:
-        flat = []
-        for x in arr.ravel(order="C").tolist():
-            t = type(x)
-            flat.append(_float(x) if t is float else (_int(x) if t is int else x))
-        out["values"] = flat
+        items = arr.ravel(order="C").tolist()
+        if not _all_plain(arr):
+            items = [_float(x) if type(x) is float else (_int(x) if type(x) is int else x)
+                     for x in items]
+        out["values"] = items
     else:
         out["base64"] = base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii")
     return out
+
+
+def _all_plain(arr: np.ndarray) -> bool:
+    """Whether every item of a bool/int/float array is written as a plain JSON number (all
+    finite, ints within 2**53), so no item needs a look of its own."""
+    if arr.size == 0 or arr.dtype.kind == "b":
+        return True
+    if arr.dtype.kind == "f":
+        return bool(np.isfinite(arr).all())
+    return bool(-_SAFE_INT <= int(arr.min()) and int(arr.max()) <= _SAFE_INT)
 
 
 def _descr(dtype: np.dtype) -> Any:

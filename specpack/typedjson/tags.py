@@ -11,6 +11,7 @@ a new kind also needs that kind's handler in :mod:`.encode`, :mod:`.decode` and 
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from dataclasses import dataclass
@@ -127,6 +128,9 @@ def tag_of(node: dict[str, Any]) -> str | None:
 
     Raises ``ValueError`` listing the tags when there is more than one.
     """
+    if len(node) == 1:
+        for k in node:
+            return k if type(k) is str and k[:1] == "$" else None
     found = None
     for k in node:
         if type(k) is str and k[:1] == "$":
@@ -141,6 +145,21 @@ def tag_of(node: dict[str, Any]) -> str | None:
 #: grammar's (Python's smallest allowed limit is 640).
 _CHUNK_DIGITS = 600
 _CHUNK = 10**_CHUNK_DIGITS
+
+
+def dotted_name(name: str) -> bool:
+    """Whether ``name`` is a dotted Python name (``pkg.mod``, ``Outer.Inner``).
+
+    Names up to 200 characters are remembered (a file names the same modules many times).
+    """
+    return _dotted_short(name) if len(name) <= 200 else _dotted(name)
+
+
+def _dotted(name: str) -> bool:
+    return bool(name) and all(part.isidentifier() for part in name.split("."))
+
+
+_dotted_short = functools.lru_cache(maxsize=4096)(_dotted)
 
 
 def _str_limit() -> int:
@@ -171,6 +190,8 @@ def decimal_text(x: int) -> str:
 def read_decimal(text: str) -> int:
     """``int(text)`` of a signed decimal of at most 4,300 digits, whatever the interpreter's
     ``sys.set_int_max_str_digits`` (the counterpart of :func:`decimal_text`)."""
+    if len(text) <= 640:  # within every limit Python allows
+        return int(text)
     limit = _str_limit()
     if limit == 0 or len(text) <= limit:
         return int(text)

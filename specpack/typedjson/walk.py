@@ -119,23 +119,21 @@ def _tagged(node: Any, root: Path, kinds: frozenset[str]) -> Iterator[tuple[Path
     pop, push = stack.pop, stack.append
     while stack:
         node, at = pop()
-        t = type(node)
-        if t is list:
+        if type(node) is list:
             for i in range(len(node) - 1, -1, -1):
-                push((node[i], (at, i)))
+                v = node[i]
+                if type(v) is dict or type(v) is list:  # scalars hold nothing to find
+                    push((v, (at, i)))
             continue
-        if t is not dict:
+        if type(node) is not dict:
             continue
-        try:
-            name = tag_of(node)
-        except ValueError:
-            name = None
-        tag = TAGS.get(name) if name is not None else None
+        tag = _tag(node)
         if tag is None:
             items = list(node.items())
             for i in range(len(items) - 1, -1, -1):
                 k, v = items[i]
-                push((v, (at, k)))
+                if type(v) is dict or type(v) is list:
+                    push((v, (at, k)))
             continue
         if tag.kind in kinds:
             yield at, tag, node
@@ -144,13 +142,27 @@ def _tagged(node: Any, root: Path, kinds: frozenset[str]) -> Iterator[tuple[Path
             continue
         if tag.children == "items":
             for i in range(len(body) - 1, -1, -1):
-                push((body[i], (at, i)))
+                v = body[i]
+                if type(v) is dict or type(v) is list:
+                    push((v, (at, i)))
         else:  # pairs
             for i in range(len(body) - 1, -1, -1):
                 pair = body[i]
                 if type(pair) is list and len(pair) == 2:
                     push((pair[1], ((at, i), 1)))
                     push((pair[0], ((at, i), 0)))
+
+
+def _tag(node: dict[Any, Any]) -> Tag | None:
+    """The grammar's tag of an object; None for a plain object or one the decoder refuses."""
+    if len(node) == 1:
+        for k in node:
+            return TAGS.get(k)
+    try:
+        name = tag_of(node)
+    except ValueError:
+        return None
+    return TAGS.get(name) if name is not None else None
 
 
 def references(node: Any, root: Path = "value") -> Iterator[Found]:
