@@ -13,19 +13,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from .._text import size_text
 from .tags import PAYLOAD_KIND, TAGS, Tag
 
 __all__ = ["render", "render_code", "render_items", "size_text"]
-
-
-def size_text(n: Any) -> str:
-    """A byte count as people read it: ``"312 bytes"``, ``"45.1 kB"``, ``"3.2 MB"``."""
-    n = n if isinstance(n, int) and not isinstance(n, bool) else 0
-    if n < 10_000:
-        return f"{n:,} bytes"
-    if n < 10_000_000:
-        return f"{n / 1000:.1f} kB"
-    return f"{n / 1e6:.1f} MB"
 
 
 class _Full(Exception):
