@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._surface import Surface
+from ._surface import Surface, surface_to_json
 from ._text import short
 from .backends import Blueprint, get_backend
 from .carry.code import CodeRef, code_ref_from_state
@@ -31,7 +31,7 @@ from .errors import PackFormatError, SpecPackError
 from .files.manifest import FORMAT, PackFields, decode_fields, dumps, parse_manifest
 from .files.signed import SignedFile, check_key
 from .files.trust import check_allowed, normalize_allow, refuse_payloads
-from .typedjson.encode import Encoder, canonical_json
+from .typedjson.encode import Encoder, canonical_json, encode
 from .versions import check_skew
 
 if TYPE_CHECKING:
@@ -513,14 +513,19 @@ class SpecPack:
             body = self._content(Encoder(payloads, canonical=False))
         except RecursionError:
             raise PackFormatError("the pack's values are nested too deeply to write") from None
-        return dumps({
+        data = {
             "format": FORMAT,
             **body,
             "fingerprint": self.fingerprint,
             "versions": dict(self.versions),
             "notes": list(self.notes),
             "payloads": payloads,
-        }, indent=indent)
+        }
+        if self._surface is not None:
+            surface = surface_to_json(self._surface, encode)
+            if surface is not None:
+                data["surface"] = surface
+        return dumps(data, indent=indent)
 
     @classmethod
     def from_json(
@@ -596,6 +601,7 @@ class SpecPack:
             versions=fields.versions,
             notes=fields.notes,
             vector=fields.vector,
+            surface=fields.surface,
         )
 
 

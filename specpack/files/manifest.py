@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .._surface import Surface, surface_from_json
 from .._text import printable
 from ..carry.code import CodeRef
 from ..errors import PackFormatError
@@ -36,7 +37,7 @@ FORMAT = "specpack/1"
 _DIGEST = DIGEST
 _TOP_FIELDS = (
     "format", "backend", "id", "entry_point", "kwargs", "spec", "layers", "render_wrappers",
-    "fingerprint", "versions", "notes", "payloads", "vector",
+    "fingerprint", "versions", "notes", "payloads", "vector", "surface",
 )
 _REQUIRED = {
     "format": str, "backend": str, "entry_point": dict, "kwargs": dict, "spec": dict,
@@ -59,6 +60,7 @@ class PackFields:
     versions: dict[str, str]
     notes: tuple[str, ...]
     vector: bool = False
+    surface: Surface | None = None
 
 
 #: A high surrogate followed by a low one: ``\\ud83d\\ude00`` reads back as one character.
@@ -307,4 +309,17 @@ def _decode_fields(
         versions=dict(data["versions"]),
         notes=tuple(data.get("notes", [])),
         vector=data.get("vector") is True,
+        surface=_surface(data, dec, source),
     )
+
+
+def _surface(data: dict[str, Any], dec: Decoder, source: str) -> Surface | None:
+    """The recorded spaces, metadata and render mode (the optional ``surface`` field)."""
+    if "surface" not in data:
+        return None
+    try:
+        return surface_from_json(data["surface"], lambda node: dec.value(node, "surface"))
+    except PackFormatError:
+        raise
+    except (ValueError, TypeError, AssertionError) as e:
+        raise PackFormatError(f"{source}: surface: {printable(str(e), 300)}") from None
