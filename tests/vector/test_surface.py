@@ -99,7 +99,7 @@ def test_dict_and_tuple_spaces_survive_the_manifest() -> None:
                   "grid": s.MultiDiscrete([2, 3])})
     pack = specpack.capture(Counted).with_surface(
         Surface(obs, s.Discrete(2), {"render_fps": 5}, None))
-    assert specpack.SpecPack.from_json(pack.to_json()).observation_space == obs
+    assert specpack.SpecPack.from_json(pack.to_json(), trust=True).observation_space == obs
 
 
 def test_a_malformed_surface_in_a_file_is_a_pack_format_error() -> None:
