@@ -29,6 +29,8 @@ from .._process import Outcome, ThreadWorker, Worker, fork_available, label
 from .._text import one_line, suggest
 from ..errors import NotIdenticalError, SpecPackError
 from .compare import compare as _differences
+from .compare import show
+from .describe import describe_space
 from .jobs import PLAN_JOB, RUN_JOB
 from .report import (
     IDENTICAL,
@@ -174,6 +176,7 @@ def verify_pack(
     finally:
         remote.close()
     _replay(v.here)
+    _check_surface(pack, v)
     if isinstance(local, ThreadWorker):
         v.notes.append("the build here ran in a thread (this platform cannot fork)")
     rollout = v.rollout_compared and not pack.nondeterministic
@@ -204,6 +207,27 @@ class _Verdict:
     rollout_compared: bool = False  # traces were compared, rollouts included
     nondeterministic: bool = False
     here: list[Outcome] = field(default_factory=list)  # the build here's tasks
+
+
+def _check_surface(pack: SpecPack, v: _Verdict) -> None:
+    """Hold the spaces a pack recorded at capture against the rebuilt env's (a difference
+    there is a finding: ``make_vec`` hands the recorded spaces to the vector env)."""
+    surface = getattr(pack, "surface", None)
+    out = v.outcome
+    if surface is None or out is None or out.status != "ok":
+        return
+    try:
+        rebuilt = Trace.from_dict(out.value["traces"][0])
+    except Exception:  # noqa: BLE001 - an unreadable trace is reported elsewhere
+        return
+    for name in ("observation_space", "action_space"):
+        recorded = describe_space(getattr(surface, name))
+        if recorded != getattr(rebuilt, name):
+            v.differences.append(
+                f"{name} recorded in the pack differs from the rebuilt env's: recorded "
+                f"{show(recorded)} vs rebuilt {show(getattr(rebuilt, name))}")
+            if v.status == IDENTICAL:
+                v.status = NOT_IDENTICAL
 
 
 def _replay(outcomes: list[Outcome]) -> None:

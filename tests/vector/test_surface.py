@@ -109,3 +109,15 @@ def test_a_malformed_surface_in_a_file_is_a_pack_format_error() -> None:
     data["surface"]["action_space"] = {"type": "Nope"}
     with pytest.raises(specpack.PackFormatError, match="surface"):
         specpack.SpecPack.from_json(json.dumps(data))
+
+
+def test_verify_holds_the_recorded_spaces_against_the_rebuilt_env() -> None:
+    from specpack._surface import Surface
+
+    pack = specpack.capture("CartPole-v1", record_spaces=True)
+    assert pack.verify(steps=5)
+    wrong = pack.with_surface(Surface(pack.observation_space, gymnasium.spaces.Discrete(3),
+                                      {}, None))
+    report = wrong.verify(steps=5)
+    assert not report and report.status == "not_identical"
+    assert any("action_space recorded in the pack differs" in d for d in report.differences)
