@@ -29,7 +29,7 @@ from .._process import Outcome, ThreadWorker, Worker, fork_available, label
 from .._text import one_line, suggest
 from ..errors import NotIdenticalError, SpecPackError
 from .compare import compare as _differences
-from .compare import show
+from .compare import same, show
 from .describe import describe_space
 from .jobs import PLAN_JOB, RUN_JOB
 from .report import (
@@ -222,7 +222,7 @@ def _check_surface(pack: SpecPack, v: _Verdict) -> None:
         return
     for name in ("observation_space", "action_space"):
         recorded = describe_space(getattr(surface, name))
-        if recorded != getattr(rebuilt, name):
+        if not same(recorded, getattr(rebuilt, name)):
             v.differences.append(
                 f"{name} recorded in the pack differs from the rebuilt env's: recorded "
                 f"{show(recorded)} vs rebuilt {show(getattr(rebuilt, name))}")
