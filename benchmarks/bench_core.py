@@ -29,6 +29,8 @@ import specpack
 GOAL_MAKE_VS_GYM = 0.9
 GOAL_MAKE_VS_FLOOR = 1.1
 GOAL_CAPTURE_VS_GYM = 0.1
+GOAL_PICKLE_TIME_VS_SPEC = 1.5
+GOAL_BY_VALUE_VS_GYM = 1.0
 GOAL_PICKLE_VS_SPEC = 1.5
 
 
@@ -46,7 +48,7 @@ def _uncached_capture() -> Any:
     return specpack.capture("CartPole-v1")
 
 
-_capture_module = sys.modules["specpack.capture"]
+_capture_module = sys.modules["specpack._capture"]
 
 
 def _floor() -> Any:
@@ -59,21 +61,32 @@ def headline(rounds: int) -> list[dict[str, Any]]:
     pack = specpack.capture(env_id)
     assert [type(e).__name__ for e in _layers(pack.make())] == [
         type(e).__name__ for e in _layers(_floor())]
+    if "KwargsPole-v0" not in gymnasium.registry:
+        gymnasium.register("KwargsPole-v0", entry_point=KwargsEnv, max_episode_steps=500)
     t = side_by_side({
         "gym": lambda: gymnasium.make(env_id),
         "pack": pack.make,
         "floor": _floor,
         "capture": lambda: specpack.capture(env_id),
         "capture_cold": _uncached_capture,
+        "gym_local": lambda: gymnasium.make("KwargsPole-v0", k=2.0),
+        "capture_by_value": lambda: specpack.capture("KwargsPole-v0", k=2.0),
     }, rounds)
     spec = gymnasium.spec(env_id)
     pack_blob = pickle.dumps(pack)
     spec_blob = pickle.dumps(spec)
+    unpickled = sys.modules["specpack.pack"]._unpickled
+
+    def loads_cold() -> object:
+        unpickled.clear()  # as the first unpickling of this pack in a process
+        return pickle.loads(pack_blob)
+
     p = side_by_side({
         "dumps_pack": lambda: pickle.dumps(pack),
         "dumps_spec": lambda: pickle.dumps(spec),
         "loads_pack": lambda: pickle.loads(pack_blob),
         "loads_spec": lambda: pickle.loads(spec_blob),
+        "loads_cold": loads_cold,
     }, rounds)
     return [
         _timed("core", "make CartPole-v1 vs gymnasium.make", t["pack"], t["gym"],
@@ -84,13 +97,17 @@ def headline(rounds: int) -> list[dict[str, Any]]:
                "gymnasium.make", GOAL_CAPTURE_VS_GYM),
         _timed("core", "capture(id), memo cleared (first capture) vs gymnasium.make",
                t["capture_cold"], t["gym"], "gymnasium.make"),
+        _timed("core", "capture(id) of a __main__ env (by value) vs gymnasium.make of it",
+               t["capture_by_value"], t["gym_local"], "gymnasium.make", GOAL_BY_VALUE_VS_GYM),
         row("core", "pickle size (by reference) vs EnvSpec", size(len(pack_blob)),
             f"EnvSpec {size(len(spec_blob))}", len(pack_blob) / len(spec_blob),
             GOAL_PICKLE_VS_SPEC),
         _timed("core", "pickle.dumps time vs EnvSpec", p["dumps_pack"], p["dumps_spec"],
-               "EnvSpec"),
+               "EnvSpec", GOAL_PICKLE_TIME_VS_SPEC),
         _timed("core", "pickle.loads time vs EnvSpec", p["loads_pack"], p["loads_spec"],
-               "EnvSpec"),
+               "EnvSpec", GOAL_PICKLE_TIME_VS_SPEC),
+        _timed("core", "pickle.loads, first in a process, vs EnvSpec", p["loads_cold"],
+               p["loads_spec"], "EnvSpec"),
     ]
 
 

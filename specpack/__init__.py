@@ -91,8 +91,8 @@ def __getattr__(name: str) -> Any:
     """Load the heavier public names on first use (keeps ``import specpack`` fast)."""
     import importlib
 
-    if name == "testing":
-        return importlib.import_module(".testing", __name__)
+    if name in ("testing", "vector", "files"):
+        return importlib.import_module(f".{name}", __name__)
     if name in _LAZY:
         module, attr = _LAZY[name]
         value = getattr(importlib.import_module(f".{module}", __name__), attr)

@@ -217,7 +217,9 @@ def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
 
 def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None) -> SpecPack:
     label = recipe.id or getattr(recipe.entry, "__qualname__", None) or "env"
-    if recipe.entry_string is not None:
+    if recipe.entry_ref is not None and by_value is not True:
+        entry, entry_obj = recipe.entry_ref, recipe.entry
+    elif recipe.entry_string is not None:
         entry, entry_obj = code_ref_from_string(
             recipe.entry_string, by_value=by_value, what=f"entry point of {label!r}"
         )
@@ -259,6 +261,7 @@ def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None) -> SpecPack:
         versions=version_record(impl.name, None if entry.by_value else entry.module),
         notes=tuple(notes),
         plain=plain,
+        vector=recipe.vector,
     )
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ._text import short
 from .backends import Blueprint, get_backend
-from .carry.code import CodeRef
+from .carry.code import CodeRef, code_ref_from_state
 from .carry.values import Blob, exact_key, is_plain, iter_carried, materialize, pickle_exact
 from .errors import PackFormatError, SpecPackError
 from .files.manifest import FORMAT, PackFields, decode_fields, dumps, parse_manifest
@@ -37,9 +37,10 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
 
-#: Version of the pack's state layout (pickle and JSON manifest). Readers accept every version
-#: up to this one.
-FORMAT_VERSION = 1
+#: Version of a pickled pack's state layout; readers accept every version up to this one
+#: (1: specpack 0.1; 2: a tuple of builtins led by the fingerprint). The JSON manifest has its
+#: own version (``files.manifest.FORMAT``).
+FORMAT_VERSION = 2
 
 Where = Literal["subprocess", "spawn", "forkserver"]
 
@@ -117,6 +118,7 @@ class SpecPack:
         "_fingerprint",
         "_kwargs",
         "_plain",
+        "_reduced",
         "_skew_checked",
         "auto_render",
         "backend",
@@ -125,6 +127,7 @@ class SpecPack:
         "layers",
         "notes",
         "spec",
+        "vector",
         "versions",
     )
 
@@ -138,8 +141,10 @@ class SpecPack:
     auto_render: bool
     versions: Mapping[str, str]
     notes: tuple[str, ...]
+    vector: bool
     _fingerprint: str | None
     _blueprint: Blueprint | None
+    _reduced: tuple[Any, ...] | None
     _skew_checked: bool
 
     def __init__(
@@ -155,6 +160,7 @@ class SpecPack:
         versions: Mapping[str, str] | tuple[tuple[str, str], ...],
         notes: tuple[str, ...] = (),
         plain: bool | None = None,
+        vector: bool = False,
     ) -> None:
         """Assemble a pack from already lowered parts (use :func:`specpack.capture`)."""
         s = object.__setattr__
@@ -167,9 +173,11 @@ class SpecPack:
         s(self, "auto_render", bool(auto_render))
         s(self, "versions", MappingProxyType(dict(versions)))
         s(self, "notes", tuple(notes))
+        s(self, "vector", bool(vector))
         s(self, "_plain", all(is_plain(v) for v in kwargs.values()) if plain is None else plain)
         s(self, "_fingerprint", None)
         s(self, "_blueprint", None)
+        s(self, "_reduced", None)
         s(self, "_skew_checked", False)
 
     # -- value semantics -------------------------------------------------------------------
@@ -181,24 +189,35 @@ class SpecPack:
         raise AttributeError(f"SpecPack is immutable (cannot delete {name!r})")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_restore, (FORMAT_VERSION, self._state()))
+        reduced = self._reduced
+        if reduced is None:
+            reduced = (_restore, (FORMAT_VERSION, self._state()))
+            object.__setattr__(self, "_reduced", reduced)
+        return reduced
 
     def _state(self) -> tuple[Any, ...]:
+        """The pickled state: builtins only, led by the fingerprint (see :func:`_restore`)."""
         return (
+            self.fingerprint,
             self.backend,
             self.id,
-            self.entry_point,
+            self.entry_point._state(),
             self._kwargs if self._plain else pickle_exact(self._kwargs),
             pickle_exact(dict(self.spec)),
-            self.layers,
+            tuple((layer.cls._state(), pickle_exact(layer._kwargs)) for layer in self.layers),
             self.auto_render,
             dict(self.versions),
             self.notes,
+            self.vector,
         )
 
     def _content(self, enc: Encoder) -> dict[str, Any]:
-        """The fields that shape the env, as typed JSON (the fingerprint's and manifest's body)."""
-        return {
+        """The fields that shape the env, as typed JSON (the fingerprint's and manifest's body).
+
+        ``vector`` appears only for a vector-only pack, so that every other pack keeps the
+        fingerprint it had before the field existed.
+        """
+        content = {
             "backend": self.backend,
             "id": self.id,
             "entry_point": enc.value(self.entry_point, 0),
@@ -210,6 +229,9 @@ class SpecPack:
             ],
             "render_wrappers": "make" if self.auto_render else None,
         }
+        if self.vector:
+            content["vector"] = True
+        return content
 
     @property
     def fingerprint(self) -> str:
@@ -324,10 +346,23 @@ class SpecPack:
         :class:`~specpack.errors.BuildError` naming the pack, chained to the original.
         """
         bp = self._blueprint or self._plan()
+        if self.vector:
+            raise SpecPackError(
+                f"pack {self.label} is vector-only (its spec has a vector_entry_point and no "
+                f"entry_point), so there is no single env to make; use "
+                f"specpack.make_vec(pack, num_envs)"
+            )
         kw = dict(self._kwargs) if self._plain else materialize(self._kwargs)
         if kwargs:
             kw.update(kwargs)
         return get_backend(self.backend).build(bp, kw)
+
+    def _make_vector(self, num_envs: int, kwargs: dict[str, Any]) -> Any:
+        """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
+        kw = dict(self._kwargs) if self._plain else materialize(self._kwargs)
+        kw.update(kwargs)
+        return get_backend(self.backend).build_vector(self._blueprint or self._plan(), num_envs,
+                                                      kw)
 
     def verify(
         self,
@@ -442,6 +477,7 @@ class SpecPack:
             auto_render=fields.auto_render,
             versions=fields.versions,
             notes=fields.notes,
+            vector=fields.vector,
         )
 
 
@@ -449,14 +485,45 @@ def _short(value: Any, limit: int = 60) -> str:
     return short(value, limit)
 
 
+#: Recently unpickled packs by (fingerprint, versions, notes). A pack is an immutable value, so
+#: every unpickled copy of one can be the same object (Ray and SB3 ship the same pack many
+#: times); it then also keeps its build plan. Bounded: cleared past 256 packs.
+_unpickled: dict[tuple[Any, ...], SpecPack] = {}
+
+
 def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
     """Unpickle a pack (``__reduce__``'s counterpart); accepts every known format version."""
-    if not isinstance(fmt, int) or fmt > FORMAT_VERSION or fmt < 1:
+    if fmt == 2:
+        (fp, backend, id_, entry, kwargs, spec, layers, auto_render, versions, notes,
+         vector) = state
+        key = (fp, tuple(versions.items()), notes)
+        hit = _unpickled.get(key)
+        if hit is not None:
+            return hit
+        pack = SpecPack(
+            backend=backend,
+            id=id_,
+            entry_point=code_ref_from_state(entry),
+            kwargs=kwargs,
+            spec=spec,
+            layers=tuple(Layer(code_ref_from_state(c), kw) for c, kw in layers),
+            auto_render=auto_render,
+            versions=versions,
+            notes=notes,
+            vector=vector,
+        )
+        object.__setattr__(pack, "_fingerprint", fp)
+        object.__setattr__(pack, "_reduced", (_restore, (fmt, state)))
+        if len(_unpickled) >= 256:
+            _unpickled.clear()
+        _unpickled[key] = pack
+        return pack
+    if fmt != 1:
         raise SpecPackError(
             f"this pickle holds a pack of format {fmt!r}, but this specpack reads formats up to "
             f"{FORMAT_VERSION}; upgrade specpack"
         )
-    backend, id_, entry, kwargs, spec, layers, auto_render, versions, notes = state
+    backend, id_, entry, kwargs, spec, layers, auto_render, versions, notes = state[:9]
     return SpecPack(
         backend=backend,
         id=id_,
@@ -467,5 +534,6 @@ def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
         auto_render=auto_render,
         versions=versions,
         notes=tuple(notes),
+        vector=len(state) > 9 and bool(state[9]),
     )
 

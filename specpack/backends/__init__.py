@@ -53,6 +53,10 @@ class Recipe:
     layers: list[tuple[type, dict[str, Any]]] = field(default_factory=list)
     auto_render: bool = False
     notes: list[str] = field(default_factory=list)
+    #: The entry point is a vector env creator (a spec with only ``vector_entry_point``).
+    vector: bool = False
+    #: How the entry point travels when the backend decided it (e.g. a registry reference).
+    entry_ref: CodeRef | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,6 +118,9 @@ class Backend(Protocol):
 
     def build(self, bp: Blueprint, kwargs: dict[str, Any]) -> Any:
         """Build the env of ``bp`` with the final constructor kwargs (a fresh dict)."""
+
+    def build_vector(self, bp: Blueprint, num_envs: int, kwargs: dict[str, Any]) -> Any:
+        """Build the vector env of a vector-only ``bp`` (``vector_entry_point``)."""
 
     def register(self, pack: PackLike, env_id: str | None) -> str:
         """Register ``pack`` in this process's registry; returns the id."""

@@ -15,6 +15,7 @@ Atari's ``frameskip``) is refused, never rebuilt as its default.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import sys
@@ -122,21 +123,37 @@ def wrapping(label: str, hint: Callable[[BaseException], str] = _no_hint) -> Ite
         raise err from e
 
 
+def _keyword_names(target: Any) -> tuple[str, ...] | None:
+    """The names ``target`` takes by keyword; None when it takes ``**kwargs`` or is unknowable."""
+    try:
+        sig = inspect.signature(target)
+    except (TypeError, ValueError):
+        return None
+    params = sig.parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
+_keyword_names_cached = functools.lru_cache(maxsize=1024)(_keyword_names)
+
+
 def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str) -> None:
     """Refuse, at capture, a kwarg that ``target``'s signature cannot take.
 
     Skipped when the signature takes ``**kwargs`` or cannot be read. The error names the
     kwarg, suggests the closest parameter and lists what ``target`` takes: the mistake is
-    reported here, in the parent, not as a ``TypeError`` in a worker's ``make()``.
+    reported here, in the parent, not as a ``TypeError`` in a worker's ``make()``. Signatures
+    are read once per class or function (capture's hot path).
     """
+    if not kwargs:
+        return
     try:
-        sig = inspect.signature(target)
-    except (TypeError, ValueError):
+        names = _keyword_names_cached(target)
+    except TypeError:  # an unhashable callable
+        names = _keyword_names(target)
+    if names is None:
         return
-    params = sig.parameters.values()
-    if any(p.kind is p.VAR_KEYWORD for p in params):
-        return
-    names = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     unknown = [k for k in kwargs if k not in names]
     if unknown:
         k = unknown[0]

@@ -23,8 +23,8 @@ from typing import Any
 from ..errors import BuildError, CaptureError, UntrustedPackError
 from .importable import MAIN_NAMES, fresh_importable, non_importable_modules
 
-__all__ = ["CodeRef", "code_ref", "code_ref_from_string", "portable_dumps", "reference_of",
-           "resolve_qualname"]
+__all__ = ["CodeRef", "code_ref", "code_ref_from_state", "code_ref_from_string",
+           "portable_dumps", "reference_of", "resolve_qualname"]
 
 _PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 _MAIN_NAMES = MAIN_NAMES
@@ -123,13 +123,15 @@ class CodeRef:
     result is cached by digest, so every rebuild in a process shares one class object).
     """
 
-    __slots__ = ("_digest", "_obj", "allow", "module", "payload", "python", "qualname")
+    __slots__ = ("_digest", "_obj", "allow", "module", "payload", "python", "qualname",
+                 "registered")
 
     module: str
     qualname: str
     payload: bytes | None
     python: str | None
     allow: tuple[str, ...] | None
+    registered: str | None
     _digest: str | None
     _obj: Any
 
@@ -140,12 +142,14 @@ class CodeRef:
         payload: bytes | None = None,
         python: str | None = None,
         allow: tuple[str, ...] | None = None,
+        registered: str | None = None,
     ) -> None:
         object.__setattr__(self, "module", module)
         object.__setattr__(self, "qualname", qualname)
         object.__setattr__(self, "payload", payload)
         object.__setattr__(self, "python", python if payload is not None else None)
         object.__setattr__(self, "allow", None if allow is None else tuple(allow))
+        object.__setattr__(self, "registered", registered)
         object.__setattr__(self, "_digest", None)
         object.__setattr__(self, "_obj", None)
 
@@ -153,6 +157,9 @@ class CodeRef:
         raise AttributeError(f"CodeRef is immutable (cannot set {name!r})")
 
     def __reduce__(self) -> tuple[Any, ...]:
+        if self.registered is not None:
+            return (CodeRef, (self.module, self.qualname, None, None, self.allow,
+                              self.registered))
         if self.allow is None:
             return (CodeRef, (self.module, self.qualname, self.payload, self.python))
         return (CodeRef, (self.module, self.qualname, self.payload, self.python, self.allow))
@@ -164,7 +171,10 @@ class CodeRef:
 
     @property
     def name(self) -> str:
-        """``module:qualname``, as written in entry points."""
+        """``module:qualname``, as written in entry points (``module:registry['id']`` for a
+        callable the module registers under an id)."""
+        if self.registered is not None:
+            return f"{self.module}:registry[{self.registered!r}]"
         return f"{self.module}:{self.qualname}"
 
     @property
@@ -177,7 +187,7 @@ class CodeRef:
         return self._digest
 
     def _key(self) -> tuple[Any, ...]:
-        return (self.module, self.qualname, self.digest, self.python)
+        return (self.module, self.qualname, self.digest, self.python, self.registered)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, CodeRef) and self._key() == other._key()
@@ -200,6 +210,8 @@ class CodeRef:
         return obj
 
     def _load(self) -> Any:
+        if self.registered is not None:
+            return self._load_registered()
         if self.payload is None:
             allow = self.allow
             if allow is not None and not allowed(self.module, allow):
@@ -254,6 +266,65 @@ class CodeRef:
                     ) from e
                 _loaded[digest] = obj
         return obj
+
+
+    def _load_registered(self) -> Any:
+        """The entry point that importing ``module`` registers in gymnasium under ``registered``."""
+        allow = self.allow
+        if allow is not None and not allowed(self.module, allow):
+            raise UntrustedPackError(f"{self.name} is outside allow={list(allow)}; nothing was "
+                                     "imported")
+        try:
+            importlib.import_module(self.module)
+        except Exception as e:
+            raise BuildError(
+                f"cannot import {self.module} in this process ({type(e).__name__}: {e}); "
+                f"importing it is what registers {self.registered!r}: install it here"
+            ) from e
+        from gymnasium.envs.registration import load_env_creator, registry
+
+        spec = registry.get(self.registered or "")
+        entry = None if spec is None else spec.entry_point
+        if entry is None:
+            raise BuildError(
+                f"importing {self.module} here did not register {self.registered!r} with an "
+                "entry point (another version of the package?); install the version the pack "
+                "was captured with"
+            )
+        obj = load_env_creator(entry) if isinstance(entry, str) else entry
+        home = getattr(obj, "__module__", None)
+        if allow is not None and (not isinstance(home, str) or not allowed(home, allow)):
+            raise UntrustedPackError(
+                f"{self.name} resolves to an object defined in {home!r}, outside "
+                f"allow={list(allow)}"
+            )
+        return obj
+
+
+    def _state(self) -> tuple[Any, ...]:
+        """The fields as a tuple of builtins (what a pickled pack carries)."""
+        return (self.module, self.qualname, self.payload, self.python, self.allow,
+                self.registered)
+
+
+_interned: dict[tuple[Any, ...], CodeRef] = {}
+
+
+def code_ref_from_state(state: tuple[Any, ...]) -> CodeRef:
+    """The :class:`CodeRef` of a :meth:`CodeRef._state` tuple; references are interned.
+
+    A reference (no payload) is a value made of strings, so every unpickled copy of it can be
+    one object: unpickling a pack many times (Ray, SB3 workers) rebuilds nothing twice, and the
+    object keeps what it loaded.
+    """
+    if state[2] is None:
+        hit = _interned.get(state)
+        if hit is None:
+            if len(_interned) > 65536:
+                _interned.clear()
+            hit = _interned[state] = CodeRef(*state)
+        return hit
+    return CodeRef(*state)
 
 
 _ref_cache: dict[Any, CodeRef] = {}

@@ -31,7 +31,7 @@ FORMAT = "specpack/1"
 _DIGEST = DIGEST
 _TOP_FIELDS = (
     "format", "backend", "id", "entry_point", "kwargs", "spec", "layers", "render_wrappers",
-    "fingerprint", "versions", "notes", "payloads",
+    "fingerprint", "versions", "notes", "payloads", "vector",
 )
 _REQUIRED = {
     "format": str, "backend": str, "entry_point": dict, "kwargs": dict, "spec": dict,
@@ -53,6 +53,7 @@ class PackFields:
     auto_render: bool
     versions: dict[str, str]
     notes: tuple[str, ...]
+    vector: bool = False
 
 
 def dumps(data: dict[str, Any], indent: int | None = 2) -> str:
@@ -155,6 +156,8 @@ def parse_manifest(text: str | bytes, source: str = "<manifest>") -> dict[str, A
         if data.get(key) is not None and type(data[key]) is not str:
             raise PackFormatError(f"{source}: field {key!r} must be a string or null, got "
                                   f"{_json_name(data[key])}")
+    if data.get("vector", False) is not True and "vector" in data:
+        raise PackFormatError(f"{source}: field 'vector' is true or absent")
     if data.get("render_wrappers") not in (None, "make"):
         raise PackFormatError(f"{source}: field 'render_wrappers' must be 'make' or null")
     if not all(type(v) is str for v in data["versions"].values()):
@@ -269,6 +272,7 @@ def _decode_fields(
         auto_render=data.get("render_wrappers") == "make",
         versions=dict(data["versions"]),
         notes=tuple(data.get("notes", [])),
+        vector=data.get("vector") is True,
     )
 
 

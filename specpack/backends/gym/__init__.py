@@ -9,6 +9,7 @@ from typing import Any
 import gym as _gym
 from gym.envs.registration import EnvSpec as GymSpec
 
+from ...errors import BuildError
 from .. import Blueprint, PackLike, Recipe
 from .._shared import memo_token, memo_valid, register_pack
 from . import build as _build
@@ -50,6 +51,10 @@ class GymBackend:
     def build(self, bp: Blueprint, kwargs: dict[str, Any]) -> Any:
         """Build the env of ``bp`` (see :mod:`.build`)."""
         return _build.build(bp, kwargs)
+
+    def build_vector(self, bp: Blueprint, num_envs: int, kwargs: dict[str, Any]) -> Any:
+        """gym 0.26 has no vector-only specs; a gym pack is never vector-only."""
+        raise BuildError(f"pack {bp.label}: gym packs are never vector-only")
 
     def register(self, pack: PackLike, env_id: str | None) -> str:
         """Register ``pack`` in gym's registry; ``gym.make(id)`` then builds it."""

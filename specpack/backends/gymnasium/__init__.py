@@ -47,6 +47,10 @@ class GymnasiumBackend:
         """Build the env of ``bp`` (see :mod:`.build`)."""
         return _build.build(bp, kwargs)
 
+    def build_vector(self, bp: Blueprint, num_envs: int, kwargs: dict[str, Any]) -> Any:
+        """Build the vector env of a vector-only ``bp`` (see :mod:`.build`)."""
+        return _build.build_vector(bp, num_envs, kwargs)
+
     def register(self, pack: PackLike, env_id: str | None) -> str:
         """Register ``pack`` in gymnasium's registry; ``gymnasium.make(id)`` then builds it."""
         from gymnasium.envs.registration import registry

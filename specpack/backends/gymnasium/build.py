@@ -19,12 +19,13 @@ import gymnasium
 from gymnasium.envs.registration import EnvSpec, WrapperSpec
 
 from ...carry.values import materialize
+from ...errors import BuildError
 from .. import Blueprint
 from .._shared import construct, wrap_failure
 from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs
 from .resolve import META_DEFAULTS
 
-__all__ = ["build"]
+__all__ = ["build", "build_vector"]
 
 #: One wrapper of a plan: its class, ready kwargs (None: materialise per build), lowered kwargs.
 _Step = tuple[Any, "dict[str, Any] | None", Mapping[str, Any]]
@@ -139,3 +140,33 @@ def _spec_template(bp: Blueprint, creator: Any) -> EnvSpec:
         ),
         vector_entry_point=meta["vector_entry_point"],
     )
+
+
+def build_vector(bp: Blueprint, num_envs: int, kwargs: dict[str, Any]) -> Any:
+    """Build a vector-only pack's vector env as ``gymnasium.make_vec`` does in
+    ``vector_entry_point`` mode: ``creator(num_envs=num_envs, **kwargs)``, then the spec."""
+    creator = bp.entry.load()
+    try:
+        env = creator(num_envs=num_envs, **kwargs)
+    except Exception as e:
+        raise BuildError(
+            f"the vector env creator of pack {bp.label} ({bp.entry.name}) raised "
+            f"{type(e).__name__}: {e}"
+        ) from e
+    if not isinstance(env, gymnasium.vector.VectorEnv):
+        raise BuildError(
+            f"the vector entry point of pack {bp.label} returned {type(env).__name__}, not a "
+            "gymnasium.vector.VectorEnv"
+        )
+    meta = {**META_DEFAULTS, **bp.spec}
+    spec = EnvSpec(
+        id=meta.get("id") or "env",
+        entry_point=None,
+        reward_threshold=meta["reward_threshold"],
+        nondeterministic=bool(meta["nondeterministic"]),
+        vector_entry_point=meta["vector_entry_point"] or bp.entry.name,
+        kwargs={**kwargs, **({"num_envs": num_envs} if num_envs != 1 else {}),
+                "vectorization_mode": "vector_entry_point"},
+    )
+    env.unwrapped.spec = spec
+    return env

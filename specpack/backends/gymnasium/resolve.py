@@ -18,7 +18,8 @@ from gymnasium.envs.registration import EnvSpec
 from gymnasium.utils import EzPickle, RecordConstructorArgs
 
 from ..._text import suggest
-from ...carry.code import code_ref_from_string
+from ...carry.code import CodeRef, code_ref_from_string, reference_of
+from ...carry.importable import MAIN_NAMES, fresh_importable
 from ...errors import CaptureError, UnknownEnvError, UnrecordedArgumentsError
 from .. import Recipe
 from .._shared import (
@@ -29,6 +30,7 @@ from .._shared import (
     init_params,
     spec_made,
 )
+from ._probe import registered_in_fresh_interpreter
 from .compat import repair_record
 
 __all__ = ["META_DEFAULTS", "from_callable", "from_env", "from_id", "from_spec", "spec_meta"]
@@ -103,6 +105,8 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
         raise CaptureError(f"expected a gymnasium EnvSpec, got {type(spec).__name__}")
     entry = spec.entry_point
     if entry is None:
+        if spec.vector_entry_point is not None:
+            return _vector_only(spec, options, kwargs)
         raise CaptureError(
             f"the spec {spec.id!r} has no entry_point; register it with "
             "entry_point='module:Class' or a callable"
@@ -132,6 +136,8 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
         wcls = _load_entry(w.entry_point, f"wrapper {w.name} of {spec.id!r}")
         layers.append((wcls, dict(w.kwargs)))
     layers.reverse()  # outermost first
+    entry_ref = None
+    notes: list[str] = []
     if isinstance(entry, str):
         entry_string: str | None = entry
         entry_obj: Any = None
@@ -142,6 +148,7 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
                 f"the spec {spec.id!r} has entry_point={entry!r}, which is not callable; "
                 "use a class, a factory function or a 'module:Class' string"
             )
+        entry_ref = registered_ref(spec, entry, notes)
     return Recipe(
         id=spec.id,
         entry=entry_obj,
@@ -150,7 +157,83 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
         spec=spec_meta(spec, minimal=True),
         layers=layers,
         auto_render=True,
+        notes=notes,
+        entry_ref=entry_ref,
     )
+
+
+def registered_ref(spec: EnvSpec, entry: Any, notes: list[str]) -> CodeRef | None:
+    """A reference to ``entry`` as *the callable that importing its module registers under
+    spec.id*, when that is how a fresh interpreter gets it (Meta-World's lambdas, any
+    ``register()`` inside a function), or None.
+
+    Used only for a callable with no importable name whose module a fresh interpreter can
+    import, and only when importing that module in a fresh interpreter registers the same id
+    (checked once per module and process). The pack then carries no code for it.
+    """
+    module = getattr(entry, "__module__", None)
+    if (
+        not isinstance(module, str)
+        or module in MAIN_NAMES
+        or reference_of(entry) is not None
+        or gymnasium.registry.get(spec.id) is not spec
+        or not fresh_importable(module)
+        or spec.id not in registered_in_fresh_interpreter(module)
+    ):
+        return None
+    qualname = str(getattr(entry, "__qualname__", None) or type(entry).__qualname__)
+    notes.append(
+        f"entry point: {qualname} is made inside {module}, with no importable name; the pack "
+        f"refers to it as the callable that importing {module} registers under {spec.id!r} "
+        "(checked in a fresh interpreter), so it travels by reference"
+    )
+    return CodeRef(module, qualname, registered=spec.id)
+
+
+def _vector_only(spec: EnvSpec, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
+    """A spec with only a ``vector_entry_point``, resolved as ``gymnasium.make_vec`` would.
+
+    The pack builds with :func:`specpack.make_vec`, which calls the vector creator with
+    ``num_envs`` and these kwargs (the spec's ``max_episode_steps`` among them unless given);
+    ``pack.make()`` refuses. ``make_vec`` passes no wrappers in this mode, so the spec's
+    ``additional_wrappers`` must be empty, as gymnasium requires.
+    """
+    if options.get("disable_env_checker") is not None:
+        raise CaptureError(
+            f"{spec.id!r} is vector-only (vector_entry_point, no entry_point): "
+            "disable_env_checker does not apply to a vector creator"
+        )
+    if spec.additional_wrappers:
+        raise CaptureError(
+            f"{spec.id!r} is vector-only but lists additional_wrappers; gymnasium.make_vec "
+            "cannot apply them in vector_entry_point mode either"
+        )
+    env_kwargs = dict(spec.kwargs)
+    for key in ("num_envs", "vectorization_mode", "vector_kwargs", "wrappers"):
+        if key in env_kwargs:
+            raise CaptureError(
+                f"{spec.id!r}: its spec kwargs set {key!r}, a make_vec option; pass it to "
+                "specpack.make_vec instead"
+            )
+    env_kwargs.update(kwargs)
+    steps = options.get("max_episode_steps")
+    if steps is not None and steps != -1:
+        env_kwargs["max_episode_steps"] = steps
+    elif spec.max_episode_steps is not None and "max_episode_steps" not in env_kwargs:
+        env_kwargs["max_episode_steps"] = spec.max_episode_steps
+    entry = spec.vector_entry_point
+    entry_string = entry if isinstance(entry, str) else None
+    return Recipe(
+        id=spec.id,
+        entry=None if entry_string else entry,
+        entry_string=entry_string,
+        kwargs=env_kwargs,
+        spec=spec_meta(spec, minimal=True),
+        layers=[],
+        auto_render=False,
+        vector=True,
+    )
+
 
 def from_callable(
     fn: Any, options: dict[str, Any], kwargs: dict[str, Any]

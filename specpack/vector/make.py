@@ -1,0 +1,179 @@
+"""``make_vec``: ``gymnasium.make_vec`` for a :class:`~specpack.SpecPack`.
+
+Every sub-env is ``pack.make()``, so a custom env registered in the main guard (or loaded from
+a file, or defined in ``__main__``) works under spawn and forkserver workers, where an id-based
+``gymnasium.make_vec`` fails with ``NameNotFound`` in the child and ``EOFError`` in the parent.
+``reset(seed=s)`` seeds sub-env ``i`` with ``s + i`` (gymnasium's convention);
+``make_vec(..., seed=s)`` makes the first ``reset()`` without a seed behave as
+``reset(seed=s)``. A vector-only pack (a spec with only a ``vector_entry_point``) is built by its
+vector creator, as ``gymnasium.make_vec`` does.
+"""
+
+from __future__ import annotations
+
+import inspect
+import multiprocessing
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+
+from .._capture import capture
+from ..errors import SpecPackError
+from ..pack import SpecPack
+from .envs import PackAsyncVectorEnv, PackSyncVectorEnv
+from .forkserver import forkserver_modules, merge_forkserver_preload
+
+__all__ = ["make_vec"]
+
+_MODES = ("async", "sync")
+
+
+def make_vec(
+    pack: SpecPack | Any,
+    num_envs: int,
+    vectorization_mode: str | None = None,
+    context: str | None = None,
+    seed: int | None = None,
+    *,
+    env_kwargs: Mapping[str, Any] | None = None,
+    preload: bool = True,
+    start_timeout: float | None = 120.0,
+    **vector_kwargs: Any,
+) -> gymnasium.vector.VectorEnv:
+    """Build a gymnasium vector env of ``num_envs`` copies of ``pack``.
+
+    ``vectorization_mode`` is ``"async"`` (an ``AsyncVectorEnv``, one worker process per
+    sub-env, started with the multiprocessing ``context``: ``"fork"``, ``"spawn"``,
+    ``"forkserver"`` or ``None`` for the default) or ``"sync"`` (a ``SyncVectorEnv`` in this
+    process). ``vector_kwargs`` go to the vector env class (``shared_memory``, ``daemon``,
+    ``observation_mode``, ``autoreset_mode``, ...); ``env_kwargs`` are merged over the pack's
+    kwargs for every sub-env, as in ``pack.make(**env_kwargs)``. ``pack`` may also be anything
+    :func:`specpack.capture` takes (it is captured here, in the parent).
+
+    Example::
+
+        pack = specpack.capture("CustomAnt-v0")          # registered in the main guard
+        venv = specpack.make_vec(pack, 8, context="forkserver", seed=0)
+        obs, info = venv.reset()                         # sub-env i seeded with 0 + i
+
+    Async workers report whether they could rebuild the pack; a worker that fails (or dies, or
+    is still building after ``start_timeout`` seconds; ``None`` waits forever) makes
+    ``make_vec`` stop all workers and raise :class:`~specpack.WorkerError` carrying the
+    child's message and traceback (``.child_traceback``). ``preload=False`` leaves the
+    forkserver's preload list alone.
+    """
+    pack = _as_pack(pack)
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        raise SpecPackError(f"make_vec: num_envs={num_envs!r} must be a positive int")
+    mode = getattr(vectorization_mode, "value", vectorization_mode)
+    if pack.vector:
+        return _vector_only(pack, num_envs, mode, context, seed, env_kwargs, vector_kwargs)
+    if mode is None:
+        mode = "async"
+    if mode not in _MODES:
+        raise SpecPackError(
+            f"make_vec: vectorization_mode={vectorization_mode!r} is not supported; use "
+            "'async' (worker processes) or 'sync' (this process)"
+        )
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise SpecPackError(f"make_vec: seed={seed!r} must be an int or None")
+    extra = dict(env_kwargs or {})
+    for k in extra:
+        if not isinstance(k, str):
+            raise SpecPackError(f"make_vec: env_kwargs names must be strings, got {k!r}")
+    if mode == "sync":
+        if context is not None:
+            raise SpecPackError(
+                f"make_vec: context={context!r} only applies to vectorization_mode='async'; "
+                "drop it, or use the async mode"
+            )
+        _check_vector_kwargs(SyncVectorEnv, vector_kwargs, "sync")
+        return PackSyncVectorEnv(pack, num_envs, extra, seed, vector_kwargs)
+    if context is not None:
+        methods = multiprocessing.get_all_start_methods()
+        if context not in methods:
+            raise SpecPackError(
+                f"make_vec: context={context!r} is not a multiprocessing start method here; "
+                f"use one of {', '.join(map(repr, methods))} or None"
+            )
+    _check_vector_kwargs(AsyncVectorEnv, vector_kwargs, "async")
+    if start_timeout is not None and not start_timeout > 0:
+        raise SpecPackError(
+            f"make_vec: start_timeout={start_timeout!r} must be a positive number of seconds "
+            "or None"
+        )
+    method = context or multiprocessing.get_start_method()
+    if preload and method == "forkserver":
+        merge_forkserver_preload(forkserver_modules(pack))
+    return PackAsyncVectorEnv(
+        pack, num_envs, extra, seed, context, start_timeout, vector_kwargs
+    )
+
+
+def _vector_only(
+    pack: SpecPack,
+    num_envs: int,
+    mode: Any,
+    context: str | None,
+    seed: int | None,
+    env_kwargs: Mapping[str, Any] | None,
+    vector_kwargs: Mapping[str, Any],
+) -> gymnasium.vector.VectorEnv:
+    """A vector-only pack: its vector creator builds all ``num_envs`` (``vector_entry_point``)."""
+    if mode not in (None, "vector_entry_point"):
+        raise SpecPackError(
+            f"make_vec: pack {pack.label} is vector-only (its spec has only a "
+            f"vector_entry_point), so vectorization_mode={mode!r} has no single env to copy; "
+            "leave vectorization_mode unset (or 'vector_entry_point')"
+        )
+    if context is not None or vector_kwargs:
+        raise SpecPackError(
+            f"make_vec: pack {pack.label} is vector-only; its vector creator takes kwargs only "
+            "(env_kwargs=...), not context= or vector kwargs "
+            f"({', '.join(sorted(vector_kwargs)) or 'context'})"
+        )
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise SpecPackError(f"make_vec: seed={seed!r} must be an int or None")
+    env = pack._make_vector(num_envs, dict(env_kwargs or {}))
+    return _SeededOnFirstReset(env, seed) if seed is not None else env
+
+
+class _SeededOnFirstReset(gymnasium.vector.VectorWrapper):
+    """``make_vec(..., seed=s)`` for a vector-only pack: the first unseeded reset uses ``s``."""
+
+    def __init__(self, env: gymnasium.vector.VectorEnv, seed: int) -> None:
+        super().__init__(env)
+        self._pending: int | None = seed
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        pending, self._pending = self._pending, None
+        return self.env.reset(seed=pending if seed is None else seed, options=options)
+
+
+def _as_pack(obj: Any) -> SpecPack:
+    if not isinstance(obj, SpecPack):
+        obj = capture(obj)
+    assert isinstance(obj, SpecPack)
+    if obj.backend != "gymnasium":
+        raise SpecPackError(
+            f"make_vec builds gymnasium vector envs, but pack {obj.label} was captured with "
+            f"backend={obj.backend!r}; for a legacy gym env use gym's own vector env, e.g. "
+            "gym.vector.AsyncVectorEnv([pack.make] * n, context='spawn')"
+        )
+    return obj
+
+
+def _check_vector_kwargs(cls: type, kwargs: Mapping[str, Any], mode: str) -> None:
+    params = inspect.signature(cls).parameters
+    allowed = [p for p in params if p not in ("env_fns", "context")]
+    unknown = sorted(k for k in kwargs if k not in allowed)
+    if unknown:
+        raise SpecPackError(
+            f"make_vec(vectorization_mode={mode!r}) got unknown vector_kwargs "
+            f"{', '.join(map(repr, unknown))}; {cls.__name__} here takes "
+            f"{', '.join(map(repr, allowed))} (env constructor kwargs go in env_kwargs=...)"
+        )
+
+
