@@ -15,17 +15,20 @@ from __future__ import annotations
 
 import contextlib
 import pickle
+from dataclasses import replace
 from typing import Any
 
 from .._capture import capture
 from .._process import Outcome
-from .._verify import RUN_TRACE, compare, run_trace, traces_of, without_spec
+from .._verify import RUN_JOB, Trace, compare, plan_actions, run_trace
+from .._verify.jobs import carried_exactly
 from .checks import ezpickle_gaps, first_step, live_capture
 from .classify import failure, unset_required
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job
 from .report import IDENTICAL, NOT_IDENTICAL, NOT_REPRODUCIBLE, Finding
 from .select import entry_of
 from .timelimit import time_limit
+from .vector_job import NUM_ENVS, REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB
 
 __all__ = ["EnvJob", "reference"]
 
@@ -71,26 +74,35 @@ def reference(
     -------
     dict
         ``{"failed": {...}}`` when it cannot be built here, else ``control`` (the engine's
-        ``run_trace(..., repeat=2)`` value), ``gaps`` (see :func:`.checks.ezpickle_gaps`),
-        ``live`` (see :func:`.checks.live_capture`, or None).
+        ``run_trace(..., repeat=2)`` value), ``actions`` (the plan both sides run, or None
+        when typed JSON cannot carry the actions exactly: each side then plans its own),
+        ``gaps`` (see :func:`.checks.ezpickle_gaps`), ``live`` (see
+        :func:`.checks.live_capture`, or None).
     """
     try:
         pack = pickle.loads(payload)
         env = pack.make()
         try:
+            actions = plan_actions(env.action_space, steps, seed)
             checked = live_capture(env, pack) if live else None
             if checked is not None and checked["failed"] is not None:
                 return {"failed": checked["failed"]}
-            gaps = ezpickle_gaps(env, pack, steps, seed)
+            gaps = ezpickle_gaps(env, pack, actions, seed)
         finally:
             with contextlib.suppress(Exception):
                 env.close()
-        control = run_trace(payload, steps=steps, seed=seed, repeat=2)
+        sent = actions if carried_exactly(actions) else None
+        control = run_trace(payload, steps=steps, seed=seed, repeat=2, actions=sent)
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt):
             raise
         return {"failed": failure(e, "building it", timeout, needs, name)}
-    return {"control": control, "gaps": gaps, "live": checked}
+    return {"control": control, "actions": sent, "gaps": gaps, "live": checked}
+
+
+def traces(value: Any) -> list[Trace]:
+    """The traces in a ``run_trace`` value (as a worker sent them back)."""
+    return [Trace.from_dict(d) for d in value["traces"]]
 
 
 class EnvJob(Job):
@@ -104,9 +116,11 @@ class EnvJob(Job):
         self.check_live = not _is_live_env(self.target)
         self.needs: list[str] = []
         self.payload = b""
+        self.run_job = RUN_JOB
         self.here: Any = None
         self.gaps: dict[str, Any] = {}
         self.live_differences: list[str] = []
+        self.live_failures: list[str] = []
         self.results: dict[str, Any] = {}
 
     def prepare(self) -> None:
@@ -126,10 +140,17 @@ class EnvJob(Job):
         self.notes.extend(pack.notes)
         if pack.nondeterministic:
             self.notes.append("rollout not compared: the spec says nondeterministic=True")
+        function = REFERENCE_JOB
+        if getattr(pack, "vector", False):
+            function, self.run_job = REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB
+            self.notes.append(
+                f"vector-only (a vector_entry_point and no entry_point): audited as "
+                f"specpack.make_vec(pack, {NUM_ENVS}) on both sides"
+            )
         self.add_task(
             "reference",
             REFERENCE,
-            REFERENCE_JOB,
+            function,
             self.payload,
             steps=self.ctx.steps,
             seed=self.ctx.seed,
@@ -139,10 +160,14 @@ class EnvJob(Job):
             name=self.name,
         )
 
+    def forget_remote(self) -> None:
+        self.results = {}
+        self.live_failures = []
+
     def take(self, label: str, outcome: Outcome) -> None:
         if label == "live" and outcome.status != "ok":
             why = outcome.error or outcome.status
-            self.live_differences.append(
+            self.live_failures.append(
                 f"rebuilt from capture(env) of a live instance: the rebuild in a "
                 f"{self.ctx.remote_label} failed ({why})"
             )
@@ -151,43 +176,50 @@ class EnvJob(Job):
             self.results[label] = self.value(label, outcome, REMOTE)
             return
         value = self.value(label, outcome, REFERENCE)
-        first, second = traces_of(value["control"])[:2]
-        diffs = compare(first, second, labels=("first build here", "second build here"))
+        first, second = traces(value["control"])[:2]
+        labels = ("the first build here", "the second")
+        diffs = compare(first, second, labels=labels, shared=False)
         if diffs:
             raise Decided(
                 self.finish(
                     NOT_REPRODUCIBLE,
-                    "two builds in this process differ, so a rebuild elsewhere cannot be "
-                    f"checked: {diffs[0]}",
+                    "two builds in this process already differ, so a rebuild elsewhere cannot "
+                    f"be compared with them: {diffs[0]}",
                     differences=tuple(diffs),
                     step=first_step(diffs),
                 )
             )
         self.here = first
+        if first.error is not None:
+            self.notes.append(
+                f"the rollout here raised {first.error.get('type')} at step "
+                f"{first.error.get('step')} (both builds here alike)"
+            )
         self.gaps = value["gaps"]
         self.notes.extend(self.gaps["notes"])
-        steps, seed = self.ctx.steps, self.ctx.seed
-        self.add_task("rebuild", REMOTE, RUN_TRACE, self.payload, steps=steps, seed=seed)
+        params = {"steps": self.ctx.steps, "seed": self.ctx.seed, "actions": value["actions"]}
+        self.add_task("rebuild", REMOTE, self.run_job, self.payload, **params)
         live = value["live"]
         if live is not None:
             self.live_differences = list(live["differences"])
             if live["pack"] is not None:
-                self.add_task("live", REMOTE, RUN_TRACE, live["pack"], steps=steps, seed=seed)
+                self.add_task("live", REMOTE, RUN_JOB, live["pack"], **params)
 
     def verdict(self) -> Finding:
         labels = ("here", self.ctx.remote_label)
-        there = traces_of(self.results["rebuild"])[0]
-        diffs = compare(self.here, there, labels=labels)
+        there = traces(self.results["rebuild"])[0]
+        diffs = compare(self.here, there, labels=labels, shared=False)
         step = first_step(diffs)
         diffs += self.gaps["failures"]
         if step is None and self.gaps["failures"]:
             step = self.gaps["step"]
-        diffs += self.live_differences
+        diffs += self.live_differences + self.live_failures
         if "live" in self.results:
-            live = traces_of(self.results["live"])[0]
+            live = traces(self.results["live"])[0]
+            here = replace(self.here, spec={})
             diffs += [
                 f"rebuilt from capture(env) of a live instance: {d}"
-                for d in compare(without_spec(self.here), without_spec(live), labels=labels)
+                for d in compare(here, replace(live, spec={}), labels=labels, shared=False)
             ]
         if diffs:
             return self.finish(NOT_IDENTICAL, diffs[0], differences=tuple(diffs), step=step)

@@ -51,6 +51,9 @@ class Task:
     payload: bytes
     params: dict[str, Any] = field(default_factory=dict)
     retried: bool = False
+    generation: int = 0
+    clean: bool = False
+    reused: bool = False
 
 
 class Decided(Exception):
@@ -74,6 +77,10 @@ class Job:
         self.outstanding: set[str] = set()
         self.finding: Finding | None = None
         self.notes: list[str] = []
+        self.generation = 0
+        self.tainted = False
+        self.remote: list[Task] = []
+        self.first: Finding | None = None
 
     # -- what subclasses implement
 
@@ -92,23 +99,55 @@ class Job:
     def close(self) -> None:
         """Release what the job holds here (called once it is decided)."""
 
+    def forget_remote(self) -> None:
+        """Drop what the remote tasks brought (before they run again in clean workers)."""
+
     # -- shared
 
     def add_task(
         self, label: str, side: str, function: str, payload: bytes, **params: Any
     ) -> None:
         """Queue one task; the job is not decided before its outcome is taken."""
-        self.pending.append(Task(self, label, side, function, payload, dict(params)))
+        task = Task(self, label, side, function, payload, dict(params), generation=self.generation)
+        if side == REMOTE:
+            self.remote.append(task)
+        self.pending.append(task)
         self.outstanding.add(label)
+
+    def rerun_remote(self, finding: Finding) -> None:
+        """Run the remote tasks again, each in a worker that never ran another task.
+
+        Called when ``finding`` (a failure) came from workers that had rebuilt other envs
+        before: an env that reads process-wide state other envs change (a class attribute
+        set by another env's ``reset``) must not be judged by the audit's own worker reuse.
+        """
+        self.first = finding
+        self.generation += 1
+        self.tainted = False
+        self.outstanding.clear()
+        self.forget_remote()
+        again, self.remote = self.remote, []
+        for task in again:
+            self.add_task(task.label, task.side, task.function, task.payload, **task.params)
+        for task in self.pending:
+            task.clean = True
 
     def finish(self, status: str, reason: str, **extra: Any) -> Finding:
         """A finding for this job (notes and elapsed time filled in)."""
+        notes = list(self.notes)
+        first = self.first
+        if first is not None and (first.status, first.reason) != (status, reason):
+            notes.append(
+                f"a first rebuild in a worker that had rebuilt other envs before gave "
+                f"{first.status} ({first.reason}); in workers that ran nothing else it is "
+                f"{status}: the env depends on state that other envs leave in a process"
+            )
         return Finding(
             kind=self.kind,
             name=self.name,
             status=status,
             reason=reason,
-            notes=tuple(self.notes),
+            notes=tuple(notes),
             elapsed=time.perf_counter() - self.t0,
             **extra,
         )

@@ -1,18 +1,22 @@
 """Driving audit jobs to findings over workers of the one worker protocol.
 
-Two pools of long-lived :class:`specpack._process.Worker` s, each fed one task at a time:
+Two pools of ``jobs`` slots for :class:`specpack._process.Worker` s, one task at a time each:
 
-- the *reference* pool: ``fork`` workers, which share everything this process did before they
-  started (imports, registrations, module globals, the hash seed), so a reference built there
-  is "here" in every way that matters while a hanging or crashing env costs only that worker.
-  Without fork (``reference="here"``) references run in this process, one at a time, under a
-  ``SIGALRM`` time limit.
-- the *remote* pool: ``where`` workers (a fresh ``python`` by default) that never ran this
-  process's imports or registration code.
+- *reference* slots: each task gets a new ``fork`` worker, closed after it. It shares
+  everything this process did (imports, registrations, module globals, the hash seed), so it is
+  "here" in every way that matters, and it starts clean: this process never builds an env, so no
+  env's leftovers (a class attribute another env's ``reset`` set) reach the next one. A hanging
+  or crashing env costs only its fork. Without fork (``reference="here"``) references run in
+  this process, one at a time, under a ``SIGALRM`` time limit.
+- *remote* slots: long-lived ``where`` workers (a fresh ``python`` by default) that never ran
+  this process's imports or registration code, fed one env after another (an interpreter start
+  costs ~0.6 s, a fork ~0.02 s). A failure found in a worker that had rebuilt other envs before
+  is not trusted as such: the job's remote tasks run again, each in a worker that ran nothing
+  else, and that verdict stands (with a note when the two differ).
 
-Workers start on first use; every task has the per-env timeout, after which its worker is
-killed and replaced, as is a worker that died. Jobs are prepared (captured here) only as fast as
-reference workers free up, and at most ``4 * jobs`` are held undecided at once.
+Every task has the per-env timeout, after which its worker is killed and replaced, as is a
+worker that died. Jobs are prepared (captured here) only as fast as reference slots free up,
+and at most ``4 * jobs`` are held undecided at once.
 """
 
 from __future__ import annotations
@@ -29,10 +33,13 @@ from .._process.child import load_job
 from .._text import format_exception, one_line
 from ..typedjson import decode, encode
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, Task
-from .report import CAPTURE_ERROR, Finding
+from .report import CAPTURE_ERROR, NOT_IDENTICAL, REBUILD_ERROR, Finding
 from .timelimit import Overtime, time_limit
 
-__all__ = ["Scheduler"]
+__all__ = ["CONFIRMED", "Scheduler", "run_here"]
+
+#: Verdicts that a remote worker's history could cause, so they are confirmed in clean ones.
+CONFIRMED = frozenset({NOT_IDENTICAL, REBUILD_ERROR})
 
 
 def _outcome(status: str, *, value: Any = None, error: str = "", detail: str = "",
@@ -67,16 +74,22 @@ def run_here(task: Task, timeout: float) -> Outcome:
 class _Slot:
     """One worker (started on first use) and the task it is running."""
 
-    def __init__(self, where: str, cwd: str | None) -> None:
+    def __init__(self, where: str, cwd: str | None, single_use: bool) -> None:
         self.where = where
         self.cwd = cwd
+        self.single_use = single_use
         self.worker: Worker | None = None
         self.task: Task | None = None
         self.started = 0.0
+        self.used = 0  # tasks the current worker finished
 
     def start(self, task: Task) -> None:
+        if self.worker is not None and (task.clean or self.single_use) and self.used:
+            self.drop(kill=False)
         if self.worker is None:
             self.worker = Worker(self.where, cwd=self.cwd)  # type: ignore[arg-type]
+            self.used = 0
+        task.reused = self.used > 0
         self.worker.submit(task.function, task.payload, task.params)
         self.task = task
         self.started = time.perf_counter()
@@ -113,9 +126,9 @@ class Scheduler:
         self.findings: dict[int, Finding] = {}
         self.cap = 4 * n_workers
         self.slots: dict[str, list[_Slot]] = {
-            REFERENCE: [_Slot("fork", None) for _ in range(n_workers)] if fork_refs else [],
+            REFERENCE: [_Slot("fork", None, True) for _ in range(n_workers)] if fork_refs else [],
             REMOTE: [
-                _Slot(ctx.where, tempfile.mkdtemp(prefix=f"worker{i}-", dir=ctx.tmp))
+                _Slot(ctx.where, tempfile.mkdtemp(prefix=f"worker{i}-", dir=ctx.tmp), False)
                 for i in range(n_workers)
             ],
         }
@@ -124,6 +137,10 @@ class Scheduler:
 
     def decide(self, job: Job, finding: Finding) -> None:
         if job.finding is not None:
+            return
+        if finding.status in CONFIRMED and job.tainted:
+            job.rerun_remote(finding)
+            self.queue_tasks(job)
             return
         job.finding = finding
         self.findings[self.order[id(job)]] = finding
@@ -149,9 +166,10 @@ class Scheduler:
 
     def take(self, task: Task, outcome: Outcome) -> None:
         job = task.job
-        job.outstanding.discard(task.label)
-        if job.finding is not None:
+        if job.finding is not None or task.generation != job.generation:
             return
+        job.outstanding.discard(task.label)
+        job.tainted = job.tainted or task.reused
         try:
             job.take(task.label, outcome)
         except Decided as d:
@@ -182,9 +200,10 @@ class Scheduler:
         """The next task for ``side`` (preparing jobs for the reference side as needed)."""
         queue = self.tasks[side]
         while True:
-            while queue and queue[0].job.finding is not None:
-                stale = queue.popleft()
-                stale.job.outstanding.discard(stale.label)
+            while queue and (
+                queue[0].job.finding is not None or queue[0].generation != queue[0].job.generation
+            ):
+                queue.popleft()
             if queue:
                 return queue.popleft()
             if side == REFERENCE and self.can_prepare():
@@ -217,8 +236,11 @@ class Scheduler:
 
     def finish(self, slot: _Slot, outcome: Outcome) -> None:
         task, slot.task = slot.task, None
+        slot.used += 1
         if outcome.status in ("died", "timeout"):
             slot.drop()
+        elif slot.single_use:
+            slot.drop(kill=False)
         if task is not None:
             self.take(task, outcome)
 

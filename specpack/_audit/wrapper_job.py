@@ -20,51 +20,19 @@ from typing import Any
 from .._capture import capture
 from .._process import Outcome
 from .._text import one_line, short
-from .._verify import plan_actions, record, trace_value, traces_of
-from ..carry.values import exact_key
+from .._verify import Trace, compare, plain, plan_actions, record, same, writable
+from .._verify.jobs import carried_exactly
 from ..errors import UnrecordedArgumentsError
 from .classify import failure, missing_package
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job
 from .report import IDENTICAL, MISSING_DEPENDENCY, NOT_IDENTICAL, SKIPPED, Finding
 from .wrapper_fixtures import arg_text, args_text, bases, candidates
 
-__all__ = ["WrapperJob", "rebuild", "reference"]
+__all__ = ["WrapperJob", "probe", "rebuild", "record_check", "reference"]
 
 REFERENCE_JOB = f"{__name__}:reference"
 REBUILD_JOB = f"{__name__}:rebuild"
 _ABSENT = "<absent>"
-
-
-def _plain(v: Any, depth: int = 0) -> bool:
-    if v is None or type(v) in (bool, int, float, str, bytes, complex):
-        return True
-    if depth > 20:
-        return False
-    if type(v) in (list, tuple):
-        return all(_plain(x, depth + 1) for x in v)
-    if type(v) is dict:
-        return all(type(k) is str and _plain(x, depth + 1) for k, x in v.items())
-    return False
-
-
-def view(v: Any) -> Any:
-    """A typed-JSON value standing in for an attribute or recorded argument, for comparison.
-
-    Plain values and arrays as themselves, code by qualified name, objects that compare by
-    identity by their type (their address differs in every process), others by bounded repr.
-    """
-    import numpy as np
-
-    if isinstance(v, type) or callable(v):
-        return f"<code {arg_text(v)}>"
-    if _plain(v) or type(v) is np.ndarray or isinstance(v, np.generic):
-        return v
-    if type(v) in (list, tuple):
-        return [view(x) for x in v]
-    eq: Any = type(v).__eq__
-    if eq is object.__eq__:
-        return f"<{type(v).__module__}.{type(v).__qualname__} object>"
-    return f"<{type(v).__qualname__} {short(v, 200)}>"
 
 
 def probe(env: Any, names: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -76,9 +44,9 @@ def probe(env: Any, names: Sequence[str]) -> dict[str, dict[str, Any]]:
         attr: Any = _ABSENT
         for key in (name, f"_{name}"):
             if key in d:
-                attr = view(d[key])
+                attr = plain(d[key])
                 break
-        rec = view(saved[name]) if isinstance(saved, dict) and name in saved else _ABSENT
+        rec = plain(saved[name]) if isinstance(saved, dict) and name in saved else _ABSENT
         out[name] = {"attribute": attr, "recorded": rec}
     return out
 
@@ -179,7 +147,7 @@ def record_check(
                 f"{name} does not record {key} (given {short(value)}): a rebuild from its "
                 f"record uses the default {default}"
             )
-        elif exact_key(view(saved[key])) != exact_key(view(value)):
+        elif not same(plain(saved[key]), plain(value)):
             out.append(
                 f"{name} records {key}={short(saved[key])} but was given {key}={short(value)}"
             )
@@ -223,7 +191,8 @@ def reference(
             out["pack"] = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
             out["probes"] = probe(live, list(given))
             actions = plan_actions(live.action_space, steps, seed)
-            out["trace"] = trace_value(record(live, actions, seed))
+            out["actions"] = actions if carried_exactly(actions) else None
+            out["trace"] = record(live, writable(actions), seed).to_dict()
         finally:
             with contextlib.suppress(Exception):
                 live.close()
@@ -234,13 +203,16 @@ def reference(
         return {"failed": failure(e, "building it", timeout)}
 
 
-def rebuild(payload: bytes, *, steps: int, seed: int, probes: list[str]) -> dict[str, Any]:
-    """The remote side of one wrapper class (a job function): rebuild, probe, record."""
+def rebuild(
+    payload: bytes, *, steps: int, seed: int, probes: list[str], actions: list[Any] | None
+) -> dict[str, Any]:
+    """The remote side of one wrapper class (a job function): rebuild, probe, record with the
+    reference's actions (or, when they could not be sent, ones planned the same way here)."""
     env = pickle.loads(payload).make()
     try:
         seen = probe(env, probes)
-        trace = record(env, plan_actions(env.action_space, steps, seed), seed)
-        return {"probes": seen, "trace": trace_value(trace)}
+        todo = plan_actions(env.action_space, steps, seed) if actions is None else actions
+        return {"probes": seen, "trace": record(env, writable(todo), seed).to_dict()}
     finally:
         with contextlib.suppress(Exception):
             env.close()
@@ -285,6 +257,9 @@ class WrapperJob(Job):
             timeout=self.ctx.timeout,
         )
 
+    def forget_remote(self) -> None:
+        self.there = None
+
     def take(self, label: str, outcome: Outcome) -> None:
         if label == "rebuild":
             self.there = self.value(label, outcome, REMOTE)
@@ -306,18 +281,17 @@ class WrapperJob(Job):
             )
         self.ref = ref
         steps, seed = self.ctx.steps, self.ctx.seed
-        here = traces_of(ref["trace"])[0]
-        error = getattr(here, "error", None)
-        if error:
-            self.notes.append(f"the rollout here stopped with {error}")
+        error = Trace.from_dict(ref["trace"]).error
+        if error is not None:
+            self.notes.append(
+                f"the rollout here raised {error.get('type')} at step {error.get('step')}"
+            )
         self.add_task(
             "rebuild", REMOTE, REBUILD_JOB, ref["pack"], steps=steps, seed=seed,
-            probes=list(self.given),
+            probes=list(self.given), actions=ref["actions"],
         )
 
     def verdict(self) -> Finding:
-        from .._verify import compare
-
         diffs = list(self.ref["differences"])
         there_probes = self.there["probes"]
         for key, here in self.ref["probes"].items():
@@ -326,14 +300,15 @@ class WrapperJob(Job):
                 seen = there.get(what, _ABSENT)
                 shown = here[what]
                 absent = isinstance(shown, str) and shown == _ABSENT
-                if not absent and exact_key(shown) != exact_key(seen):
+                if not absent and not same(shown, seen):
                     diffs.append(
                         f"the rebuilt wrapper {verb} {key}={short(seen)} but the original "
                         f"{verb} {key}={short(shown)}"
                     )
-        here_trace = traces_of(self.ref["trace"])[0]
-        there_trace = traces_of(self.there["trace"])[0]
-        diffs += compare(here_trace, there_trace, labels=("here", self.ctx.remote_label))
+        here_trace = Trace.from_dict(self.ref["trace"])
+        there_trace = Trace.from_dict(self.there["trace"])
+        labels = ("here", self.ctx.remote_label)
+        diffs += compare(here_trace, there_trace, labels=labels, shared=False)
         if diffs:
             return self.finish(NOT_IDENTICAL, diffs[0], differences=tuple(diffs))
         return self.finish(IDENTICAL, "")
