@@ -107,6 +107,8 @@ FIXTURE_STATUS = {
     "auditpkg/HashDependent-v0": "not_identical",
     "auditpkg/NeedsLaunch-v0": "rebuild_error",
     "auditpkg/MissingDep-v0": "missing_dependency",
+    "auditpkg/VecHash-v0": "not_identical",
+    "auditpkg/NeedsGoal-v0": "needs_arguments",
 }
 
 
@@ -123,6 +125,11 @@ def check_fixture_findings(envs: dict[str, Any]) -> None:
     assert "not configured" in launch["reason"]
     assert "Traceback" in launch["detail"] and "RuntimeError" in launch["detail"]
     assert envs["auditpkg/MissingDep-v0"]["package"] == "auditpkg_physics_engine"
+    vec = envs["auditpkg/VecHash-v0"]
+    assert "reset observation differs" in vec["reason"] and vec["step"] == 0
+    assert any("make_vec(pack, 2)" in n for n in vec["notes"])
+    goal = envs["auditpkg/NeedsGoal-v0"]
+    assert "'goal'" in goal["reason"] and "missing 1 required" in goal["reason"]
 
 
 def test_audit_of_fixture_package_gives_each_failure_kind_its_status(tmp_path: Path):
