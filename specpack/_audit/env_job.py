@@ -24,7 +24,7 @@ from .._verify import RUN_JOB, Trace, compare, plan_actions, run_trace
 from .._verify.jobs import carried_exactly
 from .checks import ezpickle_gaps, first_step, live_capture
 from .classify import failure, unset_required
-from .jobs import REFERENCE, REMOTE, Context, Decided, Job
+from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
 from .report import IDENTICAL, NOT_IDENTICAL, NOT_REPRODUCIBLE, Finding
 from .select import entry_of
 from .timelimit import time_limit
@@ -79,6 +79,7 @@ def reference(
         ``gaps`` (see :func:`.checks.ezpickle_gaps`), ``live`` (see
         :func:`.checks.live_capture`, or None).
     """
+    private_tmp()
     try:
         pack = pickle.loads(payload)
         env = pack.make()

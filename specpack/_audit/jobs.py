@@ -10,18 +10,29 @@ verdict; :meth:`Job.verdict` decides once nothing is outstanding.
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from .._process import Outcome, label
-from .report import CAPTURE_ERROR, REBUILD_ERROR, TIMEOUT, Finding
+from .report import CAPTURE_ERROR, REBUILD_ERROR, TIMEOUT, Finding, clip
 
-__all__ = ["REFERENCE", "REMOTE", "Context", "Decided", "Job", "Task"]
+__all__ = ["REFERENCE", "REMOTE", "Context", "Decided", "Job", "Task", "private_tmp"]
 
 #: The two sides a task runs on.
 REFERENCE = "reference"
 REMOTE = "remote"
+
+
+def private_tmp() -> None:
+    """In a worker given a TMPDIR of its own, make :mod:`tempfile` use it (a ``fork`` child
+    inherits the temp dir its parent's :mod:`tempfile` already chose). A job function calls
+    this first; in the auditing process itself (``TMPDIR`` unchanged) it changes nothing."""
+    wanted = os.environ.get("TMPDIR")
+    if wanted and tempfile.tempdir is not None and tempfile.tempdir != wanted:
+        tempfile.tempdir = None
 
 
 @dataclass(frozen=True)
@@ -139,8 +150,8 @@ class Job:
         if first is not None and (first.status, first.reason) != (status, reason):
             notes.append(
                 f"a first rebuild in a worker that had rebuilt other envs before gave "
-                f"{first.status} ({first.reason}); in workers that ran nothing else it is "
-                f"{status}: the env depends on state that other envs leave in a process"
+                f"{first.status} ({clip(first.reason, 300)}); in workers that ran nothing else "
+                f"it is {status}: the env depends on state that other envs leave in a process"
             )
         return Finding(
             kind=self.kind,

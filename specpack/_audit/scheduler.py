@@ -21,6 +21,7 @@ and at most ``4 * jobs`` are held undecided at once.
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from collections import deque
@@ -74,9 +75,18 @@ def run_here(task: Task, timeout: float) -> Outcome:
 class _Slot:
     """One worker (started on first use) and the task it is running."""
 
-    def __init__(self, where: str, cwd: str | None, single_use: bool) -> None:
+    def __init__(self, where: str, base: str, single_use: bool) -> None:
         self.where = where
-        self.cwd = cwd
+        # A fresh interpreter works in a directory of its own (a fork stays in this one, as a
+        # reference built here would); each worker gets its own TMPDIR, so that envs written to
+        # fixed temp file names (gymnasium-robotics' AntMaze-v3 /tmp/ant_maze.xml) do not
+        # race between the audit's concurrent workers.
+        self.cwd = None if where == "fork" else os.path.join(base, "cwd")
+        tmp = os.path.join(base, "tmp")
+        for path in (self.cwd, tmp):
+            if path is not None:
+                os.makedirs(path, exist_ok=True)
+        self.env = {**os.environ, "TMPDIR": tmp}
         self.single_use = single_use
         self.worker: Worker | None = None
         self.task: Task | None = None
@@ -87,7 +97,7 @@ class _Slot:
         if self.worker is not None and (task.clean or self.single_use) and self.used:
             self.drop(kill=False)
         if self.worker is None:
-            self.worker = Worker(self.where, cwd=self.cwd)  # type: ignore[arg-type]
+            self.worker = Worker(self.where, cwd=self.cwd, env=self.env)  # type: ignore[arg-type]
             self.used = 0
         task.reused = self.used > 0
         self.worker.submit(task.function, task.payload, task.params)
@@ -125,12 +135,14 @@ class Scheduler:
         self.active: list[Job] = []
         self.findings: dict[int, Finding] = {}
         self.cap = 4 * n_workers
+        def slot(where: str, name: str, single_use: bool) -> _Slot:
+            return _Slot(where, tempfile.mkdtemp(prefix=name, dir=ctx.tmp), single_use)
+
         self.slots: dict[str, list[_Slot]] = {
-            REFERENCE: [_Slot("fork", None, True) for _ in range(n_workers)] if fork_refs else [],
-            REMOTE: [
-                _Slot(ctx.where, tempfile.mkdtemp(prefix=f"worker{i}-", dir=ctx.tmp), False)
-                for i in range(n_workers)
-            ],
+            REFERENCE: [slot("fork", f"reference{i}-", True) for i in range(n_workers)]
+            if fork_refs
+            else [],
+            REMOTE: [slot(ctx.where, f"worker{i}-", False) for i in range(n_workers)],
         }
 
     # -- jobs

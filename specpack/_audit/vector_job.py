@@ -17,6 +17,7 @@ from .._verify import plan_actions, record, writable
 from .._verify.jobs import carried_exactly
 from ..vector import make_vec
 from .classify import failure
+from .jobs import private_tmp
 
 __all__ = ["NUM_ENVS", "RUN_VECTOR_JOB", "Batched", "reference_vector", "run_vector"]
 
@@ -95,6 +96,7 @@ def reference_vector(
     The actions are planned from a fresh build's batched action space; the EzPickle and
     live-stack checks do not apply (there is no single env).
     """
+    private_tmp()
     try:
         pack = pickle.loads(payload)
         venv = make_vec(pack, NUM_ENVS)

@@ -24,7 +24,7 @@ from .._verify import Trace, compare, plain, plan_actions, record, same, writabl
 from .._verify.jobs import carried_exactly
 from ..errors import UnrecordedArgumentsError
 from .classify import failure, missing_package
-from .jobs import REFERENCE, REMOTE, Context, Decided, Job
+from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
 from .report import IDENTICAL, MISSING_DEPENDENCY, NOT_IDENTICAL, SKIPPED, Finding
 from .wrapper_fixtures import arg_text, args_text, bases, candidates
 
@@ -169,6 +169,7 @@ def reference(
     Returns ``{"decided": {...}}`` (skipped, missing dependency, refused capture) or the
     pickled capture, the record check's differences, the probes and the rollout.
     """
+    private_tmp()
     try:
         cls = _load(name)
         built = _build(cls, extra, tmp)
