@@ -8,10 +8,13 @@ never as a bare traceback from a worker.
 
 from __future__ import annotations
 
+from gymnasium import error as _gym_error
+
 __all__ = [
     "BackendUnavailableError",
     "BuildError",
     "CaptureError",
+    "DeprecatedEnvError",
     "NotIdenticalError",
     "PackFormatError",
     "SignatureError",
@@ -19,10 +22,14 @@ __all__ = [
     "UncarriableValueError",
     "UnexpectedKwargError",
     "UnknownEnvError",
+    "UnknownEnvNameError",
+    "UnknownEnvVersionError",
+    "UnknownNamespaceError",
     "UnrecordedArgumentsError",
     "UntrustedPackError",
     "VersionSkewWarning",
     "WorkerError",
+    "build_error_for",
 ]
 
 
@@ -35,7 +42,27 @@ class CaptureError(SpecPackError, ValueError):
 
 
 class UnknownEnvError(CaptureError, LookupError):
-    """The env id is not in the registry (the message suggests the closest ids)."""
+    """The env id is not in the registry (the message suggests the closest ids).
+
+    Raised as the subclass matching the error ``gymnasium.make`` would raise for the same id
+    (:class:`UnknownEnvNameError`, ...), so code that catches gymnasium's errors keeps working.
+    """
+
+
+class UnknownNamespaceError(UnknownEnvError, _gym_error.NamespaceNotFound):
+    """No env is registered in that namespace (``gymnasium.error.NamespaceNotFound``)."""
+
+
+class UnknownEnvNameError(UnknownEnvError, _gym_error.NameNotFound):
+    """No env of that name is registered (``gymnasium.error.NameNotFound``)."""
+
+
+class UnknownEnvVersionError(UnknownEnvError, _gym_error.VersionNotFound):
+    """The name is registered, not that version (``gymnasium.error.VersionNotFound``)."""
+
+
+class DeprecatedEnvError(UnknownEnvError, _gym_error.DeprecatedEnv):
+    """The version is deprecated: a newer one exists (``gymnasium.error.DeprecatedEnv``)."""
 
 
 class UnexpectedKwargError(CaptureError, TypeError):
@@ -58,7 +85,71 @@ class BackendUnavailableError(SpecPackError, ImportError):
 
 
 class BuildError(SpecPackError, RuntimeError):
-    """``pack.make()`` could not build the env (its constructor raised, or code failed to load)."""
+    """``pack.make()`` could not build the env (its constructor raised, or code failed to load).
+
+    When the constructor raised, that exception is the ``__cause__``, and the error is raised
+    as the subclass that is also an instance of its type where that is safe
+    (:func:`build_error_for`): a ``TypeError`` from the constructor is caught by
+    ``except TypeError`` as it would be around ``gymnasium.make``.
+    """
+
+
+class BuildTypeError(BuildError, TypeError):
+    """The constructor raised a ``TypeError``."""
+
+
+class BuildValueError(BuildError, ValueError):
+    """The constructor raised a ``ValueError``."""
+
+
+class BuildAttributeError(BuildError, AttributeError):
+    """The constructor raised an ``AttributeError``."""
+
+
+class BuildLookupError(BuildError, LookupError):
+    """The constructor raised a ``LookupError`` (``KeyError``, ``IndexError``)."""
+
+
+class BuildImportError(BuildError, ImportError):
+    """The constructor raised an ``ImportError``."""
+
+
+class BuildArithmeticError(BuildError, ArithmeticError):
+    """The constructor raised an ``ArithmeticError`` (``ZeroDivisionError``, ...)."""
+
+
+class BuildNotImplementedError(BuildError, NotImplementedError):
+    """The constructor raised a ``NotImplementedError``."""
+
+
+class BuildDependencyError(BuildError, _gym_error.DependencyNotInstalled):
+    """The constructor raised ``gymnasium.error.DependencyNotInstalled``."""
+
+
+class BuildGymnasiumError(BuildError, _gym_error.Error):
+    """The constructor raised another ``gymnasium.error.Error``."""
+
+
+#: Most specific first: the first base the cause is an instance of decides.
+_BUILD_ERRORS: tuple[tuple[type[BaseException], type[BuildError]], ...] = (
+    (_gym_error.DependencyNotInstalled, BuildDependencyError),
+    (_gym_error.Error, BuildGymnasiumError),
+    (TypeError, BuildTypeError),
+    (ValueError, BuildValueError),
+    (AttributeError, BuildAttributeError),
+    (LookupError, BuildLookupError),
+    (ImportError, BuildImportError),
+    (ArithmeticError, BuildArithmeticError),
+    (NotImplementedError, BuildNotImplementedError),
+)
+
+
+def build_error_for(cause: BaseException) -> type[BuildError]:
+    """The :class:`BuildError` subclass to raise for a constructor failure ``cause``."""
+    for base, cls in _BUILD_ERRORS:
+        if isinstance(cause, base):
+            return cls
+    return BuildError
 
 
 class WorkerError(SpecPackError, RuntimeError):

@@ -1,1 +1,18 @@
-"""Running a pack in another interpreter: the one worker protocol (verify, audit, run)."""
+"""Running jobs in other processes: the one worker protocol (verify, audit, CLI).
+
+A :class:`Worker` is a child process of a start method (:data:`Where`) that runs jobs
+``"package.module:function"`` with a payload of bytes and typed-JSON params, one at a time;
+its answer comes back as an :class:`Outcome` over a pipe the job cannot write to by accident,
+as typed JSON (never pickle), with what the job printed captured from file descriptors 1 and 2.
+:func:`run_one` runs one job under a deadline.
+"""
+
+from __future__ import annotations
+
+from .launch import WHERE, Where, fork_available
+from .protocol import Outcome
+from .thread import ThreadWorker
+from .worker import Worker, label, run_one
+
+__all__ = ["WHERE", "Outcome", "ThreadWorker", "Where", "Worker", "fork_available", "label",
+           "run_one"]

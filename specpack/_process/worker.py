@@ -1,56 +1,377 @@
-"""The far side of ``verify``: rebuild a pickled pack and send its trace back.
+"""The parent side of the one worker protocol: :class:`Worker` and :func:`run_one`.
 
-Run as ``python -c "from specpack._worker import main; main()"`` (a fresh interpreter reading
-the request from stdin) or as a multiprocessing target (spawn/forkserver). Every failure is
-caught and returned as text with the real traceback, never a broken pipe.
+A :class:`Worker` is one long-lived child process (any start method) that runs one task at a
+time. ``submit`` writes the request to a file and tells the child its name on the control
+pipe (a few bytes; a dead child can only make that write fail, which is ignored: the outcome
+then says how it died). The answer comes back on the answer pipe as a typed-JSON frame. The
+caller waits on :attr:`Worker.waitable` (several workers at once with
+``multiprocessing.connection.wait``) or with a timeout, and a deadline that passes kills the
+child with its whole process group.
 """
 
 from __future__ import annotations
 
-import pickle
+import atexit
+import contextlib
+import os
+import shutil
 import sys
-import traceback
+import tempfile
+import time
+import weakref
+from collections.abc import Mapping
+from multiprocessing.connection import wait
 from typing import Any
 
+from .._text import one_line
+from ..errors import SpecPackError
+from . import launch
+from .launch import WHERE, Where
+from .protocol import (
+    FrameReader,
+    Outcome,
+    ProtocolError,
+    exit_text,
+    pack_frame,
+    read_capture,
+    write_request,
+)
 
-def _rebuild_and_trace(blob: bytes, steps: int, seed: int) -> dict[str, Any]:
-    try:
-        from .._verify.engine import trace
+__all__ = ["Worker", "label", "run_one"]
 
-        pack = pickle.loads(blob)
-        env = pack.make()
+#: This process's ends of every live worker's pipes (closed in "fork" children).
+_PARENT_FDS: set[int] = set()
+_LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
+#: How many lines of a dead child's stderr its outcome's detail quotes (first, last).
+_HEAD_LINES, _TAIL_LINES = 6, 20
+#: Longest wait between two checks that a silent child is still alive.
+_SLICE = 1.0
+
+_MAIN_GUARD_HINT = (
+    "it died before it could take the task: a {where} child first re-imports the main script "
+    "({script}), so a script that calls verify()/audit() at top level runs again in the child "
+    "and fails there; put that code under `if __name__ == \"__main__\":`"
+)
+
+
+def _head_and_tail(lines: list[str]) -> list[str]:
+    """The first and last lines (a traceback ends, a faulthandler report starts, with what
+    matters)."""
+    if len(lines) <= _HEAD_LINES + _TAIL_LINES + 1:
+        return lines
+    cut = len(lines) - _HEAD_LINES - _TAIL_LINES
+    return [*lines[:_HEAD_LINES], f"[... {cut} lines ...]", *lines[-_TAIL_LINES:]]
+
+
+def label(where: str) -> str:
+    """How reports name a worker of ``where``: ``"fresh interpreter"``, ``"spawn child"``."""
+    return "fresh interpreter" if where == "subprocess" else f"{where} child"
+
+
+class Worker:
+    """One child process of ``where`` that runs jobs one at a time.
+
+    Parameters
+    ----------
+    where
+        ``"subprocess"`` (a fresh ``sys.executable`` in a temporary working directory with
+        the caller's environment), ``"spawn"``, ``"forkserver"``, or ``"fork"`` (a fork of this
+        process: it shares this process's state).
+    cwd
+        The child's working directory (default: a new temporary directory for
+        ``"subprocess"``, this process's for the others).
+    env
+        The child's environment variables (default: this process's). ``PYTHONPATH`` entries
+        are made absolute against this process's working directory.
+
+    Raises
+    ------
+    SpecPackError
+        ``where`` is unknown, or the child cannot be started from this process.
+    """
+
+    def __init__(self, where: Where, *, cwd: str | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        if where not in WHERE:
+            raise SpecPackError(f"where={where!r} is not one of {', '.join(WHERE)}")
+        self.where: Where = where
+        self.label = label(where)
+        self._dir = tempfile.mkdtemp(prefix="specpack-worker-")
+        self._boot = (os.path.join(self._dir, "boot.out"), os.path.join(self._dir, "boot.err"))
+        if cwd is None and where == "subprocess":
+            cwd = os.path.join(self._dir, "cwd")
+            os.mkdir(cwd)
+        self._task = 0
+        self._pending: dict[str, Any] | None = None
+        self._outcome: Outcome | None = None
+        self._reader = FrameReader(f"the {self.label}")
+        self._closed = False
+        self._start_error = ""
+        self.child: launch.Child | None = None
+        ctl_r, self._ctl = os.pipe()
+        self._res, res_w = os.pipe()
+        _PARENT_FDS.update((self._ctl, self._res))
+        os.set_blocking(self._ctl, False)
+        os.set_blocking(self._res, False)
         try:
-            return {"trace": trace(env, steps, seed)}
+            self.child = launch.start(where, ctl_r, res_w, boot_out=self._boot[0],
+                                      boot_err=self._boot[1], cwd=cwd, env=env,
+                                      close_in_fork=tuple(_PARENT_FDS))
+        except OSError as e:
+            self._start_error = f"could not start the {self.label}: {one_line(e)}"
+        except BaseException:
+            self._release()
+            raise
         finally:
-            try:
-                env.close()
-            except Exception:  # noqa: BLE001
-                pass
-    except BaseException as e:  # noqa: BLE001 - everything goes back to the parent
-        return {"error": "".join(traceback.format_exception(type(e), e, e.__traceback__))}
+            os.close(ctl_r)
+            os.close(res_w)
+        _LIVE.add(self)
+
+    # -- tasks ---------------------------------------------------------------------------
+
+    def submit(self, job: str, payload: bytes, params: Mapping[str, Any]) -> None:
+        """Give the child a task: ``job(payload, **params)`` run there.
+
+        Parameters
+        ----------
+        job
+            ``"package.module:function"``, imported in the child.
+        payload
+            Bytes for the job (e.g. a pickled pack); any size.
+        params
+            Keyword arguments, typed-JSON-able (numbers, strings, tuples, numpy arrays...).
+
+        Raises
+        ------
+        SpecPackError
+            A task is still running, the worker is closed, or ``params`` are not
+            typed-JSON-able.
+        """
+        if self._closed:
+            raise SpecPackError(f"this {self.label} worker is closed")
+        if self._pending is not None:
+            raise SpecPackError(f"this {self.label} worker is still running a task; collect "
+                                "its outcome first")
+        self._task += 1
+        n = self._task
+        paths = {k: os.path.join(self._dir, f"task{n}.{k}") for k in ("request", "out", "err")}
+        header = {"task": n, "job": job, "params": dict(params),
+                  "stdout": paths["out"], "stderr": paths["err"]}
+        try:
+            write_request(paths["request"], header, payload)
+        except SpecPackError as e:
+            raise SpecPackError(f"the params of job {job!r} cannot be sent to a worker: "
+                                f"{e}") from None
+        self._pending = {"task": n, "started": time.perf_counter(), **paths}
+        self._outcome = None
+        if self.child is None:
+            return
+        with contextlib.suppress(OSError):  # a dead child: the outcome says how it died
+            os.write(self._ctl, pack_frame({"op": "task", "task": n,
+                                            "request": paths["request"]}))
+
+    @property
+    def waitable(self) -> int:
+        """A file descriptor for ``multiprocessing.connection.wait``: ready when the task's
+        answer arrives or the child dies (then call :meth:`poll_outcome` or :meth:`collect`)."""
+        return self._res
+
+    def poll_outcome(self, timeout: float | None = 0.0) -> Outcome | None:
+        """The task's outcome if it is there within ``timeout`` seconds, else ``None``.
+
+        ``timeout=None`` waits as long as it takes. The child keeps running on ``None``.
+        """
+        if self._outcome is not None or self._pending is None:
+            return self._take()
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            outcome = self._step(end)
+            if outcome is not None:
+                self._outcome = outcome
+                return self._take()
+            if end is not None and time.monotonic() >= end:
+                return None
+
+    def collect(self, timeout: float | None = None) -> Outcome:
+        """The task's outcome, waiting up to ``timeout`` seconds (``None``: no limit).
+
+        When the time is up the child and its process group are killed and the outcome is
+        ``"timeout"`` (with what the task printed so far).
+        """
+        outcome = self.poll_outcome(timeout)
+        if outcome is not None:
+            return outcome
+        pending = self._pending
+        assert pending is not None
+        self.kill()
+        took = time.perf_counter() - pending["started"]
+        self._pending = None
+        return Outcome(
+            status="timeout", value=None,
+            error=f"TimeoutError: the {self.label} did not finish within {took:.3g} s "
+                  "(killed with its process group)",
+            detail="", stdout=read_capture(pending["out"]), stderr=read_capture(pending["err"]),
+            elapsed=took,
+        )
+
+    def _take(self) -> Outcome | None:
+        outcome, self._outcome = self._outcome, None
+        if outcome is not None:
+            self._pending = None
+        return outcome
+
+    def _step(self, end: float | None) -> Outcome | None:
+        """Read what is there (waiting at most until ``end``); an outcome once complete."""
+        outcome = self._parsed()
+        if outcome is not None:
+            return outcome
+        if self.child is None:
+            return self._died(self._start_error)
+        left = _SLICE if end is None else min(_SLICE, max(end - time.monotonic(), 0.0))
+        if not wait([self._res], left):
+            if self.child.poll() is not None:
+                return self._died("")  # exited, but a forked process holds the pipe open
+            return None
+        try:
+            chunk = os.read(self._res, 1 << 20)
+        except BlockingIOError:
+            return None
+        except OSError as e:
+            return self._died(f"the answer pipe failed ({one_line(e)})")
+        if not chunk:
+            return self._died("")
+        self._reader.feed(chunk)
+        return self._parsed()
+
+    def _parsed(self) -> Outcome | None:
+        """The outcome of the current task if its answer is complete in the buffer."""
+        assert self._pending is not None
+        try:
+            message = self._reader.next()
+            while message is not None and message.get("task") != self._pending["task"]:
+                message = self._reader.next()  # a stale or forged answer
+        except ProtocolError as e:
+            return self._died(f"ProtocolError: {e}", broken=True)
+        return None if message is None else self._answer(message)
+
+    def _answer(self, message: dict[str, Any]) -> Outcome:
+        pending = self._pending
+        assert pending is not None
+        ok = message.get("status") == "ok"
+        if not ok and message.get("status") != "error":
+            return self._died("ProtocolError: an answer without a status", broken=True)
+        return Outcome(
+            status="ok" if ok else "error",
+            value=message.get("value") if ok else None,
+            error="" if ok else str(message.get("error", "")),
+            detail="" if ok else str(message.get("detail", "")),
+            stdout=read_capture(pending["out"]),
+            stderr=read_capture(pending["err"]),
+            elapsed=time.perf_counter() - pending["started"],
+        )
+
+    def _died(self, why: str, broken: bool = False) -> Outcome:
+        """The outcome of a child that will not answer (it is killed if still alive).
+
+        ``broken``: it sent something unreadable (killed at once); otherwise it closed its
+        answer pipe, which it does by exiting: its exit code is there within moments.
+        """
+        pending = self._pending
+        assert pending is not None
+        code = None
+        if self.child is not None:
+            if broken:
+                self.child.kill()
+            code = self.child.wait(1.0)
+            if code is None:
+                self.child.kill()
+                code = self.child.wait(5.0)
+        started = not os.path.exists(pending["request"])
+        stdout = read_capture(pending["out"] if started else self._boot[0])
+        stderr = read_capture(pending["err"] if started else self._boot[1])
+        how = why or f"the {self.label} {exit_text(code)}"
+        lines = [how]
+        if not started:
+            lines.append(self._never_started_hint())
+        if stderr.strip():
+            lines += ["stderr:", *_head_and_tail(stderr.rstrip().splitlines())]
+        self._closed_child()
+        return Outcome(
+            status="died", value=None, error=f"WorkerDied: {how}", detail="\n".join(lines),
+            stdout=stdout, stderr=stderr, elapsed=time.perf_counter() - pending["started"],
+        )
+
+    def _never_started_hint(self) -> str:
+        script = getattr(sys.modules.get("__main__"), "__file__", None)
+        if self.where in ("spawn", "forkserver") and script:
+            return _MAIN_GUARD_HINT.format(where=self.where, script=script)
+        return "it died before it could take the task (while starting up)"
+
+    def _closed_child(self) -> None:
+        if self.child is not None:
+            self.child.kill()
+
+    # -- lifetime ------------------------------------------------------------------------
+
+    def kill(self) -> None:
+        """Kill the child and its process group now (a running task then reads as died)."""
+        if self.child is not None:
+            self.child.kill()
+            self.child.wait(5.0)
+
+    def close(self) -> None:
+        """Kill the child with its process group and remove the worker's files.
+
+        There is nothing to wait for: every answer the child gave is already here.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        self.kill()
+        self._release()
+        _LIVE.discard(self)
+
+    def _release(self) -> None:
+        for fd in (self._ctl, self._res):
+            _PARENT_FDS.discard(fd)
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+    def __repr__(self) -> str:
+        pid = self.child.pid if self.child is not None else None
+        return f"<Worker {self.where} pid={pid}{' closed' if self._closed else ''}>"
 
 
-def _safe_dumps(result: dict[str, Any]) -> bytes:
-    try:
-        return pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception as e:  # noqa: BLE001 - e.g. an unpicklable custom space
-        return pickle.dumps({"error": f"cannot send the trace back ({type(e).__name__}: {e})"})
+def run_one(where: Where, job: str, payload: bytes, params: Mapping[str, Any], *,
+            deadline: float) -> Outcome:
+    """Run one job in a new worker of ``where`` and close it.
+
+    Parameters
+    ----------
+    where, job, payload, params
+        As for :class:`Worker` and :meth:`Worker.submit`.
+    deadline
+        Absolute ``time.monotonic()`` time; the child is killed then (status ``"timeout"``).
+    """
+    with Worker(where) as worker:
+        worker.submit(job, payload, params)
+        return worker.collect(timeout=max(deadline - time.monotonic(), 0.0))
 
 
-def main() -> None:
-    """Entry point of the fresh-interpreter worker (request on stdin, result on stdout)."""
-    try:
-        blob, steps, seed = pickle.loads(sys.stdin.buffer.read())
-        result = _rebuild_and_trace(blob, steps, seed)
-    except BaseException as e:  # noqa: BLE001
-        result = {"error": "".join(traceback.format_exception(type(e), e, e.__traceback__))}
-    out = _safe_dumps(result)
-    sys.stdout.buffer.write(out)
-    sys.stdout.buffer.flush()
-
-
-def run_in_child(conn: Any, blob: bytes, steps: int, seed: int) -> None:
-    """multiprocessing target for ``verify(where="spawn"|"forkserver")``."""
-    result = _rebuild_and_trace(blob, steps, seed)
-    conn.send_bytes(_safe_dumps(result))
-    conn.close()
+@atexit.register
+def _kill_leftovers() -> None:
+    """No worker outlives this process (multiprocessing would otherwise wait for them)."""
+    for worker in list(_LIVE):
+        with contextlib.suppress(Exception):
+            worker.close()

@@ -1,1 +1,48 @@
-"""Proving a rebuild is identical: traces, their comparison, and ``verify``."""
+"""Proving a rebuild is identical: the one comparison engine (verify, diff, the audit).
+
+Interface for every comparison (``verify`` in :mod:`.engine`, the audit):
+:func:`plan_actions` (the same actions for both sides), :func:`record` (an env's
+:class:`Trace`), :func:`compare` (the differences of two traces), :func:`run_trace` (the job a
+worker runs), and :class:`VerifyReport` with its statuses.
+"""
+
+from __future__ import annotations
+
+from .compare import compare, same, show
+from .describe import describe_space, plain
+from .jobs import PLAN_JOB, RUN_JOB, plan, run_trace
+from .report import (
+    IDENTICAL,
+    NOT_IDENTICAL,
+    NOT_REPRODUCIBLE,
+    REBUILD_ERROR,
+    ROLLOUT_ERROR,
+    STATUSES,
+    TIMEOUT,
+    VerifyReport,
+)
+from .trace import Trace, plan_actions, record, writable
+
+__all__ = [
+    "IDENTICAL",
+    "NOT_IDENTICAL",
+    "NOT_REPRODUCIBLE",
+    "PLAN_JOB",
+    "REBUILD_ERROR",
+    "ROLLOUT_ERROR",
+    "RUN_JOB",
+    "STATUSES",
+    "TIMEOUT",
+    "Trace",
+    "VerifyReport",
+    "compare",
+    "describe_space",
+    "plain",
+    "plan",
+    "plan_actions",
+    "record",
+    "run_trace",
+    "same",
+    "show",
+    "writable",
+]

@@ -1,297 +1,54 @@
-"""Proving a rebuild is identical: the comparison engine, ``diff`` and ``verify``.
+"""Proving a rebuild is identical: ``verify`` (across a process boundary) and ``diff``.
 
-A *trace* is what an env shows from outside: its observation and action spaces, the wrapper
-layers from outside in, ``render_mode``, the ``spec`` fields that shape it, and a seeded
-rollout (``reset(seed=s)``, actions sampled from the action space seeded with ``s``, auto-reset
-on termination or truncation). Two envs are identical when their traces are; comparison stops
-at the first divergence and names the step and the values.
-
-``verify`` builds the reference here with ``pack.make()`` and the rebuild in a *fresh*
-interpreter (``sys.executable`` in a temporary working directory with the caller's environment
-variables, ``PYTHONPATH`` included), or in a spawn/forkserver child. The child starts first and
-the local trace is computed while it boots, so verify costs little more than one interpreter
-start.
+``verify`` runs two sides at once under one deadline. The *rebuild* runs in a worker of
+``where`` (a fresh interpreter by default); the *reference* runs in a fork of this process, so
+it sees this process's state (a module global set at run time, a registration made here)
+without this process running, or hanging in, the env's code. The reference side builds the
+env once to plan the actions (from its fresh action space, before any reset), then both sides
+build and roll out with those actions; the reference side does it twice, and if its two runs
+already differ the verdict is ``not_reproducible`` (so ``not_identical`` always means
+reproducible here, different there). Traces come back as typed JSON: nothing a child sends is
+unpickled here.
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import math
-import os
 import pickle
-import subprocess
 import sys
-import tempfile
 import time
-import traceback
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from multiprocessing.connection import wait
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from .._process import Outcome, ThreadWorker, Worker, fork_available, label
+from .._text import one_line, suggest
 from ..errors import NotIdenticalError, SpecPackError
-from .report import VerifyReport
+from .compare import compare as _differences
+from .jobs import PLAN_JOB, RUN_JOB
+from .report import (
+    IDENTICAL,
+    NOT_IDENTICAL,
+    NOT_REPRODUCIBLE,
+    REBUILD_ERROR,
+    ROLLOUT_ERROR,
+    TIMEOUT,
+    Status,
+    VerifyReport,
+)
+from .trace import Trace, plan_actions, record
 
 if TYPE_CHECKING:
     from ..pack import SpecPack
 
-__all__ = ["Trace", "compare", "diff", "trace", "verify", "verify_pack"]
+__all__ = ["WHERE", "Trace", "compare", "diff", "trace", "verify", "verify_pack"]
 
 WHERE = ("subprocess", "spawn", "forkserver")
-
-
-@dataclass
-class Trace:
-    """What an env shows from outside, recorded over a seeded rollout."""
-
-    layers: list[str]
-    observation_space: Any
-    action_space: Any
-    render_mode: Any
-    spec: dict[str, Any]
-    nondeterministic: bool
-    events: list[tuple[Any, ...]] = field(default_factory=list)
-    error: str | None = None
-
-
-# -- tracing ----------------------------------------------------------------------------------
-
-
-def _layer_names(env: Any) -> list[str]:
-    names = []
-    node = env
-    for _ in range(1000):
-        cls = type(node)
-        names.append(f"{cls.__module__}.{cls.__qualname__}")
-        inner = getattr(node, "env", None)
-        if inner is None or inner is node or not hasattr(node, "unwrapped"):
-            break
-        if node is getattr(node, "unwrapped", node):
-            break
-        node = inner
-    return names
-
-
-def _spec_fields(env: Any) -> dict[str, Any]:
-    spec = getattr(env, "spec", None)
-    if spec is None:
-        return {}
-    out: dict[str, Any] = {}
-    for name in ("id", "reward_threshold", "nondeterministic", "max_episode_steps"):
-        out[name] = getattr(spec, name, None)
-    kwargs = getattr(spec, "kwargs", None) or {}
-    out["kwargs"] = {k: _portable_view(v) for k, v in sorted(kwargs.items())}
-    return out
-
-
-def _portable_view(v: Any) -> Any:
-    """A comparable stand-in for a kwarg value (callables by name, arrays by content)."""
-    if callable(v) and not isinstance(v, type):
-        return f"<callable {getattr(v, '__qualname__', type(v).__qualname__)}>"
-    if isinstance(v, type):
-        return f"<class {v.__qualname__}>"
-    if isinstance(v, np.ndarray):
-        return ("ndarray", v.dtype.str, v.shape, v.tobytes())
-    try:
-        pickle.dumps(v)
-    except Exception:  # noqa: BLE001
-        return repr(type(v))
-    return v
-
-
-def trace(env: Any, steps: int = 100, seed: int = 0) -> Trace:
-    """Record ``env``'s trace (this runs a rollout on it: it changes the env's state)."""
-    spec_fields = _spec_fields(env)
-    t = Trace(
-        layers=_layer_names(env),
-        observation_space=env.observation_space,
-        action_space=env.action_space,
-        render_mode=getattr(env, "render_mode", None),
-        spec=spec_fields,
-        nondeterministic=bool(spec_fields.get("nondeterministic", False)),
-    )
-    try:
-        obs, _info = env.reset(seed=seed)
-        t.events.append(("reset", 0, obs))
-        env.action_space.seed(seed)
-        for i in range(1, steps + 1):
-            action = env.action_space.sample()
-            obs, reward, terminated, truncated, info = env.step(action)
-            t.events.append(("step", i, action, obs, reward, bool(terminated), bool(truncated),
-                             sorted(map(str, info))))
-            if terminated or truncated:
-                obs, _info = env.reset()
-                t.events.append(("reset", i, obs))
-    except Exception as e:  # noqa: BLE001 - a failing rollout is part of the trace
-        t.error = f"{type(e).__name__}: {e}"
-    return t
-
-
-# -- comparing --------------------------------------------------------------------------------
-
-
-def _equal(a: Any, b: Any) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a_arr, b_arr = np.asarray(a), np.asarray(b)
-        if a_arr.dtype != b_arr.dtype or a_arr.shape != b_arr.shape:
-            return False
-        try:
-            return bool(np.array_equal(a_arr, b_arr, equal_nan=a_arr.dtype.kind in "fc"))
-        except TypeError:
-            return bool(np.array_equal(a_arr, b_arr))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
-    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
-        return type(a) is type(b) and len(a) == len(b) and all(map(_equal, a, b))
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    if type(a) is not type(b) and not (isinstance(a, (int, float)) and isinstance(b, (int, float))):
-        return False
-    try:
-        return bool(a == b)
-    except Exception:  # noqa: BLE001
-        return repr(a) == repr(b)
-
-
-def _show(v: Any) -> str:
-    if isinstance(v, np.ndarray):
-        text = np.array2string(v, precision=8, threshold=12)
-        return f"{text} ({v.dtype})"
-    r = repr(v)
-    return r if len(r) <= 160 else r[:157] + "..."
-
-
-def compare(a: Trace, b: Trace, *, labels: tuple[str, str] = ("a", "b")) -> list[str]:
-    """What differs between two traces; the rollout stops at its first divergence."""
-    la, lb = labels
-    out: list[str] = []
-    if a.error is None and b.error is not None:
-        out.append(f"{lb} failed during the rollout: {b.error}")
-    elif b.error is None and a.error is not None:
-        out.append(f"{la} failed during the rollout: {a.error}")
-    if a.layers != b.layers:
-        out.append(f"layers differ: {la} {a.layers} vs {lb} {b.layers}")
-    for name in ("observation_space", "action_space"):
-        va, vb = getattr(a, name), getattr(b, name)
-        if not _space_equal(va, vb):
-            out.append(f"{name} differs: {la} {va!r} vs {lb} {vb!r}")
-    if a.render_mode != b.render_mode:
-        out.append(f"render_mode differs: {la} {a.render_mode!r} vs {lb} {b.render_mode!r}")
-    for key in sorted(set(a.spec) | set(b.spec)):
-        va, vb = a.spec.get(key), b.spec.get(key)
-        if not _equal(va, vb):
-            out.append(f"spec.{key} differs: {la} {_show(va)} vs {lb} {_show(vb)}")
-    if a.nondeterministic or b.nondeterministic:
-        return out
-    out.extend(_compare_events(a.events, b.events, la, lb))
-    return out
-
-
-def _space_equal(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:  # noqa: BLE001
-        return repr(a) == repr(b)
-
-
-_STEP_FIELDS = ("action", "observation", "reward", "terminated", "truncated", "info keys")
-
-
-def _compare_events(ea: list[tuple[Any, ...]], eb: list[tuple[Any, ...]], la: str,
-                    lb: str) -> list[str]:
-    for x, y in zip(ea, eb):
-        if x[0] != y[0]:
-            return [f"step {x[1]}: {la} did {x[0]} but {lb} did {y[0]}"]
-        if x[0] == "reset":
-            if not _equal(x[2], y[2]):
-                return [f"step {x[1]}: reset observation differs: {la} {_show(x[2])} vs "
-                        f"{lb} {_show(y[2])}"]
-            continue
-        for name, va, vb in zip(_STEP_FIELDS, x[2:], y[2:]):
-            if not _equal(va, vb):
-                return [f"step {x[1]}: {name} differs: {la} {_show(va)} vs {lb} {_show(vb)}"]
-    if len(ea) != len(eb):
-        return [f"rollout length differs: {la} {len(ea)} events vs {lb} {len(eb)}"]
-    return []
-
-
-def diff(env_a: Any, env_b: Any, steps: int = 100, seed: int = 0) -> list[str]:
-    """Compare two envs by their traces; ``[]`` means identical.
-
-    Both envs are reset and stepped (their state changes). Example::
-
-        assert specpack.diff(pack.make(), gymnasium.make("CartPole-v1"), steps=50) == []
-    """
-    return compare(trace(env_a, steps, seed), trace(env_b, steps, seed))
-
-
-# -- verify -----------------------------------------------------------------------------------
-
-
-def _run_subprocess(blob: bytes, steps: int, seed: int, timeout: float) -> tuple[Any, Any]:
-    cwd = tempfile.mkdtemp(prefix="specpack-verify-")
-    env = dict(os.environ)
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from specpack._process.worker import main; main()"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        cwd=cwd, env=env,
-    )
-    assert proc.stdin is not None
-    proc.stdin.write(pickle.dumps((blob, steps, seed), protocol=pickle.HIGHEST_PROTOCOL))
-    proc.stdin.close()
-    proc.stdin = None
-    return proc, cwd
-
-
-def _collect_subprocess(handle: tuple[Any, Any], timeout: float) -> dict[str, Any]:
-    proc, cwd = handle
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        return {"error": f"the fresh interpreter did not finish within {timeout:g} s"}
-    finally:
-        try:
-            os.rmdir(cwd)
-        except OSError:
-            pass
-    if proc.returncode != 0 or not out:
-        tail = err.decode("utf-8", "replace")[-4000:]
-        return {"error": f"the fresh interpreter exited with code {proc.returncode}:\n{tail}"}
-    try:
-        result: dict[str, Any] = pickle.loads(out)
-    except Exception as e:  # noqa: BLE001
-        return {"error": f"unreadable result from the fresh interpreter ({e})"}
-    return result
-
-
-def _run_mp(where: str, blob: bytes, steps: int, seed: int) -> tuple[Any, Any]:
-    import multiprocessing as mp
-
-    from .._process.worker import run_in_child
-
-    ctx: Any = mp.get_context(where)
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=run_in_child, args=(child, blob, steps, seed), daemon=True)
-    proc.start()
-    child.close()
-    return proc, parent
-
-
-def _collect_mp(handle: tuple[Any, Any], timeout: float) -> dict[str, Any]:
-    proc, conn = handle
-    try:
-        if not conn.poll(timeout):
-            proc.kill()
-            return {"error": f"the {proc.name} child did not answer within {timeout:g} s"}
-        result: dict[str, Any] = pickle.loads(conn.recv_bytes())
-        return result
-    except EOFError:
-        proc.join(5)
-        return {"error": f"the child process died (exit code {proc.exitcode}) before answering"}
-    finally:
-        conn.close()
-        proc.join(5)
+_HERE = "the build here"
 
 
 def verify(
@@ -303,86 +60,266 @@ def verify(
     check: bool = False,
     timeout: float = 120.0,
 ) -> VerifyReport:
-    """Rebuild ``pack`` in a fresh interpreter (or a spawn/forkserver child) and compare it with
-    a rebuild here: spaces, wrapper layers, ``render_mode``, spec fields and a seeded rollout.
+    """Rebuild ``pack`` in another process and compare it with a build here.
 
-    The same as ``pack.verify(...)``. Returns a :class:`VerifyReport` (truthy iff identical);
-    with ``check=True`` raises :class:`~specpack.errors.NotIdenticalError` instead.
+    The same as ``pack.verify(...)``: see :func:`verify_pack`.
     """
     return verify_pack(pack, steps=steps, seed=seed, where=where, check=check, timeout=timeout)
 
 
+def _check_args(steps: Any, seed: Any, where: Any, timeout: Any) -> None:
+    if where not in WHERE:
+        raise SpecPackError(f"where={where!r} is not one of {', '.join(WHERE)};"
+                            f"{suggest(str(where), WHERE) or ' use where=' + repr(WHERE[0])}")
+    for name, value in (("steps", steps), ("seed", seed)):
+        if type(value) is not int or value < 0:
+            raise SpecPackError(f"{name}={value!r} must be a non-negative int")
+    if (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+            or not math.isfinite(timeout) or timeout <= 0):
+        raise SpecPackError(f"timeout={timeout!r} must be a positive number of seconds")
+
+
 def verify_pack(
     pack: SpecPack,
+    *,
     steps: int = 100,
     seed: int = 0,
     where: str = "subprocess",
     check: bool = False,
     timeout: float = 120.0,
 ) -> VerifyReport:
-    """Rebuild ``pack`` in a fresh interpreter (or a spawn/forkserver child) and compare.
+    """Rebuild ``pack`` in a worker of ``where`` and compare it with a build here.
 
-    Returns a :class:`VerifyReport`; with ``check=True`` raises
-    :class:`~specpack.errors.NotIdenticalError` listing the differences instead.
+    Compared: wrapper layers, spaces (before and after reset), ``render_mode``, spec fields,
+    and a rollout of ``steps`` planned actions after ``reset(seed=seed)``.
+
+    Parameters
+    ----------
+    pack
+        The pack.
+    steps, seed
+        The rollout.
+    where
+        ``"subprocess"`` (a fresh ``python`` in a temporary directory with this process's
+        environment), ``"spawn"`` or ``"forkserver"``.
+    check
+        Raise instead of returning a falsy report.
+    timeout
+        One deadline in seconds for the whole call: both sides, start-up included. What
+        still runs then is killed (with its process group).
+
+    Returns
+    -------
+    VerifyReport
+        Truthy iff ``status == "identical"``.
+
+    Raises
+    ------
+    SpecPackError
+        Bad arguments.
+    NotIdenticalError
+        ``check=True`` and the report is falsy.
     """
-    if where not in WHERE:
-        raise SpecPackError(f"where={where!r} is not one of {', '.join(WHERE)}")
-    if not isinstance(steps, int) or steps < 0:
-        raise SpecPackError(f"steps={steps!r} must be a non-negative int")
-    start = time.perf_counter()
-    blob = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
-    if where == "subprocess":
-        handle = _run_subprocess(blob, steps, seed, timeout)
-    else:
-        handle = _run_mp(where, blob, steps, seed)
+    _check_args(steps, seed, where, timeout)
+    start = time.monotonic()
+    deadline = start + timeout
+    payload = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
+    remote = Worker(where)  # type: ignore[arg-type]  # checked above
     try:
-        local = trace(pack.make(), steps, seed)
-    except Exception:
-        # Do not leave the child running when the local build fails.
-        _stop(handle)
-        raise
-    if where == "subprocess":
-        result = _collect_subprocess(handle, timeout)
-    else:
-        result = _collect_mp(handle, timeout)
-    differences: list[str] = []
-    notes: list[str] = []
-    labels = ("here", where if where != "subprocess" else "fresh interpreter")
-    if "error" in result:
-        differences.append(f"rebuild failed in the {labels[1]}: {result['error']}")
-    else:
-        remote: Trace = result["trace"]
-        differences = compare(local, remote, labels=labels)
-    rollout = not (pack.nondeterministic or local.nondeterministic)
-    if not rollout:
-        notes.append("rollout not compared: the spec says nondeterministic=True")
+        local: Worker | ThreadWorker = Worker("fork") if fork_available() else ThreadWorker()
+        try:
+            v = _run(payload, remote, local, steps, seed, deadline, timeout)
+        finally:
+            local.close()
+    finally:
+        remote.close()
+    _replay(v.here)
+    if isinstance(local, ThreadWorker):
+        v.notes.append("the build here ran in a thread (this platform cannot fork)")
+    rollout = v.rollout_compared and not pack.nondeterministic
+    if pack.nondeterministic or v.nondeterministic:
+        v.notes.insert(0, "rollout not compared: the spec says nondeterministic=True")
+    out = v.outcome
     report = VerifyReport(
-        identical=not differences,
-        differences=differences,
-        where=where,
-        steps=steps,
-        seed=seed,
-        rollout_compared=rollout,
-        elapsed=time.perf_counter() - start,
-        notes=notes,
+        status=v.status, identical=v.status == IDENTICAL, differences=v.differences,
+        where=where, steps=steps, seed=seed, rollout_compared=rollout,
+        elapsed=time.monotonic() - start, notes=v.notes,
+        stdout=out.stdout if out else "", stderr=out.stderr if out else "",
     )
     if check and not report:
         raise NotIdenticalError(
-            f"pack {pack.label} rebuilt in a {labels[1]} is not identical: "
-            + "; ".join(differences),
-            differences,
+            f"pack {pack.label} rebuilt in a {label(where)} is not identical "
+            f"({v.status}): " + "; ".join(d.splitlines()[0] for d in v.differences if d),
+            v.differences,
         )
     return report
 
 
-def _stop(handle: tuple[Any, Any]) -> None:
-    proc = handle[0]
+@dataclass
+class _Verdict:
+    status: Status
+    differences: list[str]
+    notes: list[str] = field(default_factory=list)
+    outcome: Outcome | None = None  # the rebuild's (its stdout/stderr go into the report)
+    rollout_compared: bool = False  # traces were compared, rollouts included
+    nondeterministic: bool = False
+    here: list[Outcome] = field(default_factory=list)  # the build here's tasks
+
+
+def _replay(outcomes: list[Outcome]) -> None:
+    """Write what the build here printed to this process's streams, as if it ran here."""
+    for o in outcomes:
+        for text, stream in ((o.stdout, sys.stdout), (o.stderr, sys.stderr)):
+            if text:
+                with contextlib.suppress(Exception):
+                    stream.write(text)
+                    stream.flush()
+
+
+def _run(payload: bytes, remote: Worker, local: Worker | ThreadWorker, steps: int, seed: int,
+         deadline: float, timeout: float) -> _Verdict:
+    """Plan here, roll out on both sides, and judge."""
+    here: list[Outcome] = []
+    verdict = _judge(payload, remote, local, steps, seed, deadline, timeout, here)
+    verdict.here = here
+    return verdict
+
+
+def _judge(payload: bytes, remote: Worker, local: Worker | ThreadWorker, steps: int, seed: int,
+           deadline: float, timeout: float, here_outcomes: list[Outcome]) -> _Verdict:
+    there = label(remote.where)
+    local.submit(PLAN_JOB, payload, {"steps": steps, "seed": seed})
+    plan = local.collect(max(deadline - time.monotonic(), 0.0))
+    here_outcomes.append(plan)
+    if plan.status == "timeout":
+        return _Verdict(TIMEOUT, [f"{_HERE} (planning the actions) did not finish within "
+                                  f"{timeout:g} s"])
+    if plan.status != "ok":
+        return _Verdict(REBUILD_ERROR, [_failure(plan, _HERE)])
+    notes: list[str] = []
+    planned = plan.value if isinstance(plan.value, dict) else {}
+    actions = planned.get("actions")
+    if actions is None:
+        notes.append(f"each side planned its own actions: {planned.get('why', '?')}")
+    params = {"steps": steps, "seed": seed, "actions": actions}
+    remote.submit(RUN_JOB, payload, {**params, "repeat": 1})
+    local.submit(RUN_JOB, payload, {**params, "repeat": 2})
+    done = _collect_all({"remote": remote, "local": local}, deadline)
+    r, h = done["remote"], done["local"]
+    here_outcomes.append(h)
+    if "timeout" in (r.status, h.status):
+        lines = [f"{side} did not finish within {timeout:g} s (killed)"
+                 for side, o in ((f"the {there}", r), (_HERE, h)) if o.status == "timeout"]
+        lines += [_failure(o, side) for side, o in ((f"the {there}", r), (_HERE, h))
+                  if o.status in ("error", "died")]
+        return _Verdict(TIMEOUT, lines, notes, r)
+    if r.status != "ok" or h.status != "ok":
+        lines = [_failure(o, side) for side, o in ((f"the {there}", r), (_HERE, h))
+                 if o.status != "ok"]
+        return _Verdict(REBUILD_ERROR, lines, notes, r)
     try:
-        proc.kill()
-    except Exception:  # noqa: BLE001
-        pass
+        here, again = (Trace.from_dict(d) for d in h.value["traces"][:2])
+        rebuilt = Trace.from_dict(r.value["traces"][0])
+    except Exception as e:  # noqa: BLE001 - a hostile or broken answer is data, not a crash
+        return _Verdict(REBUILD_ERROR, [f"unreadable traces ({one_line(e)})"], notes, r)
+    rollout = not (here.nondeterministic or rebuilt.nondeterministic)
+    repeat = _differences(here, again, labels=("the first build here", "the second"),
+                          shared=False)
+    if repeat:
+        first, *rest = repeat
+        return _Verdict(NOT_REPRODUCIBLE, [
+            "two builds in this process already differ, so a rebuild elsewhere cannot be "
+            f"compared with them: {first}", *rest], notes, r, rollout, not rollout)
+    differences = _differences(here, rebuilt, labels=("here", there))
+    if here.error is not None or rebuilt.error is not None:
+        return _Verdict(ROLLOUT_ERROR, differences, notes, r, rollout, not rollout)
+    return _Verdict(NOT_IDENTICAL if differences else IDENTICAL, differences, notes, r, rollout,
+                    not rollout)
 
 
-def format_exception(e: BaseException) -> str:
-    """The full traceback text of ``e`` (what a child sends back)."""
-    return "".join(traceback.format_exception(type(e), e, e.__traceback__))
+def _failure(o: Outcome, side: str) -> str:
+    """One difference line (with the traceback or stderr tail) for a side that failed."""
+    if side == _HERE:
+        head = f"{_HERE} failed"
+    else:
+        head = f"rebuild failed in {side}"
+    body = o.detail.strip() or o.error
+    if o.status == "died":
+        return f"{head}: {body}"
+    return f"{head}: {o.error}\n{body}" if body != o.error else f"{head}: {o.error}"
+
+
+def _collect_all(workers: Mapping[str, Worker | ThreadWorker],
+                 deadline: float) -> dict[str, Outcome]:
+    """Every worker's outcome by ``deadline`` (those still running then are killed)."""
+    done: dict[str, Outcome] = {}
+    pending = dict(workers)
+    while pending:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            for name, w in pending.items():
+                done[name] = w.collect(0.0)
+            break
+        wait([w.waitable for w in pending.values()], min(left, 1.0))
+        for name, w in list(pending.items()):
+            outcome = w.poll_outcome(0.0)
+            if outcome is not None:
+                done[name] = outcome
+                del pending[name]
+    return done
+
+
+# -- the old engine's names, kept for specpack._audit until it is ported (remove then) ------
+
+
+def trace(env: Any, steps: int = 100, seed: int = 0) -> Trace:
+    """Record ``env``'s trace with actions planned from its own action space.
+
+    New code plans once with :func:`~specpack._verify.plan_actions` and records with
+    :func:`~specpack._verify.record`.
+    """
+    return record(env, plan_actions(env.action_space, steps, seed), seed)
+
+
+def compare(a: Trace, b: Trace, *, labels: tuple[str, str] = ("a", "b")) -> list[str]:
+    """The old engine's comparison: only what differs (an equal failure is no difference).
+
+    New code uses :func:`specpack._verify.compare`, which also lists shared findings.
+    """
+    return _differences(a, b, labels=labels, shared=False)
+
+
+def diff(env_a: Any, env_b: Any, *args: Any, steps: int = 100, seed: int = 0) -> list[str]:
+    """Compare two envs of this process by their traces; ``[]`` means identical.
+
+    Both get the same actions, planned from a seeded copy of ``env_a``'s action space; both
+    are reset and stepped (their state changes). Two envs whose rollouts raise the same
+    exception at the same step behave alike: that is not a difference here (``verify``
+    reports it as a ``rollout_error``). Example::
+
+        assert specpack.diff(pack.make(), gymnasium.make("CartPole-v1"), steps=50) == []
+
+    Parameters
+    ----------
+    env_a, env_b
+        The envs (``env_a`` is called ``a`` in the lines, ``env_b`` ``b``).
+    steps, seed
+        The rollout (keyword-only; positional ones are deprecated).
+
+    Returns
+    -------
+    list of str
+        The differences, as :func:`~specpack._verify.compare.compare` lists them.
+    """
+    if args:
+        warnings.warn("specpack.diff() takes steps= and seed= as keywords; positional ones "
+                      "are deprecated and stop working in 0.3", DeprecationWarning,
+                      stacklevel=2)
+        named = dict(zip(("steps", "seed"), args))
+        steps, seed = named.get("steps", steps), named.get("seed", seed)
+    if type(steps) is not int or steps < 0:
+        raise SpecPackError(f"steps={steps!r} must be a non-negative int")
+    actions = plan_actions(env_a.action_space, steps, seed)
+    a = record(env_a, copy.deepcopy(actions), seed)
+    b = record(env_b, copy.deepcopy(actions), seed)
+    return _differences(a, b, shared=False)

@@ -31,6 +31,7 @@ from ..errors import (
     CaptureError,
     UnexpectedKwargError,
     UnrecordedArgumentsError,
+    build_error_for,
 )
 
 __all__ = [
@@ -90,7 +91,7 @@ def construct(
     try:
         env = creator(**kwargs)
     except Exception as e:
-        raise BuildError(
+        raise build_error_for(e)(
             f"the env constructor of pack {label} ({entry_name}) raised "
             f"{type(e).__name__}: {e}{hint(e)}"
         ) from e

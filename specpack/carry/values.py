@@ -378,7 +378,11 @@ def iter_carried(tree: Any) -> list[CodeRef | Blob]:
 
 def _detached_void(value: np.void) -> np.void:
     """A copy of a structured numpy scalar that owns its memory (not a view of the caller's)."""
-    out: Any = np.array(value)[()]
+    # np.array(value, copy=True) still shares the caller's memory for a void scalar (numpy
+    # 2.4): copy field by field into a 0-d array of our own.
+    own = np.zeros((), dtype=value.dtype)
+    own[()] = value
+    out: Any = own[()]
     return out  # type: ignore[no-any-return]
 
 

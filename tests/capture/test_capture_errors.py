@@ -144,7 +144,51 @@ def test_unpickling_a_future_format_says_upgrade():
 def test_every_error_class_is_a_specpack_error():
     for name in errors.__all__:
         cls = getattr(errors, name)
-        if name != "VersionSkewWarning":
+        if isinstance(cls, type) and name != "VersionSkewWarning":
             assert issubclass(cls, specpack.SpecPackError), name
     assert issubclass(specpack.VersionSkewWarning, UserWarning)
     assert pickle.loads(pickle.dumps(specpack.UnknownEnvError("x"))).args == ("x",)
+
+
+@pytest.mark.parametrize(("env_id", "gym_error"), [
+    ("CartPol-v1", "NameNotFound"),
+    ("CartPole-v9", "VersionNotFound"),
+    ("NoSuchNamespace/Bar-v0", "NamespaceNotFound"),
+])
+def test_unknown_id_raises_what_gymnasium_make_raises_and_a_specpack_error(env_id, gym_error):
+    with pytest.raises(getattr(gymnasium.error, gym_error)) as theirs:
+        gymnasium.make(env_id)
+    with pytest.raises(getattr(gymnasium.error, gym_error)) as ours:
+        specpack.capture(env_id)
+    assert isinstance(ours.value, specpack.UnknownEnvError)
+    assert type(theirs.value) in type(ours.value).__mro__
+
+
+def test_constructor_type_error_is_a_build_error_and_a_type_error_chained_to_the_cause():
+    class Picky(gymnasium.Env):
+        def __init__(self, n: int = 1) -> None:
+            if not isinstance(n, int):
+                raise TypeError("n must be an int")
+
+    pack = specpack.capture(Picky)
+    with pytest.raises(TypeError) as info:
+        pack.make(n="x")
+    assert isinstance(info.value, specpack.BuildError)
+    assert isinstance(info.value.__cause__, TypeError) and "n must be an int" in str(info.value)
+    again = pickle.loads(pickle.dumps(info.value))
+    assert isinstance(again, TypeError) and isinstance(again, specpack.BuildError)
+
+
+def test_unversioned_id_takes_the_latest_version_with_gymnasiums_warning():
+    with pytest.warns(UserWarning, match="latest versioned environment `CartPole-v1`"):
+        pack = specpack.capture("CartPole")
+    assert pack.id == "CartPole-v1"
+
+
+def test_render_mode_outside_render_modes_warns_as_gymnasium_make_does():
+    with pytest.warns(UserWarning, match="not in the possible render_modes") as theirs:
+        gymnasium.make("CartPole-v1", render_mode="ascii").close()
+    with pytest.warns(UserWarning, match="not in the possible render_modes") as ours:
+        specpack.capture("CartPole-v1", render_mode="ascii").make().close()
+    assert [str(w.message) for w in ours if "render_modes" in str(w.message)] == [
+        str(w.message) for w in theirs if "render_modes" in str(w.message)]

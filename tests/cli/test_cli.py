@@ -15,86 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from _cli_support import ANT_MODULE, assert_one_line_error, specpack
 
 pytestmark = pytest.mark.integration
 
 COMMANDS = ("capture", "inspect", "verify", "run", "demo", "audit")
-
-ANT_MODULE = '''
-import gymnasium
-import numpy as np
-
-
-class Ant(gymnasium.Env):
-    """A custom env in a module loaded from a file path (not importable by name)."""
-
-    def __init__(self, legs=4, scale=(1.0, 1.0), payload=None):
-        self.legs = legs
-        self.scale = scale
-        self.observation_space = gymnasium.spaces.Box(-100.0, 100.0, (legs,), np.float64)
-        self.action_space = gymnasium.spaces.Discrete(legs)
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        self.pos = self.np_random.uniform(-1.0, 1.0, self.legs)
-        return self.pos.copy(), {}
-
-    def step(self, action):
-        self.pos[action] += self.scale[0] * 0.5
-        return self.pos.copy(), float(self.pos.sum()), bool(self.pos.max() > 3.0), False, {}
-
-
-class HashAnt(Ant):
-    """Behaviour depends on per-process state: hash(str) under hash randomisation."""
-
-    def reset(self, *, seed=None, options=None):
-        obs, info = super().reset(seed=seed)
-        self.pos += hash("specpack") % 1000
-        return self.pos.copy(), info
-
-
-def touch(path):
-    open(path, "w").close()
-    return path
-
-
-class Marker:
-    """Unpickling this object creates a file: proof that code ran."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def __reduce__(self):
-        return (touch, (self.path,))
-
-
-gymnasium.register("CliAnt-v0", entry_point=Ant, max_episode_steps=40)
-gymnasium.register("CliHashAnt-v0", entry_point=HashAnt, max_episode_steps=40)
-'''
-
-
-def specpack(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 180
-) -> subprocess.CompletedProcess[str]:
-    """``python -m specpack ARGS`` in a fresh interpreter."""
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "specpack", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=timeout, env=full_env,
-    )
-
-
-def assert_one_line_error(proc: subprocess.CompletedProcess[str], *needles: str) -> None:
-    """Exit code 2, one ``specpack: error:`` line on stderr, no traceback."""
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("specpack: error: "), proc.stderr
-    assert "Traceback" not in proc.stderr
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-
 
 @pytest.fixture(scope="module")
 def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -132,7 +57,7 @@ def test_console_script_runs(tmp_path: Path) -> None:
 def test_unknown_command_and_missing_output_are_usage_errors(tmp_path: Path) -> None:
     proc = specpack("frobnicate", cwd=tmp_path)
     assert proc.returncode == 2
-    assert "invalid choice" in proc.stderr
+    assert "unknown command 'frobnicate'" in proc.stderr
     proc = specpack("capture", "CartPole-v1", cwd=tmp_path)
     assert proc.returncode == 2
     assert "-o/--output" in proc.stderr

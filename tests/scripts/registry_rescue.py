@@ -95,7 +95,8 @@ if __name__ == "__main__":
             "import json, pickle, sys; sys.path.insert(0, sys.argv[2]);"
             "from _common import rollout;"
             "pack = pickle.load(open(sys.argv[1], 'rb'));"
-            "loaded = 'antfile_mod' in sys.modules or '__mp_main__' in sys.modules;"
+            "mp_main = sys.modules.get('__mp_main__');"
+            "loaded = 'antfile_mod' in sys.modules or mp_main not in (None, sys.modules['__main__']);"
             "print(json.dumps({'rollout': rollout(pack.make()), 'preloaded': loaded}))"
         )
         proc = subprocess.run(

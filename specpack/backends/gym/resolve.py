@@ -18,6 +18,7 @@ import gym as _gym
 from gym.envs.registration import EnvSpec as GymSpec
 from gym.wrappers.compatibility import EnvCompatibility
 
+from ..._text import suggest
 from ...errors import CaptureError, UnknownEnvError
 from .. import Recipe
 from .._shared import import_id_module, spec_made
@@ -81,14 +82,13 @@ def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
             reg._check_version_exists(ns, name, version)
         except gym.error.Error as e:
             why = str(e)
-        from .gymnasium import suggest
-
         raise UnknownEnvError(
             f"no env registered as {full_id!r} in gym's registry ({why});"
             f"{suggest(full_id, reg.registry.keys())} Register it with gym.register first, or "
             "pass the env class: specpack.capture(MyEnv, backend='gym')"
         )
     return from_spec(spec, options, kwargs)
+
 
 def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
     if not isinstance(spec, GymSpec):

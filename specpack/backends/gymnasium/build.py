@@ -19,7 +19,7 @@ import gymnasium
 from gymnasium.envs.registration import EnvSpec, WrapperSpec
 
 from ...carry.values import materialize
-from ...errors import BuildError
+from ...errors import BuildError, BuildGymnasiumError
 from .. import Blueprint
 from .._shared import construct, wrap_failure
 from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs
@@ -65,8 +65,18 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
     human = collection = False
     if bp.auto_render and "render_mode" in kwargs:
         human, collection = _render_plan(creator, kwargs)
-    env = construct(bp.label, bp.entry.name, creator, kwargs, gymnasium.Env,
-                    "for a legacy gym env capture with backend='gym'")
+    try:
+        env = construct(bp.label, bp.entry.name, creator, kwargs, gymnasium.Env,
+                        "for a legacy gym env capture with backend='gym'")
+    except BuildError as e:
+        if human and isinstance(e.__cause__, TypeError) and "'render_mode'" in str(e.__cause__):
+            raise BuildGymnasiumError(
+                f"pack {bp.label}: you passed render_mode='human' although the env doesn't "
+                "implement human rendering natively; HumanRendering was to be applied, but the "
+                "env uses the old rendering API (no render_mode argument), which "
+                "HumanRendering does not support"
+            ) from e
+        raise
     if plan.spec is not None:
         spec = EnvSpec.__new__(EnvSpec)
         spec.__dict__.update(plan.spec.__dict__)
@@ -99,7 +109,7 @@ def _layer_kwargs(bp: Blueprint, plan: _Plan, wcls: Any, lowered: Mapping[str, A
 
 
 def _render_plan(creator: Any, kwargs: dict[str, Any]) -> tuple[bool, bool]:
-    """gymnasium.make's render-mode logic; may rewrite ``kwargs['render_mode']``."""
+    """gymnasium.make's render-mode logic and warnings; may rewrite ``kwargs['render_mode']``."""
     render_mode = kwargs.get("render_mode")
     if render_mode is None:
         return False, False
@@ -111,11 +121,19 @@ def _render_plan(creator: Any, kwargs: dict[str, Any]) -> tuple[bool, bool]:
         return False, False
     displayable = {"rgb_array", "rgb_array_list"}.intersection(render_modes)
     if render_mode == "human" and displayable:
+        gymnasium.logger.warn(
+            "You are trying to use 'human' rendering for an environment that doesn't natively "
+            "support it. The HumanRendering wrapper is being applied to your environment."
+        )
         kwargs["render_mode"] = displayable.pop()
         return True, False
     if render_mode.endswith("_list") and render_mode[: -len("_list")] in render_modes:
         kwargs["render_mode"] = render_mode[: -len("_list")]
         return False, True
+    gymnasium.logger.warn(
+        f"The environment is being initialised with render_mode={render_mode!r} "
+        f"that is not in the possible render_modes ({render_modes})."
+    )
     return False, False
 
 

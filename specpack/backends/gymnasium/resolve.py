@@ -20,7 +20,15 @@ from gymnasium.utils import EzPickle, RecordConstructorArgs
 from ..._text import suggest
 from ...carry.code import CodeRef, code_ref_from_string, reference_of
 from ...carry.importable import MAIN_NAMES, fresh_importable
-from ...errors import CaptureError, UnknownEnvError, UnrecordedArgumentsError
+from ...errors import (
+    CaptureError,
+    DeprecatedEnvError,
+    UnknownEnvError,
+    UnknownEnvNameError,
+    UnknownEnvVersionError,
+    UnknownNamespaceError,
+    UnrecordedArgumentsError,
+)
 from .. import Recipe
 from .._shared import (
     check_coverage,
@@ -85,20 +93,65 @@ def spec_meta(spec: EnvSpec, *, minimal: bool) -> dict[str, Any]:
 
 
 def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
-    from gymnasium.envs.registration import registry
+    """Resolve a registered id as ``gymnasium.make`` does, its warnings and errors included.
+
+    An unversioned id takes the latest version (with gymnasium's warning), an outdated
+    version gets gymnasium's deprecation warning, and an unknown id raises the
+    :class:`~specpack.errors.UnknownEnvError` subclass matching gymnasium's own error
+    (``NameNotFound``, ``VersionNotFound``, ``DeprecatedEnv``, ``NamespaceNotFound``), with a
+    suggestion.
+    """
+    from gymnasium.envs import registration as reg
 
     full_id = import_id_module(env_id)
-    spec = registry.get(full_id)
-    if spec is None:
+    spec = reg.registry.get(full_id)
+    if spec is None or ":" in env_id:
         try:
-            spec = gymnasium.spec(full_id)
-        except Exception:  # noqa: BLE001 - any lookup failure means "unknown id"
-            raise UnknownEnvError(
-                f"no env registered as {full_id!r} in gymnasium's registry;"
-                f"{suggest(full_id, registry.keys())} Register it first, or pass the env class: "
-                "specpack.capture(MyEnv)"
+            ns, name, version = reg.parse_env_id(full_id)
+        except gymnasium.error.Error as e:
+            raise UnknownEnvNameError(
+                f"{full_id!r} is not an env id ({e}); ids look like 'CartPole-v1'"
             ) from None
+        latest = reg.find_highest_version(ns, name)
+        if version is not None and latest is not None and latest > version:
+            gymnasium.logger.deprecation(
+                f"The environment {full_id} is out of date. You should consider "
+                f"upgrading to version `v{latest}`."
+            )
+        if version is None and latest is not None:
+            newest = reg.get_env_id(ns, name, latest)
+            spec = reg.registry.get(newest)
+            gymnasium.logger.warn(
+                f"Using the latest versioned environment `{newest}` "
+                f"instead of the unversioned environment `{full_id}`."
+            )
+    if spec is None:
+        cls: type[UnknownEnvError] = UnknownEnvError
+        why = "not registered"
+        try:
+            gymnasium.spec(full_id)
+        except gymnasium.error.Error as e:
+            why = str(e).split(". Did you")[0]
+            for base, sub in _UNKNOWN:
+                if isinstance(e, base):
+                    cls = sub
+                    break
+        raise cls(
+            f"no env registered as {full_id!r} in gymnasium's registry ({why});"
+            f"{suggest(full_id, reg.registry.keys())} Register it first (or import the package "
+            "that registers it), or pass the env class: specpack.capture(MyEnv)"
+        )
     return from_spec(spec, options, kwargs)
+
+
+#: gymnasium's lookup errors and the UnknownEnvError subclass that is also an instance of each.
+_UNKNOWN: tuple[tuple[type[Exception], type[UnknownEnvError]], ...] = (
+    (gymnasium.error.DeprecatedEnv, DeprecatedEnvError),
+    (gymnasium.error.VersionNotFound, UnknownEnvVersionError),
+    (gymnasium.error.NamespaceNotFound, UnknownNamespaceError),
+    (gymnasium.error.NameNotFound, UnknownEnvNameError),
+)
+
 
 def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
     if not isinstance(spec, EnvSpec):

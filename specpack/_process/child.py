@@ -1,0 +1,221 @@
+"""The child side of the worker protocol: read a task, run its job, answer on the channel.
+
+One loop (:func:`serve`) for every start method; the entry points differ only in how the two
+pipe ends arrive: :func:`main` (a fresh ``python -c``, fds on the command line),
+:func:`mp_main` (a spawn/forkserver target, multiprocessing Connections) and
+:func:`fork_main` (a plain ``os.fork`` of the parent).
+
+While a job runs, file descriptors 1 and 2 point at the task's capture files (C-level writes
+included) and ``sys.stdout``/``sys.stderr`` are fresh streams on them. The answer channel is
+close-on-exec and closed in any process the job forks, so neither a print nor a forked
+grandchild can write to it, or hold it open after the child died.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import faulthandler
+import importlib
+import io
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from .._text import format_exception, one_line
+from .protocol import FrameReader, pack_frame, read_request
+
+__all__ = ["fork_main", "load_job", "main", "mp_main", "run_job", "serve"]
+
+
+def load_job(job: str) -> Callable[..., Any]:
+    """The function named ``"package.module:qualname"`` (imported here, in the child)."""
+    module, sep, qualname = job.partition(":")
+    if not sep or not module or not qualname:
+        raise ValueError(f"job {job!r} is not of the form 'package.module:function'")
+    obj: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise TypeError(f"job {job!r} is not callable")
+    return obj  # type: ignore[no-any-return]
+
+
+def run_job(job: str, payload: bytes, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Run one job; its result or its exception as an answer message (never raises).
+
+    The value is returned as is: the caller encodes it (and reports a value typed JSON
+    cannot carry as an error).
+    """
+    try:
+        return {"status": "ok", "value": load_job(job)(payload, **params)}
+    except BaseException as e:  # noqa: BLE001 - everything goes back to the parent
+        return _error_answer(e)
+
+
+def _error_answer(e: BaseException) -> dict[str, Any]:
+    try:
+        return {"status": "error", "error": one_line(e), "detail": format_exception(e)}
+    except BaseException:  # noqa: BLE001 - a __str__ that raises
+        name = type(e).__name__
+        return {"status": "error", "error": name, "detail": name}
+
+
+@contextlib.contextmanager
+def _captured(stdout_path: str, stderr_path: str) -> Iterator[None]:
+    """Point fds 1 and 2 (and fresh sys.stdout/sys.stderr on them) at the capture files."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    saved = (os.dup(1), os.dup(2))
+    old_streams = (sys.stdout, sys.stderr)
+    try:
+        for fd, path in ((1, stdout_path), (2, stderr_path)):
+            target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(target, fd)
+            os.close(target)
+        sys.stdout = _stream(1)
+        sys.stderr = _stream(2)
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        sys.stdout, sys.stderr = old_streams
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(saved[0])
+        os.close(saved[1])
+
+
+def _stream(fd: int) -> io.TextIOWrapper:
+    raw = open(fd, "wb", buffering=0, closefd=False)
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace",
+                            write_through=True)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _read_message(fd: int, reader: FrameReader) -> dict[str, Any] | None:
+    while True:
+        message = reader.next()
+        if message is not None:
+            return message
+        try:
+            chunk = os.read(fd, 65536)
+        except InterruptedError:
+            continue
+        if not chunk:
+            return None
+        reader.feed(chunk)
+
+
+def _guard_channels(fds: tuple[int, ...]) -> None:
+    """Keep the protocol pipes out of anything the job execs or forks."""
+    for fd in fds:
+        os.set_inheritable(fd, False)
+
+    def close_in_grandchild() -> None:
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=close_in_grandchild)
+
+
+def _watch_parent() -> None:
+    """Kill this worker's process group when the parent process goes away."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                with contextlib.suppress(Exception):
+                    if os.getpgrp() == os.getpid():
+                        os.killpg(os.getpid(), signal.SIGKILL)
+                os._exit(1)
+
+    threading.Thread(target=watch, name="specpack-parent-watch", daemon=True).start()
+
+
+def serve(ctl_fd: int, res_fd: int) -> None:
+    """The worker loop: one task at a time until told to stop or the parent goes away.
+
+    For each ``{"op": "task", "request": path}`` on ``ctl_fd``: read the request file and
+    delete it (its absence tells the parent the task started), run the job with output
+    captured, and write ``{"task": n, "status": ..., ...}`` on ``res_fd``.
+    """
+    _guard_channels((ctl_fd, res_fd))
+    with contextlib.suppress(Exception):
+        faulthandler.enable(file=2, all_threads=False)  # fd 2: the task's capture file
+    _watch_parent()
+    reader = FrameReader("the parent")
+    while True:
+        message = _read_message(ctl_fd, reader)
+        if message is None or message.get("op") != "task":
+            return
+        task, path = message.get("task"), str(message.get("request"))
+        try:
+            header, payload = read_request(path)
+        except BaseException as e:  # noqa: BLE001
+            _write_all(res_fd, pack_frame({"task": task, **_error_answer(e)}))
+            continue
+        with contextlib.suppress(OSError):
+            os.remove(path)
+        with _captured(str(header["stdout"]), str(header["stderr"])):
+            answer = run_job(str(header["job"]), payload, header.get("params") or {})
+        try:
+            frame = pack_frame({"task": task, **answer})
+        except BaseException as e:  # noqa: BLE001 - e.g. a value typed JSON cannot carry
+            frame = pack_frame({
+                "task": task, "status": "error",
+                "error": f"SpecPackError: the job's result cannot be sent back as typed JSON "
+                         f"({_error_answer(e)['error']})",
+                "detail": _error_answer(e)["detail"],
+            })
+        _write_all(res_fd, frame)
+
+
+def main() -> None:
+    """Entry point of a fresh interpreter: ``python -c ... CTL_FD RES_FD``."""
+    serve(int(sys.argv[1]), int(sys.argv[2]))
+
+
+def _settle(boot_out: str, boot_err: str, cwd: str | None,
+            env: Mapping[str, str] | None) -> None:
+    """Own process group, boot logs on fds 1/2, working directory and environment."""
+    with contextlib.suppress(OSError):
+        os.setsid()
+    for fd, path in ((1, boot_out), (2, boot_err)):
+        target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(target, fd)
+        os.close(target)
+    if cwd is not None:
+        os.chdir(cwd)
+    if env is not None:
+        os.environ.clear()
+        os.environ.update(env)
+
+
+def mp_main(ctl: Any, res: Any, boot_out: str, boot_err: str, cwd: str | None,
+            env: Mapping[str, str] | None) -> None:
+    """multiprocessing target (spawn/forkserver): ``ctl``/``res`` are Connections."""
+    _settle(boot_out, boot_err, cwd, env)
+    serve(ctl.fileno(), res.fileno())
+
+
+def fork_main(ctl_fd: int, res_fd: int, boot_out: str, boot_err: str, cwd: str | None,
+              env: Mapping[str, str] | None) -> None:
+    """Body of a plain ``os.fork`` child (the caller ``os._exit``\\ s after it returns)."""
+    _settle(boot_out, boot_err, cwd, env)
+    serve(ctl_fd, res_fd)

@@ -1,0 +1,211 @@
+"""Starting a worker child for each start method, and stopping it with its process group.
+
+Every child gets its own session (so its process group can be killed as a whole: a job that
+forks leaves nothing behind) and the two protocol pipe ends. ``"subprocess"`` starts
+``sys.executable`` with the caller's environment, ``PYTHONPATH`` entries made absolute against
+the caller's working directory; ``"spawn"``/``"forkserver"`` are multiprocessing children;
+``"fork"`` is a plain ``os.fork`` of this process (it shares this process's state).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import os
+import signal
+import subprocess
+import sys
+import time
+import traceback
+import warnings
+from collections.abc import Collection, Mapping
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import SpecPackError
+from . import child
+
+__all__ = ["WHERE", "Child", "Where", "child_environment", "fork_available", "start"]
+
+Where = Literal["subprocess", "spawn", "forkserver", "fork"]
+WHERE: tuple[Where, ...] = ("subprocess", "spawn", "forkserver", "fork")
+
+#: The specpack this process runs is the one the fresh interpreter imports (the protocol must
+#: match on both ends); its directory is on ``sys.path`` only while that import runs.
+_HOME = str(Path(__file__).resolve().parents[2])
+_BOOT = (
+    "import sys\n"
+    "sys.path.insert(0, {home!r})\n"
+    "try:\n"
+    "    from specpack._process.child import main\n"
+    "finally:\n"
+    "    sys.path.remove({home!r})\n"
+    "main()\n"
+)
+
+
+def fork_available() -> bool:
+    """Whether this platform can ``fork`` (the ``"fork"`` worker and verify's local side)."""
+    return hasattr(os, "fork") and "fork" in mp.get_all_start_methods()
+
+
+def child_environment(env: Mapping[str, str] | None) -> dict[str, str]:
+    """The environment of a fresh interpreter: ``env`` (default: this process's), with every
+    ``PYTHONPATH`` entry made absolute against this process's working directory (an empty
+    entry, which Python reads as the working directory, becomes that directory)."""
+    out = dict(os.environ if env is None else env)
+    path = out.get("PYTHONPATH")
+    if path:
+        out["PYTHONPATH"] = os.pathsep.join(
+            os.path.abspath(p) if p else os.getcwd() for p in path.split(os.pathsep))
+    return out
+
+
+class Child:
+    """A started worker process: its pid, its exit code, and a kill of its process group."""
+
+    def __init__(self, pid: int, where: Where, handle: Any = None) -> None:
+        self.pid = pid
+        self.where = where
+        self._handle = handle
+        self._code: int | None = None
+
+    def poll(self) -> int | None:
+        """The exit code (negative: killed by that signal) once exited, else ``None``."""
+        if self._code is not None:
+            return self._code
+        handle = self._handle
+        if isinstance(handle, subprocess.Popen):
+            self._code = handle.poll()
+        elif handle is not None:
+            self._code = handle.exitcode
+        else:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped by someone else (a SIGCHLD handler)
+                self._code = 255
+            else:
+                if pid:
+                    self._code = os.waitstatus_to_exitcode(status)
+        return self._code
+
+    def wait(self, timeout: float) -> int | None:
+        """The exit code, waiting up to ``timeout`` seconds for it."""
+        end = time.monotonic() + timeout
+        pause = 0.001
+        while self.poll() is None:
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, 0.05)
+        return self._code
+
+    def kill(self) -> None:
+        """SIGKILL the child's process group (its forks) and the child itself."""
+        if self._code is None:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+        if hasattr(os, "killpg"):
+            with contextlib.suppress(OSError):
+                os.killpg(self.pid, signal.SIGKILL)
+
+
+def start(where: Where, ctl_r: int, res_w: int, *, boot_out: str, boot_err: str,
+          cwd: str | None, env: Mapping[str, str] | None,
+          close_in_fork: Collection[int] = ()) -> Child:
+    """Start a worker child that reads tasks on ``ctl_r`` and answers on ``res_w``.
+
+    Parameters
+    ----------
+    where
+        The start method.
+    ctl_r, res_w
+        The child's ends of the control and answer pipes (the caller closes its copies).
+    boot_out, boot_err
+        Files for what the child writes outside of tasks (start-up errors).
+    cwd, env
+        Working directory and environment (``None``: a fresh interpreter gets this process's
+        environment and ``cwd``; other children keep this process's).
+    close_in_fork
+        This process's ends of other pipes, closed in a ``"fork"`` child.
+
+    Raises
+    ------
+    SpecPackError
+        The child cannot be started from here (a daemonic multiprocessing worker).
+    OSError
+        The interpreter could not be executed.
+    """
+    if where == "subprocess":
+        with open(boot_out, "ab") as out, open(boot_err, "ab") as err:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", _BOOT.format(home=_HOME), str(ctl_r), str(res_w)],
+                stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
+                env=child_environment(env), pass_fds=(ctl_r, res_w), start_new_session=True,
+            )
+        return Child(proc.pid, where, proc)
+    if where == "fork":
+        return _fork(ctl_r, res_w, boot_out, boot_err, cwd, env, close_in_fork)
+    return _mp(where, ctl_r, res_w, boot_out, boot_err, cwd, env)
+
+
+def _mp(where: Where, ctl_r: int, res_w: int, boot_out: str, boot_err: str, cwd: str | None,
+        env: Mapping[str, str] | None) -> Child:
+    ctx: Any = mp.get_context(where)
+    ctl = Connection(os.dup(ctl_r), writable=False)
+    res = Connection(os.dup(res_w), readable=False)
+    try:
+        proc = ctx.Process(
+            target=child.mp_main,
+            args=(ctl, res, boot_out, boot_err, cwd,
+                  None if env is None else child_environment(env)),
+            name=f"specpack-{where}-worker", daemon=False,
+        )
+        try:
+            proc.start()
+        except AssertionError as e:  # "daemonic processes are not allowed to have children"
+            raise SpecPackError(
+                f"cannot start a {where} child from this process ({e}); use "
+                "where='subprocess' (a fresh interpreter) instead"
+            ) from None
+    finally:
+        ctl.close()
+        res.close()
+    return Child(proc.pid, where, proc)
+
+
+def _flush_std_streams() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+
+
+def _fork(ctl_r: int, res_w: int, boot_out: str, boot_err: str, cwd: str | None,
+          env: Mapping[str, str] | None, close_in_fork: Collection[int]) -> Child:
+    if not fork_available():
+        raise SpecPackError("where='fork' needs os.fork, which this platform does not have")
+    _flush_std_streams()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns that forking a threaded process may deadlock the child; this
+        # child only runs the job (and is killed at the deadline if it does deadlock).
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid:
+        return Child(pid, "fork")
+    code = 0
+    try:
+        with contextlib.suppress(OSError):
+            os.setsid()
+        for fd in close_in_fork:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        child.fork_main(ctl_r, res_w, boot_out, boot_err, cwd,
+                        None if env is None else child_environment(env))
+    except BaseException:  # noqa: BLE001 - never return into the parent's code
+        code = 1
+        with contextlib.suppress(BaseException):
+            os.write(2, traceback.format_exc().encode("utf-8", "replace"))
+    finally:
+        os._exit(code)

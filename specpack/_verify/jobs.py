@@ -1,0 +1,111 @@
+"""The jobs workers run for a comparison: plan the actions, record traces.
+
+Both run in a worker (:mod:`specpack._process`) on a payload of ``pickle.dumps(pack)`` (or of
+any picklable zero-argument env factory) and return typed-JSON-able data: the parent never
+unpickles anything a child sends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+from typing import Any
+
+import numpy as np
+
+from .describe import describe_space
+from .trace import plan_actions, record, writable
+
+__all__ = ["PLAN_JOB", "RUN_JOB", "carried_exactly", "plan", "run_trace"]
+
+PLAN_JOB = "specpack._verify.jobs:plan"
+RUN_JOB = "specpack._verify.jobs:run_trace"
+
+_EXACT = (type(None), bool, int, float, complex, str, bytes)
+
+
+def carried_exactly(value: Any, depth: int = 0) -> bool:
+    """Whether typed JSON brings ``value`` back as an equal object of the same types."""
+    t = type(value)
+    if t in _EXACT:
+        return True
+    if depth > 100:
+        return False
+    if t is np.ndarray:
+        return not value.dtype.hasobject
+    if isinstance(value, np.generic):
+        return not isinstance(value, (np.object_, np.void))
+    if t in (list, tuple, set, frozenset):
+        return all(carried_exactly(v, depth + 1) for v in value)
+    if t is dict:
+        return all(carried_exactly(k, depth + 1) and carried_exactly(v, depth + 1)
+                   for k, v in value.items())
+    return False
+
+
+def _build(payload: bytes) -> Any:
+    obj = pickle.loads(payload)
+    return obj.make() if hasattr(obj, "make") else obj()
+
+
+def _close(env: Any) -> None:
+    with contextlib.suppress(Exception):
+        env.close()
+
+
+def plan(payload: bytes, *, steps: int, seed: int) -> dict[str, Any]:
+    """Build the env once and plan ``steps`` actions from its fresh action space.
+
+    Returns
+    -------
+    dict
+        ``{"actions": [...], "action_space": description}``; ``actions`` is ``None`` (with a
+        ``"why"``) when the actions are not values typed JSON carries exactly: each side then
+        plans its own from its own fresh space.
+    """
+    env = _build(payload)
+    try:
+        space = env.action_space
+        described = describe_space(space)
+        actions = plan_actions(space, steps, seed)
+    finally:
+        _close(env)
+    if not carried_exactly(actions):
+        kinds = sorted({type(a).__qualname__ for a in actions if not carried_exactly(a)})
+        return {"actions": None, "action_space": described,
+                "why": f"the actions ({', '.join(kinds)}) do not cross processes exactly"}
+    return {"actions": actions, "action_space": described}
+
+
+def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
+              actions: list[Any] | None = None) -> dict[str, Any]:
+    """Build the env ``repeat`` times here, one after the other, and record each rollout.
+
+    Parameters
+    ----------
+    payload
+        ``pickle.dumps(pack)`` (or of a zero-argument env factory).
+    steps, seed
+        The rollout: ``reset(seed=seed)`` then ``steps`` actions.
+    repeat
+        How many builds (2 on the local side: the reproducibility control).
+    actions
+        The planned actions (from :func:`plan`); ``None``: plan from each fresh env.
+
+    Returns
+    -------
+    dict
+        ``{"traces": [Trace.to_dict(), ...]}``.
+    """
+    traces = []
+    for _ in range(repeat):
+        env = _build(payload)
+        try:
+            if actions is None:
+                todo = plan_actions(env.action_space, steps, seed)
+            else:
+                todo = writable(list(actions[:steps]))
+            traces.append(record(env, todo, seed).to_dict())
+        finally:
+            _close(env)
+    return {"traces": traces}

@@ -1,0 +1,186 @@
+"""Issue 11 ("Trust"), allow: ``allow=[...]`` admits modules, not whatever they import.
+
+A ``$ref`` is ``module:qualname``, and a dotted qualname walks attributes: from an allowed
+module (``gymnasium.envs.classic_control.cartpole``) ``gym.os.system`` reaches ``os.system``
+and ``gym.make`` imports any module an id names. ``allow`` must judge what a reference
+*resolves to*, not the module it starts from; the spec's ``entry_point`` and
+``additional_wrappers`` strings name code too; and ``SpecPack.from_json`` refuses payloads
+without ``trust=True`` like ``load`` does. Each attack leaves a marker file behind if it runs.
+"""
+
+from __future__ import annotations
+
+import decimal
+import json
+import os
+import shlex
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _helpers import run_python
+
+import specpack
+from specpack import SpecPack, SpecPackError, UntrustedPackError
+
+TESTS = Path(__file__).resolve().parents[1]
+FIXTURES = TESTS / "fixtures"
+if str(FIXTURES) not in sys.path:
+    sys.path.insert(0, str(FIXTURES))
+
+import trustenvs  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+CARTPOLE = "gymnasium.envs.classic_control.cartpole"
+ALLOW = ["gymnasium.envs.classic_control"]
+
+
+def _cartpole_manifest() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(specpack.capture("CartPole-v1").to_json())
+    return data
+
+
+def _evil_module(tmp_path: Path, marker: Path) -> str:
+    """A module (in tmp_path/evil, not on sys.path) whose import creates ``marker``."""
+    name = f"trust_evil_{uuid.uuid4().hex[:12]}"
+    folder = tmp_path / "evil"
+    folder.mkdir(exist_ok=True)
+    (folder / f"{name}.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\n\n\nclass Evil:\n    pass\n\n\n"
+        "class EvilWrapper:\n    pass\n"
+    )
+    return name
+
+
+# -- 16. attribute paths out of an allowed module -----------------------------------------
+
+
+def _attack(kind: str, tmp_path: Path, marker: Path,
+            monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], str]:
+    """A CartPole manifest edited to run code outside ALLOW; and the qualname it abuses."""
+    data = _cartpole_manifest()
+    touch = {"command": f"touch {shlex.quote(str(marker))}"}
+    if kind == "entry gym.os.system":
+        data["entry_point"] = {"$ref": f"{CARTPOLE}:gym.os.system"}
+        data["kwargs"] = touch
+        return data, "gym.os.system"
+    if kind == "entry np.f2py.os.system":  # numpy 2 has no np.os; f2py imports os
+        data["entry_point"] = {"$ref": f"{CARTPOLE}:np.f2py.os.system"}
+        data["kwargs"] = touch
+        return data, "np.f2py.os.system"
+    if kind == "entry gym.make":  # gymnasium.make('module:Id') imports any module
+        evil = _evil_module(tmp_path, marker)
+        monkeypatch.syspath_prepend(str(tmp_path / "evil"))
+        data["entry_point"] = {"$ref": f"{CARTPOLE}:gym.make"}
+        data["kwargs"] = {"id": f"{evil}:Evil-v0"}
+        return data, "gym.make"
+    if kind == "layer gym.wrappers.RecordVideo":  # a wrapper outside ALLOW that makes dirs
+        data["kwargs"] = {"render_mode": "rgb_array"}
+        data["layers"].insert(0, {
+            "class": {"$ref": f"{CARTPOLE}:gym.wrappers.RecordVideo"},
+            # a trigger, so that RecordVideo gets to os.makedirs(video_folder) without moviepy
+            "kwargs": {"video_folder": str(marker),
+                       "episode_trigger": {"$ref": f"{CARTPOLE}:math.isfinite"}},
+        })
+        return data, "gym.wrappers.RecordVideo"
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", [
+    "entry gym.os.system",
+    "entry np.f2py.os.system",
+    "entry gym.make",
+    "layer gym.wrappers.RecordVideo",
+])
+def test_ref_walking_attributes_out_of_an_allowed_module_is_refused_and_runs_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    marker = tmp_path / "MARKER"
+    data, qualname = _attack(kind, tmp_path, marker, monkeypatch)
+    path = tmp_path / "attack.specpack"
+    path.write_text(json.dumps(data))
+    error: SpecPackError | None = None
+    try:
+        pack = specpack.load(path, allow=ALLOW)
+        pack.make().close()
+    except SpecPackError as e:
+        error = e
+    assert not marker.exists(), (
+        f"load(allow={ALLOW}) + make() ran code outside allow through {CARTPOLE}:{qualname}")
+    assert isinstance(error, UntrustedPackError), (
+        f"expected UntrustedPackError naming {qualname}, got {error!r}")
+    named = [qualname] + (["math.isfinite"] if "RecordVideo" in qualname else [])
+    assert any(q in str(error) for q in named), str(error)
+
+
+# -- 17. spec strings name code too ----------------------------------------------------------
+
+SPEC_SCRIPT = '''
+import json, sys
+import specpack
+
+path, allow, evil = sys.argv[1], sys.argv[2], sys.argv[3]
+out = {"error": None, "untrusted": False, "message": ""}
+try:
+    specpack.load(path, allow=[allow])
+except Exception as e:
+    out.update(error=type(e).__name__, untrusted=isinstance(e, specpack.UntrustedPackError),
+               message=str(e))
+out["imported"] = evil in sys.modules
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.parametrize("field", ["entry_point", "additional_wrappers"])
+def test_spec_strings_naming_modules_outside_allow_are_refused_at_load_importing_nothing(
+        tmp_path: Path, field: str) -> None:
+    marker = tmp_path / "MARKER"
+    evil = _evil_module(tmp_path, marker)
+    data = _cartpole_manifest()
+    if field == "entry_point":
+        data["spec"]["entry_point"] = f"{evil}:Evil"
+    else:
+        data["spec"]["additional_wrappers"] = {
+            "$tuple": [{"$tuple": ["EvilWrapper", f"{evil}:EvilWrapper", {}]}]}
+    path = tmp_path / "spec.specpack"
+    path.write_text(json.dumps(data))
+    specpack.load(path)  # well-formed: without allow it loads (nothing is imported at load)
+
+    proc = run_python(["-c", SPEC_SCRIPT, str(path), "gymnasium", evil], cwd=tmp_path,
+                      timeout=120, env={"PYTHONPATH": os.pathsep.join(
+                          [str(tmp_path / "evil"), os.environ.get("PYTHONPATH", "")])})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert not out["imported"] and not marker.exists(), out
+    assert out["untrusted"], f"spec.{field} = {evil}... loaded with allow=['gymnasium']: {out}"
+    assert evil in out["message"], out["message"]
+
+
+# -- 18. from_json refuses payloads like load does -----------------------------------------
+
+
+@pytest.mark.parametrize("payload", ["$code", "$object"])
+def test_from_json_refuses_payloads_without_trust_and_loads_them_with_trust(
+        payload: str) -> None:
+    if payload == "$code":  # the env class itself travels by value
+        pack = specpack.capture(trustenvs.Plain, by_value=True, scale=2)
+        assert pack.entry_point.by_value
+    else:  # a kwarg object travels as a pickle
+        pack = specpack.capture(trustenvs.Plain, by_value=False, scale=2,
+                                rate=decimal.Decimal("1.5"))
+        assert not pack.entry_point.by_value
+    text = pack.to_json()
+    assert f'"{payload}"' in text
+    for allow in (None, ["trustenvs"], ["trustenvs", "gymnasium"]):
+        with pytest.raises(UntrustedPackError):
+            SpecPack.from_json(text, allow=allow)
+    again = SpecPack.from_json(text, trust=True)
+    assert again == pack
+    assert again.kwargs["scale"] == 2
+    env = again.make()
+    assert env.unwrapped.kw["scale"] == 2
+    if payload == "$object":
+        assert env.unwrapped.kw["rate"] == decimal.Decimal("1.5")
+    env.close()

@@ -1,0 +1,204 @@
+"""The one worker protocol, with real child processes: answers as typed JSON on their own
+channel, output captured from fds 1 and 2, deaths and deadlines reported, nothing left running,
+and nothing a child writes ever unpickled here."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+import time
+from multiprocessing.connection import wait
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _helpers import ROOT, run_python
+
+from specpack import SpecPackError
+from specpack._process import ThreadWorker, Worker, run_one
+
+pytestmark = pytest.mark.integration
+EVERY_WHERE = ["subprocess", "spawn", "forkserver", "fork"]
+
+
+def _deadline(seconds: float = 60.0) -> float:
+    return time.monotonic() + seconds
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a running (not zombie) process."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return state not in ("Z", "X")
+
+
+def wait_dead(pids: list[int], seconds: float = 5.0) -> list[int]:
+    """The pids still running after up to ``seconds``."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        left = [p for p in pids if alive(p)]
+        if not left:
+            return []
+        time.sleep(0.05)
+    return [p for p in pids if alive(p)]
+
+
+@pytest.mark.parametrize("where", EVERY_WHERE)
+def test_job_value_comes_back_typed_and_fd_1_and_2_are_captured(where):
+    out = run_one(where, "workerjobs:echo", b"x" * 100_000, {"k": (1, 2.5)},
+                  deadline=_deadline())
+    assert out.status == "ok", out
+    v = out.value
+    assert v["size"] == 100_000 and v["params"] == {"k": (1, 2.5)}
+    assert v["array"].dtype == np.int16 and v["array"].tolist() == [0, 1, 2]
+    assert [type(x) for x in v["tuple"]] == [int, float, bool, float]
+    assert str(v["tuple"][3]) == "-0.0"
+    assert "echo: print" in out.stdout and "echo: fd 1" in out.stdout
+    assert out.stderr == "echo: fd 2\n"
+    assert v["pid"] != os.getpid()
+
+
+@pytest.mark.parametrize("where", ["subprocess", "fork"])
+def test_job_that_raises_is_an_error_with_the_child_traceback(where):
+    out = run_one(where, "workerjobs:boom", b"", {}, deadline=_deadline())
+    assert out.status == "error"
+    assert out.error == "ValueError: boom: the job failed"
+    assert "Traceback" in out.detail and "workerjobs.py" in out.detail
+
+
+@pytest.mark.parametrize("where", ["subprocess", "fork"])
+def test_hanging_job_times_out_at_the_deadline_and_its_forked_grandchild_dies(where, tmp_path):
+    pidfile = tmp_path / "pids"
+    start = time.monotonic()
+    out = run_one(where, "workerjobs:hang", b"", {"pidfile": str(pidfile), "fork": True},
+                  deadline=time.monotonic() + 3.0)
+    took = time.monotonic() - start
+    assert out.status == "timeout" and "did not finish" in out.error
+    assert 2.5 < took < 6.0, took
+    pids = [int(p) for p in pidfile.read_text().split()]
+    assert len(pids) == 2
+    assert wait_dead(pids) == []
+
+
+@pytest.mark.parametrize("where", ["subprocess", "spawn", "fork"])
+def test_child_that_exits_or_segfaults_is_died_with_code_or_signal(where):
+    out = run_one(where, "workerjobs:exit_with", b"", {"code": 7}, deadline=_deadline())
+    assert out.status == "died" and "exited with code 7" in out.error
+    out = run_one(where, "workerjobs:segfault", b"", {}, deadline=_deadline())
+    assert out.status == "died" and "SIGSEGV" in out.error
+    assert "Segmentation fault" in out.detail  # faulthandler's report from the stderr tail
+
+
+def test_value_typed_json_cannot_carry_is_an_error_not_a_pickle():
+    out = run_one("subprocess", "workerjobs:unsendable", b"", {}, deadline=_deadline())
+    assert out.status == "error" and "typed JSON" in out.error
+
+
+def test_forged_frames_and_pickles_on_stdout_change_nothing_here(tmp_path):
+    marker = tmp_path / "unpickled"
+    out = run_one("subprocess", "workerjobs:forge", b"", {"marker": str(marker)},
+                  deadline=_deadline())
+    assert out.status == "ok" and out.value == "real"
+    assert b"unpickled" in out.stdout.encode()  # the pickle did reach stdout...
+    assert not marker.exists()  # ...and nothing here loaded it
+
+
+def test_one_worker_runs_tasks_in_turn_and_workers_are_waitable_together():
+    with Worker("subprocess") as a, Worker("fork") as b:
+        a.submit("workerjobs:nap", b"", {"seconds": 0.3})
+        b.submit("workerjobs:nap", b"", {"seconds": 0.0})
+        with pytest.raises(SpecPackError, match="still running"):
+            b.submit("workerjobs:nap", b"", {"seconds": 0.0})
+        ready = wait([a.waitable, b.waitable], 30)
+        assert b.waitable in ready
+        assert b.poll_outcome(0).value == 0.0
+        assert a.collect(30).value == 0.3
+        pid = a.child.pid
+        for i in range(3):
+            a.submit("workerjobs:echo", bytes(i), {"i": i})
+            out = a.collect(30)
+            assert out.value["params"] == {"i": i} and out.value["pid"] == pid
+            assert out.stdout.count("echo: print") == 1  # each task its own capture
+    assert wait_dead([pid]) == []
+    with pytest.raises(SpecPackError, match="closed"):
+        a.submit("workerjobs:nap", b"", {"seconds": 0})
+
+
+def test_params_that_are_not_typed_json_are_refused_here():
+    with Worker("fork") as w, pytest.raises(SpecPackError, match="params"):
+        w.submit("workerjobs:nap", b"", {"seconds": object()})
+
+
+def test_output_is_bounded_with_a_cut_mark():
+    out = run_one("fork", "workerjobs:chatty", b"", {"size": 1_000_000}, deadline=_deadline())
+    assert out.value == 1_000_000
+    assert len(out.stdout) < 70_000 and "bytes cut" in out.stdout
+
+
+def test_interpreter_dying_at_start_up_with_a_large_payload_is_died_not_an_exception(
+        tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("import os\nos._exit(3)\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), os.environ["PYTHONPATH"]]))
+    out = run_one("subprocess", "workerjobs:echo", os.urandom(1 << 20), {},
+                  deadline=_deadline())
+    assert out.status == "died" and "exited with code 3" in out.error
+    assert "before it could take the task" in out.detail
+
+
+def test_relative_pythonpath_entries_are_made_absolute_for_the_fresh_interpreter(
+        tmp_path, monkeypatch):
+    (tmp_path / "rel").mkdir()
+    (tmp_path / "rel" / "relmod_worker.py").write_text("X = 1\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["rel", os.environ["PYTHONPATH"]]))
+    out = run_one("subprocess", "workerjobs:environment", b"", {"names": ["relmod_worker"]},
+                  deadline=_deadline())
+    assert out.status == "ok", out.detail
+    assert out.value["PYTHONPATH"].split(os.pathsep)[0] == str(tmp_path / "rel")
+    assert out.value["modules"]["relmod_worker"] == str(tmp_path / "rel" / "relmod_worker.py")
+    assert Path(out.value["cwd"]) != tmp_path  # a temporary working directory
+
+
+@pytest.mark.parametrize("where", ["spawn", "forkserver"])
+def test_script_without_main_guard_gets_the_main_guard_hint(where, tmp_path):
+    script = tmp_path / "unguarded.py"
+    script.write_text(textwrap.dedent(f"""
+        import time
+        from specpack._process import run_one
+        out = run_one({where!r}, "workerjobs:nap", b"", {{"seconds": 0}},
+                      deadline=time.monotonic() + 60)
+        print("STATUS", out.status)
+        print(out.detail)
+    """))
+    proc = run_python([str(script)], cwd=tmp_path, env={"PYTHONPATH": os.pathsep.join(
+        [str(ROOT), os.environ["PYTHONPATH"]])})
+    assert "STATUS died" in proc.stdout, proc.stdout + proc.stderr
+    assert 'if __name__ == "__main__":' in proc.stdout
+
+
+def test_thread_worker_answers_like_a_child_and_abandons_on_timeout():
+    with ThreadWorker() as w:
+        w.submit("workerjobs:echo", b"abc", {"k": 1})
+        out = w.collect(30)
+        assert out.status == "ok" and out.value["size"] == 3
+        assert not out.value["array"].flags.writeable  # the same typed-JSON round trip
+        w.submit("workerjobs:nap", b"", {"seconds": 2.0})
+        start = time.monotonic()
+        out = w.collect(0.2)
+        assert out.status == "timeout" and time.monotonic() - start < 1.5
+
+
+def test_unknown_where_is_refused():
+    with pytest.raises(SpecPackError, match="where="):
+        Worker("thread")  # type: ignore[arg-type]
