@@ -14,7 +14,9 @@ Parts (each also runs on its own: ``python benchmarks/bench_core.py`` ...):
   how they grow with the number of kwargs and wrappers;
 * ``carry`` (bench_carry.py): by-value pack size and first-load time for 1, 10, 100 classes;
 * ``verify`` (bench_verify.py): ``verify()`` vs the bare ``python -c "import gymnasium"``;
-* ``workers`` (bench_workers.py, from the vector-env work): worker start per start method.
+* ``workers`` (bench_workers.py, from the vector-env work): worker start per start method;
+* ``slow_start`` (bench_slow_start.py): an 8-worker vector env of a 300 ms constructor, with no
+  throwaway env built in the parent.
 
 Goals (from the issues): make <= 0.9x gymnasium.make and <= 1.1x the floor; capture <= 0.1x
 gymnasium.make; by-reference pickle <= 1.5x the EnvSpec; verify <= 1.5x interpreter start.
@@ -34,14 +36,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _bench import machine
 
-PARTS = ("core", "carry", "verify", "workers")
+PARTS = ("core", "carry", "verify", "workers", "slow_start")
 _MODULES = {"core": "bench_core", "carry": "bench_carry", "verify": "bench_verify",
-            "workers": "bench_workers"}
+            "workers": "bench_workers", "slow_start": "bench_slow_start"}
 _TITLES = {
     "core": "make, capture and pickle (CartPole-v1)",
     "growth": "growth with kwargs and wrappers",
     "carry": "code carried by value",
     "verify": "verify",
+    "slow_start": "vector-env start with a slow constructor",
 }
 
 
@@ -140,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"machine": info, "quick": args.quick, "seconds": round(seconds, 1),
                           "results": results}, indent=2))
         return 0
-    ratio_rows = [r for part in ("core", "carry", "verify") for r in results.get(part, [])]
+    ratio_rows = [r for part in ("core", "carry", "verify", "slow_start")
+                  for r in results.get(part, [])]
     head = [
         f"specpack benchmarks ({'quick, ' if args.quick else ''}{seconds:.0f} s): every ratio "
         "is measured side by side in this run: the median over interleaved rounds (times shown are "

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
 from ._capture import capture
+from ._version import __version__
+from .backends.recorders import register_recorder
 from .carry import Blob, CodeRef, EnumRef
 from .errors import (
     BackendUnavailableError,
@@ -71,6 +71,7 @@ __all__ = [
     "dump",
     "load",
     "make_vec",
+    "register_recorder",
     "testing",
     "verify",
 ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._surface import record_surface
 from .backends import Backend, Recipe, check_kwargs, detect_backend, get_backend
 from .carry.code import CodeRef, code_ref, code_ref_from_string
 from .carry.values import SCALAR_TYPES, Blob, exact_key, iter_carried, lower_mapping
@@ -27,7 +28,7 @@ __all__ = ["capture"]
 #: The options ``capture`` takes besides env kwargs (a kwarg of the same name goes in
 #: ``env_kwargs=``).
 OPTIONS = ("max_episode_steps", "disable_env_checker", "autoreset", "apply_api_compatibility",
-           "backend", "by_value", "env_kwargs")
+           "backend", "by_value", "env_kwargs", "record_spaces")
 
 
 def capture(
@@ -41,6 +42,7 @@ def capture(
     backend: str | None = None,
     by_value: bool | None = None,
     env_kwargs: Mapping[str, Any] | None = None,
+    record_spaces: bool = False,
     **kwargs: Any,
 ) -> SpecPack:
     """Resolve ``target`` now and return a self-contained, picklable :class:`SpecPack`.
@@ -63,6 +65,10 @@ def capture(
     env_kwargs
         Env constructor kwargs as a mapping: for kwargs named like one of these options
         (``env_kwargs={"backend": "jax"}``). Merged with ``**kwargs``.
+    record_spaces
+        Build the env once now to record its spaces, metadata and render mode in the pack
+        (``pack.observation_space``...), so that ``make_vec`` and other creators need not build
+        one in their process. A live env's are always recorded.
     **kwargs
         Env constructor kwargs, as ``gymnasium.make(id, **kwargs)`` takes them.
 
@@ -112,7 +118,8 @@ def capture(
                            "a kwarg of your env, pass env_kwargs={'backend': ...}")
     impl: Backend
     if type(target) is str:
-        return _capture_id(target, options, kwargs, backend, by_value)
+        pack = _capture_id(target, options, kwargs, backend, by_value)
+        return _with_spaces(pack) if record_spaces else pack
     if isinstance(target, SpecPack):
         if options or kwargs or backend or by_value is not None:
             raise CaptureError(
@@ -129,7 +136,8 @@ def capture(
                 "a live env is captured as it is; to change it, capture its id or class with "
                 "those arguments instead"
             )
-        recipe = impl.from_env(target)
+        return _assemble(impl, impl.from_env(target), by_value).with_surface(
+            record_surface(target))
     elif _is_spec(target):
         recipe = impl.from_spec(target, options, kwargs)
     elif callable(target):
@@ -139,7 +147,22 @@ def capture(
             f"cannot capture {type(target).__name__} {target!r}: pass an env id, an EnvSpec, "
             "an env class or factory, or a live env"
         )
-    return _assemble(impl, recipe, by_value)
+    pack = _assemble(impl, recipe, by_value)
+    return _with_spaces(pack) if record_spaces else pack
+
+
+def _with_spaces(pack: SpecPack) -> SpecPack:
+    """``pack`` with its surface recorded from one build here (vector-only packs: as is)."""
+    if pack.vector or pack.surface is not None:
+        return pack
+    env = pack.make()
+    try:
+        return pack.with_surface(record_surface(env))
+    finally:
+        try:
+            env.close()
+        except Exception:  # noqa: BLE001 - closing is best effort
+            pass
 
 
 #: capture(id) results for by-reference packs, keyed on the exact form of the call. A pack is

@@ -15,12 +15,14 @@ writes its manifest (:mod:`specpack.files.manifest`) under one trust policy
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._surface import Surface
 from ._text import short
 from .backends import Blueprint, get_backend
 from .carry.code import CodeRef, code_ref_from_state
@@ -120,6 +122,7 @@ class SpecPack:
         "_plain",
         "_reduced",
         "_skew_checked",
+        "_surface",
         "auto_render",
         "backend",
         "entry_point",
@@ -146,6 +149,7 @@ class SpecPack:
     _blueprint: Blueprint | None
     _reduced: tuple[Any, ...] | None
     _skew_checked: bool
+    _surface: Surface | None
 
     def __init__(
         self,
@@ -161,6 +165,7 @@ class SpecPack:
         notes: tuple[str, ...] = (),
         plain: bool | None = None,
         vector: bool = False,
+        surface: Surface | None = None,
     ) -> None:
         """Assemble a pack from already lowered parts (use :func:`specpack.capture`)."""
         s = object.__setattr__
@@ -179,6 +184,7 @@ class SpecPack:
         s(self, "_blueprint", None)
         s(self, "_reduced", None)
         s(self, "_skew_checked", False)
+        s(self, "_surface", surface)
 
     # -- value semantics -------------------------------------------------------------------
 
@@ -209,6 +215,7 @@ class SpecPack:
             dict(self.versions),
             self.notes,
             self.vector,
+            self._surface,
         )
 
     def _content(self, enc: Encoder) -> dict[str, Any]:
@@ -308,6 +315,47 @@ class SpecPack:
         for layer in self.layers:
             yield layer.cls
             yield from iter_carried(layer._kwargs)
+
+    # -- the recorded surface (spaces, metadata, render mode) -------------------------------
+
+    @property
+    def observation_space(self) -> Any:
+        """The observation space recorded at capture (a fresh copy), or None if not recorded.
+
+        Recorded when capturing a live env, or with ``capture(..., record_spaces=True)`` (one
+        build at capture). Not part of the fingerprint: it describes the env, it does not
+        shape it (``verify`` checks it against the rebuilt env).
+        """
+        return None if self._surface is None else copy.deepcopy(self._surface.observation_space)
+
+    @property
+    def action_space(self) -> Any:
+        """The action space recorded at capture (a fresh copy), or None if not recorded."""
+        return None if self._surface is None else copy.deepcopy(self._surface.action_space)
+
+    @property
+    def metadata(self) -> Mapping[str, Any] | None:
+        """The env's ``metadata`` recorded at capture (read-only), or None if not recorded."""
+        return None if self._surface is None else MappingProxyType(self._surface.metadata)
+
+    @property
+    def render_mode(self) -> str | None:
+        """The env's ``render_mode`` recorded at capture (None also when not recorded)."""
+        return None if self._surface is None else self._surface.render_mode
+
+    @property
+    def surface(self) -> Surface | None:
+        """Spaces, metadata and render mode as recorded at capture, or None."""
+        return self._surface
+
+    def with_surface(self, surface: Surface) -> SpecPack:
+        """This pack with ``surface`` recorded (a new pack; the same fingerprint)."""
+        return SpecPack(
+            backend=self.backend, id=self.id, entry_point=self.entry_point,
+            kwargs=self._kwargs, spec=self.spec, layers=self.layers,
+            auto_render=self.auto_render, versions=self.versions, notes=self.notes,
+            plain=self._plain, vector=self.vector, surface=surface,
+        )
 
     @property
     def label(self) -> str:
@@ -495,8 +543,8 @@ def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
     """Unpickle a pack (``__reduce__``'s counterpart); accepts every known format version."""
     if fmt == 2:
         (fp, backend, id_, entry, kwargs, spec, layers, auto_render, versions, notes,
-         vector) = state
-        key = (fp, tuple(versions.items()), notes)
+         vector, surface) = state
+        key = (fp, tuple(versions.items()), notes, surface is not None)
         hit = _unpickled.get(key)
         if hit is not None:
             return hit
@@ -511,6 +559,7 @@ def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
             versions=versions,
             notes=notes,
             vector=vector,
+            surface=surface,
         )
         object.__setattr__(pack, "_fingerprint", fp)
         object.__setattr__(pack, "_reduced", (_restore, (fmt, state)))

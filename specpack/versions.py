@@ -62,7 +62,7 @@ def distribution_of(module: str) -> tuple[str, str] | None:
 def _base_versions(backend: str) -> tuple[tuple[str, str], ...]:
     import platform  # lazy: a worker that only builds never needs it
 
-    from . import __version__
+    from ._version import __version__
 
     out = {
         "python": platform.python_version(),

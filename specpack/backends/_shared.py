@@ -33,6 +33,7 @@ from ..errors import (
     UnrecordedArgumentsError,
     build_error_for,
 )
+from .recorders import recorder_for
 
 __all__ = [
     "PackEntryPoint",
@@ -45,6 +46,7 @@ __all__ = [
     "init_params",
     "memo_token",
     "memo_valid",
+    "read_recorder",
     "register_pack",
     "spec_made",
     "wrap_failure",
@@ -399,6 +401,27 @@ def ezpickle_kwargs(obj: Any, cls: type) -> dict[str, Any] | None:
         else:
             out[pname] = value
     return out
+
+
+def read_recorder(node: Any, cls: type, fix: str) -> dict[str, Any] | None:
+    """The wrapper's arguments from its registered recorder (None: no recorder for ``cls``)."""
+    recorder = recorder_for(cls)
+    if recorder is None:
+        return None
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    try:
+        got = recorder(node)
+    except Exception as e:
+        raise UnrecordedArgumentsError(
+            f"the recorder registered for {name} failed on this instance "
+            f"({type(e).__name__}: {e}); {fix}"
+        ) from e
+    if not isinstance(got, Mapping) or not all(isinstance(k, str) for k in got):
+        raise UnrecordedArgumentsError(
+            f"the recorder registered for {name} returned {type(got).__name__}, not a mapping "
+            f"of argument names to values; {fix}"
+        )
+    return {k: v for k, v in got.items() if k != "env"}
 
 
 def spec_made(spec: Any, cls: type) -> bool:

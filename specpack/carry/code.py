@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import BuildError, CaptureError, UntrustedPackError
 from .importable import MAIN_NAMES, fresh_importable, non_importable_modules
+from .sources import located
 
 __all__ = ["CodeRef", "code_ref", "code_ref_from_state", "code_ref_from_string",
            "portable_dumps", "reference_of", "resolve_qualname"]
@@ -365,7 +366,7 @@ def code_ref(obj: Any, *, by_value: bool | None = None, what: str = "entry point
     if isinstance(modname, str) and modname not in _MAIN_NAMES and modname in sys.modules:
         force.add(modname)
     try:
-        payload = portable_dumps(obj, force_modules=force)
+        payload = portable_dumps(located(obj), force_modules=force)
     except Exception as e:
         raise CaptureError(
             f"the {what} {modname}:{qualname} cannot be carried by value "

@@ -231,7 +231,7 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
         epilog="Exit codes: 0 ok, 1 not identical / not portable, 2 bad input or failed build. "
         "Run 'specpack COMMAND --help' for a command's options.",
     )
-    from .. import __version__
+    from .._version import __version__
 
     parser.add_argument("--version", action="version", version=f"specpack {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CliParser)

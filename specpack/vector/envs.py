@@ -20,6 +20,7 @@ from typing import Any
 
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
+from .._surface import SurfaceEnv
 from ..errors import WorkerError
 from ..pack import SpecPack
 
@@ -44,14 +45,13 @@ class PackSyncVectorEnv(_SeedOnFirstReset, SyncVectorEnv):
         self,
         pack: SpecPack,
         num_envs: int,
-        env_kwargs: dict[str, Any],
+        env_kwargs: list[dict[str, Any]],
         seed: int | None,
         vector_kwargs: dict[str, Any],
     ) -> None:
         self.pack = pack
         self._pending_seed = seed
-        fn = _BoundMake(pack, env_kwargs)
-        super().__init__([fn] * num_envs, **vector_kwargs)
+        super().__init__([_BoundMake(pack, kw) for kw in env_kwargs], **vector_kwargs)
 
     def reset(self, *, seed: Any = None, options: Any = None) -> Any:
         return super().reset(seed=self._take_seed(seed), options=options)
@@ -75,7 +75,8 @@ class _WorkerEnvFn:
     failure to load it is reported too). The report pipe's write end travels through
     multiprocessing's own pickler while the worker is being started (a plain or cloudpickle
     dump could not carry a pipe into a spawn/forkserver child); under fork it is inherited.
-    Called in the parent (gymnasium builds one env there to read the spaces) it just builds.
+    Called in the parent (gymnasium builds one env there to read the spaces) it returns a
+    :class:`~specpack._surface.SurfaceEnv` when the pack recorded its spaces, else it builds.
     """
 
     def __init__(
@@ -105,9 +106,13 @@ class _WorkerEnvFn:
 
     def __call__(self) -> Any:
         if os.getpid() == self.parent_pid:
-            if self._pack is None:
-                self._pack = pickle.loads(self.blob)
-            return self._pack.make(**self.env_kwargs)
+            # gymnasium builds env_fns[0]() in the parent only to read the spaces: a pack
+            # that recorded them answers without building anything here.
+            mine: SpecPack = self._pack if self._pack is not None else pickle.loads(self.blob)
+            self._pack = mine
+            if mine.surface is not None:
+                return SurfaceEnv(mine.surface)
+            return mine.make(**self.env_kwargs)
         try:
             pack: SpecPack = pickle.loads(self.blob)
             env = pack.make(**self.env_kwargs)
@@ -152,7 +157,7 @@ class PackAsyncVectorEnv(_SeedOnFirstReset, AsyncVectorEnv):
         self,
         pack: SpecPack,
         num_envs: int,
-        env_kwargs: dict[str, Any],
+        env_kwargs: list[dict[str, Any]],
         seed: int | None,
         context: str | None,
         start_timeout: float | None,
@@ -170,7 +175,7 @@ class PackAsyncVectorEnv(_SeedOnFirstReset, AsyncVectorEnv):
         blob = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
         pid = os.getpid()
         fns = [
-            _WorkerEnvFn(blob, i, env_kwargs, w, pid, pack)
+            _WorkerEnvFn(blob, i, env_kwargs[i], w, pid, pack)
             for i, w in enumerate(self._report_writers)
         ]
         try:

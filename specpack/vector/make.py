@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import multiprocessing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium
@@ -37,7 +37,7 @@ def make_vec(
     context: str | None = None,
     seed: int | None = None,
     *,
-    env_kwargs: Mapping[str, Any] | None = None,
+    env_kwargs: EnvKwargs | None = None,
     preload: bool = True,
     start_timeout: float | None = 120.0,
     **vector_kwargs: Any,
@@ -49,7 +49,9 @@ def make_vec(
     ``"forkserver"`` or ``None`` for the default) or ``"sync"`` (a ``SyncVectorEnv`` in this
     process). ``vector_kwargs`` go to the vector env class (``shared_memory``, ``daemon``,
     ``observation_mode``, ``autoreset_mode``, ...); ``env_kwargs`` are merged over the pack's
-    kwargs for every sub-env, as in ``pack.make(**env_kwargs)``. ``pack`` may also be anything
+    kwargs, as in ``pack.make(**env_kwargs)``: one mapping for every sub-env, a list of
+    ``num_envs`` mappings, or a function of the sub-env index returning one (per-worker variants,
+    as RLlib's ``EnvContext.worker_index`` or TorchRL's ``make_variant``). ``pack`` may also be anything
     :func:`specpack.capture` takes (it is captured here, in the parent).
 
     Example::
@@ -79,10 +81,7 @@ def make_vec(
         )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise SpecPackError(f"make_vec: seed={seed!r} must be an int or None")
-    extra = dict(env_kwargs or {})
-    for k in extra:
-        if not isinstance(k, str):
-            raise SpecPackError(f"make_vec: env_kwargs names must be strings, got {k!r}")
+    extra = per_env_kwargs(env_kwargs, num_envs)
     if mode == "sync":
         if context is not None:
             raise SpecPackError(
@@ -112,13 +111,54 @@ def make_vec(
     )
 
 
+#: ``env_kwargs`` of make_vec: for every sub-env, per sub-env, or a function of the index.
+EnvKwargs = Mapping[str, Any] | Sequence[Mapping[str, Any]] | Callable[[int], Mapping[str, Any]]
+
+
+def per_env_kwargs(env_kwargs: EnvKwargs | None, num_envs: int) -> list[dict[str, Any]]:
+    """``env_kwargs`` as one dict per sub-env, checked here in the parent."""
+    if env_kwargs is None:
+        out: list[Any] = [{} for _ in range(num_envs)]
+    elif isinstance(env_kwargs, Mapping):
+        out = [dict(env_kwargs) for _ in range(num_envs)]
+    elif callable(env_kwargs):
+        out = []
+        for i in range(num_envs):
+            try:
+                out.append(env_kwargs(i))
+            except Exception as e:
+                raise SpecPackError(
+                    f"make_vec: env_kwargs({i}) raised {type(e).__name__}: {e}"
+                ) from e
+    elif isinstance(env_kwargs, Sequence) and not isinstance(env_kwargs, (str, bytes)):
+        out = list(env_kwargs)
+        if len(out) != num_envs:
+            raise SpecPackError(
+                f"make_vec: env_kwargs has {len(out)} entries for num_envs={num_envs}; give one "
+                "mapping per sub-env, one mapping for all, or a function of the index"
+            )
+    else:
+        raise SpecPackError(
+            f"make_vec: env_kwargs={env_kwargs!r} must be a mapping, a list of mappings or a "
+            "function of the sub-env index"
+        )
+    for i, kw in enumerate(out):
+        if not isinstance(kw, Mapping):
+            raise SpecPackError(f"make_vec: env_kwargs for sub-env {i} is "
+                                f"{type(kw).__name__}, not a mapping")
+        for k in kw:
+            if not isinstance(k, str):
+                raise SpecPackError(f"make_vec: env_kwargs names must be strings, got {k!r}")
+    return [dict(kw) for kw in out]
+
+
 def _vector_only(
     pack: SpecPack,
     num_envs: int,
     mode: Any,
     context: str | None,
     seed: int | None,
-    env_kwargs: Mapping[str, Any] | None,
+    env_kwargs: EnvKwargs | None,
     vector_kwargs: Mapping[str, Any],
 ) -> gymnasium.vector.VectorEnv:
     """A vector-only pack: its vector creator builds all ``num_envs`` (``vector_entry_point``)."""
@@ -136,6 +176,9 @@ def _vector_only(
         )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise SpecPackError(f"make_vec: seed={seed!r} must be an int or None")
+    if env_kwargs is not None and not isinstance(env_kwargs, Mapping):
+        raise SpecPackError(f"make_vec: pack {pack.label} is vector-only; its creator takes one "
+                            "set of kwargs (env_kwargs as one mapping)")
     env = pack._make_vector(num_envs, dict(env_kwargs or {}))
     return _SeededOnFirstReset(env, seed) if seed is not None else env
 

@@ -8,28 +8,20 @@ from EzPickle, or from an ``__init__`` that takes only ``env``; anything else is
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ...errors import UnrecordedArgumentsError
-from .._shared import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params
-from .numpy2 import COMPAT, TIME_LIMIT, name_of
+from .._shared import (
+    check_coverage,
+    evidence_kwargs,
+    ezpickle_kwargs,
+    init_params,
+    read_recorder,
+)
+from ..recorders import Recorder, attrs, register_recorder, same
+from .numpy2 import COMPAT, TIME_LIMIT
 
 __all__ = ["base_kwargs", "wrapper_kwargs"]
-
-
-def _attrs(**params: str) -> Callable[[Any], dict[str, Any]]:
-    """An extractor reading each constructor parameter from the named instance attribute."""
-
-    def read(node: Any) -> dict[str, Any]:
-        d = vars(node)
-        return {p: d[a] for p, a in params.items()}
-
-    return read
-
-
-def _same(*names: str) -> Callable[[Any], dict[str, Any]]:
-    return _attrs(**{n: n for n in names})
 
 
 def _record_stats(node: Any) -> dict[str, Any]:
@@ -39,41 +31,39 @@ def _record_stats(node: Any) -> dict[str, Any]:
 #: Where gym 0.26.2's own wrappers keep each constructor argument (read from their __init__;
 #: a stored value passed back yields the same wrapper). Wrappers whose __init__ takes only env
 #: need no entry.
-_GYM_WRAPPERS: dict[str, Callable[[Any], dict[str, Any]]] = {
-    TIME_LIMIT: _attrs(max_episode_steps="_max_episode_steps"),
-    "gym.wrappers.order_enforcing:OrderEnforcing": _attrs(
+_GYM_WRAPPERS: dict[str, Recorder] = {
+    TIME_LIMIT: attrs(max_episode_steps="_max_episode_steps"),
+    "gym.wrappers.order_enforcing:OrderEnforcing": attrs(
         disable_render_order_enforcing="_disable_render_order_enforcing"
     ),
-    COMPAT: _same("render_mode"),
-    "gym.wrappers.render_collection:RenderCollection": _same("pop_frames", "reset_clean"),
-    "gym.wrappers.step_api_compatibility:StepAPICompatibility": _same("output_truncation_bool"),
-    "gym.wrappers.atari_preprocessing:AtariPreprocessing": _same(
+    COMPAT: same("render_mode"),
+    "gym.wrappers.render_collection:RenderCollection": same("pop_frames", "reset_clean"),
+    "gym.wrappers.step_api_compatibility:StepAPICompatibility": same("output_truncation_bool"),
+    "gym.wrappers.atari_preprocessing:AtariPreprocessing": same(
         "noop_max", "frame_skip", "screen_size", "terminal_on_life_loss", "grayscale_obs",
         "grayscale_newaxis", "scale_obs",
     ),
-    "gym.wrappers.filter_observation:FilterObservation": _attrs(filter_keys="_filter_keys"),
-    "gym.wrappers.frame_stack:FrameStack": _same("num_stack", "lz4_compress"),
-    "gym.wrappers.gray_scale_observation:GrayScaleObservation": _same("keep_dim"),
-    "gym.wrappers.normalize:NormalizeObservation": _same("epsilon"),
-    "gym.wrappers.normalize:NormalizeReward": _same("gamma", "epsilon"),
+    "gym.wrappers.filter_observation:FilterObservation": attrs(filter_keys="_filter_keys"),
+    "gym.wrappers.frame_stack:FrameStack": same("num_stack", "lz4_compress"),
+    "gym.wrappers.gray_scale_observation:GrayScaleObservation": same("keep_dim"),
+    "gym.wrappers.normalize:NormalizeObservation": same("epsilon"),
+    "gym.wrappers.normalize:NormalizeReward": same("gamma", "epsilon"),
     "gym.wrappers.record_episode_statistics:RecordEpisodeStatistics": _record_stats,
-    "gym.wrappers.record_video:RecordVideo": _same(
+    "gym.wrappers.record_video:RecordVideo": same(
         "video_folder", "episode_trigger", "step_trigger", "video_length", "name_prefix"
     ),
-    "gym.wrappers.rescale_action:RescaleAction": _same("min_action", "max_action"),
-    "gym.wrappers.resize_observation:ResizeObservation": _same("shape"),
-    "gym.wrappers.transform_observation:TransformObservation": _same("f"),
-    "gym.wrappers.transform_reward:TransformReward": _same("f"),
-    "gym.wrappers.pixel_observation:PixelObservationWrapper": _attrs(
+    "gym.wrappers.rescale_action:RescaleAction": same("min_action", "max_action"),
+    "gym.wrappers.resize_observation:ResizeObservation": same("shape"),
+    "gym.wrappers.transform_observation:TransformObservation": same("f"),
+    "gym.wrappers.transform_reward:TransformReward": same("f"),
+    "gym.wrappers.pixel_observation:PixelObservationWrapper": attrs(
         pixels_only="_pixels_only", render_kwargs="_render_kwargs", pixel_keys="_pixel_keys"
     ),
 }
 
 
-def _known_extractor(cls: type) -> Callable[[Any], dict[str, Any]] | None:
-    """The table entry of ``cls``, or of a gym wrapper it subclasses without a new __init__."""
-    owner = next((c for c in cls.__mro__ if "__init__" in vars(c)), cls)
-    return _GYM_WRAPPERS.get(name_of(owner))
+for _name, _recorder in _GYM_WRAPPERS.items():
+    register_recorder(_name, _recorder)
 
 
 def wrapper_kwargs(node: Any, cls: type) -> dict[str, Any]:
@@ -84,15 +74,9 @@ def wrapper_kwargs(node: Any, cls: type) -> dict[str, Any]:
         f"gym wrappers too) and call RecordConstructorArgs.__init__(self, <arg>=<arg>, ...) in "
         "its __init__, or capture the env below it and re-apply the wrapper in the worker"
     )
-    extract = _known_extractor(cls)
-    if extract is not None:
-        try:
-            return extract(node)
-        except (KeyError, AttributeError, TypeError) as e:
-            raise UnrecordedArgumentsError(
-                f"the gym wrapper {name} no longer holds its constructor arguments where gym "
-                f"0.26 keeps them ({type(e).__name__}: {e}); {fix}"
-            ) from e
+    recorded = read_recorder(node, cls, fix)
+    if recorded is not None:
+        return recorded
     saved = vars(node).get("_saved_kwargs")
     if isinstance(saved, dict):
         kwargs = {k: v for k, v in saved.items() if k != "env"}

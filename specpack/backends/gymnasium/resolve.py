@@ -36,6 +36,7 @@ from .._shared import (
     ezpickle_kwargs,
     import_id_module,
     init_params,
+    read_recorder,
     spec_made,
 )
 from ._probe import registered_in_fresh_interpreter
@@ -347,8 +348,12 @@ def _wrapper_kwargs(node: Any, cls: type) -> dict[str, Any]:
     fix = (
         f"make {cls.__qualname__} inherit gymnasium.utils.RecordConstructorArgs and call "
         f"RecordConstructorArgs.__init__(self, <arg>=<arg>, ...) in its __init__, or capture the "
-        "env below it and re-apply the wrapper in the worker"
+        "env below it and re-apply the wrapper in the worker, or register a recorder: "
+        f"specpack.register_recorder({cls.__qualname__}, lambda w: {{...}})"
     )
+    recorded = read_recorder(node, cls, fix)
+    if recorded is not None:
+        return recorded
     if isinstance(node, RecordConstructorArgs) and hasattr(node, "_saved_kwargs"):
         kwargs = {k: v for k, v in node._saved_kwargs.items() if k != "env"}
         kwargs = repair_record(node, cls, kwargs)  # gaps of older 1.x records
