@@ -11,14 +11,14 @@ Each env gets exactly one status (see :data:`STATUSES`; :data:`FAILING` fail the
 Modules, each one concern: :mod:`.report` (statuses, findings, the report and its summary),
 :mod:`.select` (which ids), :mod:`.classify` (exception to verdict), :mod:`.checks` (EzPickle,
 live stack), :mod:`.env_job` and :mod:`.wrapper_job` (+ :mod:`.wrapper_fixtures`),
-:mod:`.scheduler` (jobs over workers of :mod:`specpack._process`), :mod:`.api` (``audit``,
-``audit_one``), :mod:`.main` (the command line).
+:mod:`.vector_job`, :mod:`.scheduler` (jobs over workers of :mod:`specpack._process`),
+:mod:`.api` (``audit``, ``audit_one``). The command line (``specpack audit``) is
+:mod:`specpack.cli.audit`; it prints :func:`summary` or ``report.to_json()``.
 """
 
 from __future__ import annotations
 
 from .api import DEFAULT_TIMEOUT, audit, audit_one
-from .main import audit_main
 from .report import (
     FAILING,
     IDENTICAL,
@@ -40,7 +40,6 @@ __all__ = [
     "AuditReport",
     "Finding",
     "audit",
-    "audit_main",
     "audit_one",
     "summary",
 ]

@@ -13,12 +13,13 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+from .._imports import import_targets
 from ..errors import SpecPackError
 from .env_job import EnvJob
 from .jobs import Context, Job
 from .report import AuditReport, Finding
 from .scheduler import Scheduler
-from .select import import_all, select
+from .select import select
 from .wrapper_fixtures import package_bases, wrapper_classes
 from .wrapper_job import WrapperJob
 
@@ -114,7 +115,8 @@ def audit(
         Env ids, namespaces (``"ALE/"``), entry-point module prefixes (``"minigrid"``;
         imported if nothing matches yet), or nothing for the whole registry.
     imports
-        Modules to import first, as a training script would.
+        Modules to import first, as a training script would (names or ``.py`` paths, as
+        ``--import`` takes them).
     wrappers
         Also audit every wrapper class of ``gymnasium.wrappers`` and of the imported modules
         (``"only"``: the wrappers alone).
@@ -148,7 +150,8 @@ def audit(
     start = time.perf_counter()
     if isinstance(targets, str):
         targets = [targets]
-    imported = import_all(list(imports))
+    imported = import_targets([imports] if isinstance(imports, str) else list(imports),
+                              option="imports")
     env_ids = [] if wrappers == "only" else select(list(targets))
     tmp = tempfile.mkdtemp(prefix="specpack-audit-")
     ctx = Context(steps=steps, seed=seed, timeout=float(timeout), where=where, tmp=tmp)

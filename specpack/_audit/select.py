@@ -11,10 +11,10 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
-from .._text import one_line, printable, suggest
+from .._text import printable, suggest
 from ..errors import SpecPackError, UnknownEnvError
 
-__all__ = ["entry_of", "import_all", "matches", "registry", "select"]
+__all__ = ["entry_of", "matches", "registry", "select"]
 
 
 def registry() -> Any:
@@ -111,38 +111,3 @@ def select(targets: Sequence[str]) -> list[str]:
         chosen.update(dict.fromkeys(found))
     return list(chosen)
 
-
-def import_all(modules: Sequence[str]) -> list[str]:
-    """Import ``modules`` by name, as a training script would before using the envs.
-
-    Parameters
-    ----------
-    modules
-        Module names (they register envs, or configure a package).
-
-    Returns
-    -------
-    list of str
-        The names imported.
-
-    Raises
-    ------
-    SpecPackError
-        A name is not a module name, or importing it fails (the error is named).
-    """
-    done = []
-    for name in modules:
-        if not isinstance(name, str) or not _looks_like_module(name):
-            raise SpecPackError(
-                f"--import {printable(str(name))!r}: not a module name (put the TARGETs before "
-                "--import, or end its list with --)"
-            )
-        try:
-            importlib.import_module(name)
-        except Exception as e:
-            raise SpecPackError(
-                f"--import {name}: importing the module failed ({one_line(e)}); install it or "
-                "fix the module name"
-            ) from e
-        done.append(name)
-    return done
