@@ -25,8 +25,9 @@ from .wrapper_job import WrapperJob
 
 __all__ = ["DEFAULT_TIMEOUT", "REFERENCES", "WHERE", "audit", "audit_one", "check_options"]
 
-#: Seconds one env may take on either side before its worker is killed.
-DEFAULT_TIMEOUT = 60.0
+#: Seconds one task may take before its worker is killed: the reference side builds an env
+#: three times and rolls it out twice (the repeat control), so this is twice the old 60 s.
+DEFAULT_TIMEOUT = 120.0
 #: Where the remote side runs (a fresh ``python``, or a spawn/forkserver child).
 WHERE = ("subprocess", "spawn", "forkserver")
 #: Where the reference side runs (forks of this process, or this process itself).

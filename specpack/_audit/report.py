@@ -202,8 +202,7 @@ class AuditReport:
 
 def clip(text: str, width: int) -> str:
     """``text`` on one line (whitespace runs collapsed), cut to ``width`` characters."""
-    text = printable(" ".join(text.split()), limit=max(width, 4) * 4)
-    return text if len(text) <= width else text[: width - 3] + "..."
+    return printable(" ".join(text.split()), limit=max(width - 3, 1))
 
 
 def _more(f: Finding, indent: int, limit: int = 5) -> list[str]:

@@ -101,6 +101,7 @@ def test_missing_dependencies_of_gymnasium_envs_name_the_package(tmp_path: Path)
 FIXTURE_STATUS = {
     "auditpkg/Good-v0": "identical",
     "auditpkg/EzPickleGap-v0": "not_identical",
+    "auditpkg/OwnPickle-v0": "identical",
     "auditpkg/WrapperGap-v0": "not_identical",
     "auditpkg/OffsetWrapped-v0": "identical",
     "auditpkg/HiddenWrapperGap-v0": "not_identical",
@@ -150,6 +151,10 @@ def test_fixture_failures_are_real_without_specpack(tmp_path: Path):
     env = gymnasium.make("auditpkg/EzPickleGap-v0")
     assert env.unwrapped.goal == 5.0
     assert pickle.loads(pickle.dumps(env.unwrapped)).goal == 1.0
+    # An empty EzPickle record that pickling never uses (own __getstate__/__setstate__).
+    own = gymnasium.make("auditpkg/OwnPickle-v0").unwrapped
+    assert own._ezpickle_kwargs == {} and own._ezpickle_args == ()
+    assert pickle.loads(pickle.dumps(own)).goal == 5.0
     # Unrecorded wrapper argument: rebuilding the wrapper from its own record loses scale.
     node = gymnasium.make("auditpkg/WrapperGap-v0")
     while type(node).__name__ != "ScaleReward":  # it sits inside make's own wrappers

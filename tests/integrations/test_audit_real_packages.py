@@ -31,8 +31,8 @@ ADROIT_SPARSE = [f"AdroitHand{t}Sparse-v1" for t in ("Door", "Hammer", "Pen", "R
 def isolated_env(tmp_path: Path) -> dict[str, str]:
     """This process's environment with HOME and TMPDIR of the test's own, specpack from here."""
     home, tmp = tmp_path / "home", tmp_path / "tmp"
-    home.mkdir()
-    tmp.mkdir()
+    home.mkdir(exist_ok=True)
+    tmp.mkdir(exist_ok=True)
     env = dict(os.environ, HOME=str(home), TMPDIR=str(tmp), MPLCONFIGDIR=str(home))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     return env
