@@ -194,7 +194,7 @@ def main() -> None:
 def _settle(boot_out: str, boot_err: str, cwd: str | None,
             env: Mapping[str, str] | None) -> None:
     """Own process group, boot logs on fds 1/2, working directory and environment."""
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, AttributeError):  # already a leader / not POSIX
         os.setsid()
     for fd, path in ((1, boot_out), (2, boot_err)):
         target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
