@@ -3,7 +3,9 @@
 specpack's docstrings use reST roles (``:class:`~specpack.errors.BuildError```, ``:func:``,
 ``:meth:``) so that they read well in ``help()``; mkdocstrings renders Markdown, where a role
 would show up as literal text. ``~a.b.C`` keeps the last name (``C``), as Sphinx does. The
-``Example::`` blocks of reST become a fenced Python block.
+``Example::`` blocks of reST become a fenced Python block; one that follows the numpy sections
+(``Parameters``, ``Returns``, ``Raises``) becomes their ``Examples`` section, so the numpy parser
+does not read it as more entries of the section above it.
 """
 
 from __future__ import annotations
@@ -23,13 +25,21 @@ def _role(m: re.Match[str]) -> str:
     return f"`{target.rsplit('.', 1)[-1] if tilde else target}`"
 
 
+_SECTION_RULE = re.compile(r"^[ \t]*-{3,}[ \t]*$", re.MULTILINE)
+
+
 def _example(m: re.Match[str]) -> str:
     indent, head, body = m.group("indent"), m.group("head"), m.group("body")
     lines = body.rstrip("\n").split("\n")
     width = min((len(ln) - len(ln.lstrip()) for ln in lines if ln.strip()), default=0)
     code = "\n".join(indent + ln[width:] if ln.strip() else "" for ln in lines)
+    fenced = f"{indent}```python\n{code}\n{indent}```\n\n"
+    if head.strip() in ("Example", "Examples") and _SECTION_RULE.search(m.string, 0, m.start()):
+        # After numpy sections (Parameters, Raises, ...) an "Example::" paragraph would be read
+        # as more entries of the last section: make it the numpy "Examples" section instead.
+        return f"{indent}Examples\n{indent}--------\n{fenced}"
     head = f"{indent}{head}:\n\n" if head.strip() else ""
-    return f"{head}{indent}```python\n{code}\n{indent}```\n\n"
+    return f"{head}{fenced}"
 
 
 def convert(text: str) -> str:

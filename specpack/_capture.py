@@ -52,10 +52,14 @@ def capture(
     target
         A registered id (``"CartPole-v1"``, ``"my_pkg.envs:Thing-v2"``), an ``EnvSpec``, an
         env class or factory callable, or a live (wrapped) env.
-    max_episode_steps, disable_env_checker
-        As in ``gymnasium.make`` (``max_episode_steps=-1``: no ``TimeLimit``).
-    autoreset, apply_api_compatibility
-        ``gym.make`` options (``backend="gym"`` only).
+    max_episode_steps
+        As in ``gymnasium.make`` (``-1``: no ``TimeLimit``).
+    disable_env_checker
+        As in ``gymnasium.make``.
+    autoreset
+        A ``gym.make`` option (``backend="gym"`` only).
+    apply_api_compatibility
+        A ``gym.make`` option (``backend="gym"`` only).
     backend
         ``"gymnasium"`` (default) or ``"gym"``; specs, classes and live envs are detected by
         type.

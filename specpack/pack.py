@@ -388,10 +388,28 @@ class SpecPack:
     def make(self, **kwargs: Any) -> Any:
         """Build the env, in this process, exactly as captured.
 
-        ``kwargs`` are merged over the captured constructor kwargs (e.g.
-        ``pack.make(render_mode="rgb_array")``). Works without the registry and without
-        pre-importing the env's module. A constructor that raises surfaces as
-        :class:`~specpack.errors.BuildError` naming the pack, chained to the original.
+        Works without the registry and without pre-importing the env's module.
+
+        Parameters
+        ----------
+        **kwargs
+            Merged over the captured constructor kwargs (``pack.make(render_mode="rgb_array")``).
+
+        Returns
+        -------
+        gymnasium.Env
+            The env with its wrapper stack, as ``gymnasium.make`` would have built it.
+
+        Raises
+        ------
+        BuildError
+            The constructor or a wrapper raised (chained to the original; also an instance of
+            the original's type where that is safe, e.g. ``TypeError``), or carried code could
+            not be loaded here.
+        UntrustedPackError
+            A reference resolves outside the ``allow`` list the pack was loaded with.
+        SpecPackError
+            The pack is vector-only: use :func:`specpack.make_vec`.
         """
         bp = self._blueprint or self._plan()
         if self.vector:
@@ -454,16 +472,42 @@ class SpecPack:
     def register(self, id: str | None = None) -> str:
         """Put this pack into this process's registry under ``id`` (default: ``pack.id``).
 
-        For tools that only take env ids, e.g. inside a worker. Idempotent: registering the
-        same pack again under the same id is a no-op; another pack under a taken id raises.
-        Returns the id.
+        For tools that only take env ids, e.g. inside a worker. ``gymnasium.make(id)`` then
+        builds exactly ``pack.make()`` (no wrapper applied twice). Idempotent: registering the
+        same pack again under the same id is a no-op.
+
+        Parameters
+        ----------
+        id
+            The id to register under; needed when the pack has none (captured from a class).
+
+        Returns
+        -------
+        str
+            The id registered.
+
+        Raises
+        ------
+        CaptureError
+            The pack has no id and none was given, or another env holds the id.
         """
         return get_backend(self.backend).register(self, id)
 
     # -- files -----------------------------------------------------------------------------
 
     def to_json(self, indent: int | None = 2) -> str:
-        """The typed, human-readable manifest (see docs/file-format.md)."""
+        """The typed, human-readable manifest (see docs/file-format.md).
+
+        Parameters
+        ----------
+        indent
+            JSON indentation (``None``: one line).
+
+        Returns
+        -------
+        str
+            Strict JSON (no NaN literals); by-value code and objects in its ``payloads`` table.
+        """
         payloads: dict[str, Any] = {}
         try:
             body = self._content(Encoder(payloads, canonical=False))
@@ -490,10 +534,36 @@ class SpecPack:
     ) -> SpecPack:
         """Read a manifest (or a signed file's bytes): the same checks as :func:`specpack.load`.
 
-        Nothing is imported or unpickled here. A manifest with by-value payloads is refused
-        (:class:`~specpack.errors.UntrustedPackError`) unless ``trust=True`` or it is signed
-        and verifies with ``key``; ``allow`` refuses references outside those modules now and
-        refuses, at ``make()``, any object not defined in them.
+        Nothing is imported or unpickled here.
+
+        Parameters
+        ----------
+        text
+            The manifest (``pack.to_json()``), or the bytes of a pack file, signed or not.
+        trust
+            Accept by-value payloads without a signature (they run when ``make()`` loads them).
+        key
+            The HMAC key (bytes) the text must be signed with; a verified text's payloads are
+            accepted.
+        allow
+            Module names: refuse references outside them now, and at ``make()`` any object not
+            defined in them.
+        source
+            How messages name the text.
+
+        Returns
+        -------
+        SpecPack
+            The pack, code references still lazy and payloads still bytes.
+
+        Raises
+        ------
+        PackFormatError
+            The text is malformed (the message names the field).
+        UntrustedPackError
+            Payloads without trust or key, or references outside ``allow``.
+        SignatureError
+            ``key`` does not verify the text.
         """
         k = check_key(key)
         raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)

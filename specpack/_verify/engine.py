@@ -23,7 +23,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .._process import Outcome, ThreadWorker, Worker, fork_available, label
 from .._text import one_line, suggest
@@ -42,8 +42,17 @@ from .report import (
 )
 from .trace import Trace, plan_actions, record
 
-if TYPE_CHECKING:
-    from ..pack import SpecPack
+
+class SpecPack(Protocol):
+    """What verify needs of a pack (it never imports the pack module: the pack calls it)."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def nondeterministic(self) -> bool: ...
+
+    def make(self, **kwargs: Any) -> Any: ...
 
 __all__ = ["WHERE", "Trace", "compare", "diff", "trace", "verify", "verify_pack"]
 
@@ -62,7 +71,38 @@ def verify(
 ) -> VerifyReport:
     """Rebuild ``pack`` in another process and compare it with a build here.
 
-    The same as ``pack.verify(...)``: see :func:`verify_pack`.
+    The rebuild runs in a worker of ``where``, the reference in a fork of this process, both at
+    once; both step through the same actions (planned once from a seeded copy of the fresh
+    action space); the reference runs twice, so an env that is not reproducible even here gets
+    its own verdict. The same as ``pack.verify(...)``.
+
+    Parameters
+    ----------
+    pack
+        The pack to prove.
+    steps, seed
+        The seeded rollout both sides run.
+    where
+        ``"subprocess"`` (a fresh ``python``, the default), ``"spawn"`` or ``"forkserver"``.
+    check
+        Raise instead of returning a falsy report.
+    timeout
+        One deadline, in seconds, for the whole call (both sides; a child still running then
+        is killed with its process group).
+
+    Returns
+    -------
+    VerifyReport
+        Truthy only when both rollouts completed and matched; ``status`` is one of
+        ``identical``, ``not_identical``, ``not_reproducible``, ``rollout_error``,
+        ``rebuild_error``, ``timeout``.
+
+    Raises
+    ------
+    NotIdenticalError
+        With ``check=True``, when the report is falsy (``.differences`` lists why).
+    SpecPackError
+        Bad options.
     """
     return verify_pack(pack, steps=steps, seed=seed, where=where, check=check, timeout=timeout)
 

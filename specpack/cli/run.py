@@ -9,13 +9,12 @@ the method and the step: ``env.step raised ZeroDivisionError at step 3: division
 from __future__ import annotations
 
 import argparse
-import copy
-import importlib
 import json
 import time
 from typing import Any
 
 from .._text import one_line
+from .._verify import plan_actions
 from ..errors import SpecPackError
 from .output import EXIT_OK, stdout_to_stderr
 from .packfile import load_pack, run_imports
@@ -64,24 +63,6 @@ def command(ns: argparse.Namespace) -> int:
         print(f"          plus one in progress ({figures['open_episode_steps']} steps, return "
               f"{figures['open_episode_return']:.3f} so far)")
     return EXIT_OK
-
-
-def plan_actions(action_space: Any, steps: int, seed: int) -> list[Any]:
-    """The ``steps`` actions of a rollout seeded with ``seed``.
-
-    ADAPTER: the comparison engine's ``specpack._verify.plan_actions`` (interface 2) when it
-    is there; until then the same rule here: sample a seeded deep copy of the space.
-    """
-    try:
-        engine = importlib.import_module("specpack._verify")
-    except ImportError:  # pragma: no cover - the package is part of specpack
-        engine = None
-    plan = getattr(engine, "plan_actions", None)
-    if callable(plan):
-        return list(plan(action_space, steps, seed))
-    space = copy.deepcopy(action_space)
-    space.seed(seed)
-    return [space.sample() for _ in range(steps)]
 
 
 def _raised(label: str, method: str, step: int, e: Exception, after: str = "") -> RolloutError:

@@ -55,15 +55,8 @@ def command(ns: argparse.Namespace) -> int:
 
 
 def report_status(report: Any) -> str:
-    """The verdict's status (``"identical"``, ``"not_identical"``, ``"rollout_error"``...).
-
-    ADAPTER: the comparison engine's ``VerifyReport.status`` (interface 2); a report without
-    one (the old engine) is ``identical`` or ``not_identical``.
-    """
-    status = getattr(report, "status", None)
-    if isinstance(status, str):
-        return status
-    return "identical" if report else "not_identical"
+    """The verdict's status (``"identical"``, ``"not_identical"``, ``"rollout_error"``...)."""
+    return str(report.status)
 
 
 def render_report(report: Any, label: str, where: str, timeout: float) -> str:

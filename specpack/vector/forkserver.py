@@ -47,6 +47,16 @@ def forkserver_modules(*packs: SpecPack) -> list[str]:
     gymnasium, numpy, cloudpickle and specpack's own build path, plus the modules of every
     piece of code the packs carry by reference (entry point, wrappers, callables in kwargs) that
     a fresh interpreter can import by name. Never ``__main__``, never code carried by value.
+
+    Parameters
+    ----------
+    *packs
+        The packs whose workers the forkserver will start (none: the base list).
+
+    Returns
+    -------
+    list[str]
+        Module names, in import order.
     """
     out: dict[str, None] = {}
     for pack in packs or ():
@@ -75,6 +85,23 @@ def warm_forkserver(*packs: SpecPack, modules: Iterable[str] = ()) -> list[str]:
 
     The list is merged with the one already set (by you, or the default ``['__main__']``).
     If the forkserver is running already, nothing changes: it read its list when it started.
+
+    Parameters
+    ----------
+    *packs
+        Packs whose modules to preload (see :func:`forkserver_modules`).
+    modules
+        More module names to preload.
+
+    Returns
+    -------
+    list[str]
+        The forkserver's preload list after the merge.
+
+    Raises
+    ------
+    SpecPackError
+        An entry of ``modules`` is not a module name.
     """
     for m in modules:
         if not isinstance(m, str):

@@ -44,27 +44,56 @@ def make_vec(
 ) -> gymnasium.vector.VectorEnv:
     """Build a gymnasium vector env of ``num_envs`` copies of ``pack``.
 
-    ``vectorization_mode`` is ``"async"`` (an ``AsyncVectorEnv``, one worker process per
-    sub-env, started with the multiprocessing ``context``: ``"fork"``, ``"spawn"``,
-    ``"forkserver"`` or ``None`` for the default) or ``"sync"`` (a ``SyncVectorEnv`` in this
-    process). ``vector_kwargs`` go to the vector env class (``shared_memory``, ``daemon``,
-    ``observation_mode``, ``autoreset_mode``, ...); ``env_kwargs`` are merged over the pack's
-    kwargs, as in ``pack.make(**env_kwargs)``: one mapping for every sub-env, a list of
-    ``num_envs`` mappings, or a function of the sub-env index returning one (per-worker variants,
-    as RLlib's ``EnvContext.worker_index`` or TorchRL's ``make_variant``). ``pack`` may also be anything
-    :func:`specpack.capture` takes (it is captured here, in the parent).
+    Every sub-env is ``pack.make()``, so an env registered in the main guard, loaded from a file
+    or defined in ``__main__`` works in spawn and forkserver workers. A pack that recorded its
+    spaces (``capture(..., record_spaces=True)``, or a live env) builds no env in this process.
+
+    Parameters
+    ----------
+    pack
+        The pack, or anything :func:`specpack.capture` takes (captured here, in the parent).
+    num_envs
+        How many sub-envs.
+    vectorization_mode
+        ``"async"`` (the default: an ``AsyncVectorEnv``, one worker process per sub-env) or
+        ``"sync"`` (a ``SyncVectorEnv`` in this process); a vector-only pack uses its vector
+        creator (``"vector_entry_point"``).
+    context
+        The multiprocessing start method of the async workers (``"fork"``, ``"spawn"``,
+        ``"forkserver"``; ``None``: the default).
+    seed
+        The first ``reset()`` without a seed behaves as ``reset(seed=seed)`` (sub-env ``i``
+        gets ``seed + i``).
+    env_kwargs
+        Merged over the pack's kwargs, as in ``pack.make(**env_kwargs)``: one mapping for every
+        sub-env, a list of ``num_envs`` mappings, or a function of the sub-env index returning
+        one (per-worker variants, like RLlib's ``EnvContext.worker_index``).
+    preload
+        For forkserver: add the modules the pack needs to the forkserver's preload list.
+    start_timeout
+        Seconds to wait for every async worker to report its build (``None``: forever).
+    **vector_kwargs
+        Passed to the vector env class (``shared_memory``, ``daemon``, ``observation_mode``,
+        ``autoreset_mode``, ...).
+
+    Returns
+    -------
+    gymnasium.vector.VectorEnv
+        The vector env.
+
+    Raises
+    ------
+    WorkerError
+        An async worker could not build its env, died, or did not report within
+        ``start_timeout`` (carries the child's message and traceback, ``.child_traceback``).
+    SpecPackError
+        Bad options (named with the fix).
 
     Example::
 
         pack = specpack.capture("CustomAnt-v0")          # registered in the main guard
         venv = specpack.make_vec(pack, 8, context="forkserver", seed=0)
         obs, info = venv.reset()                         # sub-env i seeded with 0 + i
-
-    Async workers report whether they could rebuild the pack; a worker that fails (or dies, or
-    is still building after ``start_timeout`` seconds; ``None`` waits forever) makes
-    ``make_vec`` stop all workers and raise :class:`~specpack.WorkerError` carrying the
-    child's message and traceback (``.child_traceback``). ``preload=False`` leaves the
-    forkserver's preload list alone.
     """
     pack = _as_pack(pack)
     if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:

@@ -1,52 +1,41 @@
 """Which env ids does importing a module register, in a *fresh* interpreter?
 
 Capture asks before it refers to a callable as "what importing this module registers under
-this id": the answer must come from an interpreter that never ran this process's code. The
-probe prints only a JSON list of ids on its last line; nothing from it is unpickled.
+this id": the answer must come from an interpreter that never ran this process's code. It runs
+as a job of the one worker protocol (:mod:`specpack._process`): whatever the module prints on
+import cannot be mistaken for the answer, and nothing from the child is unpickled.
 """
 
 from __future__ import annotations
 
 import functools
-import json
-import os
-import subprocess
-import sys
-import tempfile
+import importlib
+import time
+from typing import Any
 
-__all__ = ["registered_in_fresh_interpreter"]
+from ..._process import run_one
 
-_PROBE = (
-    "import importlib, json, sys, gymnasium\n"
-    "importlib.import_module(sys.argv[1])\n"
-    "print('\\n' + json.dumps(sorted(gymnasium.registry)))\n"
-)
+__all__ = ["registered_ids", "registered_in_fresh_interpreter"]
+
+
+def registered_ids(payload: bytes, *, module: str) -> list[str]:
+    """The job run in the fresh interpreter: import ``module``, list gymnasium's ids."""
+    import gymnasium
+
+    importlib.import_module(module)
+    return sorted(gymnasium.registry)
 
 
 @functools.lru_cache(maxsize=64)
 def registered_in_fresh_interpreter(module: str, timeout: float = 120.0) -> frozenset[str]:
     """The ids gymnasium's registry holds after ``import module`` in a fresh ``python``.
 
-    Empty when the import fails or takes longer than ``timeout`` seconds. ``PYTHONPATH``
-    entries are made absolute, as the probe runs in a temporary directory.
+    Empty when the import fails or takes longer than ``timeout`` seconds (checked once per
+    module and process).
     """
-    env = dict(os.environ)
-    if env.get("PYTHONPATH"):
-        env["PYTHONPATH"] = os.pathsep.join(
-            os.path.abspath(p) for p in env["PYTHONPATH"].split(os.pathsep) if p)
-    with tempfile.TemporaryDirectory(prefix="specpack-probe-") as cwd:
-        try:
-            proc = subprocess.run(
-                [sys.executable, "-c", _PROBE, module], cwd=cwd, env=env, timeout=timeout,
-                capture_output=True, text=True, stdin=subprocess.DEVNULL,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return frozenset()
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
+    outcome = run_one("subprocess", f"{__name__}:registered_ids", b"", {"module": module},
+                      deadline=time.monotonic() + timeout)
+    ids: Any = outcome.value if outcome.status == "ok" else None
+    if not isinstance(ids, list):
         return frozenset()
-    try:
-        ids = json.loads(lines[-1])
-    except ValueError:
-        return frozenset()
-    return frozenset(i for i in ids if isinstance(i, str)) if isinstance(ids, list) else frozenset()
+    return frozenset(i for i in ids if isinstance(i, str))

@@ -1,0 +1,232 @@
+"""The ```python blocks of README.md and docs/**/*.md, as programs to run.
+
+House rule: every ```python block (also ```py, ```python3) in the README and the docs is a
+complete program that runs as written; fragments use another fence (```pycon, ```text).
+
+- A block that needs a library outside specpack's own dependencies says so on its first line:
+  ``# requires: stable-baselines3`` or ``# requires: gym, numpy<2`` (distribution names with
+  optional version specifiers or extras, comma-separated). Its test is marked
+  ``requires_<name>`` per library and fails (never passes quietly) where one is missing.
+- A ```text block that follows a python block with nothing but blank lines between them is
+  that program's output, as the page shows it: the program must print exactly that text, up
+  to line wrapping (whitespace runs compare equal), numbers included.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+
+PYTHON_FENCES = frozenset({"python", "py", "python3", "py3"})
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
+_REQUIRES = re.compile(r"^#\s*requires:\s*(?P<list>.+?)\s*$")
+
+#: Libraries a block may import only after declaring them (``# requires: ...``): import name ->
+#: distribution. Everything else a block imports must come with specpack itself.
+OPTIONAL_IMPORTS = {
+    "gym": "gym",
+    "joblib": "joblib",
+    "minari": "minari",
+    "ray": "ray",
+    "stable_baselines3": "stable-baselines3",
+    "tianshou": "tianshou",
+    "torch": "torch",
+    "torchrl": "torchrl",
+    "tyro": "tyro",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Block:
+    """One fenced block of a Markdown page."""
+
+    path: Path
+    line: int  # 1-based line of the opening fence
+    lang: str
+    code: str
+    output: str | None = None  # the ```text block right after it, for a python block
+
+    @property
+    def where(self) -> str:
+        return f"{self.path.relative_to(ROOT).as_posix()}:{self.line}"
+
+    @property
+    def requires(self) -> tuple[Requirement, ...]:
+        first = self.code.split("\n", 1)[0].strip()
+        m = _REQUIRES.match(first)
+        if not m:
+            return ()
+        reqs = []
+        for item in m.group("list").split(","):
+            try:
+                reqs.append(Requirement(item.strip()))
+            except InvalidRequirement as e:
+                raise ValueError(f"{self.where}: bad '# requires:' entry {item!r}: {e}") from e
+        return tuple(reqs)
+
+
+def pages() -> list[Path]:
+    """README.md and every Markdown page under docs/, in a stable order."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def blocks_of(path: Path, text: str | None = None) -> list[Block]:
+    """Every fenced block of a page; a python block gets the ```text block right after it."""
+    lines = (path.read_text(encoding="utf-8") if text is None else text).split("\n")
+    found: list[Block] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, ticks = m.group("indent"), m.group("ticks")
+        info = m.group("info").strip()
+        lang = info.split()[0].lstrip(".{").rstrip("}").lower() if info else ""
+        body: list[str] = []
+        j = i + 1
+        while j < len(lines):
+            close = _FENCE.match(lines[j])
+            if close and close.group("ticks")[0] == ticks[0] and \
+                    len(close.group("ticks")) >= len(ticks) and not close.group("info").strip():
+                break
+            body.append(lines[j][len(indent):] if lines[j].startswith(indent) else lines[j])
+            j += 1
+        else:
+            raise ValueError(f"{path}:{i + 1}: a ``` fence that is never closed")
+        found.append(Block(path, i + 1, lang, "\n".join(body) + "\n"))
+        i = j + 1
+    # Pair each python block with a text block that follows it after blank lines only.
+    paired: list[Block] = []
+    for k, block in enumerate(found):
+        nxt = found[k + 1] if k + 1 < len(found) else None
+        if block.lang in PYTHON_FENCES and nxt is not None and nxt.lang == "text":
+            end = block.line + block.code.count("\n") + 1  # 1-based line of the closing fence
+            between = lines[end:nxt.line - 1]
+            if all(not ln.strip() for ln in between):
+                block = dataclasses.replace(block, output=nxt.code)
+        paired.append(block)
+    return paired
+
+
+def python_blocks() -> list[Block]:
+    """Every python block of README.md and docs/ (none left out)."""
+    return [b for p in pages() for b in blocks_of(p) if b.lang in PYTHON_FENCES]
+
+
+def marker_name(req: Requirement) -> str:
+    """``requires_stable_baselines3``; an extra is part of the name: ``requires_ray_rllib``."""
+    parts = [canonicalize_name(req.name), *sorted(canonicalize_name(e) for e in req.extras)]
+    return "requires_" + "_".join(parts).replace("-", "_")
+
+
+def marker_names() -> list[str]:
+    return sorted({marker_name(r) for b in python_blocks() for r in b.requires})
+
+
+def missing(req: Requirement) -> str | None:
+    """Why ``req`` is not met in this interpreter, or None when it is."""
+    try:
+        version = importlib.metadata.version(req.name)
+    except importlib.metadata.PackageNotFoundError:
+        return f"{req.name} is not installed"
+    if req.specifier and not req.specifier.contains(version, prereleases=True):
+        return f"{req.name} {version} is installed, the block needs {req}"
+    for extra in sorted(req.extras):
+        for dep in importlib.metadata.requires(req.name) or []:
+            dep_req = Requirement(dep)
+            if dep_req.marker is not None and dep_req.marker.evaluate({"extra": extra}):
+                if dep_req.marker.evaluate({"extra": ""}):
+                    continue  # a plain dependency, not the extra's
+                why = missing(dep_req)
+                if why is not None:
+                    return f"{req} needs {dep_req.name}: {why}"
+    return None
+
+
+def undeclared_imports(block: Block) -> list[str]:
+    """Optional libraries the block imports without declaring them in ``# requires:``."""
+    declared = {canonicalize_name(r.name) for r in block.requires}
+    used = set()
+    for m in re.finditer(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", block.code, re.MULTILINE):
+        dist = OPTIONAL_IMPORTS.get(m.group(1))
+        if dist is not None and canonicalize_name(dist) not in declared:
+            used.add(dist)
+    return sorted(used)
+
+
+def normalized(text: str) -> list[str]:
+    """Output compared up to line wrapping: whitespace runs are equal, nothing else is."""
+    return text.split()
+
+
+def child_env(tmp: Path) -> dict[str, str]:
+    """The environment of a block: HOME and Ray's files in temp folders, no test fixtures."""
+    env = dict(os.environ)
+    home = tmp / "home"
+    home.mkdir(exist_ok=True)
+    env["HOME"] = str(home)
+    # Ray puts unix sockets under RAY_TMPDIR: keep that path short.
+    env["RAY_TMPDIR"] = tempfile.mkdtemp(prefix="ray", dir="/tmp" if os.path.isdir("/tmp") else None)
+    env["RAY_USAGE_STATS_ENABLED"] = "0"
+    keep = [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
+            if p and Path(p).resolve() != FIXTURES]
+    # specpack itself: the checkout under test, whether or not it is installed.
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([str(ROOT), *keep]))
+    env.pop("PYTHONSTARTUP", None)
+    return env
+
+
+def run_block(block: Block, tmp: Path, timeout: float = 180) -> str | None:
+    """Run ``block`` as ``example.py`` in a fresh interpreter in ``tmp``; the failure, or None."""
+    script = tmp / "example.py"
+    script.write_text(block.code, encoding="utf-8")
+    env = child_env(tmp)
+    try:
+        proc = subprocess.run(
+            [sys.executable, script.name], cwd=tmp, env=env, capture_output=True, text=True,
+            timeout=timeout, stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired as e:
+        return (f"{block.where}: still running after {timeout:.0f} s\nstdout:\n"
+                f"{_tail(e.stdout)}\nstderr:\n{_tail(e.stderr)}")
+    finally:
+        _remove_tree(Path(env["RAY_TMPDIR"]))
+    if proc.returncode != 0:
+        hint = ""
+        m = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", proc.stderr)
+        if m:
+            hint = (f"\n(the block imports {m.group(1)!r}: declare it on its first line, "
+                    f"'# requires: {m.group(1).split('.')[0]}', or make it a ```pycon fragment)")
+        return (f"{block.where}: exited {proc.returncode}{hint}\nstdout:\n{_tail(proc.stdout)}"
+                f"\nstderr:\n{_tail(proc.stderr)}")
+    if block.output is not None and normalized(proc.stdout) != normalized(block.output):
+        return (f"{block.where}: printed something else than the ```text block after it on "
+                f"the page.\npage shows:\n{block.output}\nprogram printed:\n{proc.stdout}"
+                f"\nstderr:\n{_tail(proc.stderr)}")
+    return None
+
+
+def _tail(text: str | bytes | None, limit: int = 6000) -> str:
+    if text is None:
+        return ""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    return text if len(text) <= limit else "...\n" + text[-limit:]
+
+
+def _remove_tree(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)

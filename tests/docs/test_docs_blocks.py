@@ -1,0 +1,95 @@
+"""Every ```python block of README.md and docs/ runs as written and prints what the page shows.
+
+One test per block, named by page and line. A block that needs a library outside specpack's
+dependencies declares it (``# requires: tianshou``) and is marked ``requires_tianshou``; where
+the library is missing the test is skipped with the reason, and under CI=true a skip is a
+failure (tests/conftest.py), so CI must run it in a venv that has the library.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from docs_blocks import (
+    ROOT,
+    Block,
+    blocks_of,
+    marker_name,
+    missing,
+    pages,
+    python_blocks,
+    run_block,
+    undeclared_imports,
+)
+
+BLOCKS = python_blocks()
+
+
+def _param(block: Block) -> object:
+    marks = [pytest.mark.integration, *(getattr(pytest.mark, marker_name(r))
+                                        for r in block.requires)]
+    return pytest.param(block, id=block.where, marks=marks)
+
+
+@pytest.mark.parametrize("block", [_param(b) for b in BLOCKS])
+def test_docs_python_block_runs_as_written(block: Block, tmp_path: Path) -> None:
+    unmet = [why for r in block.requires if (why := missing(r)) is not None]
+    if unmet:
+        pytest.skip(f"{block.where} needs {', '.join(map(str, block.requires))}: "
+                    f"{'; '.join(unmet)}. Run it in a venv that has them "
+                    f"(pytest tests/docs -m {marker_name(block.requires[0])})")
+    failure = run_block(block, tmp_path)
+    if failure is not None:
+        pytest.fail(failure, pytrace=False)
+
+
+def test_docs_blocks_declare_their_optional_libraries() -> None:
+    """A block importing ray, SB3, Tianshou, ... says so on its first line."""
+    bad = [f"{b.where}: imports {', '.join(u)} without '# requires: {', '.join(u)}'"
+           for b in BLOCKS if (u := undeclared_imports(b))]
+    assert not bad, "\n".join(bad)
+
+
+def test_docs_collection_finds_the_blocks_of_every_page() -> None:
+    """The collector sees README.md and docs/ (a broken glob would make every test vanish)."""
+    names = {p.relative_to(ROOT).as_posix() for p in pages()}
+    assert {"README.md", "docs/index.md", "docs/quickstart.md",
+            "docs/recipes/vector.md"} <= names
+    where = {b.path.relative_to(ROOT).as_posix() for b in BLOCKS}
+    assert {"README.md", "docs/index.md", "docs/quickstart.md"} <= where
+    assert len(BLOCKS) >= 20
+
+
+def test_docs_harness_pairs_output_and_reads_requirements(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    text = ("Intro\n\n```python\n# requires: gym, numpy<2\nprint(1)\n```\n\n```text\n1\n```\n"
+            "\n  ```py\n  print(2)\n  ```\n\nprose\n\n```text\nnot output\n```\n"
+            "```pycon\n>>> 1\n```\n")
+    found = blocks_of(page, text)
+    assert [(b.line, b.lang) for b in found] == [(3, "python"), (8, "text"), (12, "py"),
+                                                 (18, "text"), (21, "pycon")]
+    assert found[0].output == "1\n"
+    assert found[2].output is None and found[2].code == "print(2)\n"
+    assert [str(r) for r in found[0].requires] == ["gym", "numpy<2"]
+    assert marker_name(found[0].requires[0]) == "requires_gym"
+    assert marker_name(Block(page, 1, "python", "# requires: ray[rllib]\n").requires[0]) \
+        == "requires_ray_rllib"
+
+
+def test_docs_harness_reports_a_failing_block_with_its_page_and_line(tmp_path: Path) -> None:
+    """The harness can fail: a non-zero exit, wrong output and an undeclared import."""
+    page = ROOT / "docs" / "example-page.md"
+    crash = Block(page, 7, "python", "import sys\nprint('oops', file=sys.stderr)\nsys.exit(3)\n")
+    msg = run_block(crash, tmp_path)
+    assert msg is not None and msg.startswith("docs/example-page.md:7: exited 3")
+    assert "oops" in msg
+    drift = Block(page, 9, "python", "print('wrote cartpole.pack (1,081 bytes)')\n",
+                  output="wrote cartpole.pack\n(1,280 bytes)\n")
+    msg = run_block(drift, tmp_path)
+    assert msg is not None and "printed something else" in msg and "1,081" in msg
+    wrapped = Block(page, 11, "python", "print('a b  c')\n", output="a\nb c\n")
+    assert run_block(wrapped, tmp_path) is None
+    assert undeclared_imports(Block(page, 1, "python", "import ray\nfrom tianshou import x\n")) \
+        == ["ray", "tianshou"]
+    assert missing(next(iter(Block(page, 1, "python", "# requires: numpy<0.1\n").requires)))
