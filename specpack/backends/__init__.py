@@ -20,15 +20,17 @@ from typing import Any, Protocol
 
 from ..carry.code import CodeRef
 from ..errors import BackendUnavailableError, CaptureError
-from ._shared import check_kwargs
+from ._shared import check_coverage, check_kwargs, ezpickle_kwargs
 
 __all__ = [
     "BACKENDS",
     "Backend",
     "Blueprint",
     "Recipe",
+    "check_coverage",
     "check_kwargs",
     "detect_backend",
+    "ezpickle_kwargs",
     "get_backend",
 ]
 
