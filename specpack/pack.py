@@ -20,8 +20,9 @@ import hashlib
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+from ._process import Boundary
 from ._surface import Surface, surface_to_json
 from ._text import short
 from .backends import Blueprint, get_backend
@@ -44,7 +45,6 @@ __all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
 #: own version (``files.manifest.FORMAT``).
 FORMAT_VERSION = 2
 
-Where = Literal["subprocess", "spawn", "forkserver"]
 
 
 class Layer:
@@ -435,7 +435,7 @@ class SpecPack:
         *args: Any,
         steps: int = 100,
         seed: int = 0,
-        where: Where = "subprocess",
+        where: Boundary = "subprocess",
         check: bool = False,
         timeout: float = 120.0,
     ) -> VerifyReport:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from .._imports import import_targets
+from .._process import BOUNDARIES
 from ..errors import SpecPackError
 from .env_job import EnvJob
 from .jobs import Context, Job
@@ -29,7 +30,7 @@ __all__ = ["DEFAULT_TIMEOUT", "REFERENCES", "WHERE", "audit", "audit_one", "chec
 #: three times and rolls it out twice (the repeat control), so this is twice the old 60 s.
 DEFAULT_TIMEOUT = 120.0
 #: Where the remote side runs (a fresh ``python``, or a spawn/forkserver child).
-WHERE = ("subprocess", "spawn", "forkserver")
+WHERE = BOUNDARIES
 #: Where the reference side runs (forks of this process, or this process itself).
 REFERENCES = ("fork", "here")
 

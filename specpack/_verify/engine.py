@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any, Protocol
 
-from .._process import Outcome, ThreadWorker, Worker, fork_available, label
+from .._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label
 from .._text import one_line, suggest
 from ..errors import NotIdenticalError, SpecPackError
 from .compare import compare as _differences
@@ -56,9 +56,9 @@ class SpecPack(Protocol):
 
     def make(self, **kwargs: Any) -> Any: ...
 
-__all__ = ["WHERE", "Trace", "compare", "diff", "trace", "verify", "verify_pack"]
+__all__ = ["WHERE", "Trace", "diff", "verify", "verify_pack"]
 
-WHERE = ("subprocess", "spawn", "forkserver")
+WHERE = BOUNDARIES
 _HERE = "the build here"
 
 
@@ -331,26 +331,6 @@ def _collect_all(workers: Mapping[str, Worker | ThreadWorker],
                 done[name] = outcome
                 del pending[name]
     return done
-
-
-# -- the old engine's names, kept for specpack._audit until it is ported (remove then) ------
-
-
-def trace(env: Any, steps: int = 100, seed: int = 0) -> Trace:
-    """Record ``env``'s trace with actions planned from its own action space.
-
-    New code plans once with :func:`~specpack._verify.plan_actions` and records with
-    :func:`~specpack._verify.record`.
-    """
-    return record(env, plan_actions(env.action_space, steps, seed), seed)
-
-
-def compare(a: Trace, b: Trace, *, labels: tuple[str, str] = ("a", "b")) -> list[str]:
-    """The old engine's comparison: only what differs (an equal failure is no difference).
-
-    New code uses :func:`specpack._verify.compare`, which also lists shared findings.
-    """
-    return _differences(a, b, labels=labels, shared=False)
 
 
 def diff(env_a: Any, env_b: Any, *args: Any, steps: int = 100, seed: int = 0) -> list[str]:
