@@ -296,7 +296,9 @@ class CodeRef:
         from gymnasium.envs.registration import load_env_creator, registry
 
         spec = registry.get(self.registered or "")
-        entry = None if spec is None else spec.entry_point
+        # a vector-only spec (Meta-World's MT10) registers its vector creator instead
+        entry = None if spec is None else (
+            spec.entry_point if spec.entry_point is not None else spec.vector_entry_point)
         if entry is None:
             raise BuildError(
                 f"importing {self.module} here did not register {self.registered!r} with an "

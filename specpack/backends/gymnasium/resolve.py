@@ -277,6 +277,7 @@ def _vector_only(spec: EnvSpec, options: dict[str, Any], kwargs: dict[str, Any])
         env_kwargs["max_episode_steps"] = spec.max_episode_steps
     entry = spec.vector_entry_point
     entry_string = entry if isinstance(entry, str) else None
+    notes: list[str] = []
     return Recipe(
         id=spec.id,
         entry=None if entry_string else entry,
@@ -285,7 +286,9 @@ def _vector_only(spec: EnvSpec, options: dict[str, Any], kwargs: dict[str, Any])
         spec=spec_meta(spec, minimal=True),
         layers=[],
         auto_render=False,
+        notes=notes,
         vector=True,
+        entry_ref=None if entry_string else registered_ref(spec, entry, notes),
     )
 
 
