@@ -10,7 +10,7 @@ as typed JSON (never pickle), with what the job printed captured from file descr
 from __future__ import annotations
 
 from .launch import BOUNDARIES, WHERE, Boundary, Where, fork_available
-from .protocol import Outcome
+from .protocol import Outcome, replay
 from .thread import ThreadWorker
 from .worker import Worker, label, run_one
 
@@ -24,5 +24,6 @@ __all__ = [
     "Worker",
     "fork_available",
     "label",
+    "replay",
     "run_one",
 ]

@@ -13,11 +13,9 @@ unpickled here.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import math
 import pickle
-import sys
 import time
 import warnings
 from collections.abc import Mapping
@@ -25,7 +23,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any, Protocol
 
-from .._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label
+from .._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label, replay
 from .._text import one_line, suggest
 from ..errors import NotIdenticalError, SpecPackError
 from .compare import compare as _differences
@@ -175,7 +173,7 @@ def verify_pack(
             local.close()
     finally:
         remote.close()
-    _replay(v.here)
+    replay(v.here)
     _check_surface(pack, v)
     if isinstance(local, ThreadWorker):
         v.notes.append("the build here ran in a thread (this platform cannot fork)")
@@ -228,16 +226,6 @@ def _check_surface(pack: SpecPack, v: _Verdict) -> None:
                 f"{show(recorded)} vs rebuilt {show(getattr(rebuilt, name))}")
             if v.status == IDENTICAL:
                 v.status = NOT_IDENTICAL
-
-
-def _replay(outcomes: list[Outcome]) -> None:
-    """Write what the build here printed to this process's streams, as if it ran here."""
-    for o in outcomes:
-        for text, stream in ((o.stdout, sys.stdout), (o.stderr, sys.stderr)):
-            if text:
-                with contextlib.suppress(Exception):
-                    stream.write(text)
-                    stream.flush()
 
 
 def _run(payload: bytes, remote: Worker, local: Worker | ThreadWorker, steps: int, seed: int,
