@@ -465,9 +465,9 @@ class SpecPack:
             where = named.get("where", where)
             check = named.get("check", check)
             timeout = named.get("timeout", timeout)
-        from ._verify.engine import verify_pack
+        from ._verify.engine import verify
 
-        return verify_pack(self, steps=steps, seed=seed, where=where, check=check, timeout=timeout)
+        return verify(self, steps=steps, seed=seed, where=where, check=check, timeout=timeout)
 
     def register(self, id: str | None = None) -> str:
         """Put this pack into this process's registry under ``id`` (default: ``pack.id``).

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from .._imports import import_targets
 from .._process import BOUNDARIES
+from .._verify.engine import check_rollout_options
 from ..errors import SpecPackError
 from .env_job import EnvJob
 from .jobs import Context, Job
@@ -56,14 +57,9 @@ def check_options(
         )
     if reference == "fork" and not _fork_available():
         raise SpecPackError("reference='fork' needs the fork start method; use reference='here'")
-    if where not in WHERE:
-        raise SpecPackError(f"where={where!r} is not one of {', '.join(WHERE)}")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-        raise SpecPackError(f"steps={steps!r} must be a non-negative int")
+    check_rollout_options(steps, 0, where, timeout)
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise SpecPackError(f"jobs={jobs!r} must be a positive int (or None for the CPU count)")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise SpecPackError(f"timeout={timeout!r} must be a positive number of seconds")
     # fork is safe enough for this on Linux; on macOS system frameworks may crash a fork child.
     default_fork = sys.platform.startswith("linux") and _fork_available()
     return reference == "fork" or (reference is None and default_fork)

@@ -54,10 +54,24 @@ class SpecPack(Protocol):
 
     def make(self, **kwargs: Any) -> Any: ...
 
-__all__ = ["WHERE", "Trace", "diff", "verify", "verify_pack"]
+__all__ = ["WHERE", "Trace", "check_rollout_options", "diff", "verify"]
 
 WHERE = BOUNDARIES
 _HERE = "the build here"
+
+
+def check_rollout_options(steps: Any, seed: Any, where: Any, timeout: Any) -> None:
+    """Refuse, naming it, a ``steps``/``seed``/``where``/``timeout`` that verify and the audit
+    cannot use (one check for both)."""
+    if where not in WHERE:
+        raise SpecPackError(f"where={where!r} is not one of {', '.join(WHERE)};"
+                            f"{suggest(str(where), WHERE) or ' use where=' + repr(WHERE[0])}")
+    for name, value in (("steps", steps), ("seed", seed)):
+        if type(value) is not int or value < 0:
+            raise SpecPackError(f"{name}={value!r} must be a non-negative int")
+    if (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+            or not math.isfinite(timeout) or timeout <= 0):
+        raise SpecPackError(f"timeout={timeout!r} must be a positive number of seconds")
 
 
 def verify(
@@ -104,63 +118,7 @@ def verify(
     SpecPackError
         Bad options.
     """
-    return verify_pack(pack, steps=steps, seed=seed, where=where, check=check, timeout=timeout)
-
-
-def _check_args(steps: Any, seed: Any, where: Any, timeout: Any) -> None:
-    if where not in WHERE:
-        raise SpecPackError(f"where={where!r} is not one of {', '.join(WHERE)};"
-                            f"{suggest(str(where), WHERE) or ' use where=' + repr(WHERE[0])}")
-    for name, value in (("steps", steps), ("seed", seed)):
-        if type(value) is not int or value < 0:
-            raise SpecPackError(f"{name}={value!r} must be a non-negative int")
-    if (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-            or not math.isfinite(timeout) or timeout <= 0):
-        raise SpecPackError(f"timeout={timeout!r} must be a positive number of seconds")
-
-
-def verify_pack(
-    pack: SpecPack,
-    *,
-    steps: int = 100,
-    seed: int = 0,
-    where: str = "subprocess",
-    check: bool = False,
-    timeout: float = 120.0,
-) -> VerifyReport:
-    """Rebuild ``pack`` in a worker of ``where`` and compare it with a build here.
-
-    Compared: wrapper layers, spaces (before and after reset), ``render_mode``, spec fields,
-    and a rollout of ``steps`` planned actions after ``reset(seed=seed)``.
-
-    Parameters
-    ----------
-    pack
-        The pack.
-    steps, seed
-        The rollout.
-    where
-        ``"subprocess"`` (a fresh ``python`` in a temporary directory with this process's
-        environment), ``"spawn"`` or ``"forkserver"``.
-    check
-        Raise instead of returning a falsy report.
-    timeout
-        One deadline in seconds for the whole call: both sides, start-up included. What
-        still runs then is killed (with its process group).
-
-    Returns
-    -------
-    VerifyReport
-        Truthy iff ``status == "identical"``.
-
-    Raises
-    ------
-    SpecPackError
-        Bad arguments.
-    NotIdenticalError
-        ``check=True`` and the report is falsy.
-    """
-    _check_args(steps, seed, where, timeout)
+    check_rollout_options(steps, seed, where, timeout)
     start = time.monotonic()
     deadline = start + timeout
     payload = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)

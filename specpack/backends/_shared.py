@@ -49,6 +49,7 @@ __all__ = [
     "read_recorder",
     "register_pack",
     "spec_made",
+    "versioned_spec",
     "wrap_failure",
     "wrapping",
 ]
@@ -422,6 +423,37 @@ def read_recorder(node: Any, cls: type, fix: str) -> dict[str, Any] | None:
             f"of argument names to values; {fix}"
         )
     return {k: v for k, v in got.items() if k != "env"}
+
+
+def versioned_spec(
+    reg: Any,
+    full_id: str,
+    *,
+    library: Any,
+    outdated: Callable[[str], None],
+    not_an_id: type[CaptureError],
+) -> tuple[Any, tuple[Any, str, Any]]:
+    """The spec ``make`` would use for ``full_id`` and the parsed id, with ``make``'s warnings.
+
+    gymnasium 1.x and gym 0.26 share this: an unversioned id takes the latest version (warned),
+    an outdated version is warned about with ``outdated``. The spec is None when nothing is
+    registered; the caller raises its own error then.
+    """
+    spec = reg.registry.get(full_id)
+    try:
+        ns, name, version = reg.parse_env_id(full_id)
+    except library.error.Error as e:
+        raise not_an_id(f"{full_id!r} is not an env id ({e}); ids look like 'CartPole-v1'") from None
+    latest = reg.find_highest_version(ns, name)
+    if version is not None and latest is not None and latest > version:
+        outdated(f"The environment {full_id} is out of date. You should consider upgrading to "
+                 f"version `v{latest}`.")
+    if version is None and latest is not None:
+        newest = reg.get_env_id(ns, name, latest)
+        spec = reg.registry.get(newest)
+        library.logger.warn(f"Using the latest versioned environment `{newest}` instead of the "
+                            f"unversioned environment `{full_id}`.")
+    return spec, (ns, name, version)
 
 
 def spec_made(spec: Any, cls: type) -> bool:

@@ -21,7 +21,7 @@ from gym.wrappers.compatibility import EnvCompatibility
 from ..._text import suggest
 from ...errors import CaptureError, UnknownEnvError
 from .. import Recipe
-from .._shared import import_id_module, spec_made
+from .._shared import import_id_module, spec_made, versioned_spec
 from .numpy2 import SPEC_DEFAULTS, name_of, numpy2_problem
 from .wrappers import base_kwargs, wrapper_kwargs
 
@@ -56,26 +56,9 @@ def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
     from gym.envs import registration as reg
 
     full_id = import_id_module(env_id)
-    spec = reg.registry.get(full_id)
-    try:
-        ns, name, version = reg.parse_env_id(full_id)
-    except gym.error.Error as e:
-        raise UnknownEnvError(
-            f"{full_id!r} is not a gym env id ({e}); ids look like 'CartPole-v1'"
-        ) from None
-    latest = reg.find_highest_version(ns, name)
-    if version is not None and latest is not None and latest > version:
-        gym.logger.warn(
-            f"The environment {full_id} is out of date. You should consider "
-            f"upgrading to version `v{latest}`."
-        )
-    if version is None and latest is not None:
-        newest = reg.get_env_id(ns, name, latest)
-        spec = reg.registry.get(newest)
-        gym.logger.warn(
-            f"Using the latest versioned environment `{newest}` "
-            f"instead of the unversioned environment `{full_id}`."
-        )
+    spec, (ns, name, version) = versioned_spec(reg, full_id, library=gym,
+                                               outdated=gym.logger.warn,
+                                               not_an_id=UnknownEnvError)
     if spec is None:
         why = "not registered"
         try:

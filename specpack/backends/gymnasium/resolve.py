@@ -38,6 +38,7 @@ from .._shared import (
     init_params,
     read_recorder,
     spec_made,
+    versioned_spec,
 )
 from ._probe import registered_in_fresh_interpreter
 from .compat import repair_record
@@ -105,27 +106,8 @@ def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
     from gymnasium.envs import registration as reg
 
     full_id = import_id_module(env_id)
-    spec = reg.registry.get(full_id)
-    if spec is None or ":" in env_id:
-        try:
-            ns, name, version = reg.parse_env_id(full_id)
-        except gymnasium.error.Error as e:
-            raise UnknownEnvNameError(
-                f"{full_id!r} is not an env id ({e}); ids look like 'CartPole-v1'"
-            ) from None
-        latest = reg.find_highest_version(ns, name)
-        if version is not None and latest is not None and latest > version:
-            gymnasium.logger.deprecation(
-                f"The environment {full_id} is out of date. You should consider "
-                f"upgrading to version `v{latest}`."
-            )
-        if version is None and latest is not None:
-            newest = reg.get_env_id(ns, name, latest)
-            spec = reg.registry.get(newest)
-            gymnasium.logger.warn(
-                f"Using the latest versioned environment `{newest}` "
-                f"instead of the unversioned environment `{full_id}`."
-            )
+    spec, _ = versioned_spec(reg, full_id, library=gymnasium,
+                             outdated=gymnasium.logger.deprecation, not_an_id=UnknownEnvNameError)
     if spec is None:
         cls: type[UnknownEnvError] = UnknownEnvError
         why = "not registered"
