@@ -33,6 +33,7 @@ from ..errors import (
     UnrecordedArgumentsError,
     build_error_for,
 )
+from .recipe import Recipe
 from .recorders import recorder_for
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "ezpickle_kwargs",
     "import_id_module",
     "init_params",
+    "live_recipe",
     "memo_token",
     "memo_valid",
     "read_recorder",
@@ -454,6 +456,56 @@ def versioned_spec(
         library.logger.warn(f"Using the latest versioned environment `{newest}` instead of the "
                             f"unversioned environment `{full_id}`.")
     return spec, (ns, name, version)
+
+
+def live_recipe(
+    layers: list[tuple[type, dict[str, Any]]],
+    base: Any,
+    spec: Any,
+    *,
+    spec_meta: Callable[[Any], dict[str, Any]],
+    base_kwargs: Callable[[Any, type, list[str]], dict[str, Any]],
+    make_inner: frozenset[str],
+) -> Recipe:
+    """The recipe of a live stack (``layers`` outermost first, down to ``base``).
+
+    The base env's kwargs come from its spec when ``make`` built it from that spec, else from
+    what the env recorded (``base_kwargs``); the notes say where the stack's shape differs from
+    what ``make`` builds (a ``TimeLimit`` that is not innermost, more than one).
+    """
+    bcls = type(base)
+    notes: list[str] = []
+    entry_string: str | None = None
+    if spec is not None and spec_made(spec, bcls):
+        kwargs = dict(spec.kwargs)
+        if isinstance(spec.entry_point, str):
+            entry_string = spec.entry_point
+        meta = spec_meta(spec)
+    else:
+        kwargs = base_kwargs(base, bcls, notes)
+        meta = spec_meta(spec) if spec is not None else {}
+        if spec is not None and isinstance(spec.entry_point, str):
+            meta["entry_point"] = spec.entry_point
+    names = [c.__qualname__ for c, _ in layers]
+    if "TimeLimit" in names:
+        below = [n for n in names[names.index("TimeLimit") + 1 :] if n not in make_inner]
+        if below:
+            notes.append(
+                f"TimeLimit is not innermost: {', '.join(below)} sit below it (make's "
+                "env.spec would reorder this stack; the pack keeps it exactly)"
+            )
+    if names.count("TimeLimit") > 1:
+        notes.append("the stack has more than one TimeLimit; every one is kept")
+    return Recipe(
+        id=spec.id if spec is not None else None,
+        entry=None if entry_string else bcls,
+        entry_string=entry_string,
+        kwargs=kwargs,
+        spec=meta,
+        layers=layers,
+        auto_render=False,
+        notes=notes,
+    )
 
 
 def spec_made(spec: Any, cls: type) -> bool:

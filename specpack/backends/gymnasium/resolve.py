@@ -36,8 +36,8 @@ from .._shared import (
     ezpickle_kwargs,
     import_id_module,
     init_params,
+    live_recipe,
     read_recorder,
-    spec_made,
     versioned_spec,
 )
 from ._probe import registered_in_fresh_interpreter
@@ -288,37 +288,15 @@ def from_env(env: Any) -> Recipe:
     if not isinstance(env, gymnasium.Env):
         raise CaptureError(f"expected a gymnasium.Env, got {type(env).__name__}")
     layers: list[tuple[type, dict[str, Any]]] = []
-    notes: list[str] = []
     node: Any = env
     while isinstance(node, gymnasium.Wrapper):
         cls = type(node)
         layers.append((cls, _wrapper_kwargs(node, cls)))
         node = node.env
-    base = node
-    bcls = type(base)
-    spec = getattr(base, "spec", None)
-    entry_string: str | None = None
-    entry: Any = bcls
-    if spec is not None and spec_made(spec, bcls):
-        kwargs = dict(spec.kwargs)
-        if isinstance(spec.entry_point, str):
-            entry_string = spec.entry_point
-        meta = spec_meta(spec, minimal=False)
-    else:
-        kwargs = _base_kwargs(base, bcls, notes)
-        meta = spec_meta(spec, minimal=False) if spec is not None else {}
-        if spec is not None and isinstance(spec.entry_point, str):
-            meta["entry_point"] = spec.entry_point
-    _note_stack(layers, notes)
-    return Recipe(
-        id=spec.id if spec is not None else None,
-        entry=None if entry_string else entry,
-        entry_string=entry_string,
-        kwargs=kwargs,
-        spec=meta,
-        layers=layers,
-        auto_render=False,
-        notes=notes,
+    return live_recipe(
+        layers, node, getattr(node, "spec", None),
+        spec_meta=lambda spec: spec_meta(spec, minimal=False),
+        base_kwargs=_base_kwargs, make_inner=_MAKE_INNER,
     )
 
 
@@ -401,19 +379,3 @@ def _base_kwargs(base: Any, cls: type, notes: list[str] | None = None) -> dict[s
 
 
 _MAKE_INNER = frozenset({"PassiveEnvChecker", "OrderEnforcing"})
-
-
-def _note_stack(layers: list[tuple[type, dict[str, Any]]], notes: list[str]) -> None:
-    """Portability notes about the stack's shape (kept exactly, but worth knowing)."""
-    names = [c.__qualname__ for c, _ in layers]
-    if "TimeLimit" in names:
-        below = [n for n in names[names.index("TimeLimit") + 1 :] if n not in _MAKE_INNER]
-        if below:
-            notes.append(
-                f"TimeLimit is not innermost: {', '.join(below)} sit below it (gymnasium's "
-                "env.spec would reorder this stack; the pack keeps it exactly)"
-            )
-    if names.count("TimeLimit") > 1:
-        notes.append("the stack has more than one TimeLimit; every one is kept")
-
-
