@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from ..errors import BackendUnavailableError, CaptureError
-from ._shared import check_coverage, check_kwargs, ezpickle_kwargs
+from ._args import check_coverage, check_kwargs, ezpickle_kwargs
 from .recipe import Blueprint, Recipe
 
 __all__ = [

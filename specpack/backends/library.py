@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Any
 
 from . import Blueprint, PackLike, Recipe
-from ._shared import memo_token, memo_valid, register_pack
+from ._registry import memo_token, memo_valid, register_pack
 
 __all__ = ["LibraryBackend"]
 

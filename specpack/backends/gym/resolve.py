@@ -21,7 +21,8 @@ from gym.wrappers.compatibility import EnvCompatibility
 from ..._text import suggest
 from ...errors import CaptureError, UnknownEnvError
 from .. import Recipe
-from .._shared import import_id_module, live_recipe, versioned_spec
+from .._registry import import_id_module, versioned_spec
+from .._shared import live_recipe
 from .numpy2 import SPEC_DEFAULTS, name_of, numpy2_problem
 from .wrappers import base_kwargs, wrapper_kwargs
 

@@ -30,16 +30,9 @@ from ...errors import (
     UnrecordedArgumentsError,
 )
 from .. import Recipe
-from .._shared import (
-    check_coverage,
-    evidence_kwargs,
-    ezpickle_kwargs,
-    import_id_module,
-    init_params,
-    live_recipe,
-    read_recorder,
-    versioned_spec,
-)
+from .._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params, read_recorder
+from .._registry import import_id_module, versioned_spec
+from .._shared import live_recipe
 from ._probe import registered_in_fresh_interpreter
 from .compat import repair_record
 
