@@ -26,11 +26,13 @@ if ENABLED:
     import pettingzoo
     import supersuit as ss
     from _helpers import run_python
-    from pettingzoo.butterfly import knights_archers_zombies_v11, pistonball_v6
+    from pettingzoo.butterfly import pistonball_v6
     from pettingzoo.classic import connect_four_v3, tictactoe_v3
     from pettingzoo.utils.conversions import parallel_to_aec, turn_based_aec_to_parallel
     from pettingzoo.utils.wrappers import BaseParallelWrapper
-    from pzenvs import GapEnv, HandleEnv, TurnEnv, handle_parallel_env
+    from pzenvs import GapEnv, HandleEnv, TurnEnv, handle_parallel_env, latest
+
+    knights_archers_zombies = latest("butterfly", "knights_archers_zombies")
     from pzenvs.support import first_difference, fresh_trace, plan, text, trace_of
 
     import specpack
@@ -115,7 +117,7 @@ def test_live_aec_env_keeps_terminate_illegal_wrapper_argument() -> None:
 
 
 def test_conversions_in_both_directions_are_layers_in_true_order() -> None:
-    aec = parallel_to_aec(knights_archers_zombies_v11.parallel_env(num_archers=1))
+    aec = parallel_to_aec(knights_archers_zombies.parallel_env(num_archers=1))
     # parallel_to_aec of an aec_to_parallel_wrapper is the AEC env below it (PettingZoo's
     # shortcut): the stack says so, and the rebuild has the same objects.
     assert names(specpack.capture(aec)) == ["OrderEnforcingWrapper", "AssertOutOfBoundsWrapper"]
@@ -182,7 +184,7 @@ def test_supersuit_argument_no_closure_holds_is_proven_by_reapplying_and_noted()
 
 def test_supersuit_class_wrappers_keep_their_attributes() -> None:
     live = ss.black_death_v3(ss.frame_skip_v0(
-        knights_archers_zombies_v11.parallel_env(num_archers=1), 2))
+        knights_archers_zombies.parallel_env(num_archers=1), 2))
     pack = specpack.capture(live)
     assert names(pack)[:2] == ["black_death_par", "frame_skip_par"]
     assert dict(pack.layers[1].kwargs) == {"num_frames": (2, 2), "default_action": None}
@@ -310,3 +312,29 @@ def test_a_different_kwarg_changes_the_rollout() -> None:
     b = specpack.capture(HandleEnv, speed=0.25)
     actions = plan(a, 5, 0)
     assert first_difference(trace_of(a.make(), actions, 0), trace_of(b.make(), actions, 0))
+
+
+def test_a_rollout_that_raises_is_recorded_with_method_and_step() -> None:
+    class Breaks(HandleEnv):
+        def step(self, actions: Any) -> Any:
+            if self.t == 2:
+                raise RuntimeError("motor 3 overheated")
+            return super().step(actions)
+
+    env = Breaks()
+    t = trace_of(env, plan(specpack.capture(HandleEnv), 5, 0), 0)
+    assert t["error"] == {"method": "step", "step": 3, "type": "builtins.RuntimeError",
+                          "message": "motor 3 overheated"}
+    assert [e[:2] for e in t["events"]] == [["reset", 0], ["step", 1], ["step", 2]]
+
+
+def test_catalog_names_the_missing_package_of_a_family_that_moved() -> None:
+    from specpack.backends.pettingzoo.catalog import env_modules
+
+    found = env_modules(["pettingzoo.mpe", "pettingzoo.butterfly"])
+    moved = [m for m in found if m.name == "pettingzoo.mpe"]
+    if hasattr(pettingzoo, "spec"):  # 1.27: MPE lives in the mpe2 package
+        assert moved and moved[0].missing == "mpe2"
+    butterfly = {m.name.rpartition(".")[2]: sorted(m.factories) for m in found
+                 if m.family == "butterfly"}
+    assert butterfly[pistonball_v6.__name__.rpartition(".")[2]] == ["env", "parallel_env"]
