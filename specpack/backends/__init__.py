@@ -33,7 +33,7 @@ __all__ = [
     "get_backend",
 ]
 
-BACKENDS = ("gymnasium", "gym")
+BACKENDS = ("gymnasium", "gym", "pettingzoo")
 
 
 class PackLike(Protocol):
@@ -93,7 +93,7 @@ class Backend(Protocol):
 
 @functools.cache
 def get_backend(name: str) -> Backend:
-    """The backend called ``name`` (``"gymnasium"`` or ``"gym"``)."""
+    """The backend called ``name`` (``"gymnasium"``, ``"gym"`` or ``"pettingzoo"``)."""
     if name == "gymnasium":
         from .gymnasium import BACKEND as gymnasium_backend
 
@@ -109,6 +109,17 @@ def get_backend(name: str) -> Backend:
         from .gym import BACKEND as gym_backend
 
         return gym_backend
+    if name == "pettingzoo":
+        try:
+            import pettingzoo  # noqa: F401
+        except ImportError as e:
+            raise BackendUnavailableError(
+                "backend='pettingzoo' needs the pettingzoo package, which is not installed "
+                f"here ({e}); install it with: pip install 'specpack[pettingzoo]'"
+            ) from e
+        from .pettingzoo import BACKEND as pettingzoo_backend
+
+        return pettingzoo_backend
     raise CaptureError(
         f"unknown backend {name!r}; use one of {', '.join(BACKENDS)}. If 'backend' is a "
         "kwarg of your env, pass it as env_kwargs={'backend': ...}"
@@ -117,6 +128,12 @@ def get_backend(name: str) -> Backend:
 
 def detect_backend(obj: Any) -> Backend:
     """The backend whose library ``obj`` (env, wrapper or spec) belongs to."""
+    # Likewise pettingzoo: its envs, classes and factories exist only once it is imported.
+    if sys.modules.get("pettingzoo") is not None:
+        from .pettingzoo import claims
+
+        if claims(obj):
+            return get_backend("pettingzoo")
     # gym objects are only possible if gym was imported: never import it just to check.
     gym = sys.modules.get("gym")
     if gym is not None and getattr(gym, "Env", None) is not None:

@@ -166,9 +166,9 @@ def parse_manifest(text: str | bytes, source: str = "<manifest>") -> dict[str, A
     if unknown:
         raise PackFormatError(f"{source}: unknown field(s) {sorted(unknown)[:5]}; a "
                               f"{FORMAT} manifest has {list(_TOP_FIELDS)}")
-    if data["backend"] not in ("gymnasium", "gym"):
+    if data["backend"] not in ("gymnasium", "gym", "pettingzoo"):
         raise PackFormatError(f"{source}: unknown backend {str(data['backend'])[:40]!r} "
-                              "(expected 'gymnasium' or 'gym')")
+                              "(expected 'gymnasium', 'gym' or 'pettingzoo')")
     for key in ("id", "fingerprint"):
         if data.get(key) is not None and type(data[key]) is not str:
             raise PackFormatError(f"{source}: field {key!r} must be a string or null, got "
