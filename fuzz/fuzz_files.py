@@ -8,14 +8,21 @@ file, an unsigned file with by-value code, a signed file), mutates it (bit flips
 edits, truncation, splicing, injected tokens and deep nesting, or an edit of the parsed JSON
 that is re-signed with the right key so it reaches the manifest checks behind the
 signature), writes it to disk and calls ``load(path)``, ``load(path, trust=True)``,
-``load(path, key=...)`` and ``describe(path)``. A loaded pack is also fingerprinted and
-its manifest written and read back (any failure there is a bug too). Nothing is ever built
-(``make()`` is not called).
+``load(path, key=...)``, ``load(path, trust=True, allow=[...])`` and ``describe(path)``. A
+loaded pack is also fingerprinted and its manifest written and read back (any failure there
+is a bug too). Nothing is ever built (``make()`` is not called).
 
-The contract: every call returns or raises a ``SpecPackError``; anything else is a bug and is
-printed with the mutation that caused it. The script prints the counts per outcome and per
-mutation kind, and exits 1 if there was any bug. ``tests/test_files.py`` runs 2,000+ cases of
-the same fuzzer in the test suite.
+Besides blind edits, the JSON edits put in the hostile shapes of ``fuzz/hostile.py`` at a
+size that keeps each call fast: keys of 100,000 characters, sets and dicts whose members all
+share one hash, hundreds of references, references that try to walk around ``allow`` (through
+modules, dunders, dotted names), control characters, ``$int`` spellings and numbers that do
+not fit.
+
+The contract: every call returns or raises a ``SpecPackError`` within a second; anything else
+is a bug and is printed with the mutation that caused it (``--slow`` sets the time limit). The
+script prints the counts per outcome and per mutation kind, and exits 1 if there was any bug
+or slow call. ``tests/files/test_files.py`` runs 2,000+ cases of the same fuzzer in the test
+suite.
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = REPO / "tests" / "golden"
 OTHER_KEY = b"a key nobody signed with"
+#: What the golden files name by reference (so intact files load under it).
+ALLOW = ["gymnasium", "http", "re", "collections", "math", "numpy"]
 
 
 def golden_key() -> bytes:
@@ -63,6 +72,8 @@ def load_seeds(key: bytes) -> list[tuple[str, bytes, bytes | None]]:
 
 TOKENS = [
     b"NaN", b"Infinity", b"-", b"1e999", b"9" * 5000, b"\x00", b"\xff\xfe", b"\\ud800",
+    b"1e999999", b"-1e999999", b"1e-999999", b"-0", b"1E400", b"9" * 4301, b"0.0e0",
+    b'"\\u001b[2J"', b'"\\u202e"', b"\x1b[31m", b'{"$int": "1_0"}', b'{"$int": "0X10"}',
     b'"$ref"', b'"$code"', b'{"$int": "0x' + b"f" * 300 + b'"}', b"[" * 100_000,
     b'{"a":' * 50_000, b"]" * 10, b"}" * 10, b'"', b"\\", b",", b":", b"null", b"true",
     b"\xef\xbb\xbf", b"specpack-signed/1 ", b"\n",
@@ -76,8 +87,50 @@ def _deep(n: int, tag: str | None) -> Any:
     return node
 
 
+#: A multiple of 2**61 - 1: the ints k * COLLIDE all hash to 0.
+COLLIDE = 2**61 - 1
+#: References that try to walk around ``allow`` (through modules, dunders, dotted names).
+SNEAKY_REFS = [
+    "gymnasium.envs.classic_control.cartpole:gym.os.system",
+    "gymnasium.envs.classic_control.cartpole:np.os.system",
+    "gymnasium.envs.classic_control.cartpole:gym.make",
+    "gymnasium.envs.classic_control.cartpole:CartPoleEnv.__init__.__globals__",
+    "gymnasium:__builtins__", "builtins:eval", "os:system", "a..b:c", ".x:y", "x:", ":x",
+    "x:y.", "\x1b[2J:x", "gymnasium.wrappers.common:TimeLimit", "evil_mod:f",
+]
+ODD_INTS = ["0X10", "+0x10", " 1", "1_000", "0x", "-", "\u0663", "9007199254740993", "5",
+            "-9007199254740992", "0x" + "f" * 1_000_001, "9" * 4301, "+" + "9" * 20,
+            "-0x20000000000001", "00009007199254740993", "0xFF"]
+CONTROL = ["\x1b[2J", "\x1b]0;title\x07", "\u202e", "\x00", "\ud800", "\x9b31m", "\r\n"]
+
+
+def hostile_values(rng: random.Random) -> Any:
+    """A value of one of the hostile shapes (``fuzz/hostile.py``), scaled to stay fast."""
+    n = rng.choice([10, 40, 200, 2000])
+    collide = [{"$int": str(k * COLLIDE)} for k in range(1, n + 1)]
+    choices: list[Callable[[], Any]] = [
+        lambda: {"K" * rng.choice([1000, 100_000]): [0] * n},
+        lambda: {"K" * 50_000: [{"$ref": rng.choice(SNEAKY_REFS)}] * n},
+        lambda: {"$set": collide}, lambda: {"$frozenset": [{"$tuple": [v]} for v in collide]},
+        lambda: {"$dict": [[v, 0] for v in collide]}, lambda: {"$set": [1] * n},
+        lambda: {"$dict": [["a", 1]]}, lambda: {"$dict": []},
+        lambda: [{"$ref": rng.choice(SNEAKY_REFS)}] * n,
+        lambda: {"$ref": rng.choice(SNEAKY_REFS)},
+        lambda: {"$enum": rng.choice(SNEAKY_REFS), "name": rng.choice(CONTROL)},
+        lambda: {"$int": rng.choice(ODD_INTS)},
+        lambda: {rng.choice(CONTROL): rng.choice(CONTROL)},
+        lambda: {"$tuple": ["w", rng.choice(SNEAKY_REFS), None]},
+        lambda: {"$ndarray": {"dtype": rng.choice(["<i4", "|i1", "<f4", "|b1", "<u8", "<f2"]),
+                              "shape": [1], "values": [rng.choice(
+                                  [1.5, 300, 1e300, 1, True, -1, 2**64, 65504.0, 0.1, -0.0])]}},
+    ]
+    return rng.choice(choices)()
+
+
 def interesting_values(rng: random.Random, digests: list[str]) -> Any:
     """A JSON value chosen to confuse the manifest decoder."""
+    if rng.random() < 0.3:
+        return hostile_values(rng)
     digest = rng.choice(digests) if digests else "sha256:" + "0" * 64
     choices: list[Callable[[], Any]] = [
         lambda: None, lambda: True, lambda: 0, lambda: -1, lambda: 2**64, lambda: 10**400,
@@ -162,7 +215,9 @@ def json_mutation(data: bytes, rng: random.Random, key: bytes | None) -> tuple[s
     elif op == "insert":
         target = container[slot]
         if isinstance(target, dict):
-            target[rng.choice(["$ref", "$int", "name", "extra", "$dict"])] = \
+            target[rng.choice(["$ref", "$int", "name", "extra", "$dict", "entry_point",
+                               "vector_entry_point", "additional_wrappers",
+                               "max_episode_steps", rng.choice(CONTROL)])] = \
                 interesting_values(rng, digests)
         elif isinstance(target, list):
             target.insert(rng.randrange(len(target) + 1), interesting_values(rng, digests))
@@ -257,6 +312,7 @@ def _calls(path: Path, key: bytes | None) -> list[tuple[str, Callable[[], Any]]]
 
     return [
         ("load", lambda: load(path)),
+        ("load-allow", lambda: load(path, trust=True, allow=ALLOW)),
         ("load-trust", lambda: load(path, trust=True)),
         ("load-key", lambda: load(path, key=key or OTHER_KEY)),
         ("describe", lambda: describe(path, key=key)),
@@ -277,8 +333,12 @@ def _exercise(result: Any) -> None:
 
 
 def run(cases: int, seed: int = 0, *, workdir: str | None = None,
-        verbose: bool = False) -> dict[str, Any]:
-    """Run ``cases`` mutated files; returns counts and the bugs found (should be none)."""
+        verbose: bool = False, slow: float = 1.0) -> dict[str, Any]:
+    """Run ``cases`` mutated files; returns counts, the bugs found and the slow calls.
+
+    A bug is any exception but a ``SpecPackError``; a slow call is one over ``slow`` seconds.
+    Both lists should stay empty.
+    """
     from specpack import SpecPackError
 
     key = golden_key()
@@ -288,7 +348,9 @@ def run(cases: int, seed: int = 0, *, workdir: str | None = None,
     outcomes: collections.Counter[str] = collections.Counter()
     kinds: collections.Counter[str] = collections.Counter()
     bugs: list[str] = []
+    slow_calls: list[str] = []
     slowest = (0.0, "")
+    start_all = time.perf_counter()
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         path = Path(tmp) / "case.specpack"
         calls = {name: _calls(path, k) for name, _, k in seeds}
@@ -319,10 +381,14 @@ def run(cases: int, seed: int = 0, *, workdir: str | None = None,
                 elapsed = time.perf_counter() - start
                 if elapsed > slowest[0]:
                     slowest = (elapsed, f"case {case} ({name}, {kind}) {label}")
+                if elapsed > slow:
+                    slow_calls.append(f"case {case} ({name}, {kind}) {label}: "
+                                      f"{elapsed:.2f} s")
             if verbose and case and case % 5000 == 0:
                 print(f"  {case} cases...", flush=True)
     return {"cases": cases, "outcomes": dict(outcomes), "kinds": dict(kinds), "bugs": bugs,
-            "slowest": slowest}
+            "slow": slow_calls, "slowest": slowest, "calls": sum(outcomes.values()),
+            "seconds": time.perf_counter() - start_all}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -330,26 +396,31 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--slow", type=float, default=1.0,
+                        help="report calls over this many seconds (default 1)")
     ns = parser.parse_args(argv)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
-    start = time.perf_counter()
-    report = run(ns.cases, ns.seed, verbose=True)
-    elapsed = time.perf_counter() - start
-    calls = sum(report["outcomes"].values())
-    print(f"{report['cases']} mutated files, {calls} calls, {elapsed:.1f} s "
-          f"(slowest call {report['slowest'][0] * 1000:.0f} ms: {report['slowest'][1]})")
+    report = run(ns.cases, ns.seed, verbose=True, slow=ns.slow)
+    print(f"{report['cases']} mutated files, {report['calls']} calls, "
+          f"{report['seconds']:.1f} s (slowest call {report['slowest'][0] * 1000:.0f} ms: "
+          f"{report['slowest'][1]})")
     print("\noutcomes (call: result):")
     for k, v in sorted(report["outcomes"].items()):
         print(f"  {v:8d}  {k}")
     print("\nmutations:")
     for k, v in sorted(report["kinds"].items()):
         print(f"  {v:8d}  {k}")
+    if report["slow"]:
+        print(f"\n{len(report['slow'])} calls over {ns.slow} s:")
+        for line in report["slow"][:50]:
+            print("  " + line)
     if report["bugs"]:
         print(f"\n{len(report['bugs'])} BUGS (not a SpecPackError):")
         for line in report["bugs"][:50]:
             print("  " + line)
+    if report["bugs"] or report["slow"]:
         return 1
-    print("\nno bugs: every call returned or raised a SpecPackError")
+    print(f"\nno bugs: every call returned or raised a SpecPackError within {ns.slow} s")
     return 0
 
 

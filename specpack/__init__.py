@@ -92,7 +92,7 @@ def __getattr__(name: str) -> Any:
     """Load the heavier public names on first use (keeps ``import specpack`` fast)."""
     import importlib
 
-    if name in ("testing", "vector", "files"):
+    if name in ("testing", "vector", "files", "ray"):
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY:
         module, attr = _LAZY[name]

@@ -18,7 +18,14 @@ from typing import Any
 from ._surface import record_surface
 from .backends import Backend, Recipe, check_kwargs, detect_backend, get_backend
 from .carry.code import CodeRef, code_ref, code_ref_from_string
-from .carry.values import SCALAR_TYPES, Blob, exact_key, iter_carried, lower_mapping
+from .carry.values import (
+    MAX_INT_BITS,
+    SCALAR_TYPES,
+    Blob,
+    exact_key,
+    iter_carried,
+    lower_mapping,
+)
 from .errors import CaptureError
 from .pack import Layer, SpecPack
 from .versions import version_record
@@ -230,8 +237,9 @@ def _is_spec(obj: Any) -> bool:
 
 def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
     """A shared Layer for a library wrapper with scalar kwargs (Layers are immutable)."""
-    if not all(type(v) in SCALAR_TYPES for v in lkw.values()):
-        return None
+    if not all(type(v) in SCALAR_TYPES and not (type(v) is int and v.bit_length() > MAX_INT_BITS)
+               for v in lkw.values()):
+        return None  # not plain, or an int lower_mapping refuses: take the full path
     key = (cls, exact_key(lkw))
     hit = _layer_cache.get(key)
     if hit is None:

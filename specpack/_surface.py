@@ -10,12 +10,23 @@ dropped, so a surface is a value: equal envs give equal surfaces.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import gymnasium
 
-__all__ = ["Surface", "SurfaceEnv", "record_surface"]
+__all__ = [
+    "Surface",
+    "SurfaceEnv",
+    "SurfaceFace",
+    "record_surface",
+    "space_from_json",
+    "space_to_json",
+    "surface_from_json",
+    "surface_to_json",
+]
 
 
 @dataclass(frozen=True)
@@ -56,6 +67,44 @@ def record_surface(env: Any) -> Surface:
     )
 
 
+class SurfaceFace:
+    """What a pack shows of its recorded surface (mixed into :class:`~specpack.SpecPack`)."""
+
+    __slots__ = ()
+    _surface: Surface | None
+
+    @property
+    def observation_space(self) -> Any:
+        """The observation space recorded at capture (a fresh copy), or None if not recorded.
+
+        Recorded when capturing a live env, or with ``capture(..., record_spaces=True)`` (one
+        build at capture). Not part of the fingerprint: it describes the env, it does not
+        shape it (``verify`` checks it against the rebuilt env).
+        """
+        return None if self._surface is None else copy.deepcopy(self._surface.observation_space)
+
+    @property
+    def action_space(self) -> Any:
+        """The action space recorded at capture (a fresh copy), or None if not recorded."""
+        return None if self._surface is None else copy.deepcopy(self._surface.action_space)
+
+    @property
+    def metadata(self) -> Mapping[str, Any] | None:
+        """The env's ``metadata`` recorded at capture (read-only), or None if not recorded."""
+        return None if self._surface is None else MappingProxyType(self._surface.metadata)
+
+    @property
+    def render_mode(self) -> str | None:
+        """The env's ``render_mode`` recorded at capture (None also when not recorded)."""
+        return None if self._surface is None else self._surface.render_mode
+
+    @property
+    def surface(self) -> Surface | None:
+        """Spaces, metadata and render mode as recorded at capture, or None."""
+        return self._surface
+
+
+
 class SurfaceEnv(gymnasium.Env):  # type: ignore[type-arg]
     """An env that only shows a recorded surface: what a vector env's parent reads.
 
@@ -77,3 +126,100 @@ class SurfaceEnv(gymnasium.Env):  # type: ignore[type-arg]
     def step(self, action: Any) -> Any:
         """Refused: this env only describes the real one."""
         raise RuntimeError("a SurfaceEnv only shows a pack's recorded spaces; build the env")
+
+
+# -- the surface in a manifest ----------------------------------------------------------------
+#
+# A space is written as a small JSON object naming its type and its defining fields; arrays and
+# other values inside are typed JSON (``encode``/``decode`` of specpack.typedjson, passed in by
+# the manifest so this module stays below it). Only gymnasium's own space types are written;
+# a surface holding another space is left out of the manifest (the pack notes why).
+
+
+def space_to_json(space: Any, encode: Any) -> dict[str, Any]:
+    """A gymnasium space as JSON (raises ``TypeError`` for a space type not written here)."""
+    s = gymnasium.spaces
+    t = type(space)
+    if t is s.Box:
+        return {"type": "Box", "low": encode(space.low), "high": encode(space.high),
+                "dtype": space.dtype.str}
+    if t is s.Discrete:
+        return {"type": "Discrete", "n": encode(space.n), "start": encode(space.start),
+                "dtype": space.dtype.str}
+    if t is s.MultiDiscrete:
+        return {"type": "MultiDiscrete", "nvec": encode(space.nvec),
+                "start": encode(space.start), "dtype": space.dtype.str}
+    if t is s.MultiBinary:
+        return {"type": "MultiBinary", "n": encode(space.n)}
+    if t is s.Text:
+        return {"type": "Text", "max_length": space.max_length, "min_length": space.min_length,
+                "charset": "".join(sorted(space.character_set))}
+    if t is s.Tuple:
+        return {"type": "Tuple", "spaces": [space_to_json(x, encode) for x in space.spaces]}
+    if t is s.Dict:
+        return {"type": "Dict", "spaces": [[k, space_to_json(x, encode)]
+                                           for k, x in space.spaces.items()]}
+    raise TypeError(f"{t.__module__}.{t.__qualname__} is not written in a manifest")
+
+
+def space_from_json(node: Any, decode: Any) -> Any:
+    """The gymnasium space of :func:`space_to_json`'s output (``ValueError`` if malformed)."""
+    import numpy as np
+
+    s = gymnasium.spaces
+    if type(node) is not dict or type(node.get("type")) is not str:
+        raise ValueError("a space is an object with a 'type'")
+    kind = node["type"]
+    if kind == "Box":
+        return s.Box(low=decode(node["low"]), high=decode(node["high"]),
+                     dtype=np.dtype(node["dtype"]))
+    if kind == "Discrete":
+        return s.Discrete(decode(node["n"]), start=decode(node["start"]),
+                          dtype=np.dtype(node["dtype"]))
+    if kind == "MultiDiscrete":
+        return s.MultiDiscrete(decode(node["nvec"]), start=decode(node["start"]),
+                               dtype=np.dtype(node["dtype"]))
+    if kind == "MultiBinary":
+        return s.MultiBinary(decode(node["n"]))
+    if kind == "Text":
+        return s.Text(max_length=node["max_length"], min_length=node["min_length"],
+                      charset=node["charset"])
+    if kind == "Tuple":
+        return s.Tuple([space_from_json(x, decode) for x in node["spaces"]])
+    if kind == "Dict":
+        return s.Dict({k: space_from_json(x, decode) for k, x in node["spaces"]})
+    raise ValueError(f"unknown space type {kind[:40]!r}")
+
+
+def surface_to_json(surface: Surface, encode: Any) -> dict[str, Any] | None:
+    """The manifest's ``surface`` field, or None when a space cannot be written."""
+    try:
+        return {
+            "observation_space": space_to_json(surface.observation_space, encode),
+            "action_space": space_to_json(surface.action_space, encode),
+            "metadata": encode({k: v for k, v in surface.metadata.items()
+                                if isinstance(v, (str, int, float, bool, list, tuple))}),
+            "render_mode": surface.render_mode,
+        }
+    except (TypeError, ValueError):
+        return None
+
+
+def surface_from_json(node: Any, decode: Any) -> Surface:
+    """The :class:`Surface` of a manifest's ``surface`` field (``ValueError`` if malformed)."""
+    if type(node) is not dict or set(node) != {"observation_space", "action_space",
+                                               "metadata", "render_mode"}:
+        raise ValueError("surface has observation_space, action_space, metadata, render_mode")
+    metadata = decode(node["metadata"])
+    mode = node["render_mode"]
+    if type(metadata) is not dict or not (mode is None or type(mode) is str):
+        raise ValueError("surface metadata is an object and render_mode a string or null")
+    try:
+        return Surface(
+            observation_space=space_from_json(node["observation_space"], decode),
+            action_space=space_from_json(node["action_space"], decode),
+            metadata=metadata,
+            render_mode=mode,
+        )
+    except (KeyError, TypeError, OverflowError) as e:
+        raise ValueError(f"malformed space ({type(e).__name__}: {e})") from None

@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["format_exception", "one_line", "printable", "short", "suggest"]
+__all__ = ["format_exception", "one_line", "printable", "short", "size_text", "suggest"]
 
 
 def short(value: Any, limit: int = 80) -> str:
@@ -72,3 +72,13 @@ def suggest(word: str, choices: Iterable[str], *, n: int = 3) -> str:
     if len(close) > 1:
         text += " (also close: " + ", ".join(repr(c) for c in close[1:]) + ")"
     return text
+
+
+def size_text(n: Any) -> str:
+    """A byte count as people read it: ``"312 bytes"``, ``"45.1 kB"``, ``"3.2 MB"``."""
+    n = n if isinstance(n, int) and not isinstance(n, bool) else 0
+    if n < 10_000:
+        return f"{n:,} bytes"
+    if n < 10_000_000:
+        return f"{n / 1000:.1f} kB"
+    return f"{n / 1e6:.1f} MB"

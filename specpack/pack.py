@@ -15,22 +15,21 @@ writes its manifest (:mod:`specpack.files.manifest`) under one trust policy
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from ._surface import Surface
+from ._process import Boundary
+from ._surface import Surface, SurfaceFace
 from ._text import short
 from .backends import Blueprint, get_backend
 from .carry.code import CodeRef, code_ref_from_state
-from .carry.values import Blob, exact_key, is_plain, iter_carried, materialize, pickle_exact
+from .carry.values import Blob, is_plain, iter_carried, materialize, pickle_exact
 from .errors import PackFormatError, SpecPackError
-from .files.manifest import FORMAT, PackFields, decode_fields, dumps, parse_manifest
-from .files.signed import SignedFile, check_key
-from .files.trust import check_allowed, normalize_allow, refuse_payloads
+from .files.face import FileFace
+from .layer import Layer
 from .typedjson.encode import Encoder, canonical_json
 from .versions import check_skew
 
@@ -44,64 +43,9 @@ __all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
 #: own version (``files.manifest.FORMAT``).
 FORMAT_VERSION = 2
 
-Where = Literal["subprocess", "spawn", "forkserver"]
 
 
-class Layer:
-    """One wrapper of a stack: its class and the constructor kwargs it was built with."""
-
-    __slots__ = ("_key", "_kwargs", "cls")
-
-    cls: CodeRef
-    _kwargs: dict[str, Any]
-    _key: Any
-
-    def __init__(self, cls: CodeRef, kwargs: dict[str, Any]) -> None:
-        object.__setattr__(self, "cls", cls)
-        object.__setattr__(self, "_kwargs", kwargs)
-        object.__setattr__(self, "_key", None)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"Layer is immutable (cannot set {name!r})")
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Layer, (self.cls, pickle_exact(self._kwargs)))
-
-    @property
-    def name(self) -> str:
-        """The wrapper class's qualified name, e.g. ``TimeLimit``."""
-        return self.cls.qualname
-
-    @property
-    def kwargs(self) -> Mapping[str, Any]:
-        """The constructor kwargs (without ``env``), as a read-only mapping of fresh values.
-
-        Code carried by reference is imported, and by-value code and objects are unpickled,
-        to give the real values; for a pack read from a file that needs the file's trust.
-        """
-        return MappingProxyType(materialize(self._kwargs))
-
-    def _exact(self) -> Any:
-        key = self._key
-        if key is None:
-            key = (self.cls, exact_key(self._kwargs))
-            object.__setattr__(self, "_key", key)
-        return key
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Layer):
-            return NotImplemented
-        return bool(self._exact() == other._exact())
-
-    def __hash__(self) -> int:
-        return hash(self.cls)
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={_short(v)}" for k, v in self._kwargs.items())
-        return f"Layer({self.cls.name}{', ' if args else ''}{args})"
-
-
-class SpecPack:
+class SpecPack(SurfaceFace, FileFace):
     """How to build one env, resolved in the process where it was known.
 
     Make one with :func:`specpack.capture`; rebuild with :meth:`make` in any process::
@@ -316,38 +260,6 @@ class SpecPack:
             yield layer.cls
             yield from iter_carried(layer._kwargs)
 
-    # -- the recorded surface (spaces, metadata, render mode) -------------------------------
-
-    @property
-    def observation_space(self) -> Any:
-        """The observation space recorded at capture (a fresh copy), or None if not recorded.
-
-        Recorded when capturing a live env, or with ``capture(..., record_spaces=True)`` (one
-        build at capture). Not part of the fingerprint: it describes the env, it does not
-        shape it (``verify`` checks it against the rebuilt env).
-        """
-        return None if self._surface is None else copy.deepcopy(self._surface.observation_space)
-
-    @property
-    def action_space(self) -> Any:
-        """The action space recorded at capture (a fresh copy), or None if not recorded."""
-        return None if self._surface is None else copy.deepcopy(self._surface.action_space)
-
-    @property
-    def metadata(self) -> Mapping[str, Any] | None:
-        """The env's ``metadata`` recorded at capture (read-only), or None if not recorded."""
-        return None if self._surface is None else MappingProxyType(self._surface.metadata)
-
-    @property
-    def render_mode(self) -> str | None:
-        """The env's ``render_mode`` recorded at capture (None also when not recorded)."""
-        return None if self._surface is None else self._surface.render_mode
-
-    @property
-    def surface(self) -> Surface | None:
-        """Spaces, metadata and render mode as recorded at capture, or None."""
-        return self._surface
-
     def with_surface(self, surface: Surface) -> SpecPack:
         """This pack with ``surface`` recorded (a new pack; the same fingerprint)."""
         return SpecPack(
@@ -435,7 +347,7 @@ class SpecPack:
         *args: Any,
         steps: int = 100,
         seed: int = 0,
-        where: Where = "subprocess",
+        where: Boundary = "subprocess",
         check: bool = False,
         timeout: float = 120.0,
     ) -> VerifyReport:
@@ -465,9 +377,9 @@ class SpecPack:
             where = named.get("where", where)
             check = named.get("check", check)
             timeout = named.get("timeout", timeout)
-        from ._verify.engine import verify_pack
+        from ._verify.engine import verify
 
-        return verify_pack(self, steps=steps, seed=seed, where=where, check=check, timeout=timeout)
+        return verify(self, steps=steps, seed=seed, where=where, check=check, timeout=timeout)
 
     def register(self, id: str | None = None) -> str:
         """Put this pack into this process's registry under ``id`` (default: ``pack.id``).
@@ -492,111 +404,6 @@ class SpecPack:
             The pack has no id and none was given, or another env holds the id.
         """
         return get_backend(self.backend).register(self, id)
-
-    # -- files -----------------------------------------------------------------------------
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """The typed, human-readable manifest (see docs/file-format.md).
-
-        Parameters
-        ----------
-        indent
-            JSON indentation (``None``: one line).
-
-        Returns
-        -------
-        str
-            Strict JSON (no NaN literals); by-value code and objects in its ``payloads`` table.
-        """
-        payloads: dict[str, Any] = {}
-        try:
-            body = self._content(Encoder(payloads, canonical=False))
-        except RecursionError:
-            raise PackFormatError("the pack's values are nested too deeply to write") from None
-        return dumps({
-            "format": FORMAT,
-            **body,
-            "fingerprint": self.fingerprint,
-            "versions": dict(self.versions),
-            "notes": list(self.notes),
-            "payloads": payloads,
-        }, indent=indent)
-
-    @classmethod
-    def from_json(
-        cls,
-        text: str | bytes,
-        *,
-        trust: bool = False,
-        key: bytes | None = None,
-        allow: Iterable[str] | str | None = None,
-        source: str = "<manifest>",
-    ) -> SpecPack:
-        """Read a manifest (or a signed file's bytes): the same checks as :func:`specpack.load`.
-
-        Nothing is imported or unpickled here.
-
-        Parameters
-        ----------
-        text
-            The manifest (``pack.to_json()``), or the bytes of a pack file, signed or not.
-        trust
-            Accept by-value payloads without a signature (they run when ``make()`` loads them).
-        key
-            The HMAC key (bytes) the text must be signed with; a verified text's payloads are
-            accepted.
-        allow
-            Module names: refuse references outside them now, and at ``make()`` any object not
-            defined in them.
-        source
-            How messages name the text.
-
-        Returns
-        -------
-        SpecPack
-            The pack, code references still lazy and payloads still bytes.
-
-        Raises
-        ------
-        PackFormatError
-            The text is malformed (the message names the field).
-        UntrustedPackError
-            Payloads without trust or key, or references outside ``allow``.
-        SignatureError
-            ``key`` does not verify the text.
-        """
-        k = check_key(key)
-        raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
-        f = SignedFile(source, raw)
-        verified = False
-        if k is not None:
-            f.verify(k)
-            verified = True
-        elif f.header_error is not None:
-            raise PackFormatError(f"{source}: {f.header_error}")
-        data = parse_manifest(f.manifest, source)
-        prefixes = normalize_allow(allow)
-        if prefixes is not None:
-            check_allowed(data, prefixes, source)
-        if data["payloads"] and not (trust or verified):
-            raise refuse_payloads(data, source, f.kid)
-        return cls._from_fields(decode_fields(data, source, prefixes))
-
-    @classmethod
-    def _from_fields(cls, fields: PackFields) -> SpecPack:
-        """A pack of decoded manifest fields (no check here: :meth:`from_json` checks)."""
-        return cls(
-            backend=fields.backend,
-            id=fields.id,
-            entry_point=fields.entry_point,
-            kwargs=fields.kwargs,
-            spec=fields.spec,
-            layers=tuple(Layer(c, kw) for c, kw in fields.layers),
-            auto_render=fields.auto_render,
-            versions=fields.versions,
-            notes=fields.notes,
-            vector=fields.vector,
-        )
 
 
 def _short(value: Any, limit: int = 60) -> str:

@@ -9,10 +9,21 @@ as typed JSON (never pickle), with what the job printed captured from file descr
 
 from __future__ import annotations
 
-from .launch import WHERE, Where, fork_available
-from .protocol import Outcome
+from .launch import BOUNDARIES, WHERE, Boundary, Where, fork_available
+from .protocol import Outcome, replay
 from .thread import ThreadWorker
 from .worker import Worker, label, run_one
 
-__all__ = ["WHERE", "Outcome", "ThreadWorker", "Where", "Worker", "fork_available", "label",
-           "run_one"]
+__all__ = [
+    "BOUNDARIES",
+    "WHERE",
+    "Boundary",
+    "Outcome",
+    "ThreadWorker",
+    "Where",
+    "Worker",
+    "fork_available",
+    "label",
+    "replay",
+    "run_one",
+]

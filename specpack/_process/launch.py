@@ -30,6 +30,10 @@ __all__ = ["WHERE", "Child", "Where", "child_environment", "fork_available", "st
 
 Where = Literal["subprocess", "spawn", "forkserver", "fork"]
 WHERE: tuple[Where, ...] = ("subprocess", "spawn", "forkserver", "fork")
+#: Where a *rebuild* may run (verify, the audit, the CLI): every kind but "fork", which shares
+#: this process's state and so proves nothing about a process boundary.
+Boundary = Literal["subprocess", "spawn", "forkserver"]
+BOUNDARIES: tuple[Boundary, ...] = ("subprocess", "spawn", "forkserver")
 
 #: The specpack this process runs is the one the fresh interpreter imports (the protocol must
 #: match on both ends); its directory is on ``sys.path`` only while that import runs.

@@ -195,3 +195,21 @@ def exit_text(code: int | None) -> str:
     except ValueError:
         name = f"signal {-code}"
     return f"was killed by signal {name}"
+
+
+def replay(outcomes: list[Outcome]) -> None:
+    """Write what children printed to this process's streams, as if it ran here.
+
+    For the side that stands for "here" (verify's and the audit's reference, a fork of this
+    process): its output is the user's own env talking, so it is shown, not lost.
+    """
+    import sys
+
+    for o in outcomes:
+        for text, stream in ((o.stdout, sys.stdout), (o.stderr, sys.stderr)):
+            if text:
+                try:
+                    stream.write(text)
+                    stream.flush()
+                except (OSError, ValueError):  # a closed or broken stream: nothing to show on
+                    pass

@@ -13,11 +13,9 @@ unpickled here.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import math
 import pickle
-import sys
 import time
 import warnings
 from collections.abc import Mapping
@@ -25,10 +23,12 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any, Protocol
 
-from .._process import Outcome, ThreadWorker, Worker, fork_available, label
+from .._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label, replay
 from .._text import one_line, suggest
 from ..errors import NotIdenticalError, SpecPackError
 from .compare import compare as _differences
+from .compare import same, show
+from .describe import describe_space
 from .jobs import PLAN_JOB, RUN_JOB
 from .report import (
     IDENTICAL,
@@ -54,10 +54,24 @@ class SpecPack(Protocol):
 
     def make(self, **kwargs: Any) -> Any: ...
 
-__all__ = ["WHERE", "Trace", "compare", "diff", "trace", "verify", "verify_pack"]
+__all__ = ["WHERE", "Trace", "check_rollout_options", "diff", "verify"]
 
-WHERE = ("subprocess", "spawn", "forkserver")
+WHERE = BOUNDARIES
 _HERE = "the build here"
+
+
+def check_rollout_options(steps: Any, seed: Any, where: Any, timeout: Any) -> None:
+    """Refuse, naming it, a ``steps``/``seed``/``where``/``timeout`` that verify and the audit
+    cannot use (one check for both)."""
+    if where not in WHERE:
+        raise SpecPackError(f"where={where!r} is not one of {', '.join(WHERE)};"
+                            f"{suggest(str(where), WHERE) or ' use where=' + repr(WHERE[0])}")
+    for name, value in (("steps", steps), ("seed", seed)):
+        if type(value) is not int or value < 0:
+            raise SpecPackError(f"{name}={value!r} must be a non-negative int")
+    if (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+            or not math.isfinite(timeout) or timeout <= 0):
+        raise SpecPackError(f"timeout={timeout!r} must be a positive number of seconds")
 
 
 def verify(
@@ -104,63 +118,7 @@ def verify(
     SpecPackError
         Bad options.
     """
-    return verify_pack(pack, steps=steps, seed=seed, where=where, check=check, timeout=timeout)
-
-
-def _check_args(steps: Any, seed: Any, where: Any, timeout: Any) -> None:
-    if where not in WHERE:
-        raise SpecPackError(f"where={where!r} is not one of {', '.join(WHERE)};"
-                            f"{suggest(str(where), WHERE) or ' use where=' + repr(WHERE[0])}")
-    for name, value in (("steps", steps), ("seed", seed)):
-        if type(value) is not int or value < 0:
-            raise SpecPackError(f"{name}={value!r} must be a non-negative int")
-    if (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-            or not math.isfinite(timeout) or timeout <= 0):
-        raise SpecPackError(f"timeout={timeout!r} must be a positive number of seconds")
-
-
-def verify_pack(
-    pack: SpecPack,
-    *,
-    steps: int = 100,
-    seed: int = 0,
-    where: str = "subprocess",
-    check: bool = False,
-    timeout: float = 120.0,
-) -> VerifyReport:
-    """Rebuild ``pack`` in a worker of ``where`` and compare it with a build here.
-
-    Compared: wrapper layers, spaces (before and after reset), ``render_mode``, spec fields,
-    and a rollout of ``steps`` planned actions after ``reset(seed=seed)``.
-
-    Parameters
-    ----------
-    pack
-        The pack.
-    steps, seed
-        The rollout.
-    where
-        ``"subprocess"`` (a fresh ``python`` in a temporary directory with this process's
-        environment), ``"spawn"`` or ``"forkserver"``.
-    check
-        Raise instead of returning a falsy report.
-    timeout
-        One deadline in seconds for the whole call: both sides, start-up included. What
-        still runs then is killed (with its process group).
-
-    Returns
-    -------
-    VerifyReport
-        Truthy iff ``status == "identical"``.
-
-    Raises
-    ------
-    SpecPackError
-        Bad arguments.
-    NotIdenticalError
-        ``check=True`` and the report is falsy.
-    """
-    _check_args(steps, seed, where, timeout)
+    check_rollout_options(steps, seed, where, timeout)
     start = time.monotonic()
     deadline = start + timeout
     payload = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
@@ -173,7 +131,8 @@ def verify_pack(
             local.close()
     finally:
         remote.close()
-    _replay(v.here)
+    replay(v.here)
+    _check_surface(pack, v)
     if isinstance(local, ThreadWorker):
         v.notes.append("the build here ran in a thread (this platform cannot fork)")
     rollout = v.rollout_compared and not pack.nondeterministic
@@ -206,14 +165,25 @@ class _Verdict:
     here: list[Outcome] = field(default_factory=list)  # the build here's tasks
 
 
-def _replay(outcomes: list[Outcome]) -> None:
-    """Write what the build here printed to this process's streams, as if it ran here."""
-    for o in outcomes:
-        for text, stream in ((o.stdout, sys.stdout), (o.stderr, sys.stderr)):
-            if text:
-                with contextlib.suppress(Exception):
-                    stream.write(text)
-                    stream.flush()
+def _check_surface(pack: SpecPack, v: _Verdict) -> None:
+    """Hold the spaces a pack recorded at capture against the rebuilt env's (a difference
+    there is a finding: ``make_vec`` hands the recorded spaces to the vector env)."""
+    surface = getattr(pack, "surface", None)
+    out = v.outcome
+    if surface is None or out is None or out.status != "ok":
+        return
+    try:
+        rebuilt = Trace.from_dict(out.value["traces"][0])
+    except Exception:  # noqa: BLE001 - an unreadable trace is reported elsewhere
+        return
+    for name in ("observation_space", "action_space"):
+        recorded = describe_space(getattr(surface, name))
+        if not same(recorded, getattr(rebuilt, name)):
+            v.differences.append(
+                f"{name} recorded in the pack differs from the rebuilt env's: recorded "
+                f"{show(recorded)} vs rebuilt {show(getattr(rebuilt, name))}")
+            if v.status == IDENTICAL:
+                v.status = NOT_IDENTICAL
 
 
 def _run(payload: bytes, remote: Worker, local: Worker | ThreadWorker, steps: int, seed: int,
@@ -307,26 +277,6 @@ def _collect_all(workers: Mapping[str, Worker | ThreadWorker],
                 done[name] = outcome
                 del pending[name]
     return done
-
-
-# -- the old engine's names, kept for specpack._audit until it is ported (remove then) ------
-
-
-def trace(env: Any, steps: int = 100, seed: int = 0) -> Trace:
-    """Record ``env``'s trace with actions planned from its own action space.
-
-    New code plans once with :func:`~specpack._verify.plan_actions` and records with
-    :func:`~specpack._verify.record`.
-    """
-    return record(env, plan_actions(env.action_space, steps, seed), seed)
-
-
-def compare(a: Trace, b: Trace, *, labels: tuple[str, str] = ("a", "b")) -> list[str]:
-    """The old engine's comparison: only what differs (an equal failure is no difference).
-
-    New code uses :func:`specpack._verify.compare`, which also lists shared findings.
-    """
-    return _differences(a, b, labels=labels, shared=False)
 
 
 def diff(env_a: Any, env_b: Any, *args: Any, steps: int = 100, seed: int = 0) -> list[str]:

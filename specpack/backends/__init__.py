@@ -15,64 +15,25 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..carry.code import CodeRef
 from ..errors import BackendUnavailableError, CaptureError
-from ._shared import check_kwargs
+from ._args import check_coverage, check_kwargs, ezpickle_kwargs
+from .recipe import Blueprint, Recipe
 
 __all__ = [
     "BACKENDS",
     "Backend",
     "Blueprint",
     "Recipe",
+    "check_coverage",
     "check_kwargs",
     "detect_backend",
+    "ezpickle_kwargs",
     "get_backend",
 ]
 
-BACKENDS = ("gymnasium", "gym")
-
-
-@dataclass
-class Recipe:
-    """What a backend resolved, before capture lowers it into a pack.
-
-    ``layers`` run from the outermost wrapper inwards; each is ``(class, kwargs)``.
-    ``entry_string`` keeps a registered ``"module:attr"`` entry point as written.
-    """
-
-    id: str | None
-    entry: Any
-    entry_string: str | None
-    kwargs: dict[str, Any]
-    spec: dict[str, Any]
-    layers: list[tuple[type, dict[str, Any]]] = field(default_factory=list)
-    auto_render: bool = False
-    notes: list[str] = field(default_factory=list)
-    #: The entry point is a vector env creator (a spec with only ``vector_entry_point``).
-    vector: bool = False
-    #: How the entry point travels when the backend decided it (e.g. a registry reference).
-    entry_ref: CodeRef | None = None
-
-
-@dataclass(frozen=True, eq=False)
-class Blueprint:
-    """The read-only projection of a pack that a backend builds from.
-
-    ``layers`` run from the innermost wrapper outwards (the order they are applied in); each
-    is ``(class, lowered kwargs, plain)`` where ``plain`` says the kwargs hold only immutable
-    scalars. Lowered values are never mutated: a build materialises fresh copies. Compared by
-    identity (a backend keys its build plan on it).
-    """
-
-    label: str
-    entry: CodeRef
-    layers: tuple[tuple[CodeRef, Mapping[str, Any], bool], ...]
-    spec: Mapping[str, Any]
-    auto_render: bool
-    versions: Mapping[str, str]
+BACKENDS = ("gymnasium", "gym", "pettingzoo")
 
 
 class PackLike(Protocol):
@@ -132,7 +93,7 @@ class Backend(Protocol):
 
 @functools.cache
 def get_backend(name: str) -> Backend:
-    """The backend called ``name`` (``"gymnasium"`` or ``"gym"``)."""
+    """The backend called ``name`` (``"gymnasium"``, ``"gym"`` or ``"pettingzoo"``)."""
     if name == "gymnasium":
         from .gymnasium import BACKEND as gymnasium_backend
 
@@ -148,6 +109,17 @@ def get_backend(name: str) -> Backend:
         from .gym import BACKEND as gym_backend
 
         return gym_backend
+    if name == "pettingzoo":
+        try:
+            import pettingzoo  # noqa: F401
+        except ImportError as e:
+            raise BackendUnavailableError(
+                "backend='pettingzoo' needs the pettingzoo package, which is not installed "
+                f"here ({e}); install it with: pip install 'specpack[pettingzoo]'"
+            ) from e
+        from .pettingzoo import BACKEND as pettingzoo_backend
+
+        return pettingzoo_backend
     raise CaptureError(
         f"unknown backend {name!r}; use one of {', '.join(BACKENDS)}. If 'backend' is a "
         "kwarg of your env, pass it as env_kwargs={'backend': ...}"
@@ -156,6 +128,12 @@ def get_backend(name: str) -> Backend:
 
 def detect_backend(obj: Any) -> Backend:
     """The backend whose library ``obj`` (env, wrapper or spec) belongs to."""
+    # Likewise pettingzoo: its envs, classes and factories exist only once it is imported.
+    if sys.modules.get("pettingzoo") is not None:
+        from .pettingzoo import claims
+
+        if claims(obj):
+            return get_backend("pettingzoo")
     # gym objects are only possible if gym was imported: never import it just to check.
     gym = sys.modules.get("gym")
     if gym is not None and getattr(gym, "Env", None) is not None:

@@ -31,6 +31,10 @@ _PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 _MAIN_NAMES = MAIN_NAMES
 
 
+class _NotAName(AttributeError):
+    """A qualified name that steps through a module or a dunder attribute (refused)."""
+
+
 def resolve_qualname(module: types.ModuleType, qualname: str) -> Any:
     """``module.<qualname>``, one attribute at a time, never stepping through a module.
 
@@ -41,10 +45,10 @@ def resolve_qualname(module: types.ModuleType, qualname: str) -> Any:
     obj: Any = module
     for part in qualname.split("."):
         if part.startswith("__") and part.endswith("__"):
-            raise AttributeError(f"{module.__name__}:{qualname}: {part!r} is not part of a name")
+            raise _NotAName(f"{module.__name__}:{qualname}: {part!r} is not part of a name")
         obj = getattr(obj, part)
         if isinstance(obj, types.ModuleType):
-            raise AttributeError(
+            raise _NotAName(
                 f"{module.__name__}:{qualname} steps through the module {obj.__name__!r}; a "
                 "reference must name a class or function by its own module"
             )
@@ -222,6 +226,13 @@ class CodeRef:
             try:
                 mod = importlib.import_module(self.module)
                 obj = resolve_qualname(mod, self.qualname)
+            except _NotAName as e:
+                if allow is None:
+                    raise BuildError(f"cannot load {self.name}: {e}") from e
+                raise UntrustedPackError(
+                    f"{e}; under allow={list(allow)} a reference reaches only code defined in "
+                    "an allowed module. Nothing it names was called"
+                ) from e
             except Exception as e:
                 raise BuildError(
                     f"cannot import {self.name} in this process ({type(e).__name__}: {e}); "
@@ -285,7 +296,9 @@ class CodeRef:
         from gymnasium.envs.registration import load_env_creator, registry
 
         spec = registry.get(self.registered or "")
-        entry = None if spec is None else spec.entry_point
+        # a vector-only spec (Meta-World's MT10) registers its vector creator instead
+        entry = None if spec is None else (
+            spec.entry_point if spec.entry_point is not None else spec.vector_entry_point)
         if entry is None:
             raise BuildError(
                 f"importing {self.module} here did not register {self.registered!r} with an "

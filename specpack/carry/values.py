@@ -255,7 +255,7 @@ def lower_mapping(
     out = {}
     plain = True
     for k, v in mapping.items():
-        if type(v) in _SCALAR_TYPES:
+        if type(v) in _SCALAR_TYPES and not (type(v) is int and v.bit_length() > MAX_INT_BITS):
             out[k] = v
         else:
             plain = False

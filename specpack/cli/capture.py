@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._text import size_text
 from ..errors import CaptureError, PackFormatError
-from .output import EXIT_OK, size_text, warn
+from .output import EXIT_OK, warn
 from .packfile import read_key, run_imports
 
 if TYPE_CHECKING:

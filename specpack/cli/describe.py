@@ -12,13 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .._text import printable
+from .._text import printable, size_text
 from ..errors import PackFormatError, SignatureError
-from .output import EXIT_OK, size_text
+from ..typedjson.render import render, render_code, render_items
+from .output import EXIT_OK
 from .packfile import check_file, read_key, run_imports
-
-# The one typed-JSON renderer; becomes ``from ..typedjson.walk import render`` once it lands.
-from .values import render
 
 __all__ = ["command", "render_description"]
 
@@ -56,20 +54,20 @@ def render_description(path: str, desc: dict[str, Any]) -> str:
     payloads: dict[str, Any] = raw_payloads if isinstance(raw_payloads, dict) else {}
 
     def value(node: Any) -> str:
-        text = render(node, payloads)
-        return text if len(text) <= _VALUE_LIMIT else text[: _VALUE_LIMIT - 3] + "..."
+        return render(node, payloads, _VALUE_LIMIT)
 
     rows: list[tuple[str, str]] = [
         ("file", f"{path} ({size_text(Path(path).stat().st_size)})"),
         ("format", str(m.get("format"))),
         ("id", str(m.get("id"))),
         ("backend", str(m.get("backend"))),
-        ("entry point", _code(m.get("entry_point"), payloads, value)),
+        ("entry point", "{}  [{}]".format(*render_code(m.get("entry_point"), payloads,
+                                                       full=True))),
     ]
     kwargs = m.get("kwargs")
     if isinstance(kwargs, dict) and kwargs:
         rows += [("kwargs" if i == 0 else "", f"{k} = {value(v)}")
-                 for i, (k, v) in enumerate(_items(kwargs, value))]
+                 for i, (k, v) in enumerate(render_items(kwargs, payloads))]
     else:
         rows.append(("kwargs", "(none)"))
     layers = m.get("layers") if isinstance(m.get("layers"), list) else []
@@ -78,9 +76,8 @@ def render_description(path: str, desc: dict[str, Any]) -> str:
             if not isinstance(layer, dict):
                 continue
             lk = layer.get("kwargs")
-            args = ", ".join(f"{k}={value(v)}" for k, v in _items(lk, value)) if isinstance(
-                lk, dict) else ""
-            name, origin = _code_parts(layer.get("class"), payloads, value)
+            args = ", ".join(f"{k}={value(v)}" for k, v in render_items(lk, payloads))
+            name, origin = render_code(layer.get("class"), payloads)
             rows.append(("layers" if i == 0 else "", f"{i + 1}. {name}({args})  [{origin}]"))
         rows.append(("", f"   base env: the entry point ({_short_name(m.get('entry_point'))})"))
     else:
@@ -90,7 +87,8 @@ def render_description(path: str, desc: dict[str, Any]) -> str:
                                "render_mode, as gymnasium.make does"))
     spec = m.get("spec")
     if isinstance(spec, dict) and spec:
-        rows.append(("spec", ", ".join(f"{k}={value(v)}" for k, v in _items(spec, value))))
+        rows.append(("spec", ", ".join(f"{k}={value(v)}" for k, v in render_items(spec,
+                                                                               payloads))))
     versions = m.get("versions")
     if isinstance(versions, dict):
         rows.append(("versions", ", ".join(f"{k} {v}" for k, v in versions.items())))
@@ -124,38 +122,6 @@ def _manifest_of(desc: Any) -> dict[str, Any]:
         if "format" in desc and "entry_point" in desc:
             return desc
     raise PackFormatError("the file's description holds no manifest")
-
-
-def _items(d: dict[str, Any], value: Any) -> list[tuple[str, Any]]:
-    """A mapping's entries, keys shown as text (a ``$dict`` has non-string keys)."""
-    if set(d) == {"$dict"} and isinstance(d["$dict"], list):
-        return [(value(p[0]), p[1]) for p in d["$dict"] if isinstance(p, list) and len(p) == 2]
-    return [(str(k), v) for k, v in d.items()]
-
-
-def _code(node: Any, payloads: dict[str, Any], value: Any) -> str:
-    """An entry point: its full name and how it travels."""
-    name, origin = _code_parts(node, payloads, value, full=True)
-    return f"{name}  [{origin}]"
-
-
-def _code_parts(node: Any, payloads: dict[str, Any], value: Any,
-                full: bool = False) -> tuple[str, str]:
-    """``(name, how it travels)`` of a ``$ref``/``$code`` node."""
-    if isinstance(node, dict) and isinstance(node.get("$ref"), str):
-        mod, _, qual = str(node["$ref"]).rpartition(":")
-        return (node["$ref"], "by reference") if full else (qual, f"{mod}, by reference")
-    if isinstance(node, dict) and isinstance(node.get("$code"), str):
-        digest = node["$code"]
-        p = payloads.get(digest)
-        if isinstance(p, dict):
-            name = str(p.get("name"))
-            if not full:
-                name = name.rpartition(":")[2]
-            return name, (f"by value: {size_text(_int(p.get('size')))} of cloudpickle for "
-                          f"Python {p.get('python')}, {digest}")
-        return "?", f"by value: {digest}, payload missing from the file"
-    return value(node), "?"
 
 
 def _fingerprint(desc: dict[str, Any], m: dict[str, Any]) -> tuple[str, str]:

@@ -24,7 +24,6 @@ __all__ = [
     "EXIT_OK",
     "PROG",
     "AuditProgress",
-    "size_text",
     "spinner",
     "stdout_to_stderr",
     "warn",
@@ -44,15 +43,6 @@ def warn(text: str) -> None:
     """One ``specpack: warning: ...`` line on stderr (whitespace folded, controls escaped)."""
     line = printable(" ".join(text.split()), limit=2000)
     print(f"{PROG}: warning: {line}", file=sys.stderr)
-
-
-def size_text(n: int) -> str:
-    """A file size for people: ``948 bytes``, ``12.3 kB``, ``4.5 MB``."""
-    if n < 10_000:
-        return f"{n:,} bytes"
-    if n < 10_000_000:
-        return f"{n / 1000:.1f} kB"
-    return f"{n / 1e6:.1f} MB"
 
 
 @contextlib.contextmanager

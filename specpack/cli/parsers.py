@@ -14,15 +14,16 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from .._audit.api import DEFAULT_TIMEOUT, REFERENCES
 from .._imports import swallowed_hint
+from .._process import BOUNDARIES
 from .._text import printable, suggest
 from .output import EXIT_BAD_INPUT, PROG
 
 __all__ = ["COMMANDS", "WHERE", "build_parser", "parse"]
 
 COMMANDS = ("capture", "inspect", "verify", "run", "demo", "audit")
-WHERE = ("subprocess", "spawn", "forkserver")
-REFERENCES = ("fork", "here")
+WHERE = BOUNDARIES
 
 _IMPORT = "--import"
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
@@ -334,7 +335,7 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="number of worker processes (default: the CPU count)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="seconds per env before its worker is killed (default 60)")
+                   help=f"seconds per env before its worker is killed (default {DEFAULT_TIMEOUT:g})")
     p.add_argument("--reference", choices=REFERENCES, default=None,
                    help="where the reference is built: in forks of this process (the default "
                    "on Linux) or here, one at a time")

@@ -65,20 +65,38 @@ def _read(path: Any) -> SignedFile:
     source = _source(path)
     try:
         with open(path, "rb") as fh:
-            raw = fh.read(_MAX_FILE + 1)
+            raw = _read_bounded(fh, source)
+    except MemoryError:
+        raise PackFormatError(f"{source}: too large to read in the memory available") from None
     except FileNotFoundError:
         raise PackFormatError(f"{source}: no such file") from None
     except IsADirectoryError:
         raise PackFormatError(f"{source}: is a directory, not a pack file") from None
     except OSError as e:
         raise PackFormatError(f"{source}: cannot read it ({e.strerror or e})") from e
-    if len(raw) > _MAX_FILE:
-        raise PackFormatError(f"{source}: larger than {_MAX_FILE} bytes; not a pack file")
     if not raw.strip():
         raise PackFormatError(f"{source}: empty file (a pack file holds a JSON manifest)")
     return SignedFile(source, raw)
 
 
+def _read_bounded(fh: Any, source: str) -> bytes:
+    """The bytes of ``fh``, allocating only what the file holds (at most ``_MAX_FILE``).
+
+    (``fh.read(n)`` allocates ``n`` bytes up front: 2 GiB for every small file, which fails
+    under an address-space limit.) A file that is, or grows, larger is refused.
+    """
+    size = os.fstat(fh.fileno()).st_size
+    chunks = []
+    total = 0
+    while total <= _MAX_FILE and size <= _MAX_FILE:
+        chunk = fh.read(min(max(size + 1 - total, 1 << 16), _MAX_FILE + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if size > _MAX_FILE or total > _MAX_FILE:
+        raise PackFormatError(f"{source}: larger than {_MAX_FILE} bytes; not a pack file")
+    return b"".join(chunks)
 
 
 def dump(pack: SpecPack, path: PathLike, *args: Any, key: bytes | None = None) -> None:
@@ -118,11 +136,7 @@ def dump(pack: SpecPack, path: PathLike, *args: Any, key: bytes | None = None) -
 
 
 def _manifest_bytes(pack: SpecPack) -> bytes:
-    text = pack.to_json(indent=2) + "\n"
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: dumps fell back to \u escapes already
-        return text.encode("ascii", "backslashreplace")
+    return (pack.to_json(indent=2) + "\n").encode("utf-8")  # dumps escapes lone surrogates
 
 
 def load(
@@ -173,23 +187,63 @@ def load(
         key = named.get("key", key)
         allow = named.get("allow", allow)
     f = _read(path)
-    return SpecPack.from_json(f.raw, trust=trust, key=key, allow=allow, source=f.source)
+    try:
+        return SpecPack.from_json(f.raw, trust=trust, key=key, allow=allow, source=f.source)
+    except (MemoryError, RecursionError) as e:
+        raise _exhausted(f.source, e) from None
+
+
+def _exhausted(source: str, e: BaseException) -> PackFormatError:
+    """The error for a file whose reading ran out of memory or stack."""
+    what = "memory" if isinstance(e, MemoryError) else "stack"
+    return PackFormatError(f"{source}: reading it ran out of {what} ({type(e).__name__}); it "
+                           "is too large or nested too deeply")
 
 
 def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
     """What a pack file holds, for ``specpack inspect``; nothing is imported or unpickled.
 
-    Returns a JSON-able dict: ``path``, ``size``, ``format``, ``manifest`` (the parsed
-    manifest, payload data left out), ``payloads`` (kind, name, size, digest, python,
-    format, note, ``used_at``), ``modules`` (every code reference: ``where``, ``module``,
-    ``qualname``), ``signature`` (``status``: ``"unsigned"``, ``"signed (not checked)"``,
-    ``"valid"`` or ``"invalid"`` (with ``key``), plus ``alg``, ``key_id``, ``detail``),
-    ``fingerprint`` (``recorded``, ``computed``, ``matches``: False after a hand edit) and
-    ``needs_trust`` (whether ``load(path)`` without trust or key would refuse it).
-    Raises :class:`~specpack.errors.PackFormatError` for a malformed file.
+    Its cost is linear in the file's size (places are built once, each bounded in length).
+
+    Parameters
+    ----------
+    path
+        The pack file.
+    key
+        Check the signature with this key (the result says ``valid`` or ``invalid``; no
+        exception for a wrong key).
+
+    Returns
+    -------
+    dict
+        A JSON-able dict: ``path``, ``size``, ``format``, ``manifest`` (the parsed manifest,
+        payload data left out), ``payloads`` (kind, name, size, digest, python, format, note,
+        ``used_at``), ``modules`` (every code reference: ``where``, ``module``, ``qualname``;
+        the spec's entry-point strings too), ``signature`` (``status``: ``"unsigned"``,
+        ``"signed (not checked)"``, ``"valid"`` or ``"invalid"`` (with ``key``), plus ``alg``,
+        ``key_id``, ``detail``), ``fingerprint`` (``recorded``, ``computed``, ``matches``:
+        False after a hand edit) and ``needs_trust`` (whether ``load(path)`` without trust or
+        key would refuse it). **Strings are raw**: names, keys and places are the file's own
+        text, control characters included (places are cut to a bounded length). Escape them
+        before printing: ``json.dumps(desc, ensure_ascii=True)`` does, and so does
+        ``specpack inspect``.
+
+    Raises
+    ------
+    PackFormatError
+        A malformed file (the message names the file and the field).
+    SignatureError
+        ``key`` is not bytes.
     """
     k = check_key(key)
     f = _read(path)
+    try:
+        return _describe(f, k)
+    except (MemoryError, RecursionError) as e:
+        raise _exhausted(f.source, e) from None
+
+
+def _describe(f: SignedFile, k: bytes | None) -> dict[str, Any]:
     if f.header_error is not None:
         raise PackFormatError(f"{f.source}: {f.header_error}")
     data = parse_manifest(f.manifest, f.source)
@@ -208,6 +262,7 @@ def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
                 signature.update(status="invalid", detail=str(e))
     if not f.signed and k is not None:
         signature["detail"] = "a key was given, but the file is not signed"
+    pack = SpecPack._from_fields(decode_fields(data, f.source))
     uses = payload_uses(data)
     payloads = []
     for entry in code_payloads(data):
@@ -217,7 +272,6 @@ def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
     shown = dict(data)
     shown["payloads"] = {d: {kk: v for kk, v in e.items() if kk != "data"}
                          for d, e in data["payloads"].items()}
-    pack = SpecPack._from_fields(decode_fields(data, f.source))
     recorded = data.get("fingerprint")
     return {
         "path": f.source,
@@ -226,7 +280,7 @@ def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
         "manifest": shown,
         "payloads": payloads,
         "modules": [{"where": w, "module": m, "qualname": q}
-                    for w, m, q in named_modules(data)],
+                    for w, m, q in named_modules(data, f.source)],
         "signature": signature,
         "fingerprint": {"recorded": recorded, "computed": pack.fingerprint,
                         "matches": recorded == pack.fingerprint},

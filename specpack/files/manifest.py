@@ -15,13 +15,19 @@ import base64
 import binascii
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from .._surface import Surface, surface_from_json
+from .._text import printable
 from ..carry.code import CodeRef
 from ..errors import PackFormatError
 from ..typedjson.decode import Decoder
 from ..typedjson.tags import DIGEST, MAX_JSON_DEPTH
+from ..typedjson.text import read_json
+from ..typedjson.walk import Path, path_text
+from .schema import check_layer_kwargs, check_spec, is_make_wrapper
 from .signed import SIGNED_MAGIC
 
 __all__ = ["FORMAT", "PackFields", "decode_fields", "dumps", "parse_manifest"]
@@ -31,7 +37,7 @@ FORMAT = "specpack/1"
 _DIGEST = DIGEST
 _TOP_FIELDS = (
     "format", "backend", "id", "entry_point", "kwargs", "spec", "layers", "render_wrappers",
-    "fingerprint", "versions", "notes", "payloads", "vector",
+    "fingerprint", "versions", "notes", "payloads", "vector", "surface",
 )
 _REQUIRED = {
     "format": str, "backend": str, "entry_point": dict, "kwargs": dict, "spec": dict,
@@ -54,44 +60,54 @@ class PackFields:
     versions: dict[str, str]
     notes: tuple[str, ...]
     vector: bool = False
+    surface: Surface | None = None
+
+
+#: A high surrogate followed by a low one: ``\\ud83d\\ude00`` reads back as one character.
+_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 
 def dumps(data: dict[str, Any], indent: int | None = 2) -> str:
-    """A manifest dict as strict JSON text (no NaN literals; lone surrogates escaped)."""
+    """A manifest dict as strict JSON text (no NaN literals) that encodes as UTF-8.
+
+    Text is written as itself, except when a string holds a lone surrogate (which UTF-8
+    cannot encode): then the whole manifest is written ASCII-only, with ``\\u`` escapes, so
+    that whatever is written is read back. A high and a low surrogate side by side (two code
+    points, which JSON would read back as one character) cannot be written: PackFormatError.
+    """
     try:
-        return json.dumps(data, indent=indent, allow_nan=False, ensure_ascii=False)
-    except UnicodeEncodeError:
-        return json.dumps(data, indent=indent, allow_nan=False, ensure_ascii=True)
+        text = json.dumps(data, indent=indent, allow_nan=False, ensure_ascii=False)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            pair = _SURROGATE_PAIR.search(text)
+            if pair is not None:
+                raise PackFormatError(
+                    f"a string holds the surrogate pair {pair.group()!a} as two code "
+                    "points, which JSON reads back as one character; such a string cannot "
+                    "be written exactly") from None
+            text = json.dumps(data, indent=indent, allow_nan=False, ensure_ascii=True)
+        return text
     except RecursionError:
         raise PackFormatError("the pack's values are nested too deeply to write") from None
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for k, _ in pairs:
-            if k in seen:
-                raise ValueError(f"duplicate key {k[:80]!r} in a JSON object")
-            seen.add(k)
-    return out
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"non-standard JSON constant {name} (write {{\"$float\": \"nan\"}} etc.)")
-
-
 def _json_depth_ok(data: Any, limit: int) -> bool:
-    """Whether parsed JSON nests at most ``limit`` levels (iterative: no recursion)."""
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    while stack:
-        node, depth = stack.pop()
+    """Whether parsed JSON nests at most ``limit`` levels (level by level: no recursion)."""
+    level = [data]
+    depth = 0
+    while level:
+        depth += 1
         if depth > limit:
             return False
-        if type(node) is dict:
-            stack.extend((v, depth + 1) for v in node.values())
-        elif type(node) is list:
-            stack.extend((v, depth + 1) for v in node)
+        below: list[Any] = []
+        for node in level:
+            t = type(node)
+            if t is dict:
+                below.extend(node.values())
+            elif t is list:
+                below.extend(node)
+        level = below
     return True
 
 
@@ -120,12 +136,13 @@ def parse_manifest(text: str | bytes, source: str = "<manifest>") -> dict[str, A
         raise PackFormatError(f"{source}: this is a signed pack file, not a bare manifest; "
                               "read it with specpack.load(path, key=...)")
     try:
-        data = json.loads(text, parse_constant=_reject_constant,
-                          object_pairs_hook=_no_duplicates)
+        data = read_json(text)
     except RecursionError:
         raise PackFormatError(f"{source}: JSON nested too deeply") from None
+    except MemoryError:
+        raise PackFormatError(f"{source}: too large to parse in the memory available") from None
     except ValueError as e:  # json.JSONDecodeError is a ValueError
-        raise PackFormatError(f"{source}: invalid JSON ({str(e)[:200]})") from None
+        raise PackFormatError(f"{source}: invalid JSON ({printable(str(e), 200)})") from None
     if type(data) is not dict:
         raise PackFormatError(f"{source}: a manifest is a JSON object, got "
                               f"{type(data).__name__}")
@@ -149,9 +166,9 @@ def parse_manifest(text: str | bytes, source: str = "<manifest>") -> dict[str, A
     if unknown:
         raise PackFormatError(f"{source}: unknown field(s) {sorted(unknown)[:5]}; a "
                               f"{FORMAT} manifest has {list(_TOP_FIELDS)}")
-    if data["backend"] not in ("gymnasium", "gym"):
+    if data["backend"] not in ("gymnasium", "gym", "pettingzoo"):
         raise PackFormatError(f"{source}: unknown backend {str(data['backend'])[:40]!r} "
-                              "(expected 'gymnasium' or 'gym')")
+                              "(expected 'gymnasium', 'gym' or 'pettingzoo')")
     for key in ("id", "fingerprint"):
         if data.get(key) is not None and type(data[key]) is not str:
             raise PackFormatError(f"{source}: field {key!r} must be a string or null, got "
@@ -226,13 +243,29 @@ def decode_fields(
 ) -> PackFields:
     """A parsed manifest's fields as lowered values (nothing imported, nothing unpickled).
 
-    ``allow`` is attached to every code reference, so that ``make()`` admits only objects
-    defined in those modules.
+    Checks every value (:class:`~specpack.typedjson.decode.Decoder`) and the types the spec
+    fields and ``make()``'s own wrappers' kwargs must have (:mod:`.schema`). ``allow`` is
+    attached to every code reference, so that ``make()`` admits only objects defined in
+    those modules; a layer that is one of ``make()``'s own wrappers (``TimeLimit``...) also
+    admits its own module.
+
+    Raises
+    ------
+    PackFormatError
+        A malformed value, named by its place (``layers[0].kwargs.max_episode_steps``), also
+        for input too deep or too large to decode.
     """
     try:
         return _decode_fields(data, source, allow)
-    except RecursionError:
-        raise PackFormatError(f"{source}: values nested too deeply") from None
+    except (RecursionError, MemoryError, OverflowError) as e:
+        raise PackFormatError(f"{source}: values cannot be decoded ({type(e).__name__}: "
+                              "nested too deeply or too large)") from None
+
+
+def _str_keyed(value: Any, at: Path, source: str, what: str) -> dict[str, Any]:
+    if type(value) is not dict or not all(type(k) is str for k in value):
+        raise PackFormatError(f"{source}: {path_text(at)} must be {what}")
+    return value
 
 
 def _decode_fields(
@@ -242,28 +275,31 @@ def _decode_fields(
     entry = dec.value(data["entry_point"], "entry_point")
     if type(entry) is not CodeRef:
         raise PackFormatError(f"{source}: entry_point must be a $ref or $code")
-    kwargs = dec.value(data["kwargs"], "kwargs")
-    spec = dec.value(data["spec"], "spec")
-    if type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
-        raise PackFormatError(f"{source}: kwargs must be an object with string keys")
-    if type(spec) is not dict or not all(type(k) is str for k in spec):
-        raise PackFormatError(f"{source}: spec must be an object with string keys")
+    kwargs = _str_keyed(dec.value(data["kwargs"], "kwargs"), "kwargs", source,
+                        "an object with string keys")
+    spec = _str_keyed(dec.value(data["spec"], "spec"), "spec", source,
+                      "an object with string keys")
+    check_spec(spec, source)
+    backend = data["backend"]
     layers: list[tuple[CodeRef, dict[str, Any]]] = []
     for i, item in enumerate(data["layers"]):
-        where = f"layers[{i}]"
+        at: Path = ("layers", i)
         if type(item) is not dict or set(item) != {"class", "kwargs"}:
-            raise PackFormatError(f"{source}: {where} must be an object with 'class' and "
-                                  "'kwargs' only")
-        cls = dec.value(item["class"], f"{where}.class")
-        lkw = dec.value(item["kwargs"], f"{where}.kwargs")
+            raise PackFormatError(f"{source}: {path_text(at)} must be an object with 'class' "
+                                  "and 'kwargs' only")
+        cls = dec.value(item["class"], (at, "class"))
         if type(cls) is not CodeRef:
-            raise PackFormatError(f"{source}: {where}.class must be a $ref or $code")
-        if type(lkw) is not dict or not all(type(k) is str for k in lkw):
-            raise PackFormatError(f"{source}: {where}.kwargs must be an object with string "
-                                  "keys")
+            raise PackFormatError(f"{source}: {path_text((at, 'class'))} must be a $ref or "
+                                  "$code")
+        lkw = _str_keyed(dec.value(item["kwargs"], (at, "kwargs")), (at, "kwargs"), source,
+                         "an object with string keys")
+        if cls.payload is None:
+            check_layer_kwargs(backend, i, cls.module, cls.qualname, lkw, source)
+            if allow is not None and is_make_wrapper(backend, cls.module, cls.qualname):
+                cls = CodeRef(cls.module, cls.qualname, allow=(*allow, cls.module))
         layers.append((cls, lkw))
     return PackFields(
-        backend=data["backend"],
+        backend=backend,
         id=data.get("id"),
         entry_point=entry,
         kwargs=kwargs,
@@ -273,6 +309,17 @@ def _decode_fields(
         versions=dict(data["versions"]),
         notes=tuple(data.get("notes", [])),
         vector=data.get("vector") is True,
+        surface=_surface(data, dec, source),
     )
 
 
+def _surface(data: dict[str, Any], dec: Decoder, source: str) -> Surface | None:
+    """The recorded spaces, metadata and render mode (the optional ``surface`` field)."""
+    if "surface" not in data:
+        return None
+    try:
+        return surface_from_json(data["surface"], lambda node: dec.value(node, "surface"))
+    except PackFormatError:
+        raise
+    except (ValueError, TypeError, AssertionError) as e:
+        raise PackFormatError(f"{source}: surface: {printable(str(e), 300)}") from None

@@ -2,72 +2,77 @@
 
 Two checks, both made before anything is imported or unpickled:
 
-- **References** (``$ref``, ``$enum``, and the spec's ``entry_point``,
-  ``vector_entry_point`` and ``additional_wrappers`` strings) must name modules inside
-  ``allow`` when an allow-list is given. The resolved objects are checked again at ``make()``
-  (:meth:`specpack.carry.CodeRef.load`): each must be *defined* in an allowed module.
+- **References** must name modules inside ``allow`` when an allow-list is given: every
+  ``$ref`` and ``$enum`` (entry point, kwargs, spec, layers, found by
+  :func:`specpack.typedjson.walk.references`) and the spec's entry-point *strings*
+  (``entry_point``, ``vector_entry_point``, each ``additional_wrappers`` entry point). The
+  resolved objects are checked again at ``make()`` (:meth:`specpack.carry.CodeRef.load`):
+  each must be *defined* in an allowed module.
 - **Payloads** (``$code``, ``$object``: cloudpickle, which runs code when unpickled) are
   refused unless the caller trusts the file (``trust=True``) or it verifies with a key.
+
+Both walk the manifest once, in linear time, and build a place's text only to report it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .._text import printable
-from ..carry.code import allowed
 from ..errors import UntrustedPackError
+from ..typedjson.decode import Decoder
+from ..typedjson.tags import dotted_name
+from ..typedjson.walk import Found, Path
+from ..typedjson.walk import payload_uses as _uses
+from ..typedjson.walk import references as _references
+from .schema import is_make_wrapper, spec_entry_points
 
-__all__ = ["check_allowed", "named_modules", "normalize_allow", "payload_uses",
-           "refuse_payloads"]
+__all__ = ["check_allowed", "manifest_references", "named_modules", "normalize_allow",
+           "payload_uses", "refuse_payloads"]
 
-#: Wrapper classes ``make()`` itself adds; ``allow`` always admits them for layer classes.
-_MAKE_WRAPPERS = frozenset({
-    "PassiveEnvChecker", "OrderEnforcing", "TimeLimit", "StepAPICompatibility",
-    "EnvCompatibility",
-})
+#: Refusals listed in one error (the rest are counted).
+_SHOWN = 10
 
 
-def named_modules(data: dict[str, Any]) -> list[tuple[str, str, str]]:
+def manifest_references(data: dict[str, Any], source: str = "<manifest>"
+                        ) -> Iterator[tuple[Found, bool]]:
+    """``(found, is_layer_class)`` for every code reference of a parsed manifest.
+
+    The ``$ref``/``$enum`` nodes of the entry point, kwargs, spec and layers, then the spec's
+    entry-point strings (``found.tag == "string"``; the spec is decoded for them, which
+    imports and unpickles nothing). Raises :class:`~specpack.errors.PackFormatError` when the
+    spec does not decode.
+    """
+    yield from ((f, False) for f in _references(data.get("entry_point"), "entry_point"))
+    yield from ((f, False) for f in _references(data.get("kwargs"), "kwargs"))
+    spec = data.get("spec")
+    yield from ((f, False) for f in _references(spec, "spec"))
+    layers = data.get("layers")
+    for i, layer in enumerate(layers if type(layers) is list else ()):
+        if type(layer) is not dict:
+            continue
+        at: Path = ("layers", i)
+        cls = layer.get("class")
+        here: Path = (at, "class")
+        yield from ((f, f.tag == "$ref" and f.at == here) for f in _references(cls, here))
+        yield from ((f, False) for f in _references(layer.get("kwargs"), (at, "kwargs")))
+    if type(spec) is dict:
+        table = data.get("payloads")
+        decoded = Decoder(table if type(table) is dict else {}, source).value(spec, "spec")
+        if type(decoded) is dict:
+            for place, text in spec_entry_points(decoded):
+                yield Found(place, "string", text), False
+
+
+def named_modules(data: dict[str, Any], source: str = "<manifest>"
+                  ) -> list[tuple[str, str, str]]:
     """``(where, module, qualname)`` for every code reference in a parsed manifest.
 
-    Covers ``$ref`` and ``$enum`` nodes in the entry point, kwargs, spec and layers, and the
-    spec's ``vector_entry_point`` string. Iterative: safe on any nesting.
+    Places are raw text (bounded; a JSON writer escapes them). Order: entry point, kwargs,
+    spec, layers, then the spec's entry-point strings.
     """
-    found: list[tuple[str, str, str]] = []
-    stack: list[tuple[Any, str]] = []
-    for key in ("layers", "spec", "kwargs", "entry_point"):
-        stack.append((data.get(key), key))
-    while stack:
-        node, where = stack.pop()
-        if type(node) is dict:
-            for k in ("$ref", "$enum"):
-                v = node.get(k)
-                if type(v) is str:
-                    mod, _, qual = v.partition(":")
-                    found.append((where, mod, qual))
-            for k, v in reversed(list(node.items())):
-                if k not in ("$ref", "$enum"):
-                    stack.append((v, f"{where}.{k}"))
-        elif type(node) is list:
-            for i in range(len(node) - 1, -1, -1):
-                stack.append((node[i], f"{where}[{i}]"))
-    spec = data.get("spec")
-    vec = spec.get("vector_entry_point") if type(spec) is dict else None
-    if type(vec) is str and ":" in vec:
-        mod, _, qual = vec.partition(":")
-        found.append(("spec.vector_entry_point", mod, qual))
-    return found
-
-
-def entry_modules(data: dict[str, Any]) -> list[str]:
-    """Every module a parsed manifest names by reference (entry point, wrappers, kwargs)."""
-    return list(dict.fromkeys(mod for _, mod, _ in named_modules(data)))
-
-
-def _dotted(name: str) -> bool:
-    return bool(name) and all(part.isidentifier() for part in name.split("."))
+    return [(f.where, f.module, f.qualname) for f, _ in manifest_references(data, source)]
 
 
 def normalize_allow(allow: Iterable[str] | str | None) -> tuple[str, ...] | None:
@@ -80,47 +85,99 @@ def normalize_allow(allow: Iterable[str] | str | None) -> tuple[str, ...] | None
         raise UntrustedPackError(f"allow={allow!r} must be a list of module names, such as "
                                  "['my_pkg']") from None
     for p in prefixes:
-        if type(p) is not str or not _dotted(p):
+        if type(p) is not str or not dotted_name(p):
             raise UntrustedPackError(f"allow={list(prefixes)!r}: each entry must be a module "
                                      f"name such as 'my_pkg' (got {p!r})")
     return prefixes
 
 
-def is_make_wrapper(backend: Any, where: str, module: str, qualname: str) -> bool:
-    """Whether a layer class is one of the wrappers ``make()`` itself adds (always allowed)."""
-    return bool(
-        where.startswith("layers[") and where.endswith("].class")
-        and type(backend) is str
-        and (module == f"{backend}.wrappers" or module.startswith(f"{backend}.wrappers."))
-        and qualname in _MAKE_WRAPPERS
-    )
+class _Policy:
+    """``allow`` as a set and a prefix tuple; each module name is decided once."""
+
+    def __init__(self, prefixes: tuple[str, ...]) -> None:
+        self.exact = frozenset(prefixes)
+        self.inside = tuple(p + "." for p in prefixes)
+        self.seen: dict[str, bool] = {}
+
+    def admits(self, module: str) -> bool:
+        ok = self.seen.get(module)
+        if ok is None:
+            ok = module in self.exact or module.startswith(self.inside)
+            self.seen[module] = ok
+        return ok
+
+
+def _problem(found: Found) -> str | None:
+    """Why a reference cannot be checked against ``allow`` at all (None: it can).
+
+    A spec's entry-point string is read by gymnasium (and gym) as ``module:attribute``, one
+    attribute, so a dotted one is refused too.
+    """
+    mod, sep, qual = found.body.partition(":")
+    if found.tag == "$ref" and found.member is not None:  # a registry reference: the module
+        return None if sep and dotted_name(mod) else "not of the form 'module:name'"
+    if not sep or not dotted_name(mod) or not dotted_name(qual):
+        return "not of the form 'module:qualname'"
+    if any(p.startswith("__") and p.endswith("__") for p in qual.split(".")):
+        return "a dunder attribute is not part of a name"
+    if found.tag == "string" and "." in qual:
+        return "an entry-point string names one attribute of its module"
+    return None
 
 
 def check_allowed(data: dict[str, Any], prefixes: tuple[str, ...], source: str) -> None:
-    """Refuse (before any import) a manifest naming modules outside ``prefixes``.
+    """Refuse (before any import) a manifest naming code outside ``prefixes``.
 
     A module is allowed when it equals an entry or lies inside one (``"my_pkg"`` admits
     ``my_pkg.envs``). The wrappers ``make()`` itself adds (``PassiveEnvChecker``,
     ``OrderEnforcing``, ``TimeLimit``, from the backend's ``wrappers`` package) are always
-    admitted as layer classes. Raises :class:`~specpack.errors.UntrustedPackError`.
+    admitted as layer classes. A reference that is not a well-formed ``module:qualname``, or
+    steps through a dunder attribute, is refused too. Stops at the eleventh refusal.
+
+    Raises
+    ------
+    UntrustedPackError
+        Listing up to ten refused references (place and name) and the modules to add.
+    PackFormatError
+        The spec does not decode.
     """
+    policy = _Policy(prefixes)
     backend = data.get("backend")
     refused: list[str] = []
     tops: set[str] = set()
-    for where, mod, qual in named_modules(data):
-        if allowed(mod, prefixes) or is_make_wrapper(backend, where, mod, qual):
+    for found, layer_class in manifest_references(data, source):
+        mod = found.module
+        why = _problem(found)
+        if why is None and (policy.admits(mod) or (
+                layer_class and is_make_wrapper(backend, mod, found.qualname))):
             continue
-        refused.append(printable(f"{where} = {mod}:{qual}"))
-        tops.add(printable(mod.partition(".")[0], 60))
-        if len(refused) > 10:
+        name = printable(found.body, 200)
+        refused.append(f"{found.path()} = {name}" + (f" ({why})" if why else ""))
+        if why is None:
+            tops.add(printable(mod.partition(".")[0], 60))
+        if len(refused) > _SHOWN:
             break
     if refused:
+        add = (f" Add {', '.join(repr(t) for t in sorted(tops))} to allow if you trust that "
+               "code" if tops else "")
         raise UntrustedPackError(
-            f"{source}: names code outside allow={list(prefixes)}: " + "; ".join(refused[:10])
-            + (" (and more)" if len(refused) > 10 else "")
-            + f". Nothing was imported. Add {', '.join(repr(t) for t in sorted(tops))} to "
-            "allow if you trust that code"
+            f"{source}: names code outside allow={list(prefixes)}: "
+            + "; ".join(refused[:_SHOWN]) + (" (and more)" if len(refused) > _SHOWN else "")
+            + f". Nothing was imported.{add}"
         )
+
+
+def payload_uses(data: dict[str, Any]) -> dict[str, list[str]]:
+    """digest -> the manifest places that use it (raw, bounded text; linear walk)."""
+    uses: dict[str, list[str]] = {}
+    layers = data.get("layers")
+    sections: list[tuple[Any, Path]] = [
+        (data.get("entry_point"), "entry_point"), (data.get("kwargs"), "kwargs"),
+        (data.get("spec"), "spec"), (layers, "layers")]
+    for node, root in sections:
+        for digest, found in _uses(node, root).items():
+            uses.setdefault(digest, []).extend(f.where for f in found)
+    return uses
 
 
 def _payload_lines(data: dict[str, Any]) -> list[str]:
@@ -128,7 +185,10 @@ def _payload_lines(data: dict[str, Any]) -> list[str]:
     lines = []
     for entry in _payloads(data):
         digest = entry["digest"]
-        at = ", ".join(uses.get(digest, [])) or "not referenced"
+        places = uses.get(digest, [])
+        at = ", ".join(places[:5]) or "not referenced"
+        if len(places) > 5:
+            at += f" and {len(places) - 5} more places"
         python = entry.get("python") or "unknown"
         lines.append(printable(
             f"  - {entry.get('kind')} {entry.get('name')} at {at}: {entry.get('size')} bytes, "
@@ -136,31 +196,16 @@ def _payload_lines(data: dict[str, Any]) -> list[str]:
     return lines
 
 
-def payload_uses(data: dict[str, Any]) -> dict[str, list[str]]:
-    """digest -> the manifest places that reference it (iterative walk)."""
-    uses: dict[str, list[str]] = {}
-    stack: list[tuple[Any, str]] = [(data.get(k), k) for k in
-                                    ("layers", "spec", "kwargs", "entry_point")]
-    while stack:
-        node, where = stack.pop()
-        if type(node) is dict:
-            for tag in ("$code", "$object"):
-                if type(node.get(tag)) is str:
-                    uses.setdefault(node[tag], []).append(where)
-            stack.extend((v, f"{where}.{k}") for k, v in node.items())
-        elif type(node) is list:
-            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(node))
-    return uses
-
-
 def refuse_payloads(
     data: dict[str, Any], source: str, kid: bytes | None
 ) -> UntrustedPackError:
     """The refusal of a manifest carrying payloads that nobody trusted (returned, not raised).
 
-    ``kid`` is the key id of a signed file that was read without a key.
+    ``kid`` is the key id of a signed file that was read without a key. At most 20 payloads
+    are listed (the rest are counted).
     """
     lines = _payload_lines(data)
+    shown = lines[:20] + ([f"  ... and {len(lines) - 20} more"] if len(lines) > 20 else [])
     if kid is not None:
         how = (f"The file is signed (key id {kid.decode('ascii')}) but no key was given: "
                "pass key=K to check it, or trust=True")
@@ -169,10 +214,11 @@ def refuse_payloads(
                "(specpack.dump(pack, path, key=K)) and load with key=K")
     return UntrustedPackError(
         f"{source}: carries {len(lines)} by-value payload(s), which make() would unpickle "
-        "and so run:\n" + "\n".join(lines)
+        "and so run:\n" + "\n".join(shown)
         + f"\nNothing was unpickled. {how}. `specpack inspect {source}` shows the whole file."
     )
 
 
 def _payloads(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [dict(v, digest=k) for k, v in data["payloads"].items() if type(v) is dict]
+

@@ -24,6 +24,7 @@ from gymnasium import spaces
 
 import specpack
 from specpack._audit import FAILING, STATUSES, AuditReport, Finding
+from specpack._process import label
 from specpack.errors import SpecPackError, UnknownEnvError
 from specpack.testing import assert_portable
 
@@ -100,12 +101,15 @@ def test_missing_dependencies_of_gymnasium_envs_name_the_package(tmp_path: Path)
 FIXTURE_STATUS = {
     "auditpkg/Good-v0": "identical",
     "auditpkg/EzPickleGap-v0": "not_identical",
+    "auditpkg/OwnPickle-v0": "identical",
     "auditpkg/WrapperGap-v0": "not_identical",
     "auditpkg/OffsetWrapped-v0": "identical",
     "auditpkg/HiddenWrapperGap-v0": "not_identical",
     "auditpkg/HashDependent-v0": "not_identical",
     "auditpkg/NeedsLaunch-v0": "rebuild_error",
     "auditpkg/MissingDep-v0": "missing_dependency",
+    "auditpkg/VecHash-v0": "not_identical",
+    "auditpkg/NeedsGoal-v0": "needs_arguments",
 }
 
 
@@ -122,6 +126,11 @@ def check_fixture_findings(envs: dict[str, Any]) -> None:
     assert "not configured" in launch["reason"]
     assert "Traceback" in launch["detail"] and "RuntimeError" in launch["detail"]
     assert envs["auditpkg/MissingDep-v0"]["package"] == "auditpkg_physics_engine"
+    vec = envs["auditpkg/VecHash-v0"]
+    assert "reset observation differs" in vec["reason"] and vec["step"] == 0
+    assert any("make_vec(pack, 2)" in n for n in vec["notes"])
+    goal = envs["auditpkg/NeedsGoal-v0"]
+    assert "'goal'" in goal["reason"] and "missing 1 required" in goal["reason"]
 
 
 def test_audit_of_fixture_package_gives_each_failure_kind_its_status(tmp_path: Path):
@@ -142,6 +151,10 @@ def test_fixture_failures_are_real_without_specpack(tmp_path: Path):
     env = gymnasium.make("auditpkg/EzPickleGap-v0")
     assert env.unwrapped.goal == 5.0
     assert pickle.loads(pickle.dumps(env.unwrapped)).goal == 1.0
+    # An empty EzPickle record that pickling never uses (own __getstate__/__setstate__).
+    own = gymnasium.make("auditpkg/OwnPickle-v0").unwrapped
+    assert own._ezpickle_kwargs == {} and own._ezpickle_args == ()
+    assert pickle.loads(pickle.dumps(own)).goal == 5.0
     # Unrecorded wrapper argument: rebuilding the wrapper from its own record loses scale.
     node = gymnasium.make("auditpkg/WrapperGap-v0")
     while type(node).__name__ != "ScaleReward":  # it sits inside make's own wrappers
@@ -172,7 +185,7 @@ def test_fixture_failures_are_found_with_spawn_and_forkserver_workers(tmp_path: 
     )
     envs = by_name(doc)
     assert {k: envs[k]["status"] for k in ids} == {k: FIXTURE_STATUS[k] for k in ids}
-    assert f"{where} worker" in envs["auditpkg/NeedsLaunch-v0"]["reason"]
+    assert label(where) in envs["auditpkg/NeedsLaunch-v0"]["reason"]  # "spawn child"
     assert doc["where"] == where and code == 1
 
 
@@ -215,7 +228,8 @@ def test_a_hanging_env_costs_its_own_slot_and_a_crashing_one_its_worker(tmp_path
         "identical",
     ]
     assert "within 3 s" in envs["auditfaults/Hang-v0"]["reason"]
-    assert "died (exit code 70)" in envs["auditfaults/Crash-v0"]["reason"]
+    crash = envs["auditfaults/Crash-v0"]["reason"]
+    assert "died while rebuilding it" in crash and "exited with code 70" in crash, crash
     assert code == 1
 
 
@@ -353,7 +367,7 @@ def test_json_report_has_the_documented_schema(tmp_path: Path):
         "envs",
         "wrappers",
     }
-    assert doc["schema"] == "specpack.audit/1"
+    assert doc["schema"] == "specpack.audit/2"
     assert (doc["steps"], doc["seed"], doc["where"]) == (5, 3, "subprocess")
     assert isinstance(doc["elapsed"], float) and doc["jobs"] >= 1
     assert {"python", "specpack", "gymnasium", "numpy"} <= set(doc["versions"])
@@ -368,6 +382,7 @@ def test_json_report_has_the_documented_schema(tmp_path: Path):
             "status",
             "reason",
             "differences",
+            "step",
             "package",
             "detail",
             "notes",

@@ -4,6 +4,7 @@ toy-text env: same wrapper stack (names and order), spaces, env.spec and seeded 
 from __future__ import annotations
 
 import gymnasium
+import numpy as np
 import pytest
 
 import specpack
@@ -71,10 +72,29 @@ def test_capture_kwargs_reach_the_constructor_as_in_make():
     assert specpack.diff(env, ref, steps=40) == []
 
 
+class FramesOnly(gymnasium.Env):  # type: ignore[type-arg]
+    """Renders rgb_array only: make(render_mode="human") must add HumanRendering."""
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+    observation_space = gymnasium.spaces.Box(0.0, 1.0, (2,), np.float32)
+    action_space = gymnasium.spaces.Discrete(2)
+
+    def __init__(self, render_mode: str | None = None) -> None:
+        self.render_mode = render_mode
+
+    def render(self) -> np.ndarray:
+        return np.zeros((4, 4, 3), np.uint8)
+
+
 def test_human_render_mode_applies_human_rendering_wrapper_like_make():
-    ref = gymnasium.make("CartPole-v1", render_mode="human")
-    env = specpack.capture("CartPole-v1").make(render_mode="human")
-    assert stack(env) == stack(ref)
-    assert env.spec == ref.spec
-    ref.close()
-    env.close()
+    gymnasium.register("FramesOnly-v0", entry_point=FramesOnly)
+    try:
+        with pytest.warns(UserWarning, match="HumanRendering wrapper is being applied"):
+            ref = gymnasium.make("FramesOnly-v0", render_mode="human")
+        with pytest.warns(UserWarning, match="HumanRendering wrapper is being applied"):
+            env = specpack.capture("FramesOnly-v0").make(render_mode="human")
+        assert gymnasium.wrappers.HumanRendering in stack(env)  # the case this test is about
+        assert stack(env) == stack(ref)
+        assert env.spec == ref.spec and env.unwrapped.render_mode == "rgb_array"
+    finally:
+        gymnasium.registry.pop("FramesOnly-v0")

@@ -1,4 +1,4 @@
-"""Issue 3: capture a live env with its exact wrapper stack, never silently dropping an
+"""Capture a live env with its exact wrapper stack, never silently dropping an
 argument, and rebuild it identically here, after pickling and in spawn children."""
 
 from __future__ import annotations

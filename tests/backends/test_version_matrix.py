@@ -1,4 +1,4 @@
-"""Issue 6's proof for gymnasium versions: a pack made under one gymnasium 1.x release rebuilds
+"""Across gymnasium versions: a pack made under one gymnasium 1.x release rebuilds
 under another with a VersionSkewWarning, not an error, and the rebuild is the same env.
 
 The other release runs in another venv: set ``SPECPACK_OTHER_PYTHON`` to its python (CI sets it

@@ -1,4 +1,4 @@
-"""Issue 11 ("Trust"), capture: a pack holds exactly what it was given, and nothing else.
+"""A pack holds exactly what it was given, and nothing else.
 
 Caches keyed by ``==`` must not merge ``0.0`` with ``-0.0`` (or ``0j`` with ``-0j``, or ``0``
 with ``0.0`` in a wrapper's kwargs); a numpy structured scalar (``np.void``, a view into its

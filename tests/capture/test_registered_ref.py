@@ -47,3 +47,17 @@ def test_callable_whose_module_does_not_register_the_id_is_not_referenced() -> N
         assert pack.entry_point.registered is None and pack.entry_point.by_value
     finally:
         gymnasium.registry.pop("LocalOnly-v0")
+
+
+def test_vector_only_lambda_travels_as_a_registry_reference_and_builds_in_a_fresh_python(
+        tmp_path) -> None:
+    pack = specpack.capture("RegVec-v0", task="long")
+    assert pack.vector and pack.entry_point.registered == "RegVec-v0"
+    (tmp_path / "pack.pkl").write_bytes(pickle.dumps(pack))
+    out = run_python(
+        ["-c", "import pickle, specpack; p = pickle.load(open('pack.pkl', 'rb')); "
+               "v = specpack.make_vec(p, 3); print(v.num_envs, v.envs[0].unwrapped.length)"],
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["3", "1.0"]

@@ -1,4 +1,4 @@
-"""Issue 2's scenario in real processes: registrations made in the main guard are invisible to
+"""In real processes: registrations made in the main guard are invisible to
 spawn/forkserver workers and fresh interpreters; a pack rebuilds the env everywhere."""
 
 from __future__ import annotations

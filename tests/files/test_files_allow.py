@@ -1,4 +1,4 @@
-"""Issue 11 ("Trust"), allow: ``allow=[...]`` admits modules, not whatever they import.
+"""``allow=[...]`` admits modules, not whatever they import.
 
 A ``$ref`` is ``module:qualname``, and a dotted qualname walks attributes: from an allowed
 module (``gymnasium.envs.classic_control.cartpole``) ``gym.os.system`` reaches ``os.system``

@@ -1,4 +1,4 @@
-"""Issue 11 ("Trust"), files: hostile pack files are refused or loaded cheaply, and exactly.
+"""Hostile pack files are refused or loaded cheaply, and exactly.
 
 A hostile file is refused (or loaded) in under 5 s and 200 MB, and only a ``SpecPackError``
 escapes. Each call is measured in a fresh interpreter under ``RLIMIT_AS`` of 1 GB: time with

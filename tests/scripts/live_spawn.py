@@ -1,4 +1,4 @@
-"""Issue 3 in real spawn children: live wrapped envs captured with their exact stacks."""
+"""Live wrapped envs captured with their exact stacks, rebuilt in real spawn children."""
 
 import json
 import multiprocessing as mp

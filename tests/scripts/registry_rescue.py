@@ -1,4 +1,4 @@
-"""Issue 2's scenario: envs registered in the main guard, rebuilt everywhere from a pack."""
+"""Envs registered in the main guard, rebuilt everywhere from a pack (the registry rescue)."""
 
 import json
 import multiprocessing as mp

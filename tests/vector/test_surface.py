@@ -81,3 +81,43 @@ def test_async_workers_get_their_own_variant() -> None:
         assert np.isfinite(obs).all()
     finally:
         venv.close()
+
+
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1", "FrozenLake-v1", "Blackjack-v1"])
+def test_recorded_surface_survives_the_json_manifest(env_id: str) -> None:
+    pack = specpack.capture(env_id, record_spaces=True)
+    again = specpack.SpecPack.from_json(pack.to_json())
+    assert again.surface == pack.surface and again == pack
+
+
+def test_dict_and_tuple_spaces_survive_the_manifest() -> None:
+    from specpack._surface import Surface
+
+    s = gymnasium.spaces
+    obs = s.Dict({"pos": s.Box(-1.0, 1.0, (2,), np.float32),
+                  "ids": s.Tuple((s.Discrete(3, start=-1), s.MultiBinary(4))),
+                  "grid": s.MultiDiscrete([2, 3])})
+    pack = specpack.capture(Counted).with_surface(
+        Surface(obs, s.Discrete(2), {"render_fps": 5}, None))
+    assert specpack.SpecPack.from_json(pack.to_json(), trust=True).observation_space == obs
+
+
+def test_a_malformed_surface_in_a_file_is_a_pack_format_error() -> None:
+    import json
+
+    data = json.loads(specpack.capture("CartPole-v1", record_spaces=True).to_json())
+    data["surface"]["action_space"] = {"type": "Nope"}
+    with pytest.raises(specpack.PackFormatError, match="surface"):
+        specpack.SpecPack.from_json(json.dumps(data))
+
+
+def test_verify_holds_the_recorded_spaces_against_the_rebuilt_env() -> None:
+    from specpack._surface import Surface
+
+    pack = specpack.capture("CartPole-v1", record_spaces=True)
+    assert pack.verify(steps=5)
+    wrong = pack.with_surface(Surface(pack.observation_space, gymnasium.spaces.Discrete(3),
+                                      {}, None))
+    report = wrong.verify(steps=5)
+    assert not report and report.status == "not_identical"
+    assert any("action_space recorded in the pack differs" in d for d in report.differences)

@@ -1,4 +1,4 @@
-"""Issue 3's proof: verify() rebuilds in a fresh interpreter (or a spawn/forkserver child) and
+"""verify() rebuilds in a fresh interpreter (or a spawn/forkserver child) and
 compares with a local rebuild; per-process behaviour comes out as not identical."""
 
 from __future__ import annotations

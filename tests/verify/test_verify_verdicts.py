@@ -1,4 +1,4 @@
-"""Issue 11 ("Trust"), verify: a verdict is truthy only when both rollouts completed and matched.
+"""A verdict is truthy only when both rollouts completed and matched.
 
 Each test states a scenario whose verdict or failure mode is wrong today: an env that raises
 everywhere is reported identical, an env that prints breaks the fresh-interpreter channel, a

@@ -23,7 +23,7 @@ from .numpy2 import COMPAT, SPEC_DEFAULTS, numpy2_hint, numpy2_problem
 #: gym's partial type hints do not help here: treat the package as untyped.
 gym: Any = _gym
 
-__all__ = ["build"]
+__all__ = ["build", "build_vector"]
 
 
 class _Plan:
@@ -137,3 +137,8 @@ def _spec_template(bp: Blueprint, creator: Any) -> Any:
         entry_point=entry,
         **{k: meta[k] for k in SPEC_DEFAULTS},
     )
+
+
+def build_vector(bp: Blueprint, num_envs: int, kwargs: dict[str, Any]) -> Any:
+    """gym 0.26 has no vector-only specs: a gym pack is never vector-only."""
+    raise BuildError(f"pack {bp.label}: gym packs are never vector-only")

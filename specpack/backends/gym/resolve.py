@@ -21,7 +21,8 @@ from gym.wrappers.compatibility import EnvCompatibility
 from ..._text import suggest
 from ...errors import CaptureError, UnknownEnvError
 from .. import Recipe
-from .._shared import import_id_module, spec_made
+from .._registry import import_id_module, versioned_spec
+from .._shared import live_recipe
 from .numpy2 import SPEC_DEFAULTS, name_of, numpy2_problem
 from .wrappers import base_kwargs, wrapper_kwargs
 
@@ -56,26 +57,9 @@ def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
     from gym.envs import registration as reg
 
     full_id = import_id_module(env_id)
-    spec = reg.registry.get(full_id)
-    try:
-        ns, name, version = reg.parse_env_id(full_id)
-    except gym.error.Error as e:
-        raise UnknownEnvError(
-            f"{full_id!r} is not a gym env id ({e}); ids look like 'CartPole-v1'"
-        ) from None
-    latest = reg.find_highest_version(ns, name)
-    if version is not None and latest is not None and latest > version:
-        gym.logger.warn(
-            f"The environment {full_id} is out of date. You should consider "
-            f"upgrading to version `v{latest}`."
-        )
-    if version is None and latest is not None:
-        newest = reg.get_env_id(ns, name, latest)
-        spec = reg.registry.get(newest)
-        gym.logger.warn(
-            f"Using the latest versioned environment `{newest}` "
-            f"instead of the unversioned environment `{full_id}`."
-        )
+    spec, (ns, name, version) = versioned_spec(reg, full_id, library=gym,
+                                               outdated=gym.logger.warn,
+                                               not_an_id=UnknownEnvError)
     if spec is None:
         why = "not registered"
         try:
@@ -190,44 +174,12 @@ def from_env(env: Any) -> Recipe:
             node = node.env
         else:
             break
-    base = node
-    bcls = type(base)
-    spec = getattr(base, "spec", None)
-    if not isinstance(spec, GymSpec):
-        spec = None
-    notes: list[str] = []
-    entry_string: str | None = None
-    if spec is not None and spec_made(spec, bcls):
-        kwargs = dict(spec.kwargs)
-        if isinstance(spec.entry_point, str):
-            entry_string = spec.entry_point
-        meta = spec_meta(spec)
-    else:
-        kwargs = base_kwargs(base, bcls, notes)
-        meta = spec_meta(spec) if spec is not None else {}
-        if spec is not None and isinstance(spec.entry_point, str):
-            meta["entry_point"] = spec.entry_point
-    problem = numpy2_problem([name_of(bcls), *(name_of(c) for c, _ in layers)])
+    spec = getattr(node, "spec", None)
+    problem = numpy2_problem([name_of(type(node)), *(name_of(c) for c, _ in layers)])
     if problem:
         raise CaptureError(f"the live gym env {env!r} cannot be rebuilt here: {problem}")
-    names = [c.__qualname__ for c, _ in layers]
-    if "TimeLimit" in names:
-        below = [
-            n for n in names[names.index("TimeLimit") + 1 :]
-            if n not in ("PassiveEnvChecker", "OrderEnforcing", "EnvCompatibility")
-        ]
-        if below:
-            notes.append(
-                f"TimeLimit is not innermost: {', '.join(below)} sit below it (the pack "
-                "keeps this order exactly)"
-            )
-    return Recipe(
-        id=spec.id if spec is not None else None,
-        entry=None if entry_string else bcls,
-        entry_string=entry_string,
-        kwargs=kwargs,
-        spec=meta,
-        layers=layers,
-        auto_render=False,
-        notes=notes,
+    return live_recipe(
+        layers, node, spec if isinstance(spec, GymSpec) else None,
+        spec_meta=spec_meta, base_kwargs=base_kwargs,
+        make_inner=frozenset({"PassiveEnvChecker", "OrderEnforcing", "EnvCompatibility"}),
     )

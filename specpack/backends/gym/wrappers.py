@@ -11,13 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import UnrecordedArgumentsError
-from .._shared import (
-    check_coverage,
-    evidence_kwargs,
-    ezpickle_kwargs,
-    init_params,
-    read_recorder,
-)
+from .._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params, read_recorder
 from ..recorders import Recorder, attrs, register_recorder, same
 from .numpy2 import COMPAT, TIME_LIMIT
 

@@ -30,15 +30,9 @@ from ...errors import (
     UnrecordedArgumentsError,
 )
 from .. import Recipe
-from .._shared import (
-    check_coverage,
-    evidence_kwargs,
-    ezpickle_kwargs,
-    import_id_module,
-    init_params,
-    read_recorder,
-    spec_made,
-)
+from .._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params, read_recorder
+from .._registry import import_id_module, versioned_spec
+from .._shared import live_recipe
 from ._probe import registered_in_fresh_interpreter
 from .compat import repair_record
 
@@ -105,27 +99,8 @@ def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
     from gymnasium.envs import registration as reg
 
     full_id = import_id_module(env_id)
-    spec = reg.registry.get(full_id)
-    if spec is None or ":" in env_id:
-        try:
-            ns, name, version = reg.parse_env_id(full_id)
-        except gymnasium.error.Error as e:
-            raise UnknownEnvNameError(
-                f"{full_id!r} is not an env id ({e}); ids look like 'CartPole-v1'"
-            ) from None
-        latest = reg.find_highest_version(ns, name)
-        if version is not None and latest is not None and latest > version:
-            gymnasium.logger.deprecation(
-                f"The environment {full_id} is out of date. You should consider "
-                f"upgrading to version `v{latest}`."
-            )
-        if version is None and latest is not None:
-            newest = reg.get_env_id(ns, name, latest)
-            spec = reg.registry.get(newest)
-            gymnasium.logger.warn(
-                f"Using the latest versioned environment `{newest}` "
-                f"instead of the unversioned environment `{full_id}`."
-            )
+    spec, _ = versioned_spec(reg, full_id, library=gymnasium,
+                             outdated=gymnasium.logger.deprecation, not_an_id=UnknownEnvNameError)
     if spec is None:
         cls: type[UnknownEnvError] = UnknownEnvError
         why = "not registered"
@@ -277,6 +252,7 @@ def _vector_only(spec: EnvSpec, options: dict[str, Any], kwargs: dict[str, Any])
         env_kwargs["max_episode_steps"] = spec.max_episode_steps
     entry = spec.vector_entry_point
     entry_string = entry if isinstance(entry, str) else None
+    notes: list[str] = []
     return Recipe(
         id=spec.id,
         entry=None if entry_string else entry,
@@ -285,7 +261,9 @@ def _vector_only(spec: EnvSpec, options: dict[str, Any], kwargs: dict[str, Any])
         spec=spec_meta(spec, minimal=True),
         layers=[],
         auto_render=False,
+        notes=notes,
         vector=True,
+        entry_ref=None if entry_string else registered_ref(spec, entry, notes),
     )
 
 
@@ -303,37 +281,15 @@ def from_env(env: Any) -> Recipe:
     if not isinstance(env, gymnasium.Env):
         raise CaptureError(f"expected a gymnasium.Env, got {type(env).__name__}")
     layers: list[tuple[type, dict[str, Any]]] = []
-    notes: list[str] = []
     node: Any = env
     while isinstance(node, gymnasium.Wrapper):
         cls = type(node)
         layers.append((cls, _wrapper_kwargs(node, cls)))
         node = node.env
-    base = node
-    bcls = type(base)
-    spec = getattr(base, "spec", None)
-    entry_string: str | None = None
-    entry: Any = bcls
-    if spec is not None and spec_made(spec, bcls):
-        kwargs = dict(spec.kwargs)
-        if isinstance(spec.entry_point, str):
-            entry_string = spec.entry_point
-        meta = spec_meta(spec, minimal=False)
-    else:
-        kwargs = _base_kwargs(base, bcls, notes)
-        meta = spec_meta(spec, minimal=False) if spec is not None else {}
-        if spec is not None and isinstance(spec.entry_point, str):
-            meta["entry_point"] = spec.entry_point
-    _note_stack(layers, notes)
-    return Recipe(
-        id=spec.id if spec is not None else None,
-        entry=None if entry_string else entry,
-        entry_string=entry_string,
-        kwargs=kwargs,
-        spec=meta,
-        layers=layers,
-        auto_render=False,
-        notes=notes,
+    return live_recipe(
+        layers, node, getattr(node, "spec", None),
+        spec_meta=lambda spec: spec_meta(spec, minimal=False),
+        base_kwargs=_base_kwargs, make_inner=_MAKE_INNER,
     )
 
 
@@ -416,19 +372,3 @@ def _base_kwargs(base: Any, cls: type, notes: list[str] | None = None) -> dict[s
 
 
 _MAKE_INNER = frozenset({"PassiveEnvChecker", "OrderEnforcing"})
-
-
-def _note_stack(layers: list[tuple[type, dict[str, Any]]], notes: list[str]) -> None:
-    """Portability notes about the stack's shape (kept exactly, but worth knowing)."""
-    names = [c.__qualname__ for c, _ in layers]
-    if "TimeLimit" in names:
-        below = [n for n in names[names.index("TimeLimit") + 1 :] if n not in _MAKE_INNER]
-        if below:
-            notes.append(
-                f"TimeLimit is not innermost: {', '.join(below)} sit below it (gymnasium's "
-                "env.spec would reorder this stack; the pack keeps it exactly)"
-            )
-    if names.count("TimeLimit") > 1:
-        notes.append("the stack has more than one TimeLimit; every one is kept")
-
-

@@ -1,0 +1,227 @@
+"""Auditing one env: capture here, a reference with a repeat control here, a remote rebuild.
+
+1. **Capture** in the audit's process (``specpack.capture(id)``), after its imports.
+2. **Reference** (:func:`reference`, a job function run in a ``fork`` worker that shares this
+   process's state, or in this process): the EzPickle and live-stack checks on a fresh
+   instance (:mod:`.checks`), then the engine's ``run_trace`` with ``repeat=2``: two builds,
+   each fed the same action list, as the *local repeat control*. When the two differ the env is
+   ``not_reproducible`` (with the first differing step) and nothing is sent across.
+3. **Remote** (the engine's ``run_trace`` in a fresh worker): one build from the pickled pack,
+   same actions, compared with the first reference run. ``not_identical`` therefore always means
+   "reproducible here, different across the boundary" (or an EzPickle gap that changes the env).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+from dataclasses import replace
+from typing import Any
+
+from .._capture import capture
+from .._process import Outcome
+from .._verify import RUN_JOB, Trace, compare, plan_actions, run_trace
+from .._verify.jobs import carried_exactly
+from .checks import ezpickle_gaps, first_step, live_capture
+from .classify import failure, unset_required
+from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
+from .report import IDENTICAL, NOT_IDENTICAL, NOT_REPRODUCIBLE, Finding
+from .select import entry_of
+from .timelimit import time_limit
+from .vector_job import NUM_ENVS, REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB
+
+__all__ = ["EnvJob", "reference"]
+
+#: This module's job function, as workers import it.
+REFERENCE_JOB = f"{__name__}:reference"
+
+
+def _is_live_env(obj: Any) -> bool:
+    try:
+        import gymnasium
+    except ImportError:  # pragma: no cover - gymnasium is what is audited
+        return False
+    return isinstance(obj, gymnasium.Env)
+
+
+def reference(
+    payload: bytes,
+    *,
+    steps: int,
+    seed: int,
+    live: bool,
+    timeout: float,
+    needs: list[str],
+    name: str,
+) -> dict[str, Any]:
+    """The reference side of one env (a job function: runs where the env is registered).
+
+    Parameters
+    ----------
+    payload
+        The pickled pack.
+    steps, seed
+        The rollout.
+    live
+        Also capture the live instance and return it when it is another recipe.
+    timeout
+        The per-env timeout (only for the reason of a timeout here).
+    needs, name
+        Required entry-point arguments the registration does not give, and the env's name
+        (to classify a construction failure as ``needs_arguments``).
+
+    Returns
+    -------
+    dict
+        ``{"failed": {...}}`` when it cannot be built here, else ``control`` (the engine's
+        ``run_trace(..., repeat=2)`` value), ``actions`` (the plan both sides run, or None
+        when typed JSON cannot carry the actions exactly: each side then plans its own),
+        ``gaps`` (see :func:`.checks.ezpickle_gaps`), ``live`` (see
+        :func:`.checks.live_capture`, or None).
+    """
+    private_tmp()
+    try:
+        pack = pickle.loads(payload)
+        env = pack.make()
+        try:
+            actions = plan_actions(env.action_space, steps, seed)
+            checked = live_capture(env, pack) if live else None
+            if checked is not None and checked["failed"] is not None:
+                return {"failed": checked["failed"]}
+            gaps = ezpickle_gaps(env, pack, actions, seed)
+        finally:
+            with contextlib.suppress(Exception):
+                env.close()
+        sent = actions if carried_exactly(actions) else None
+        control = run_trace(payload, steps=steps, seed=seed, repeat=2, actions=sent)
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        return {"failed": failure(e, "building it", timeout, needs, name)}
+    return {"control": control, "actions": sent, "gaps": gaps, "live": checked}
+
+
+def traces(value: Any) -> list[Trace]:
+    """The traces in a ``run_trace`` value (as a worker sent them back)."""
+    return [Trace.from_dict(d) for d in value["traces"]]
+
+
+class EnvJob(Job):
+    """One env: the capture here, the reference task, then the remote task(s)."""
+
+    kind = "env"
+
+    def __init__(self, name: str, ctx: Context, target: Any = None) -> None:
+        super().__init__(name, ctx)
+        self.target = name if target is None else target
+        self.check_live = not _is_live_env(self.target)
+        self.needs: list[str] = []
+        self.payload = b""
+        self.run_job = RUN_JOB
+        self.here: Any = None
+        self.gaps: dict[str, Any] = {}
+        self.live_differences: list[str] = []
+        self.live_failures: list[str] = []
+        self.results: dict[str, Any] = {}
+
+    def prepare(self) -> None:
+        if isinstance(self.target, str):
+            entry = entry_of(self.target)
+            if entry is not None:
+                self.needs = unset_required(*entry)
+        try:
+            with time_limit(self.ctx.timeout):
+                pack = capture(self.target)
+                self.payload = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException as e:
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            found = failure(e, "capturing it", self.ctx.timeout, self.needs, self.name)
+            raise Decided(self.finish_failure(found)) from None
+        self.notes.extend(pack.notes)
+        if pack.nondeterministic:
+            self.notes.append("rollout not compared: the spec says nondeterministic=True")
+        function = REFERENCE_JOB
+        if getattr(pack, "vector", False):
+            function, self.run_job = REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB
+            self.notes.append(
+                f"vector-only (a vector_entry_point and no entry_point): audited as "
+                f"specpack.make_vec(pack, {NUM_ENVS}) on both sides"
+            )
+        self.add_task(
+            "reference",
+            REFERENCE,
+            function,
+            self.payload,
+            steps=self.ctx.steps,
+            seed=self.ctx.seed,
+            live=self.check_live,
+            timeout=self.ctx.timeout,
+            needs=self.needs,
+            name=self.name,
+        )
+
+    def forget_remote(self) -> None:
+        self.results = {}
+        self.live_failures = []
+
+    def take(self, label: str, outcome: Outcome) -> None:
+        if label == "live" and outcome.status != "ok":
+            why = outcome.error or outcome.status
+            self.live_failures.append(
+                f"rebuilt from capture(env) of a live instance: the rebuild in a "
+                f"{self.ctx.remote_label} failed ({why})"
+            )
+            return
+        if label != "reference":
+            self.results[label] = self.value(label, outcome, REMOTE)
+            return
+        value = self.value(label, outcome, REFERENCE)
+        first, second = traces(value["control"])[:2]
+        labels = ("the first build here", "the second")
+        diffs = compare(first, second, labels=labels, shared=False)
+        if diffs:
+            raise Decided(
+                self.finish(
+                    NOT_REPRODUCIBLE,
+                    "two builds in this process already differ, so a rebuild elsewhere cannot "
+                    f"be compared with them: {diffs[0]}",
+                    differences=tuple(diffs),
+                    step=first_step(diffs),
+                )
+            )
+        self.here = first
+        if first.error is not None:
+            self.notes.append(
+                f"the rollout here raised {first.error.get('type')} at step "
+                f"{first.error.get('step')} (both builds here alike)"
+            )
+        self.gaps = value["gaps"]
+        self.notes.extend(self.gaps["notes"])
+        params = {"steps": self.ctx.steps, "seed": self.ctx.seed, "actions": value["actions"]}
+        self.add_task("rebuild", REMOTE, self.run_job, self.payload, **params)
+        live = value["live"]
+        if live is not None:
+            self.live_differences = list(live["differences"])
+            if live["pack"] is not None:
+                self.add_task("live", REMOTE, RUN_JOB, live["pack"], **params)
+
+    def verdict(self) -> Finding:
+        labels = ("here", self.ctx.remote_label)
+        there = traces(self.results["rebuild"])[0]
+        diffs = compare(self.here, there, labels=labels, shared=False)
+        step = first_step(diffs)
+        diffs += self.gaps["failures"]
+        if step is None and self.gaps["failures"]:
+            step = self.gaps["step"]
+        diffs += self.live_differences + self.live_failures
+        if "live" in self.results:
+            live = traces(self.results["live"])[0]
+            here = replace(self.here, spec={})
+            diffs += [
+                f"rebuilt from capture(env) of a live instance: {d}"
+                for d in compare(here, replace(live, spec={}), labels=labels, shared=False)
+            ]
+        if diffs:
+            return self.finish(NOT_IDENTICAL, diffs[0], differences=tuple(diffs), step=step)
+        return self.finish(IDENTICAL, "")

@@ -1,0 +1,215 @@
+"""One unit of audit work (an env or a wrapper class) and the tasks it hands to workers.
+
+A job is driven by the scheduler: :meth:`Job.prepare` runs in the audit's process and queues
+tasks; each task is one call of a job function (``"module:function"``) in a worker of the one
+worker protocol (:mod:`specpack._process`): on the *reference* side (a ``fork`` worker that
+shares this process's imports and registrations, or this process itself) or on the *remote*
+side (a fresh worker that never ran them). :meth:`Job.take` turns each outcome into state or a
+verdict; :meth:`Job.verdict` decides once nothing is outstanding.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._process import Outcome, label
+from .report import CAPTURE_ERROR, REBUILD_ERROR, TIMEOUT, Finding, clip
+
+__all__ = ["REFERENCE", "REMOTE", "Context", "Decided", "Job", "Task", "private_tmp"]
+
+#: The two sides a task runs on.
+REFERENCE = "reference"
+REMOTE = "remote"
+
+
+def private_tmp() -> None:
+    """In a worker given a TMPDIR of its own, make :mod:`tempfile` use it (a ``fork`` child
+    inherits the temp dir its parent's :mod:`tempfile` already chose). A job function calls
+    this first; in the auditing process itself (``TMPDIR`` unchanged) it changes nothing."""
+    wanted = os.environ.get("TMPDIR")
+    if wanted and tempfile.tempdir is not None and tempfile.tempdir != wanted:
+        tempfile.tempdir = None
+
+
+@dataclass(frozen=True)
+class Context:
+    """The options every job of one audit shares."""
+
+    steps: int
+    seed: int
+    timeout: float
+    where: str
+    tmp: str
+
+    @property
+    def remote_label(self) -> str:
+        """How the remote side is named in differences (``"fresh interpreter"``)."""
+        return label(self.where)
+
+
+@dataclass
+class Task:
+    """One job-function call for a worker: ``function(payload, **params)`` on ``side``."""
+
+    job: Job
+    label: str
+    side: str
+    function: str
+    payload: bytes
+    params: dict[str, Any] = field(default_factory=dict)
+    retried: bool = False
+    generation: int = 0
+    clean: bool = False
+    reused: bool = False
+
+
+class Decided(Exception):
+    """A job reached its verdict early (it carries the finding)."""
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.status)
+        self.finding = finding
+
+
+class Job:
+    """One env or wrapper under audit (subclasses: ``EnvJob``, ``WrapperJob``)."""
+
+    kind = "env"
+
+    def __init__(self, name: str, ctx: Context) -> None:
+        self.name = name
+        self.ctx = ctx
+        self.t0 = 0.0
+        self.pending: list[Task] = []
+        self.outstanding: set[str] = set()
+        self.finding: Finding | None = None
+        self.notes: list[str] = []
+        self.generation = 0
+        self.tainted = False
+        self.remote: list[Task] = []
+        self.first: Finding | None = None
+
+    # -- what subclasses implement
+
+    def prepare(self) -> None:
+        """Start the job here: queue its first task(s), or raise :class:`Decided`."""
+        raise NotImplementedError
+
+    def take(self, label: str, outcome: Outcome) -> None:
+        """Take the outcome of task ``label``; may queue tasks or raise :class:`Decided`."""
+        raise NotImplementedError
+
+    def verdict(self) -> Finding:
+        """The finding, once no task is outstanding."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the job holds here (called once it is decided)."""
+
+    def forget_remote(self) -> None:
+        """Drop what the remote tasks brought (before they run again in clean workers)."""
+
+    # -- shared
+
+    def add_task(
+        self, label: str, side: str, function: str, payload: bytes, **params: Any
+    ) -> None:
+        """Queue one task; the job is not decided before its outcome is taken."""
+        task = Task(self, label, side, function, payload, dict(params), generation=self.generation)
+        if side == REMOTE:
+            self.remote.append(task)
+        self.pending.append(task)
+        self.outstanding.add(label)
+
+    def rerun_remote(self, finding: Finding) -> None:
+        """Run the remote tasks again, each in a worker that never ran another task.
+
+        Called when ``finding`` (a failure) came from workers that had rebuilt other envs
+        before: an env that reads process-wide state other envs change (a class attribute
+        set by another env's ``reset``) must not be judged by the audit's own worker reuse.
+        """
+        self.first = finding
+        self.generation += 1
+        self.tainted = False
+        self.outstanding.clear()
+        self.forget_remote()
+        again, self.remote = self.remote, []
+        for task in again:
+            self.add_task(task.label, task.side, task.function, task.payload, **task.params)
+        for task in self.pending:
+            task.clean = True
+
+    def finish(self, status: str, reason: str, **extra: Any) -> Finding:
+        """A finding for this job (notes and elapsed time filled in)."""
+        notes = list(self.notes)
+        first = self.first
+        if first is not None and (first.status, first.reason) != (status, reason):
+            notes.append(
+                f"a first rebuild in a worker that had rebuilt other envs before gave "
+                f"{first.status} ({clip(first.reason, 300)}); in workers that ran nothing else "
+                f"it is {status}: the env depends on state that other envs leave in a process"
+            )
+        return Finding(
+            kind=self.kind,
+            name=self.name,
+            status=status,
+            reason=reason,
+            notes=tuple(notes),
+            elapsed=time.perf_counter() - self.t0,
+            **extra,
+        )
+
+    def finish_failure(self, failure: dict[str, Any]) -> Finding:
+        """The finding for a classified failure (see :func:`.classify.failure`)."""
+        return self.finish(
+            failure["status"],
+            failure["reason"],
+            package=failure.get("package"),
+            detail=failure.get("detail", ""),
+        )
+
+    def value(self, label: str, outcome: Outcome, side: str) -> Any:
+        """The value of a finished task, or raise :class:`Decided` with what went wrong.
+
+        On the reference side a failure is the env's here (``capture_error``/``timeout``),
+        on the remote side it is a rebuild error (the worker's traceback is the detail).
+        """
+        if outcome.status == "ok":
+            value = outcome.value
+            if isinstance(value, dict) and isinstance(value.get("failed"), dict):
+                raise Decided(self.finish_failure(value["failed"]))
+            return value
+        where = self.ctx.remote_label
+        if outcome.status == "timeout":
+            reason = (
+                f"building and rolling it out here did not finish within {self.ctx.timeout:g} s"
+                if side == REFERENCE
+                else f"the rebuild in a {where} did not finish within {self.ctx.timeout:g} s "
+                "(the worker was killed and replaced)"
+            )
+            raise Decided(self.finish(TIMEOUT, reason, detail=outcome.stderr[-3000:]))
+        detail = outcome.detail
+        if outcome.stderr.strip():
+            detail = f"{detail}\nstderr:\n{outcome.stderr[-3000:]}".strip()
+        if outcome.status == "died":
+            why = (outcome.error or outcome.detail).removeprefix("WorkerDied: ")
+            reason = (
+                f"building it here killed the process: {why}"
+                if side == REFERENCE
+                else f"the worker process died while rebuilding it: {why}"
+            )
+        else:
+            reason = (
+                f"building it here failed: {outcome.error}"
+                if side == REFERENCE
+                else f"the rebuild in a {where} failed: {outcome.error}"
+            )
+        raise Decided(
+            self.finish(
+                CAPTURE_ERROR if side == REFERENCE else REBUILD_ERROR, reason, detail=detail
+            )
+        )

@@ -1,0 +1,115 @@
+"""Auditing a vector-only id (a spec with only a ``vector_entry_point``, Meta-World's MT10).
+
+Such a pack has no single env: ``specpack.make_vec(pack, n)`` builds it with its vector
+creator. Both sides build it with :data:`NUM_ENVS` sub-envs and the engine records and compares
+it like any env: :class:`Batched` shows the engine's ``record`` one batched step at a time (per
+sub-env flags kept, and no reset passed on after an episode ends: a vector env resets its own
+sub-envs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+from typing import Any
+
+from .._verify import plan_actions, record, writable
+from .._verify.jobs import carried_exactly
+from ..vector import make_vec
+from .classify import failure
+from .jobs import private_tmp
+
+__all__ = ["NUM_ENVS", "RUN_VECTOR_JOB", "Batched", "reference_vector", "run_vector"]
+
+#: Sub-envs of an audited vector env (two, so that per-sub-env seeding is compared too).
+NUM_ENVS = 2
+REFERENCE_VECTOR_JOB = f"{__name__}:reference_vector"
+RUN_VECTOR_JOB = f"{__name__}:run_vector"
+
+
+class Flags(tuple):  # type: ignore[type-arg]
+    """Per-sub-env ``terminated``/``truncated`` flags: truthy when any sub-env's episode ended."""
+
+    def __bool__(self) -> bool:
+        return any(self)
+
+
+class Batched:
+    """A vector env as the engine's ``record`` sees an env: one batched step at a time."""
+
+    def __init__(self, venv: Any) -> None:
+        self.env = venv
+        self.unwrapped = getattr(venv, "unwrapped", venv)
+        self.observation_space = venv.observation_space
+        self.action_space = venv.action_space
+        self.render_mode = getattr(venv, "render_mode", None)
+        self.spec = getattr(self.unwrapped, "spec", None)
+        self._last: tuple[Any, Any] | None = None
+
+    def reset(self, *, seed: int | None = None, options: Any = None) -> tuple[Any, Any]:
+        if seed is None and self._last is not None:
+            return self._last  # the sub-envs whose episode ended reset themselves
+        self._last = self.env.reset(seed=seed, options=options)
+        return self._last
+
+    def step(self, action: Any) -> tuple[Any, ...]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._last = (obs, info)
+        flags = (Flags(bool(x) for x in terminated), Flags(bool(x) for x in truncated))
+        return obs, reward, flags[0], flags[1], info
+
+
+def _traces(pack: Any, actions: list[Any] | None, steps: int, seed: int, repeat: int) -> Any:
+    out = []
+    for _ in range(repeat):
+        venv = make_vec(pack, NUM_ENVS)
+        try:
+            env = Batched(venv)
+            todo = plan_actions(env.action_space, steps, seed) if actions is None else actions
+            out.append(record(env, writable(todo), seed).to_dict())
+        finally:
+            with contextlib.suppress(Exception):
+                venv.close()
+    return {"traces": out}
+
+
+def run_vector(
+    payload: bytes, *, steps: int, seed: int, repeat: int = 1, actions: list[Any] | None = None
+) -> dict[str, Any]:
+    """Build the pickled vector-only pack ``repeat`` times and record each (a job function).
+
+    Returns
+    -------
+    dict
+        ``{"traces": [...]}``, as the engine's ``run_trace``.
+    """
+    traces: dict[str, Any] = _traces(pickle.loads(payload), actions, steps, seed, repeat)
+    return traces
+
+
+def reference_vector(
+    payload: bytes, *, steps: int, seed: int, timeout: float, needs: list[str], name: str,
+    live: bool = False,
+) -> dict[str, Any]:
+    """The reference side of a vector-only pack (a job function; see ``env_job.reference``).
+
+    The actions are planned from a fresh build's batched action space; the EzPickle and
+    live-stack checks do not apply (there is no single env).
+    """
+    private_tmp()
+    try:
+        pack = pickle.loads(payload)
+        venv = make_vec(pack, NUM_ENVS)
+        try:
+            actions = plan_actions(venv.action_space, steps, seed)
+        finally:
+            with contextlib.suppress(Exception):
+                venv.close()
+        sent = actions if carried_exactly(actions) else None
+        control = _traces(pack, sent, steps, seed, 2)
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        return {"failed": failure(e, "building it", timeout, needs, name)}
+    gaps: dict[str, Any] = {"failures": [], "notes": [], "step": None}
+    return {"control": control, "actions": sent, "gaps": gaps, "live": None}

@@ -1,0 +1,179 @@
+"""Ids and registries, as gymnasium and gym share them: ``"module:Env-v0"`` ids, versions,
+registering a pack, the capture memo's snapshot of a registry entry, and whether a spec made a
+live env.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import CaptureError
+
+__all__ = ["PackEntryPoint", "import_id_module", "memo_token", "memo_valid", "register_pack",
+           "spec_made", "versioned_spec"]
+
+
+def import_id_module(env_id: str) -> str:
+    """For gymnasium's ``"module:Env-v0"`` id form, import the module here; return the id.
+
+    Importing is how such a module registers its envs; a failure is a CaptureError that names
+    the module and carries the import error.
+    """
+    if ":" not in env_id:
+        return env_id
+    module, _, name = env_id.partition(":")
+    try:
+        importlib.import_module(module)
+    except Exception as e:
+        raise CaptureError(
+            f"{env_id!r}: importing the module {module!r} to register {name!r} failed "
+            f"({type(e).__name__}: {e}); install it or fix the module name"
+        ) from e
+    return name
+
+
+class PackEntryPoint:
+    """A picklable registry entry point that builds a pack (``make`` then adds nothing)."""
+
+    def __init__(self, pack: Any) -> None:
+        self.pack = pack
+
+    def __call__(self, **kwargs: Any) -> Any:
+        return self.pack.make(**kwargs)
+
+    def __repr__(self) -> str:
+        return f"PackEntryPoint({self.pack.label})"
+
+
+def register_pack(
+    pack: Any,
+    env_id: str | None,
+    registry: Any,
+    register: Callable[..., Any],
+    library: str,
+) -> str:
+    """Register ``pack`` under ``env_id`` (default ``pack.id``) in ``registry``; idempotent.
+
+    The entry point builds the whole pack, so the registration turns off everything ``make``
+    would add (checker, order enforcing, time limit): ``make(id)`` equals ``pack.make()``.
+    """
+    env_id = env_id or pack.id
+    if not env_id:
+        raise CaptureError(
+            "this pack has no id (it was captured from a callable); pass one: "
+            "pack.register('MyEnv-v0')"
+        )
+    existing = registry.get(env_id)
+    if existing is not None:
+        ep = existing.entry_point
+        if isinstance(ep, PackEntryPoint) and ep.pack == pack:
+            return env_id
+        raise CaptureError(
+            f"{env_id!r} is already registered in {library}'s registry (entry_point={ep!r}); pass "
+            f"another id to pack.register(), or {library}.envs.registry.pop(id) first"
+        )
+    register(
+        id=env_id,
+        entry_point=PackEntryPoint(pack),
+        disable_env_checker=True,
+        order_enforce=False,
+        nondeterministic=pack.nondeterministic,
+        reward_threshold=pack.spec.get("reward_threshold"),
+    )
+    return env_id
+
+
+def memo_token(registry: Any, env_id: str, *, strings_only: bool) -> Any:
+    """A snapshot of what resolving ``env_id`` read from ``registry`` (None: do not memoise).
+
+    ``capture`` may return an earlier, identical pack while :func:`memo_valid` holds: same
+    spec object, unchanged fields and kwargs, same object behind the entry point.
+    """
+    if ":" in env_id:
+        return None
+    spec = registry.get(env_id)
+    if spec is None or spec.entry_point is None:
+        return None
+    if strings_only and not isinstance(spec.entry_point, str):
+        return None
+    return (spec, dict(spec.__dict__), dict(spec.kwargs), _entry_now(spec.entry_point))
+
+
+def memo_valid(registry: Any, env_id: str, token: Any) -> bool:
+    """Whether ``registry`` still holds exactly what ``token`` snapshotted."""
+    spec, fields, kwargs, entry = token
+    current = registry.get(env_id)
+    if current is None or current is not spec:
+        return False
+    return bool(
+        current.__dict__ == fields
+        and current.kwargs == kwargs
+        and _entry_now(current.entry_point) is entry
+    )
+
+
+def _entry_now(entry: Any) -> Any:
+    """The object an entry point (callable or ``module:attr`` string) names right now."""
+    if not isinstance(entry, str):
+        return entry
+    modname, _, attr = entry.partition(":")
+    obj: Any = sys.modules.get(modname)
+    try:
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except AttributeError:
+        return None
+    return obj
+
+
+def versioned_spec(
+    reg: Any,
+    full_id: str,
+    *,
+    library: Any,
+    outdated: Callable[[str], None],
+    not_an_id: type[CaptureError],
+) -> tuple[Any, tuple[Any, str, Any]]:
+    """The spec ``make`` would use for ``full_id`` and the parsed id, with ``make``'s warnings.
+
+    gymnasium 1.x and gym 0.26 share this: an unversioned id takes the latest version (warned),
+    an outdated version is warned about with ``outdated``. The spec is None when nothing is
+    registered; the caller raises its own error then.
+    """
+    spec = reg.registry.get(full_id)
+    try:
+        ns, name, version = reg.parse_env_id(full_id)
+    except library.error.Error as e:
+        raise not_an_id(f"{full_id!r} is not an env id ({e}); ids look like 'CartPole-v1'") from None
+    latest = reg.find_highest_version(ns, name)
+    if version is not None and latest is not None and latest > version:
+        outdated(f"The environment {full_id} is out of date. You should consider upgrading to "
+                 f"version `v{latest}`.")
+    if version is None and latest is not None:
+        newest = reg.get_env_id(ns, name, latest)
+        spec = reg.registry.get(newest)
+        library.logger.warn(f"Using the latest versioned environment `{newest}` instead of the "
+                            f"unversioned environment `{full_id}`.")
+    return spec, (ns, name, version)
+
+
+def spec_made(spec: Any, cls: type) -> bool:
+    """Whether ``spec`` describes how this base env was really made (by ``make``)."""
+    ep = spec.entry_point
+    if ep is None:
+        return False
+    if isinstance(ep, str):
+        modname, _, attr = ep.partition(":")
+        if modname == "__mp_main__":
+            modname = "__main__"
+        try:
+            obj: Any = importlib.import_module(modname)
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+        except Exception:  # noqa: BLE001 - an unloadable string is no evidence
+            return False
+        ep = obj
+    return ep is cls

@@ -1,0 +1,234 @@
+"""Typed JSON as Python-like text, for ``specpack inspect``: :func:`render` and friends.
+
+Nothing is decoded, imported or unpickled. The walk dispatches on each tag's kind from
+:mod:`.tags`, and stops once the text passes its limit, so its cost is bounded by the limit,
+not by the node. (Also importable from :mod:`.walk`.)
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .._text import size_text
+from .tags import PAYLOAD_KIND, TAGS, Tag
+
+__all__ = ["render", "render_code", "render_items", "size_text"]
+
+
+class _Full(Exception):
+    """The text reached its limit: stop rendering."""
+
+
+class _Text:
+    """Python-like text of a typed-JSON node, built until it passes ``limit`` characters."""
+
+    __slots__ = ("limit", "parts", "payloads", "size")
+
+    def __init__(self, payloads: Any, limit: int) -> None:
+        self.payloads = payloads if isinstance(payloads, Mapping) else {}
+        self.limit = limit
+        self.parts: list[str] = []
+        self.size = 0
+
+    def put(self, s: str) -> None:
+        room = self.limit + 1 - self.size
+        if len(s) > room:
+            self.parts.append(s[:room])
+            self.size += room
+            raise _Full
+        self.parts.append(s)
+        self.size += len(s)
+
+    def join(self, items: Any, d: int) -> None:
+        for i, v in enumerate(items):
+            if i:
+                self.put(", ")
+            self.value(v, d)
+
+    def value(self, node: Any, depth: int) -> None:
+        put = self.put
+        if depth > 20:
+            put("...")
+            return
+        d = depth + 1
+        if node is None or isinstance(node, (bool, int, float, str)):
+            put(repr(node))
+            return
+        if isinstance(node, list):
+            put("[")
+            self.join(node, d)
+            put("]")
+            return
+        if not isinstance(node, dict):
+            put(repr(node))
+            return
+        name = next((k for k in node if isinstance(k, str) and k.startswith("$")), None)
+        if name is None:
+            put("{")
+            for i, (k, v) in enumerate(node.items()):
+                put(f"{', ' if i else ''}{k!r}: ")
+                self.value(v, d)
+            put("}")
+            return
+        tag = TAGS.get(name)
+        body = node[name]
+        if tag is None or not self.tagged(tag, body, node, d):
+            try:
+                text = json.dumps(node, default=str)
+            except (ValueError, TypeError, RecursionError):
+                text = f"<{name} node>"
+            put(text)
+
+    def tagged(self, tag: Tag, body: Any, node: dict[str, Any], d: int) -> bool:
+        """Render one tag node; False when its body has the wrong shape (shown as JSON)."""
+        put, kind = self.put, tag.kind
+        if kind in ("bigint", "float"):
+            put(str(body))
+        elif kind == "bytes":
+            try:
+                raw = base64.b64decode(str(body).encode("ascii"), validate=True)
+            except (binascii.Error, ValueError, UnicodeEncodeError):
+                put("<bytes: invalid base64>")
+                return True
+            put(repr(raw) if len(raw) <= 40 else f"<{len(raw)} bytes>")
+        elif kind == "complex":
+            if not (isinstance(body, list) and len(body) == 2):
+                return False
+            put("complex(")
+            self.value(body[0], d)
+            put(", ")
+            self.value(body[1], d)
+            put(")")
+        elif kind in ("sequence", "members"):
+            if not isinstance(body, list):
+                return False
+            if kind == "sequence":
+                opening, closing = "(", (",)" if len(body) == 1 else ")")
+            elif tag.name == "$set":
+                opening, closing = ("{", "}") if body else ("set(", ")")
+            else:
+                opening, closing = ("frozenset({", "})") if body else ("frozenset(", ")")
+            put(opening)
+            self.join(body, d)
+            put(closing)
+        elif kind == "pairs":
+            if not isinstance(body, list):
+                return False
+            put("{")
+            first = True
+            for p in body:
+                if isinstance(p, list) and len(p) == 2:
+                    if not first:
+                        put(", ")
+                    first = False
+                    self.value(p[0], d)
+                    put(": ")
+                    self.value(p[1], d)
+            put("}")
+        elif kind in ("array", "scalar"):
+            if not isinstance(body, dict):
+                return False
+            self.array(kind, body, d)
+        elif kind == "enum":
+            put(f"{body}.{node.get('name')}")
+        elif kind == "ref":
+            put(f"<{body}>")
+        elif kind == "payload":
+            p = self.payloads.get(body) if isinstance(body, str) else None
+            what = PAYLOAD_KIND[tag.name]
+            if isinstance(p, dict):
+                put(f"<{what} {p.get('name')} by value, {size_text(p.get('size'))}>")
+            else:
+                put(f"<{what} by value {body}>")
+        else:  # pragma: no cover - a kind without a renderer
+            return False
+        return True
+
+    def array(self, kind: str, body: dict[str, Any], d: int) -> None:
+        put = self.put
+        dtype = body.get("dtype")
+        if kind == "scalar":
+            put(f"numpy {dtype} scalar ")
+            self.value(body.get("value", "?"), d)
+            return
+        raw_shape = body.get("shape") or ()
+        try:
+            shape: Any = tuple(raw_shape)
+        except TypeError:
+            shape = raw_shape
+        put(f"array(dtype {dtype}, shape {shape}")
+        values = body.get("values")
+        if isinstance(values, list):
+            put(", [")
+            self.join(values[:6], d)
+            put(f"{', ...' if len(values) > 6 else ''}]")
+        put(")")
+
+
+def render(node: Any, payloads: Any = None, limit: int = 200) -> str:
+    """Python-like text of a typed-JSON node, for ``specpack inspect``.
+
+    Nothing is decoded, imported or unpickled: ``{"$tuple": [1, 2]}`` reads ``(1, 2)``,
+    ``{"$ref": "m:f"}`` reads ``<m:f>``, a payload reads ``<code m:f by value, 312 bytes>``
+    (from ``payloads``, the manifest's payload table), nesting beyond 20 levels reads
+    ``...``. Text longer than ``limit`` is cut to ``limit`` characters ending in ``...``; the
+    walk stops there, so the cost is bounded by ``limit``, not by the node. Strings are
+    shown raw (``repr``): escape the result before printing it to a terminal.
+
+    Parameters
+    ----------
+    node
+        Parsed typed JSON (a manifest's value).
+    payloads
+        The manifest's ``payloads`` table (for payload names and sizes), or None.
+    limit
+        The longest text returned.
+    """
+    out = _Text(payloads, limit)
+    try:
+        out.value(node, 0)
+    except _Full:
+        pass
+    text = "".join(out.parts)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def render_items(node: Any, payloads: Any = None, limit: int = 200) -> list[tuple[str, Any]]:
+    """``(key text, value node)`` of an object or a ``$dict`` node (keys rendered).
+
+    Returns an empty list for anything else.
+    """
+    if not isinstance(node, dict):
+        return []
+    if set(node) == {"$dict"} and isinstance(node["$dict"], list):
+        return [(render(p[0], payloads, limit), p[1]) for p in node["$dict"]
+                if isinstance(p, list) and len(p) == 2]
+    return [(str(k), v) for k, v in node.items()]
+
+
+def render_code(node: Any, payloads: Any = None, *, full: bool = False) -> tuple[str, str]:
+    """``(name, how it travels)`` of an entry point or wrapper class node.
+
+    ``{"$ref": "pkg.mod:Env"}`` gives ``("Env", "pkg.mod, by reference")`` (with ``full``:
+    ``("pkg.mod:Env", "by reference")``); a ``$code`` node gives the payload's name and
+    ``"by value: <size> of cloudpickle for Python <version>, <digest>"``.
+    """
+    table = payloads if isinstance(payloads, Mapping) else {}
+    if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+        mod, _, qual = str(node["$ref"]).rpartition(":")
+        return (node["$ref"], "by reference") if full else (qual, f"{mod}, by reference")
+    if isinstance(node, dict) and isinstance(node.get("$code"), str):
+        digest = node["$code"]
+        p = table.get(digest)
+        if isinstance(p, dict):
+            name = str(p.get("name"))
+            if not full:
+                name = name.rpartition(":")[2]
+            return name, (f"by value: {size_text(p.get('size'))} of cloudpickle for "
+                          f"Python {p.get('python')}, {digest}")
+        return "?", f"by value: {digest}, payload missing from the file"
+    return render(node, table), "?"

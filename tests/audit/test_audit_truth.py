@@ -1,0 +1,153 @@
+"""The audit's verdict on each ``truthpkg`` case (issue #16): one fixture env per behaviour
+found in a real package (highway-env, gymnasium-robotics, Meta-World), each checked without
+specpack by ``test_truthpkg_fixtures.py``.
+
+The audits run as a user runs them: ``python -m specpack audit ... --json`` in a fresh
+interpreter, with ``tests/fixtures`` on ``PYTHONPATH``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _helpers import run_python
+from truthpkg import FLAKY_STEP
+
+pytestmark = pytest.mark.integration
+
+
+def audit_json(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    """(exit code, JSON report, stderr) of ``specpack audit ARGS --import truthpkg --json``."""
+    proc = run_python(
+        ["-m", "specpack", "audit", *args, "--import", "truthpkg", "--json"], cwd=tmp_path,
+        timeout=300,
+    )
+    try:
+        doc = json.loads(proc.stdout)
+    except ValueError:
+        raise AssertionError(
+            f"no JSON (exit {proc.returncode})\nstdout:\n{proc.stdout}\nstderr:\n"
+            f"{proc.stderr[-4000:]}"
+        ) from None
+    return proc.returncode, doc, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def truth(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any]]:
+    """One audit of every truthpkg id (2 workers per side, 30 steps)."""
+    code, doc, _ = audit_json(tmp_path_factory.mktemp("truth"), "truthpkg/", "--steps", "30",
+                              "--jobs", "2")
+    return code, {f["name"]: f for f in doc["envs"]}
+
+
+def test_every_truthpkg_id_gets_its_verdict(truth: tuple[int, dict[str, Any]]) -> None:
+    import truthpkg
+
+    code, envs = truth
+    expected = dict(truthpkg.IDS)
+    expected["truthpkg/VecOnly-v0"] = "identical"  # audited through make_vec on both sides
+    assert {k: f["status"] for k, f in envs.items()} == expected
+    assert code == 1  # GapSparse-v0 is a real failure
+
+
+def test_new_action_space_on_every_reset_is_identical(truth: tuple[int, dict[str, Any]]) -> None:
+    # The old protocol seeded the env's action space after the first reset, so a space
+    # replaced on reset sampled unseeded actions: 28/31 highway-env envs "not identical".
+    f = truth[1]["truthpkg/NewActionSpace-v0"]
+    assert f["status"] == "identical" and f["differences"] == [] and f["step"] is None
+
+
+def test_env_not_reproducible_in_one_process_names_the_first_step(
+    truth: tuple[int, dict[str, Any]],
+) -> None:
+    f = truth[1]["truthpkg/Flaky-v0"]
+    assert f["status"] == "not_reproducible"
+    assert f["step"] == FLAKY_STEP
+    assert f"step {FLAKY_STEP}: reward differs" in f["reason"]
+    assert "two builds in this process" in f["reason"]
+
+
+def test_ezpickle_gap_at_the_default_is_a_note_on_an_identical_env(
+    truth: tuple[int, dict[str, Any]],
+) -> None:
+    f = truth[1]["truthpkg/GapDefault-v0"]
+    assert f["status"] == "identical" and f["differences"] == []
+    [note] = [n for n in f["notes"] if "EzPickle" in n]
+    assert "sparse" in note and "sparse=False, its default" in note
+
+
+def test_ezpickle_gap_that_changes_the_env_names_argument_values_and_step(
+    truth: tuple[int, dict[str, Any]],
+) -> None:
+    f = truth[1]["truthpkg/GapSparse-v0"]
+    assert f["status"] == "not_identical"
+    reason = f["reason"]
+    assert "truthpkg.envs.SparseRewardEnv" in reason
+    assert "sparse=True" in reason and "sparse=False" in reason
+    assert "step 1: reward differs" in reason and f["step"] == 1
+
+
+def test_missing_mujoco_py_is_named_in_both_message_forms(
+    truth: tuple[int, dict[str, Any]],
+) -> None:
+    for env_id in ("truthpkg/NeedsDep-v0", "truthpkg/NeedsDepArgs-v0"):
+        f = truth[1][env_id]
+        assert (f["status"], f["package"]) == ("missing_dependency", "mujoco_py"), f
+
+
+def test_lambda_entry_points_travel_by_registry_reference(
+    truth: tuple[int, dict[str, Any]],
+) -> None:
+    ok, needs = truth[1]["truthpkg/Lambda-v0"], truth[1]["truthpkg/LambdaNeedsArg-v0"]
+    assert ok["status"] == "identical"
+    assert needs["status"] == "needs_arguments"
+    assert "'task'" in needs["reason"] and "TypeError" in needs["reason"]
+
+
+def test_vector_only_id_is_audited_through_make_vec(truth: tuple[int, dict[str, Any]]) -> None:
+    f = truth[1]["truthpkg/VecOnly-v0"]
+    assert f["status"] == "identical"
+    assert any("vector-only" in n and "make_vec" in n for n in f["notes"])
+
+
+def test_an_env_reading_another_envs_leftovers_is_judged_in_clean_workers(
+    tmp_path: Path,
+) -> None:
+    # One worker per side: the reader's rebuild runs in the worker that just rebuilt the
+    # writer, which left a class attribute behind. The audit runs it again in a worker that
+    # ran nothing else, and says so.
+    ids = ["truthpkg/ClassStateWriter-v0", "truthpkg/ClassStateReader-v0"]
+    code, doc, _ = audit_json(tmp_path, *ids, "--steps", "20", "--jobs", "1")
+    envs = {f["name"]: f for f in doc["envs"]}
+    assert [envs[i]["status"] for i in ids] == ["identical", "identical"]
+    [note] = envs["truthpkg/ClassStateReader-v0"]["notes"]
+    assert "a first rebuild in a worker that had rebuilt other envs before" in note
+    assert "not_identical" in note and "step 1: observation differs" in note
+    assert code == 0
+
+
+def test_not_reproducible_and_needs_arguments_do_not_fail_the_audit(tmp_path: Path) -> None:
+    ids = ["truthpkg/Flaky-v0", "truthpkg/LambdaNeedsArg-v0", "truthpkg/NewActionSpace-v0"]
+    proc = run_python(
+        ["-m", "specpack", "audit", *ids, "--import", "truthpkg", "--steps", "20"],
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    out = proc.stdout
+    assert "not reproducible in one process" in out and "truthpkg/Flaky-v0" in out
+    assert "need arguments" in out and "truthpkg/LambdaNeedsArg-v0" in out
+    assert out.rstrip().endswith("portable")
+
+
+def test_references_built_here_give_the_same_verdicts(tmp_path: Path) -> None:
+    ids = ["truthpkg/NewActionSpace-v0", "truthpkg/Flaky-v0", "truthpkg/GapSparse-v0",
+           "truthpkg/Lambda-v0"]
+    code, doc, _ = audit_json(tmp_path, *ids, "--steps", "20", "--reference", "here",
+                              "--jobs", "1")
+    assert [f["status"] for f in doc["envs"]] == [
+        "identical", "not_reproducible", "not_identical", "identical",
+    ]
+    assert code == 1
