@@ -6,6 +6,8 @@
 - :mod:`specpack.adapters.tianshou`: ``subproc_vector_env`` for Tianshou.
 - :mod:`specpack.adapters.minari`: ``attach``, ``recover_pack`` and ``recover_environment``
   for Minari datasets.
+- :func:`supersuit_vec` (:mod:`.supersuit`): SuperSuit's ``concat_vec_envs_v1`` over a
+  PettingZoo pack, each copy built from the pack.
 
 The library modules import their library only when used: ``import specpack.adapters`` needs
 none of them.
@@ -13,6 +15,7 @@ none of them.
 
 from __future__ import annotations
 
+from .supersuit import supersuit_vec
 from .workers import WorkerEnvFn, worker_env_fn, worker_env_fns
 
-__all__ = ["WorkerEnvFn", "worker_env_fn", "worker_env_fns"]
+__all__ = ["WorkerEnvFn", "supersuit_vec", "worker_env_fn", "worker_env_fns"]

@@ -1,7 +1,5 @@
-"""Adapters: hand a pack to other libraries' vectorisers so their workers build from the pack.
+"""SuperSuit: vectorise a PettingZoo pack so SuperSuit's workers build it from the pack.
 
-SuperSuit
----------
 ``supersuit.concat_vec_envs_v1(vec_env, n, num_cpus=k)`` copies the env *instance* it is given
 with cloudpickle, once per copy, and ships the copies to worker processes. That fails for an env
 holding a native handle (``TypeError: cannot pickle '_thread.lock' object``), and silently
@@ -14,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import BackendUnavailableError, SpecPackError
+from ..errors import BackendUnavailableError, SpecPackError
 
 __all__ = ["supersuit_vec"]
 
