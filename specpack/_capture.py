@@ -147,8 +147,10 @@ def capture(
                 "a live env is captured as it is; to change it, capture its id or class with "
                 "those arguments instead"
             )
-        return _assemble(impl, impl.from_env(target), by_value).with_surface(
-            record_surface(target))
+        pack = _assemble(impl, impl.from_env(target), by_value)
+        if callable(getattr(target, "observation_space", None)):
+            return pack  # a multi-agent env: spaces per agent, no single surface
+        return pack.with_surface(record_surface(target))
     elif _is_spec(target):
         recipe = impl.from_spec(target, options, kwargs)
     elif callable(target):

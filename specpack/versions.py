@@ -18,7 +18,7 @@ from .errors import VersionSkewWarning
 __all__ = ["check_skew", "current_versions", "distribution_of", "version_record"]
 
 #: Record keys that make() compares with the running versions.
-SKEW_KEYS = ("gymnasium", "gym", "numpy")
+SKEW_KEYS = ("gymnasium", "gym", "numpy", "pettingzoo", "supersuit")
 
 
 #: Distributions whose import name is the distribution name and which carry ``__version__``:

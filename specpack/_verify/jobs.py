@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .describe import describe_space
+from .describe import describe_space, plain
 from .trace import plan_actions, record, writable
 
 __all__ = ["PLAN_JOB", "RUN_JOB", "carried_exactly", "plan", "run_trace"]
@@ -53,6 +53,15 @@ def _close(env: Any) -> None:
         env.close()
 
 
+def _multi_agent(env: Any) -> Any:
+    """The multi-agent recorder for a PettingZoo env (per-agent spaces and actions), or None."""
+    if not hasattr(env, "possible_agents") or not callable(getattr(env, "action_space", None)):
+        return None
+    from ..backends.pettingzoo import trace
+
+    return trace
+
+
 def plan(payload: bytes, *, steps: int, seed: int) -> dict[str, Any]:
     """Build the env once and plan ``steps`` actions from its fresh action space.
 
@@ -65,9 +74,14 @@ def plan(payload: bytes, *, steps: int, seed: int) -> dict[str, Any]:
     """
     env = _build(payload)
     try:
-        space = env.action_space
-        described = describe_space(space)
-        actions = plan_actions(space, steps, seed)
+        multi = _multi_agent(env)
+        if multi is not None:
+            described = {"agents": list(env.possible_agents)}
+            actions = multi.plan_actions(env, steps, seed)
+        else:
+            space = env.action_space
+            described = describe_space(space)
+            actions = plan_actions(space, steps, seed)
     finally:
         _close(env)
     if not carried_exactly(actions):
@@ -101,11 +115,17 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
     for _ in range(repeat):
         env = _build(payload)
         try:
+            multi = _multi_agent(env)
             if actions is None:
-                todo = plan_actions(env.action_space, steps, seed)
+                todo = (multi.plan_actions(env, steps, seed) if multi is not None
+                        else plan_actions(env.action_space, steps, seed))
             else:
                 todo = writable(list(actions[:steps]))
-            traces.append(record(env, todo, seed).to_dict())
+            if multi is not None:
+                traces.append(multi.record(env, todo, seed, describe=describe_space,
+                                           plain=plain))
+            else:
+                traces.append(record(env, todo, seed).to_dict())
         finally:
             _close(env)
     return {"traces": traces}

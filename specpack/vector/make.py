@@ -228,6 +228,12 @@ def _as_pack(obj: Any) -> SpecPack:
     if not isinstance(obj, SpecPack):
         obj = capture(obj)
     assert isinstance(obj, SpecPack)
+    if obj.backend == "pettingzoo":
+        raise SpecPackError(
+            f"make_vec builds gymnasium vector envs, but pack {obj.label} is a PettingZoo env; "
+            "use specpack.adapters.supersuit_vec(pack, num_envs, num_cpus) for SuperSuit's "
+            "vector envs"
+        )
     if obj.backend != "gymnasium":
         raise SpecPackError(
             f"make_vec builds gymnasium vector envs, but pack {obj.label} was captured with "

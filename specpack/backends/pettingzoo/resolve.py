@@ -21,7 +21,7 @@ from ..._text import suggest
 from ...carry.code import code_ref_from_string
 from ...errors import CaptureError, UnknownEnvError
 from .. import Recipe
-from .._shared import check_kwargs
+from .._args import check_kwargs
 from .stack import base_kwargs, walk
 
 __all__ = ["from_callable", "from_env", "from_id", "from_spec", "home_name", "kwargs_target"]

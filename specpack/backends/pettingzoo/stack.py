@@ -28,7 +28,7 @@ from pettingzoo.utils.conversions import (
 from pettingzoo.utils.env import AECEnv, ParallelEnv
 
 from ...errors import CaptureError, UnrecordedArgumentsError
-from .._shared import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params
+from .._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params
 from .suits import function_layer
 
 __all__ = ["ATTRIBUTE_NAMES", "Layer", "base_kwargs", "inner", "is_env", "walk"]
