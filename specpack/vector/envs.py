@@ -110,7 +110,8 @@ class _WorkerEnvFn:
             # that recorded them answers without building anything here.
             mine: SpecPack = self._pack if self._pack is not None else pickle.loads(self.blob)
             self._pack = mine
-            if mine.surface is not None:
+            if mine.surface is not None and not self.env_kwargs:
+                # (kwargs of its own may change the spaces: then it builds, as gymnasium does)
                 return SurfaceEnv(mine.surface)
             return mine.make(**self.env_kwargs)
         try:
