@@ -143,16 +143,22 @@ def fresh_importable(modname: str) -> bool:
 
 
 
-_scan: tuple[frozenset[str], frozenset[str]] | None = None
+_scan: tuple[tuple[int, str | None], frozenset[str], frozenset[str]] | None = None
 
 
 def non_importable_modules() -> frozenset[str]:
     """The loaded modules a fresh interpreter could not import, rescanned only when the set of
     loaded module names changed (the scan is most of a by-value capture's cost)."""
     global _scan
-    names = frozenset(sys.modules)
-    if _scan is not None and _scan[0] == names:
-        return _scan[1]
+    modules = sys.modules
+    # cheap first: the count and the newest name change whenever a module is added
+    quick = (len(modules), next(reversed(modules), None))
+    if _scan is not None and _scan[0] == quick:
+        return _scan[2]
+    names = frozenset(modules)
+    if _scan is not None and _scan[1] == names:
+        _scan = (quick, names, _scan[2])
+        return _scan[2]
     found = frozenset(
         name
         for name, mod in list(sys.modules.items())
@@ -164,7 +170,7 @@ def non_importable_modules() -> frozenset[str]:
         and not _is_stdlib_or_site(getattr(mod, "__file__", ""))
         and not fresh_importable(name)
     )
-    _scan = (names, found)
+    _scan = (quick, names, found)
     return found
 
 

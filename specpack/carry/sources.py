@@ -67,16 +67,38 @@ def located(obj: Any) -> Any:
     sources: dict[str, str] = {}
     total = 0
     for name in sorted(set(files.values())):
-        try:
-            if os.path.getsize(name) > _MAX_FILE or total > _MAX_TOTAL:
-                continue
-            with open(name, encoding="utf-8") as fh:
-                text = fh.read()
-        except (OSError, UnicodeDecodeError, ValueError):
+        text = _source(name)
+        if text is None or total > _MAX_TOTAL:
             continue
         total += len(text)
         sources[name] = text
     return _Located(obj, files, sources)
+
+
+_texts: dict[str, tuple[tuple[int, int], str | None]] = {}
+
+
+def _source(name: str) -> str | None:
+    """The text of a source file (re-read only when its size or modification time changed)."""
+    try:
+        st = os.stat(name)
+    except (OSError, ValueError):
+        return None
+    stamp = (st.st_size, st.st_mtime_ns)
+    hit = _texts.get(name)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    text: str | None = None
+    if st.st_size <= _MAX_FILE:
+        try:
+            with open(name, encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError, ValueError):
+            text = None
+    if len(_texts) > 256:
+        _texts.clear()
+    _texts[name] = (stamp, text)
+    return text
 
 
 class _Located:
