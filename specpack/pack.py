@@ -7,20 +7,18 @@ deep copy), the spec metadata the env sees as ``env.spec``, and the wrapper stac
 modules a worker would have to pre-import.
 
 Its identity (``fingerprint``, ``==``, ``hash``) comes from its own fields in canonical typed
-JSON (:mod:`specpack.typedjson`); nothing is imported or unpickled to compute it. It pickles
-with plain ``pickle`` through a ``__reduce__`` that names only specpack itself, and reads and
-writes its manifest (:mod:`specpack.files.manifest`) under one trust policy
-(:mod:`specpack.files.trust`) whether the text comes from a file or from memory.
+JSON; nothing is imported or unpickled to compute it. It pickles with plain ``pickle`` through
+a ``__reduce__`` that names only specpack itself (its file face is :mod:`specpack.files.face`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import warnings
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from ._deprecated import positional
 from ._process import Boundary
 from ._surface import Surface, SurfaceFace
 from ._text import short
@@ -216,7 +214,7 @@ class SpecPack(SurfaceFace, FileFace):
         stack = "".join(f"{layer.name}<" for layer in self.layers)
         base = self.entry_point.qualname + (" (by value)" if self.entry_point.by_value else "")
         closing = ">" * len(self.layers)
-        args = ", ".join(f"{k}={_short(v)}" for k, v in self._kwargs.items())
+        args = ", ".join(f"{k}={short(v, 60)}" for k, v in self._kwargs.items())
         ident = repr(self.id) if self.id is not None else "None"
         return (
             f"<SpecPack id={ident} {stack}{base}({args}){closing} "
@@ -365,21 +363,12 @@ class SpecPack(SurfaceFace, FileFace):
         timeout
             One deadline, in seconds, for the whole call (both sides).
         """
-        if args:
-            warnings.warn(
-                "pack.verify() takes keyword arguments only (steps=, seed=, where=, check=, "
-                "timeout=); positional ones are deprecated and stop working in 0.3",
-                DeprecationWarning, stacklevel=2,
-            )
-            named = dict(zip(("steps", "seed", "where", "check", "timeout"), args))
-            steps = named.get("steps", steps)
-            seed = named.get("seed", seed)
-            where = named.get("where", where)
-            check = named.get("check", check)
-            timeout = named.get("timeout", timeout)
         from ._verify.engine import verify
 
-        return verify(self, steps=steps, seed=seed, where=where, check=check, timeout=timeout)
+        flags = positional(args, ("steps", "seed", "where", "check", "timeout"), "pack.verify()",
+                           {"steps": steps, "seed": seed, "where": where, "check": check,
+                            "timeout": timeout})
+        return verify(self, **flags)
 
     def register(self, id: str | None = None) -> str:
         """Put this pack into this process's registry under ``id`` (default: ``pack.id``).
@@ -404,10 +393,6 @@ class SpecPack(SurfaceFace, FileFace):
             The pack has no id and none was given, or another env holds the id.
         """
         return get_backend(self.backend).register(self, id)
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    return short(value, limit)
 
 
 #: Recently unpickled packs by (fingerprint, versions, notes). A pack is an immutable value, so

@@ -191,3 +191,15 @@ def test_by_value_code_from_another_python_is_refused_even_when_loaded_here():
         other.load()
     with pytest.raises(specpack.BuildError, match="says nothing about the Python version"):
         CodeRef(ref.module, ref.qualname, ref.payload, None).load()
+
+
+def test_old_positional_flags_still_work_for_one_release_with_a_deprecation_warning(tmp_path):
+    pack = specpack.capture("CartPole-v1")
+    with pytest.warns(DeprecationWarning, match="pack.verify"):
+        assert pack.verify(5, 0)
+    with pytest.warns(DeprecationWarning, match="specpack.dump"):
+        specpack.dump(pack, tmp_path / "p.pack", b"k" * 32)
+    with pytest.warns(DeprecationWarning, match="specpack.load"):
+        assert specpack.load(tmp_path / "p.pack", False, b"k" * 32) == pack
+    with pytest.warns(DeprecationWarning, match="specpack.diff"):
+        assert specpack.diff(pack.make(), pack.make(), 5) == []

@@ -17,12 +17,12 @@ import copy
 import math
 import pickle
 import time
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any, Protocol
 
+from .._deprecated import positional
 from .._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label, replay
 from .._text import one_line, suggest
 from ..errors import NotIdenticalError, SpecPackError
@@ -301,12 +301,8 @@ def diff(env_a: Any, env_b: Any, *args: Any, steps: int = 100, seed: int = 0) ->
     list of str
         The differences, as :func:`~specpack._verify.compare.compare` lists them.
     """
-    if args:
-        warnings.warn("specpack.diff() takes steps= and seed= as keywords; positional ones "
-                      "are deprecated and stop working in 0.3", DeprecationWarning,
-                      stacklevel=2)
-        named = dict(zip(("steps", "seed"), args))
-        steps, seed = named.get("steps", steps), named.get("seed", seed)
+    flags = positional(args, ("steps", "seed"), "specpack.diff()", {"steps": steps, "seed": seed})
+    steps, seed = flags["steps"], flags["seed"]
     if type(steps) is not int or steps < 0:
         raise SpecPackError(f"steps={steps!r} must be a non-negative int")
     actions = plan_actions(env_a.action_space, steps, seed)

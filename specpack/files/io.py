@@ -18,10 +18,10 @@ Example::
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Iterable
 from typing import Any, Union
 
+from .._deprecated import positional
 from ..errors import PackFormatError, SignatureError, SpecPackError
 from ..pack import SpecPack
 from .manifest import code_payloads, decode_fields, parse_manifest
@@ -112,10 +112,7 @@ def dump(pack: SpecPack, path: PathLike, *args: Any, key: bytes | None = None) -
     if not isinstance(pack, SpecPack):
         raise SpecPackError(f"dump() writes a SpecPack, got {type(pack).__name__}; make one "
                             "with specpack.capture(...)")
-    if args:
-        warnings.warn("specpack.dump() takes key= as a keyword; a positional key is deprecated "
-                      "and stops working in 0.3", DeprecationWarning, stacklevel=2)
-        key = args[0]
+    key = positional(args, ("key",), "specpack.dump()", {"key": key})["key"]
     k = check_key(key)
     data = _manifest_bytes(pack)
     if k is not None:
@@ -178,17 +175,11 @@ def load(
         pack = specpack.load("env.pack", key=KEY, allow=["my_pkg"])
         env = pack.make()
     """
-    if args:
-        warnings.warn(
-            "specpack.load() takes trust=, key= and allow= as keywords; positional ones are "
-            "deprecated and stop working in 0.3", DeprecationWarning, stacklevel=2)
-        named = dict(zip(("trust", "key", "allow"), args))
-        trust = named.get("trust", trust)
-        key = named.get("key", key)
-        allow = named.get("allow", allow)
+    flags = positional(args, ("trust", "key", "allow"), "specpack.load()",
+                       {"trust": trust, "key": key, "allow": allow})
     f = _read(path)
     try:
-        return SpecPack.from_json(f.raw, trust=trust, key=key, allow=allow, source=f.source)
+        return SpecPack.from_json(f.raw, source=f.source, **flags)
     except (MemoryError, RecursionError) as e:
         raise _exhausted(f.source, e) from None
 
