@@ -18,6 +18,7 @@ from .._process import BOUNDARIES
 from .._verify.engine import check_rollout_options
 from ..errors import SpecPackError
 from .env_job import EnvJob
+from .families import BACKENDS, pettingzoo_jobs
 from .jobs import Context, Job
 from .report import AuditReport, Finding
 from .scheduler import Scheduler
@@ -96,6 +97,7 @@ def audit(
     *,
     reference: str | None = None,
     progress: Callable[[Finding, int, int], None] | None = None,
+    backend: str = "gymnasium",
 ) -> AuditReport:
     """Check that every selected env (and wrapper) survives a process boundary.
 
@@ -132,6 +134,10 @@ def audit(
         process, one at a time.
     progress
         Called with each finding and the counts done/total.
+    backend
+        ``"gymnasium"`` (targets select from gymnasium's registry) or ``"pettingzoo"``
+        (targets are PettingZoo family packages such as ``"pettingzoo.butterfly"`` or env
+        modules; every ``parallel_env``/``env`` factory is one env, rolled out per agent).
 
     Returns
     -------
@@ -150,10 +156,22 @@ def audit(
         targets = [targets]
     imported = import_targets([imports] if isinstance(imports, str) else list(imports),
                               option="imports")
-    env_ids = [] if wrappers == "only" else select(list(targets))
+    if backend not in BACKENDS:
+        raise SpecPackError(f"backend={backend!r} is not one of {', '.join(BACKENDS)}")
+    if backend != "gymnasium" and wrappers:
+        raise SpecPackError(f"wrappers= audits gymnasium wrapper classes; drop it with "
+                            f"backend={backend!r}")
+    env_ids = [] if wrappers == "only" or backend != "gymnasium" else select(list(targets))
     tmp = tempfile.mkdtemp(prefix="specpack-audit-")
     ctx = Context(steps=steps, seed=seed, timeout=float(timeout), where=where, tmp=tmp)
     job_list: list[Job] = [EnvJob(i, ctx) for i in env_ids]
+    decided: list[Finding] = []
+    if backend == "pettingzoo":
+        try:
+            job_list, decided = pettingzoo_jobs(list(targets), ctx)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
     if wrappers:
         extra = package_bases(imported)
         job_list += [WrapperJob(n, c, ctx, extra) for n, c in wrapper_classes(imported)]
@@ -167,7 +185,7 @@ def audit(
             progress(f, done[0], total)
 
     try:
-        findings = _run(job_list, n_workers, ctx, fork_refs, on_done)
+        findings = decided + _run(job_list, n_workers, ctx, fork_refs, on_done)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return AuditReport(

@@ -16,7 +16,7 @@ import numpy as np
 from .describe import describe_space, plain
 from .trace import plan_actions, record, writable
 
-__all__ = ["PLAN_JOB", "RUN_JOB", "carried_exactly", "plan", "run_trace"]
+__all__ = ["PLAN_JOB", "RUN_JOB", "carried_exactly", "multi_agent", "plan", "run_trace"]
 
 PLAN_JOB = "specpack._verify.jobs:plan"
 RUN_JOB = "specpack._verify.jobs:run_trace"
@@ -53,7 +53,7 @@ def _close(env: Any) -> None:
         env.close()
 
 
-def _multi_agent(env: Any) -> Any:
+def multi_agent(env: Any) -> Any:
     """The multi-agent recorder for a PettingZoo env (per-agent spaces and actions), or None."""
     if not hasattr(env, "possible_agents") or not callable(getattr(env, "action_space", None)):
         return None
@@ -74,7 +74,7 @@ def plan(payload: bytes, *, steps: int, seed: int) -> dict[str, Any]:
     """
     env = _build(payload)
     try:
-        multi = _multi_agent(env)
+        multi = multi_agent(env)
         if multi is not None:
             described = {"agents": list(env.possible_agents)}
             actions = multi.plan_actions(env, steps, seed)
@@ -115,7 +115,7 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
     for _ in range(repeat):
         env = _build(payload)
         try:
-            multi = _multi_agent(env)
+            multi = multi_agent(env)
             if actions is None:
                 todo = (multi.plan_actions(env, steps, seed) if multi is not None
                         else plan_actions(env.action_space, steps, seed))

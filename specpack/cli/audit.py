@@ -35,7 +35,7 @@ def command(ns: argparse.Namespace) -> int:
     with stdout_to_stderr():
         modules = run_imports(ns)
         report = audit(ns.targets, imports=modules, wrappers=wrappers, where=ns.where,
-                       progress=show, **given)
+                       progress=show, backend=ns.backend, **given)
     print(report.to_json() if ns.json else str(report))
     sys.stdout.flush()
     return EXIT_OK if report else EXIT_NOT_IDENTICAL

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._audit.api import DEFAULT_TIMEOUT, REFERENCES
+from .._audit.families import BACKENDS
 from .._imports import swallowed_hint
 from .._process import BOUNDARIES
 from .._text import printable, suggest
@@ -319,7 +320,8 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
             "Find every env (and wrapper) that does not survive a process boundary: capture "
             "here, rebuild in fresh workers, compare. Exit code 1 if anything is not portable.",
             "example:\n  specpack audit minigrid --steps 20\n"
-            "  specpack audit --import envs/ant_envs.py -- CustomAnt-v0")
+            "  specpack audit --import envs/ant_envs.py -- CustomAnt-v0\n"
+            "  specpack audit --backend pettingzoo pettingzoo.butterfly mpe2")
     p.add_argument("targets", nargs="*", metavar="TARGET",
                    help="env id, namespace ('ALE/'), or entry-point module prefix ('minigrid'); "
                    "none: the whole registry")
@@ -327,6 +329,9 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     p.add_argument("--wrappers", action="store_true",
                    help="also audit every wrapper class of gymnasium.wrappers and the imports")
     p.add_argument("--wrappers-only", action="store_true", help="audit the wrappers alone")
+    p.add_argument("--backend", choices=BACKENDS, default="gymnasium",
+                   help="what TARGETs name: gymnasium registry entries (the default), or "
+                   "PettingZoo families/env modules ('pettingzoo.butterfly', 'mpe2')")
     p.add_argument("--where", choices=WHERE, default="subprocess",
                    help="kind of worker process (default: a fresh python)")
     p.add_argument("--steps", type=int, default=None, metavar="N",

@@ -554,3 +554,19 @@ def test_specpack_audit_stays_the_function_after_the_cli_and_testing_imports():
     report = specpack.audit("CartPole-v1", steps=3, jobs=1)
     assert report.counts()["identical"] == 1
     assert specpack.AuditReport is AuditReport
+
+
+def test_an_unknown_backend_is_refused_naming_the_choices() -> None:
+    with pytest.raises(SpecPackError, match="backend='rllib' is not one of gymnasium, pettingzoo"):
+        specpack.audit(["CartPole-v1"], backend="rllib")
+
+
+def test_backend_pettingzoo_without_pettingzoo_names_the_extra(tmp_path: Path) -> None:
+    """PettingZoo blocked (``sys.modules`` entry None), as on a machine without the extra."""
+    code = ("import sys; sys.modules['pettingzoo'] = None\n"
+            "from specpack.cli.main import main\n"
+            "raise SystemExit(main(['audit', '--backend', 'pettingzoo', 'pettingzoo.butterfly']))")
+    proc = run_python(["-c", code], cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "pip install 'specpack[pettingzoo]'" in proc.stderr
+    assert "Traceback" not in proc.stderr

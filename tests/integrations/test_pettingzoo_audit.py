@@ -1,6 +1,6 @@
-"""Issue 15: every PettingZoo env module that installs here, captured from its factories and
-from a live instance, rebuilt in a fresh interpreter and compared over a multi-agent rollout
-(tests/fixtures/pzenvs/audit_run.py, with the audit's statuses).
+"""Issue 15: ``specpack audit --backend pettingzoo`` runs every factory of every PettingZoo env
+module through the audit's one scheduler and worker protocol: captured here, built twice here
+(the repeat control), captured live, rebuilt in a fresh interpreter and compared per agent.
 
 Runs in CI's pettingzoo venv only (``SPECPACK_PETTINGZOO_TESTS=1``); elsewhere the module
 collects no tests.
@@ -21,6 +21,8 @@ __test__ = ENABLED
 if ENABLED:
     from _helpers import run_python
 
+    import specpack
+
 pytestmark = pytest.mark.integration
 
 FAMILIES = ["pettingzoo.butterfly", "pettingzoo.classic", "pettingzoo.sisl", "pettingzoo.atari",
@@ -30,18 +32,19 @@ FAMILIES = ["pettingzoo.butterfly", "pettingzoo.classic", "pettingzoo.sisl", "pe
 @pytest.fixture(scope="module")
 def audit(tmp_path_factory: pytest.TempPathFactory) -> Any:
     cwd: Path = tmp_path_factory.mktemp("pz-audit")
-    proc = run_python(["-m", "pzenvs.audit_run", "--steps", "40", *FAMILIES], cwd=cwd,
-                      timeout=1200)
+    proc = run_python(["-m", "specpack", "audit", "--backend", "pettingzoo", "--steps", "40",
+                       "--json", *FAMILIES], cwd=cwd, timeout=1200)
     assert proc.returncode == 0, proc.stderr[-4000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout)
 
 
 def statuses(audit: Any, family: str) -> dict[str, str]:
-    return {f["name"]: f["status"] for f in audit["findings"] if f["family"] == family}
+    return {f["name"]: f["status"] for f in audit["envs"]
+            if f["name"].split(".")[1 if f["name"].startswith("pettingzoo.") else 0] == family}
 
 
 def test_no_installed_env_fails_to_capture_rebuild_or_compare(audit: Any) -> None:
-    bad = [f for f in audit["findings"]
+    bad = [f for f in audit["envs"]
            if f["status"] not in ("identical", "not_reproducible", "missing_dependency")]
     assert not bad, bad
 
@@ -65,15 +68,47 @@ def test_classic_games_are_identical_except_hanabi_which_reshuffles_on_unseeded_
 
 
 def test_mpe_moved_to_mpe2_is_missing_dependency_and_mpe2_envs_are_identical(audit: Any) -> None:
-    mpe = [f for f in audit["findings"] if f["family"] == "mpe"]
-    assert [f["status"] for f in mpe] == ["missing_dependency"]
-    assert mpe[0]["reason"].startswith("mpe2")
+    mpe = [f for f in audit["envs"] if f["name"].startswith("pettingzoo.mpe")]
+    assert [(f["status"], f["package"]) for f in mpe] == [("missing_dependency", "mpe2")]
     mpe2 = statuses(audit, "mpe2")
     assert len(mpe2) >= 20 and set(mpe2.values()) == {"identical"}
 
 
 def test_atari_without_its_emulator_is_missing_dependency_naming_it(audit: Any) -> None:
-    atari = [f for f in audit["findings"] if f["family"] == "atari"]
-    assert len(atari) >= 20
-    assert {f["status"] for f in atari} == {"missing_dependency"}
-    assert all(f["reason"].startswith("multi_agent_ale_py") for f in atari)
+    atari = statuses(audit, "atari")
+    assert len(atari) >= 20 and set(atari.values()) == {"missing_dependency"}
+    assert {f["package"] for f in audit["envs"] if ".atari." in f["name"]} == {
+        "multi_agent_ale_py"}
+
+
+def test_a_setting_changed_in_the_parent_only_is_not_identical_across_the_boundary(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The control: the same audit machinery reports the multi-agent form of the registry
+    problem (a module setting changed after import, invisible to a fresh interpreter)."""
+    from pzfamily import tuned_v0
+
+    monkeypatch.setattr(tuned_v0, "SPEED", 3.0)  # as a training script might, after import
+    report = specpack.audit(["pzfamily"], backend="pettingzoo", steps=10, jobs=1)
+    found = {f.name: f for f in report.envs}
+    assert found["pzfamily.steady_v0.parallel_env"].status == "identical"
+    tuned = found["pzfamily.tuned_v0.parallel_env"]
+    assert tuned.status == "not_identical" and tuned.step is not None, tuned
+    assert "fresh interpreter" in tuned.reason
+    native = found["pzfamily.native_v0"]
+    assert (native.status, native.package) == ("missing_dependency", "specpack_absent_emulator")
+    assert not report
+
+
+def test_without_the_change_the_same_family_is_portable_but_for_the_missing_emulator() -> None:
+    report = specpack.audit(["pzfamily.steady_v0", "pzfamily.tuned_v0"], backend="pettingzoo",
+                            steps=10, jobs=1)
+    assert {f.status for f in report.envs} == {"identical"} and report
+
+
+def test_bad_input_is_refused_naming_the_fix() -> None:
+    with pytest.raises(specpack.SpecPackError, match="no PettingZoo env module"):
+        specpack.audit(["pzenvs.support"], backend="pettingzoo")
+    with pytest.raises(specpack.SpecPackError, match="wrappers"):
+        specpack.audit(["pzfamily"], backend="pettingzoo", wrappers=True)
+    with pytest.raises(specpack.SpecPackError, match="not one of gymnasium, pettingzoo"):
+        specpack.audit(["pzfamily"], backend="rllib")
