@@ -5,7 +5,7 @@ it lives in its own venv::
 
     python3 -m venv /work/venvs/rllib
     /work/venvs/rllib/bin/pip install -q torch==2.13.0
-    /work/venvs/rllib/bin/pip install -q "ray[rllib]==2.60.0" pytest pytest-timeout -e .
+    /work/venvs/rllib/bin/pip install -q "ray[rllib]==2.60.0" "pettingzoo>=1.24" pytest pytest-timeout -e .
     SPECPACK_RLLIB_TESTS=1 /work/venvs/rllib/bin/python -m pytest tests/integrations/rllib
 
 Elsewhere the directory is not collected at all (these tests belong to another venv; they are
