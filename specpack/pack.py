@@ -333,7 +333,7 @@ class SpecPack(SurfaceFace, FileFace):
             kw.update(kwargs)
         return get_backend(self.backend).build(bp, kw)
 
-    def _make_vector(self, num_envs: int, kwargs: dict[str, Any]) -> Any:
+    def _make_vector(self, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
         """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
         kw = dict(self._kwargs) if self._plain else materialize(self._kwargs)
         kw.update(kwargs)

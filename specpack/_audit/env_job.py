@@ -28,7 +28,7 @@ from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
 from .report import IDENTICAL, NOT_IDENTICAL, NOT_REPRODUCIBLE, Finding
 from .select import entry_of
 from .timelimit import time_limit
-from .vector_job import NUM_ENVS, REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB
+from .vector_job import REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB, sub_envs
 
 __all__ = ["EnvJob", "reference"]
 
@@ -123,6 +123,7 @@ class EnvJob(Job):
         self.needs: list[str] = []
         self.payload = b""
         self.run_job = RUN_JOB
+        self.extra: dict[str, Any] = {}
         self.here: Any = None
         self.gaps: dict[str, Any] = {}
         self.live_differences: list[str] = []
@@ -149,9 +150,13 @@ class EnvJob(Job):
         function = REFERENCE_JOB
         if getattr(pack, "vector", False):
             function, self.run_job = REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB
+            n = sub_envs(self.name)
+            self.extra = {"num_envs": n}
+            built = (f"specpack.make_vec(pack, {n})" if n is not None else
+                     "its vector creator with its own num_envs (its default is None)")
             self.notes.append(
-                f"vector-only (a vector_entry_point and no entry_point): audited as "
-                f"specpack.make_vec(pack, {NUM_ENVS}) on both sides"
+                f"vector-only (a vector_entry_point and no entry_point): audited as {built} "
+                "on both sides"
             )
         self.add_task(
             "reference",
@@ -164,6 +169,7 @@ class EnvJob(Job):
             timeout=self.ctx.timeout,
             needs=self.needs,
             name=self.name,
+            **self.extra,
         )
 
     def forget_remote(self) -> None:
@@ -204,7 +210,7 @@ class EnvJob(Job):
         self.gaps = value["gaps"]
         self.notes.extend(self.gaps["notes"])
         params = {"steps": self.ctx.steps, "seed": self.ctx.seed, "actions": value["actions"]}
-        self.add_task("rebuild", REMOTE, self.run_job, self.payload, **params)
+        self.add_task("rebuild", REMOTE, self.run_job, self.payload, **params, **self.extra)
         live = value["live"]
         if live is not None:
             self.live_differences = list(live["differences"])

@@ -35,12 +35,17 @@ def _entry_module(spec: Any) -> str:
 def entry_of(env_id: str) -> tuple[Any, dict[str, Any]] | None:
     """The loaded entry point of a registered id and the kwargs it is registered with.
 
-    Returns None when the id is not registered, has no entry point, or it does not load.
+    For a vector-only id it is the vector creator, with ``num_envs`` counted as given (the
+    build passes it). Returns None when the id is not registered, has no entry point, or it
+    does not load.
     """
     spec = registry().get(env_id)
-    if spec is None or spec.entry_point is None:
+    if spec is None:
         return None
-    ep = spec.entry_point
+    ep = spec.entry_point if spec.entry_point is not None else spec.vector_entry_point
+    given = {} if spec.entry_point is not None else {"num_envs": None}
+    if ep is None:
+        return None
     if isinstance(ep, str):
         try:
             from gymnasium.envs.registration import load_env_creator
@@ -48,7 +53,7 @@ def entry_of(env_id: str) -> tuple[Any, dict[str, Any]] | None:
             ep = load_env_creator(ep)
         except Exception:  # noqa: BLE001 - the capture reports what is wrong with it
             return None
-    return ep, dict(spec.kwargs or {})
+    return ep, {**dict(spec.kwargs or {}), **given}
 
 
 def matches(target: str, spec: Any) -> bool:

@@ -1,7 +1,8 @@
 """Auditing a vector-only id (a spec with only a ``vector_entry_point``, Meta-World's MT10).
 
 Such a pack has no single env: ``specpack.make_vec(pack, n)`` builds it with its vector
-creator. Both sides build it with :data:`NUM_ENVS` sub-envs and the engine records and compares
+creator. Both sides build it with :data:`NUM_ENVS` sub-envs (or with the creator's own count
+when it has one: see :func:`sub_envs`) and the engine records and compares
 it like any env: :class:`Batched` shows the engine's ``record`` one batched step at a time (per
 sub-env flags kept, and no reset passed on after an episode ends: a vector env resets its own
 sub-envs).
@@ -10,6 +11,7 @@ sub-envs).
 from __future__ import annotations
 
 import contextlib
+import inspect
 import pickle
 from typing import Any
 
@@ -18,13 +20,43 @@ from .._verify.jobs import carried_exactly
 from ..vector import make_vec
 from .classify import failure
 from .jobs import private_tmp
+from .select import registry
 
-__all__ = ["NUM_ENVS", "RUN_VECTOR_JOB", "Batched", "reference_vector", "run_vector"]
+__all__ = ["NUM_ENVS", "RUN_VECTOR_JOB", "Batched", "reference_vector", "run_vector", "sub_envs"]
 
 #: Sub-envs of an audited vector env (two, so that per-sub-env seeding is compared too).
 NUM_ENVS = 2
 REFERENCE_VECTOR_JOB = f"{__name__}:reference_vector"
 RUN_VECTOR_JOB = f"{__name__}:run_vector"
+
+
+def sub_envs(env_id: str) -> int | None:
+    """How many sub-envs the audit asks the vector creator of ``env_id`` for.
+
+    :data:`NUM_ENVS`, unless the creator picks its own count: a ``num_envs`` parameter that
+    defaults to None (Meta-World's benchmarks: one sub-env per task; ``ML10-test`` refuses
+    any other count). Asking those for two would report the audit's choice as the env's fault.
+    """
+    spec = registry().get(env_id)
+    creator = getattr(spec, "vector_entry_point", None)
+    if isinstance(creator, str):
+        try:
+            from gymnasium.envs.registration import load_env_creator
+
+            creator = load_env_creator(creator)
+        except Exception:  # noqa: BLE001 - the build reports what is wrong with it
+            return NUM_ENVS
+    if not callable(creator):
+        return NUM_ENVS
+    try:
+        param = inspect.signature(creator).parameters.get("num_envs")
+    except (TypeError, ValueError):
+        return NUM_ENVS
+    return None if param is not None and param.default is None else NUM_ENVS
+
+
+def _make(pack: Any, num_envs: int | None) -> Any:
+    return make_vec(pack, num_envs) if num_envs is not None else pack._make_vector(None, {})
 
 
 class Flags(tuple):  # type: ignore[type-arg]
@@ -59,10 +91,11 @@ class Batched:
         return obs, reward, flags[0], flags[1], info
 
 
-def _traces(pack: Any, actions: list[Any] | None, steps: int, seed: int, repeat: int) -> Any:
+def _traces(pack: Any, actions: list[Any] | None, steps: int, seed: int, repeat: int,
+            num_envs: int | None) -> Any:
     out = []
     for _ in range(repeat):
-        venv = make_vec(pack, NUM_ENVS)
+        venv = _make(pack, num_envs)
         try:
             env = Batched(venv)
             todo = plan_actions(env.action_space, steps, seed) if actions is None else actions
@@ -74,22 +107,25 @@ def _traces(pack: Any, actions: list[Any] | None, steps: int, seed: int, repeat:
 
 
 def run_vector(
-    payload: bytes, *, steps: int, seed: int, repeat: int = 1, actions: list[Any] | None = None
+    payload: bytes, *, steps: int, seed: int, repeat: int = 1, actions: list[Any] | None = None,
+    num_envs: int | None = NUM_ENVS,
 ) -> dict[str, Any]:
-    """Build the pickled vector-only pack ``repeat`` times and record each (a job function).
+    """Build the pickled vector-only pack ``repeat`` times and record each (a job function;
+    ``num_envs``: as :func:`sub_envs` chose).
 
     Returns
     -------
     dict
         ``{"traces": [...]}``, as the engine's ``run_trace``.
     """
-    traces: dict[str, Any] = _traces(pickle.loads(payload), actions, steps, seed, repeat)
+    traces: dict[str, Any] = _traces(pickle.loads(payload), actions, steps, seed, repeat,
+                                     num_envs)
     return traces
 
 
 def reference_vector(
     payload: bytes, *, steps: int, seed: int, timeout: float, needs: list[str], name: str,
-    live: bool = False,
+    live: bool = False, num_envs: int | None = NUM_ENVS,
 ) -> dict[str, Any]:
     """The reference side of a vector-only pack (a job function; see ``env_job.reference``).
 
@@ -99,14 +135,14 @@ def reference_vector(
     private_tmp()
     try:
         pack = pickle.loads(payload)
-        venv = make_vec(pack, NUM_ENVS)
+        venv = _make(pack, num_envs)
         try:
             actions = plan_actions(venv.action_space, steps, seed)
         finally:
             with contextlib.suppress(Exception):
                 venv.close()
         sent = actions if carried_exactly(actions) else None
-        control = _traces(pack, sent, steps, seed, 2)
+        control = _traces(pack, sent, steps, seed, 2, num_envs)
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt):
             raise

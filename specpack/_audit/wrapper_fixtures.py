@@ -148,6 +148,8 @@ def candidates(p: Any, tmp: str) -> tuple[tuple[Any, ...], str | None]:
     d = p.default
     if d is p.empty:
         ann = str(p.annotation)
+        if ann.startswith(("tuple[str", "list[str", "Sequence[str", "Iterable[str")):
+            return (("specpack",),), None  # a name no env uses: builds, changes nothing
         if "bool" in ann:
             return (True,), None
         if "int" in ann:

@@ -22,6 +22,7 @@ from .._process import Outcome
 from .._text import one_line, short
 from .._verify import Trace, compare, plain, plan_actions, record, same, writable
 from .._verify.jobs import carried_exactly
+from ..backends.recorders import recorder_for
 from ..errors import UnrecordedArgumentsError
 from .classify import failure, missing_package
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
@@ -125,8 +126,19 @@ def _build(cls: type, extra: Sequence[str], tmp: str) -> dict[str, Any]:
 def record_check(
     name: str, cls: type, live: Any, given: dict[str, Any], defaulted: Any
 ) -> list[str]:
-    """The wrapper's own record (``_saved_kwargs``) against the arguments it was given."""
+    """The wrapper's record against the arguments it was given: its own (``_saved_kwargs``,
+    from ``RecordConstructorArgs``), else what a registered recorder reads from the instance
+    (:func:`specpack.register_recorder`; capture uses the same one, so a wrapper a recorder
+    covers is faithful)."""
     saved = getattr(live, "_saved_kwargs", None)
+    if saved is None:
+        recorder = recorder_for(cls)
+        if recorder is not None:
+            try:
+                saved = dict(recorder(live))
+            except Exception as e:  # noqa: BLE001 - a broken recorder is this wrapper's finding
+                return [f"the recorder registered for {name} failed on an instance: "
+                        f"{one_line(e)}"]
     if saved is None:
         if given or defaulted:
             return [

@@ -78,7 +78,7 @@ class Backend(Protocol):
     def build(self, bp: Blueprint, kwargs: dict[str, Any]) -> Any:
         """Build the env of ``bp`` with the final constructor kwargs (a fresh dict)."""
 
-    def build_vector(self, bp: Blueprint, num_envs: int, kwargs: dict[str, Any]) -> Any:
+    def build_vector(self, bp: Blueprint, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
         """Build the vector env of a vector-only ``bp`` (``vector_entry_point``)."""
 
     def register(self, pack: PackLike, env_id: str | None) -> str:

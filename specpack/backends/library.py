@@ -90,7 +90,7 @@ class LibraryBackend:
         """Build the env of ``bp`` with the final constructor kwargs."""
         return self._build.build(bp, kwargs)
 
-    def build_vector(self, bp: Blueprint, num_envs: int, kwargs: dict[str, Any]) -> Any:
+    def build_vector(self, bp: Blueprint, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
         """Build the vector env of a vector-only ``bp``."""
         return self._build.build_vector(bp, num_envs, kwargs)
 

@@ -337,6 +337,55 @@ def test_wrappers_audit_finds_wrappers_that_do_not_record_their_arguments(tmp_pa
     assert code == 1
 
 
+def test_a_wrapper_a_recorder_covers_is_faithful(tmp_path: Path):
+    """Issue 14: with a recorder registered (by an imported module), the audit reads the
+    wrapper's arguments as capture does, and the unrecorded wrapper becomes identical."""
+    code, doc, _ = run_audit(tmp_path, "--wrappers-only", "--import", "auditpkg.wrappers",
+                             "auditpkg.recorders", "--steps", "20")
+    mine = {f["name"].rpartition(".")[2]: f for f in doc["wrappers"]
+            if f["name"].startswith("auditpkg.wrappers.")}
+    assert mine["Unrecorded"]["status"] == "identical", mine["Unrecorded"]
+    assert mine["Unrecorded"]["args"] == {"penalty": "0.5"}
+    assert mine["ScaleReward"]["status"] == "not_identical"  # no recorder: still found
+    assert code == 1
+
+
+def test_every_minigrid_wrapper_is_faithful_with_the_built_in_recorders(tmp_path: Path):
+    """Issue 14: 10 of minigrid's 15 wrappers record nothing; with specpack's built-in
+    recorders all 15 are audited identical (NoDeath with a guessed ``no_death_types``)."""
+    code, doc, _ = run_audit(tmp_path, "--wrappers-only", "--import", "minigrid", "--steps", "20")
+    mine = {f["name"].rpartition(".")[2]: f for f in doc["wrappers"]
+            if f["name"].startswith("minigrid.wrappers.")}
+    assert len(mine) == 15
+    assert {k: f["status"] for k, f in mine.items()} == dict.fromkeys(mine, "identical")
+    assert mine["ViewSizeWrapper"]["args"]["agent_view_size"] != "7"  # a non-default, read back
+    assert code == 0
+
+
+def test_a_recorder_that_misreads_or_fails_is_a_finding_not_a_pass() -> None:
+    from auditpkg.wrappers import Unrecorded
+
+    from specpack._audit.wrapper_job import record_check
+    from specpack.backends.recorders import _RECORDERS
+
+    live = Unrecorded(gymnasium.make("CartPole-v1"), penalty=0.5)
+    key = f"{Unrecorded.__module__}:{Unrecorded.__qualname__}"
+    name = "auditpkg.wrappers.Unrecorded"
+    saved = _RECORDERS.get(key)
+    try:
+        specpack.register_recorder(Unrecorded, lambda w: {"penalty": 0.0})
+        assert record_check(name, Unrecorded, live, {"penalty": 0.5}, {}) == [
+            f"{name} records penalty=0.0 but was given penalty=0.5"]
+        specpack.register_recorder(Unrecorded, lambda w: {"penalty": w.gone})
+        (found,) = record_check(name, Unrecorded, live, {"penalty": 0.5}, {})
+        assert found.startswith(f"the recorder registered for {name} failed on an instance: ")
+        assert "gone" in found
+    finally:
+        _RECORDERS.pop(key, None)
+        if saved is not None:
+            _RECORDERS[key] = saved
+
+
 # -- the JSON report and exit codes -----------------------------------------------------------
 
 

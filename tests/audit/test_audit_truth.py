@@ -113,6 +113,22 @@ def test_vector_only_id_is_audited_through_make_vec(truth: tuple[int, dict[str, 
     assert any("vector-only" in n and "make_vec" in n for n in f["notes"])
 
 
+def test_a_vector_creator_with_its_own_count_is_built_with_it(
+        truth: tuple[int, dict[str, Any]]) -> None:
+    """Meta-World's ML10-test refuses num_envs=2 ("Invalid division of subtasks"): asking it
+    for the audit's count reported the audit's choice as the env's fault (capture_error)."""
+    f = truth[1]["truthpkg/VecOwnCount-v0"]
+    assert f["status"] == "identical", f
+    assert any("its own num_envs" in n for n in f["notes"])
+
+
+def test_a_vector_creator_missing_a_required_argument_needs_arguments(
+        truth: tuple[int, dict[str, Any]]) -> None:
+    f = truth[1]["truthpkg/VecNeedsName-v0"]
+    assert f["status"] == "needs_arguments", f
+    assert "'env_name'" in f["reason"]
+
+
 def test_an_env_reading_another_envs_leftovers_is_judged_in_clean_workers(
     tmp_path: Path,
 ) -> None:

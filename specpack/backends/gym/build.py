@@ -139,6 +139,6 @@ def _spec_template(bp: Blueprint, creator: Any) -> Any:
     )
 
 
-def build_vector(bp: Blueprint, num_envs: int, kwargs: dict[str, Any]) -> Any:
+def build_vector(bp: Blueprint, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
     """gym 0.26 has no vector-only specs: a gym pack is never vector-only."""
     raise BuildError(f"pack {bp.label}: gym packs are never vector-only")

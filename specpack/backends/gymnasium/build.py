@@ -160,7 +160,7 @@ def _spec_template(bp: Blueprint, creator: Any) -> EnvSpec:
     )
 
 
-def build_vector(bp: Blueprint, num_envs: int, kwargs: dict[str, Any]) -> Any:
+def build_vector(bp: Blueprint, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
     """Build a vector-only pack's vector env as ``gymnasium.make_vec`` does in
     ``vector_entry_point`` mode: ``creator(num_envs=num_envs, **kwargs)``, then the spec."""
     creator = bp.entry.load()

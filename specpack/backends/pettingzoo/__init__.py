@@ -87,7 +87,7 @@ class PettingZooBackend:
         """Build the env of ``bp`` (see :mod:`.build`)."""
         return _build.build(bp, kwargs)
 
-    def build_vector(self, bp: Blueprint, num_envs: int, kwargs: dict[str, Any]) -> Any:
+    def build_vector(self, bp: Blueprint, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
         """PettingZoo has no vector-only envs; vectorise with specpack.adapters.supersuit_vec."""
         raise BuildError(
             f"pack {bp.label}: a PettingZoo pack is never vector-only; vectorise it with "
