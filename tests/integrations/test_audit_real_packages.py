@@ -26,6 +26,24 @@ HIGHWAY = ("exit-v0", "highway-v0", "highway-fast-v0", "intersection-v0", "inter
            "merge-v0", "parking-ActionRepeat-v0", "racetrack-v0", "roundabout-v0", "two-way-v0",
            "u-turn-v0")
 ADROIT_SPARSE = [f"AdroitHand{t}Sparse-v1" for t in ("Door", "Hammer", "Pen", "Relocate")]
+MW = "Meta-World/"
+#: Registered with a creator that requires an argument the registration never gives.
+MW_NEEDS = ("MT1", "ML1-train", "ML1-test", "goal_hidden", "goal_observable", "custom-mt-envs",
+            "custom-ml-envs")
+#: Vector creators that raise with their registered defaults (gymnasium.make_vec too).
+MW_BROKEN = ("ML10-test", "ML25-train", "ML25-test", "ML45-train", "ML45-test")
+#: plain gymnasium, no specpack: does ``gymnasium.make_vec(id)`` raise with these defaults?
+MW_CONTROL = """
+import json, sys, gymnasium, metaworld
+out = {}
+for env_id in sys.argv[1:]:
+    try:
+        gymnasium.make_vec(env_id).close()
+        out[env_id] = "built"
+    except Exception as e:
+        out[env_id] = type(e).__name__ + ": " + str(e)
+print(json.dumps(out))
+"""
 
 
 def isolated_env(tmp_path: Path) -> dict[str, str]:
@@ -87,4 +105,20 @@ if os.environ.get("SPECPACK_REAL_PACKAGES") == "1":
         missing = [f for f in envs.values() if f["status"] == "missing_dependency"]
         assert missing and all(f["package"] not in (None, "", "unknown") for f in missing)
         assert envs["FetchReach-v1"]["package"] == "mujoco_py"
+
+        # Meta-World: every id reaches a verdict about Meta-World, none about the audit. Its
+        # vector-only ids are built with their own num_envs (None: one sub-env per task).
+        status = {k[len(MW):]: f["status"] for k, f in envs.items() if k.startswith(MW)}
+        assert {k: status[k] for k in MW_NEEDS} == dict.fromkeys(MW_NEEDS, "needs_arguments")
+        assert "'env_name'" in envs[MW + "ML1-train"]["reason"]
+        assert status["ML10-train"] == "identical"
+        assert status["MT10"] == status["MT25"] == "not_reproducible"  # tasks drawn unseeded
+        assert status["MT50"] in ("not_reproducible", "timeout")  # 50 MuJoCo sims, 3 builds
+        assert {k: status[k] for k in MW_BROKEN} == dict.fromkeys(MW_BROKEN, "capture_error")
+        control = run(["-c", MW_CONTROL, *(MW + k for k in MW_BROKEN)], tmp_path, timeout=600)
+        assert control.returncode == 0, control.stderr[-3000:]
+        raised = json.loads(control.stdout.splitlines()[-1])
+        for k in MW_BROKEN:  # the audit's reason is the error plain gymnasium.make_vec raises
+            assert raised[MW + k].startswith("AssertionError: "), raised
+            assert raised[MW + k] in envs[MW + k]["reason"], (raised[MW + k], envs[MW + k])
         assert proc.returncode == 1  # the Adroit sparse envs fail the audit
