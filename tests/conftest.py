@@ -14,10 +14,6 @@ if _FIXTURES not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
         filter(None, [_FIXTURES, os.environ.get("PYTHONPATH")]))
 if _FIXTURES not in sys.path:
     sys.path.insert(0, _FIXTURES)
-# A Ray head waits 30 s for its GCS server to write its port; on this 2-core machine under a
-# full CI run that start has timed out ("Timed out waiting for file .../gcs_server_port_...").
-# Ray's own knob for it (every driver the tests start inherits it):
-os.environ.setdefault("RAY_gcs_server_port_wait_time_s", "120")
 from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402

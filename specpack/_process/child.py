@@ -157,6 +157,10 @@ def serve(ctl_fd: int, res_fd: int) -> None:
     """
     _guard_channels((ctl_fd, res_fd))
     with contextlib.suppress(Exception):
+        # disable first: enable() on an already enabled handler keeps the signal handlers it
+        # installed before, and a library the parent loaded (Ray's core) may have replaced
+        # them since; a fork child would then die of SIGSEGV without a word.
+        faulthandler.disable()
         faulthandler.enable(file=2, all_threads=False)  # fd 2: the task's capture file
     _watch_parent()
     reader = FrameReader("the parent")

@@ -31,6 +31,10 @@ pytestmark = pytest.mark.integration
 def ray_cluster() -> Iterator[None]:
     # A short path: Ray's unix sockets live under its temp dir (107-byte limit).
     root = tempfile.mkdtemp(prefix="spray-")
+    # ray.init sets RAY_AUTH_MODE=token (and PYTHONBREAKPOINT) in os.environ and shutdown does
+    # not undo it: every Ray driver this session starts later inherits it, and its head's GCS
+    # server never writes its port ("Timed out waiting for file .../gcs_server_port_...").
+    saved = dict(os.environ)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", root)
         mp.setenv("RAY_TMPDIR", root)
@@ -41,6 +45,8 @@ def ray_cluster() -> Iterator[None]:
             yield
         finally:
             ray.shutdown()
+    os.environ.clear()
+    os.environ.update(saved)
     shutil.rmtree(root, ignore_errors=True)
 
 

@@ -98,6 +98,24 @@ def test_child_that_exits_or_segfaults_is_died_with_code_or_signal(where):
     assert "Segmentation fault" in out.detail  # faulthandler's report from the stderr tail
 
 
+def test_a_fork_child_reports_a_segfault_after_a_library_replaced_the_parents_handler():
+    """Ray's core, loaded in the parent, replaces the SIGSEGV handler faulthandler installed;
+    faulthandler.enable() on an enabled handler kept the replacement, so a fork child died of
+    SIGSEGV without a word (a CI run: test_ray.py before this file). SIG_DFL stands in here."""
+    import faulthandler
+    import signal
+
+    faulthandler.enable()
+    signal.signal(signal.SIGSEGV, signal.SIG_DFL)  # what a native library's install does to it
+    try:
+        out = run_one("fork", "workerjobs:segfault", b"", {}, deadline=_deadline())
+    finally:
+        faulthandler.disable()
+        faulthandler.enable()  # this process's handler back
+    assert out.status == "died" and "SIGSEGV" in out.error
+    assert "Segmentation fault" in out.detail
+
+
 def test_value_typed_json_cannot_carry_is_an_error_not_a_pickle():
     out = run_one("subprocess", "workerjobs:unsendable", b"", {}, deadline=_deadline())
     assert out.status == "error" and "typed JSON" in out.error
