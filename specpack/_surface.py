@@ -176,7 +176,7 @@ def space_from_json(node: Any, decode: Any) -> Any:
     if kind == "Discrete":
         # gymnasium < 1.2's Discrete takes no dtype (always int64): pass it only when it differs
         dtype = np.dtype(node["dtype"])
-        extra = {} if dtype == np.int64 else {"dtype": dtype}
+        extra: dict[str, Any] = {} if dtype == np.int64 else {"dtype": dtype}
         return s.Discrete(decode(node["n"]), start=decode(node["start"]), **extra)
     if kind == "MultiDiscrete":
         return s.MultiDiscrete(decode(node["nvec"]), start=decode(node["start"]),
