@@ -156,5 +156,11 @@ def machine() -> dict[str, Any]:
         "gymnasium": v("gymnasium"),
         "numpy": v("numpy"),
         "cloudpickle": v("cloudpickle"),
-        "specpack": v("specpack"),
+        "specpack": _specpack_version(),  # the code measured, not a stale install record
     }
+
+
+def _specpack_version() -> str:
+    import specpack
+
+    return str(specpack.__version__)
