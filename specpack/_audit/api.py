@@ -137,7 +137,8 @@ def audit(
     backend
         ``"gymnasium"`` (targets select from gymnasium's registry) or ``"pettingzoo"``
         (targets are PettingZoo family packages such as ``"pettingzoo.butterfly"`` or env
-        modules; every ``parallel_env``/``env`` factory is one env, rolled out per agent).
+        modules, by default the ``imports``, else every PettingZoo family; every
+        ``parallel_env``/``env`` factory is one env, rolled out per agent).
 
     Returns
     -------
@@ -168,7 +169,7 @@ def audit(
     decided: list[Finding] = []
     if backend == "pettingzoo":
         try:
-            job_list, decided = pettingzoo_jobs(list(targets), ctx)
+            job_list, decided = pettingzoo_jobs(list(targets) or list(imported), ctx)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise

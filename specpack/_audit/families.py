@@ -32,7 +32,8 @@ def pettingzoo_jobs(targets: Sequence[str], ctx: Context) -> tuple[list[Job], li
     Parameters
     ----------
     targets
-        Family packages or env modules; empty: :data:`FAMILIES`.
+        Family packages or env modules (the audit passes its targets, else its ``--import``
+        modules); empty: :data:`FAMILIES`.
     ctx
         The audit's options.
 
@@ -60,7 +61,8 @@ def pettingzoo_jobs(targets: Sequence[str], ctx: Context) -> tuple[list[Job], li
             raise SpecPackError(
                 f"{target!r} holds no PettingZoo env module (a module named like "
                 "'pistonball_v6' defining env or parallel_env); give a family such as "
-                "'pettingzoo.butterfly' or one env module"
+                "'pettingzoo.butterfly' or one env module (as a TARGET, or as --import when "
+                "no TARGET is given)"
             )
         for module in found:
             if module.error is not None:

@@ -112,3 +112,14 @@ def test_bad_input_is_refused_naming_the_fix() -> None:
         specpack.audit(["pzfamily"], backend="pettingzoo", wrappers=True)
     with pytest.raises(specpack.SpecPackError, match="not one of gymnasium, pettingzoo"):
         specpack.audit(["pzfamily"], backend="rllib")
+
+
+def test_import_names_the_families_when_no_target_is_given(tmp_path: Path) -> None:
+    """The issue's form: ``specpack audit --backend pettingzoo --import FAMILY ...``."""
+    proc = run_python(["-m", "specpack", "audit", "--backend", "pettingzoo", "--steps", "10",
+                       "--json", "--import", "pettingzoo.butterfly", "pzfamily.steady_v0"],
+                      cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    names = {f["name"]: f["status"] for f in json.loads(proc.stdout)["envs"]}
+    assert len(names) == 7 and set(names.values()) == {"identical"}, names
+    assert "pzfamily.steady_v0.parallel_env" in names
