@@ -13,6 +13,7 @@ Usage: ``python benchmarks/bench_core.py [--quick] [--json]``.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import pickle
 import sys
@@ -63,6 +64,7 @@ def headline(rounds: int) -> list[dict[str, Any]]:
         type(e).__name__ for e in _layers(_floor())]
     if "KwargsPole-v0" not in gymnasium.registry:
         gymnasium.register("KwargsPole-v0", entry_point=KwargsEnv, max_episode_steps=500)
+    fresh = itertools.count(3)  # new kwargs each call: no memo hit, the payload is reused
     t = side_by_side({
         "gym": lambda: gymnasium.make(env_id),
         "pack": pack.make,
@@ -71,6 +73,7 @@ def headline(rounds: int) -> list[dict[str, Any]]:
         "capture_cold": _uncached_capture,
         "gym_local": lambda: gymnasium.make("KwargsPole-v0", k=2.0),
         "capture_by_value": lambda: specpack.capture("KwargsPole-v0", k=2.0),
+        "capture_by_value_new": lambda: specpack.capture("KwargsPole-v0", k=next(fresh)),
     }, rounds)
     spec = gymnasium.spec(env_id)
     pack_blob = pickle.dumps(pack)
@@ -99,6 +102,8 @@ def headline(rounds: int) -> list[dict[str, Any]]:
                t["capture_cold"], t["gym"], "gymnasium.make"),
         _timed("core", "capture(id) of a __main__ env (by value) vs gymnasium.make of it",
                t["capture_by_value"], t["gym_local"], "gymnasium.make", GOAL_BY_VALUE_VS_GYM),
+        _timed("core", "by-value capture with new kwargs each call vs gymnasium.make",
+               t["capture_by_value_new"], t["gym_local"], "gymnasium.make"),
         row("core", "pickle size (by reference) vs EnvSpec", size(len(pack_blob)),
             f"EnvSpec {size(len(spec_blob))}", len(pack_blob) / len(spec_blob),
             GOAL_PICKLE_VS_SPEC),

@@ -17,7 +17,8 @@ from typing import Any
 
 from ._surface import record_surface
 from .backends import Backend, Recipe, check_kwargs, detect_backend, get_backend
-from .carry.code import CodeRef, code_ref, code_ref_from_string
+from .carry.code import CodeRef, code_ref, code_ref_from_string, witness_of
+from .carry.payload import Witness
 from .carry.values import (
     MAX_INT_BITS,
     SCALAR_TYPES,
@@ -178,10 +179,11 @@ def _with_spaces(pack: SpecPack) -> SpecPack:
             pass
 
 
-#: capture(id) results for by-reference packs, keyed on the exact form of the call. A pack is
-#: an immutable value, so an identical capture may return the same object; each hit is
-#: re-validated against the registry (same EnvSpec object, unchanged fields, same entry point).
-_memo: dict[Any, tuple[Backend, Any, SpecPack]] = {}
+#: capture(id) results, keyed on the exact form of the call. A pack is an immutable value, so an
+#: identical capture may return the same object; each hit is re-validated against the registry
+#: (same EnvSpec object, unchanged fields, same entry point) and, for code carried by value,
+#: against the witness of each payload (everything cloudpickle read unchanged: carry.payload).
+_memo: dict[Any, tuple[Backend, Any, SpecPack, tuple[Witness, ...]]] = {}
 _layer_cache: dict[Any, Layer] = {}
 
 
@@ -198,17 +200,20 @@ def _capture_id(
             tuple((k, exact_key(kwargs[k])) for k in sorted(kwargs)),
         )
         hit = _memo.get(key)
-        if hit is not None and hit[0].memo_valid(target, hit[1]):
+        if (hit is not None and hit[0].memo_valid(target, hit[1])
+                and all(w.holds() for w in hit[3])):
             return hit[2]
     impl = get_backend(backend or "gymnasium")
     _check_options(impl, options)
     pack = _assemble(impl, impl.from_id(target, options, kwargs), by_value)
-    if key is not None and pack._plain and not any(c.by_value for c in _code(pack)):
+    if key is not None and pack._plain:
+        found = [witness_of(c) for c in _code(pack) if c.by_value]
+        witnesses = tuple(w for w in found if w is not None)
         token = impl.memo_token(target)
-        if token is not None:
+        if token is not None and len(witnesses) == len(found):
             if len(_memo) > 4096:
                 _memo.clear()
-            _memo[key] = (impl, token, pack)
+            _memo[key] = (impl, token, pack, witnesses)
     return pack
 
 

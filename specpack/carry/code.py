@@ -17,42 +17,24 @@ import hashlib
 import importlib
 import sys
 import threading
-import types
 from typing import Any
 
 from ..errors import BuildError, CaptureError, UntrustedPackError
-from .importable import MAIN_NAMES, fresh_importable, non_importable_modules
+from .importable import (
+    MAIN_NAMES,
+    NotAName,
+    fresh_importable,
+    reference_of,
+    resolve_qualname,
+)
+from .payload import Witness, dumps_witnessed, portable_dumps
 from .sources import located
 
 __all__ = ["CodeRef", "code_ref", "code_ref_from_state", "code_ref_from_string",
-           "portable_dumps", "reference_of", "resolve_qualname"]
+           "portable_dumps", "reference_of", "resolve_qualname", "witness_of"]
 
 _PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 _MAIN_NAMES = MAIN_NAMES
-
-
-class _NotAName(AttributeError):
-    """A qualified name that steps through a module or a dunder attribute (refused)."""
-
-
-def resolve_qualname(module: types.ModuleType, qualname: str) -> Any:
-    """``module.<qualname>``, one attribute at a time, never stepping through a module.
-
-    A qualified name names a class or function *defined* in that module (``Outer.Inner``), so a
-    step that lands on a module object (``gym.os``) is refused with ``AttributeError``: it would
-    let a reference reach any module the named one happens to import.
-    """
-    obj: Any = module
-    for part in qualname.split("."):
-        if part.startswith("__") and part.endswith("__"):
-            raise _NotAName(f"{module.__name__}:{qualname}: {part!r} is not part of a name")
-        obj = getattr(obj, part)
-        if isinstance(obj, types.ModuleType):
-            raise _NotAName(
-                f"{module.__name__}:{qualname} steps through the module {obj.__name__!r}; a "
-                "reference must name a class or function by its own module"
-            )
-    return obj
 
 
 def allowed(module: str, allow: tuple[str, ...]) -> bool:
@@ -60,64 +42,8 @@ def allowed(module: str, allow: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in allow)
 
 
-def reference_of(obj: Any) -> tuple[str, str] | None:
-    """``(module, qualname)`` under which ``obj`` can be looked up in this process, or None."""
-    modname = getattr(obj, "__module__", None)
-    qualname = getattr(obj, "__qualname__", None)
-    if not isinstance(modname, str) or not isinstance(qualname, str) or "<" in qualname:
-        return None
-    mod = sys.modules.get(modname)
-    if mod is None:
-        return None
-    try:
-        found = resolve_qualname(mod, qualname)
-    except AttributeError:
-        return None
-    return (modname, qualname) if found is obj else None
-
-
-_pickle_lock = threading.Lock()
 _load_lock = threading.Lock()
 _loaded: dict[str, Any] = {}
-
-
-def _dumps_by_value(obj: Any, modules: set[str]) -> bytes:
-    """cloudpickle ``obj`` by value, also for code living in non-importable named modules."""
-    import cloudpickle
-
-    with _pickle_lock:
-        registered = []
-        try:
-            for name in sorted(modules):
-                mod = sys.modules.get(name)
-                if mod is None or name in _MAIN_NAMES:
-                    continue
-                try:
-                    cloudpickle.register_pickle_by_value(mod)
-                    registered.append(mod)
-                except ValueError:
-                    pass
-            return bytes(cloudpickle.dumps(obj, protocol=4))
-        finally:
-            for mod in registered:
-                try:
-                    cloudpickle.unregister_pickle_by_value(mod)
-                except ValueError:  # pragma: no cover
-                    pass
-
-
-def portable_dumps(obj: Any, *, force_modules: set[str] | None = None) -> bytes:
-    """cloudpickle ``obj`` so that a fresh interpreter can load it.
-
-    Modules that a fresh interpreter could not import (file-loaded, runtime ``sys.path``) are
-    registered for pickling by value for the duration of the call; ``__main__`` is by value
-    already in cloudpickle.
-    """
-    modules = set(non_importable_modules())
-    if force_modules:
-        modules |= force_modules
-    return _dumps_by_value(obj, modules)
-
 
 
 class CodeRef:
@@ -128,8 +54,8 @@ class CodeRef:
     result is cached by digest, so every rebuild in a process shares one class object).
     """
 
-    __slots__ = ("_digest", "_obj", "allow", "module", "payload", "python", "qualname",
-                 "registered")
+    __slots__ = ("_digest", "_obj", "_witness", "allow", "module", "payload", "python",
+                 "qualname", "registered")
 
     module: str
     qualname: str
@@ -139,6 +65,7 @@ class CodeRef:
     registered: str | None
     _digest: str | None
     _obj: Any
+    _witness: Witness | None
 
     def __init__(
         self,
@@ -157,6 +84,7 @@ class CodeRef:
         object.__setattr__(self, "registered", registered)
         object.__setattr__(self, "_digest", None)
         object.__setattr__(self, "_obj", None)
+        object.__setattr__(self, "_witness", None)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"CodeRef is immutable (cannot set {name!r})")
@@ -226,7 +154,7 @@ class CodeRef:
             try:
                 mod = importlib.import_module(self.module)
                 obj = resolve_qualname(mod, self.qualname)
-            except _NotAName as e:
+            except NotAName as e:
                 if allow is None:
                     raise BuildError(f"cannot load {self.name}: {e}") from e
                 raise UntrustedPackError(
@@ -378,14 +306,35 @@ def code_ref(obj: Any, *, by_value: bool | None = None, what: str = "entry point
     force: set[str] = set()
     if isinstance(modname, str) and modname not in _MAIN_NAMES and modname in sys.modules:
         force.add(modname)
+    key = (id(obj), modname, qualname)
+    hit = _value_cache.get(key)
+    if hit is not None and hit[0] is obj and hit[1].holds():
+        return hit[2]
     try:
-        payload = portable_dumps(located(obj), force_modules=force)
+        payload, witness = dumps_witnessed(located(obj), force_modules=force)
     except Exception as e:
         raise CaptureError(
             f"the {what} {modname}:{qualname} cannot be carried by value "
             f"({type(e).__name__}: {e}); move it to an importable module"
         ) from e
-    return CodeRef(str(modname), str(qualname), payload, _PY)
+    out = CodeRef(str(modname), str(qualname), payload, _PY)
+    object.__setattr__(out, "_witness", witness)
+    if witness is not None:
+        if len(_value_cache) > 256:
+            _value_cache.clear()
+        _value_cache[key] = (obj, witness, out)
+    return out
+
+
+#: By-value CodeRefs of live objects, reused while the witness of their payload holds (the
+#: object, and everything cloudpickle read from it, unchanged: see :mod:`.payload`).
+_value_cache: dict[Any, tuple[Any, Witness, CodeRef]] = {}
+
+
+def witness_of(ref: CodeRef) -> Witness | None:
+    """The :class:`~.payload.Witness` of a by-value ``ref`` made here by :func:`code_ref`
+    (``None``: a reference, a loaded payload, or an object that could not be witnessed)."""
+    return ref._witness
 
 
 def code_ref_from_string(entry: str, *, by_value: bool | None, what: str) -> tuple[CodeRef, Any]:

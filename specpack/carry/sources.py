@@ -17,7 +17,7 @@ import types
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["located", "restore_sources"]
+__all__ = ["Located", "located", "restore_sources"]
 
 _DYNAMIC = "<dynamic-code>"
 #: Largest source file carried for tracebacks, and the most carried for one object.
@@ -72,7 +72,7 @@ def located(obj: Any) -> Any:
             continue
         total += len(text)
         sources[name] = text
-    return _Located(obj, files, sources)
+    return Located(obj, files, sources)
 
 
 _texts: dict[str, tuple[tuple[int, int], str | None]] = {}
@@ -101,7 +101,7 @@ def _source(name: str) -> str | None:
     return text
 
 
-class _Located:
+class Located:
     """Pickles as ``restore_sources(obj, files, sources)``: the object comes back relabelled."""
 
     __slots__ = ("files", "obj", "sources")

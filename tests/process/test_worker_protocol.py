@@ -89,6 +89,32 @@ def test_hanging_job_times_out_at_the_deadline_and_its_forked_grandchild_dies(wh
     assert wait_dead(pids) == []
 
 
+@pytest.mark.parametrize("where", EVERY_WHERE)
+def test_closing_an_idle_worker_lets_the_child_exit_by_itself(where, tmp_path):
+    """An idle child is asked to stop and exits 0 (coverage of subprocesses saves its data on
+    the way out), instead of being SIGKILLed. A fresh interpreter (subprocess, spawn) also runs
+    its ``atexit`` hooks; fork and forkserver children end in ``os._exit``, as
+    multiprocessing's do."""
+    mark = tmp_path / "exited"
+    worker = Worker(where)
+    worker.submit("workerjobs:exit_hook", b"", {"path": str(mark)})
+    out = worker.collect(timeout=60)
+    assert out.status == "ok", out
+    worker.close()
+    assert worker.child is not None and worker.child.poll() == 0
+    if where in ("subprocess", "spawn"):
+        assert mark.read_text() == str(out.value)
+
+
+def test_closing_a_busy_worker_kills_it_at_once():
+    worker = Worker("fork")
+    worker.submit("workerjobs:nap", b"", {"seconds": 60})
+    start = time.monotonic()
+    worker.close()
+    assert time.monotonic() - start < 1.5  # no grace for a child that is running a task
+    assert worker.child is not None and worker.child.poll() == -9
+
+
 @pytest.mark.parametrize("where", ["subprocess", "spawn", "fork"])
 def test_child_that_exits_or_segfaults_is_died_with_code_or_signal(where):
     out = run_one(where, "workerjobs:exit_with", b"", {"code": 7}, deadline=_deadline())
