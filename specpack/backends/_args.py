@@ -7,23 +7,32 @@ passed, EzPickle's ``_ezpickle_args``/``_ezpickle_kwargs``, and a constructor th
 arguments. Each source is checked against the constructor's signature and the instance's
 attributes: an argument that was passed but not recorded (the EzPickle gap that once dropped
 Atari's ``frameskip``) is refused, never rebuilt as its default.
+
+:func:`wrapper_kwargs` and :func:`base_kwargs` read a live wrapper's and a live base env's
+arguments in that order, for every backend (a PettingZoo wrapper, which keeps its arguments as
+attributes, is read by :mod:`.pettingzoo.stack`).
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+from gymnasium.utils import EzPickle
 
 from .._text import short, suggest
 from ..errors import UnexpectedKwargError, UnrecordedArgumentsError
 from .recorders import recorder_for
 
-__all__ = ["check_coverage", "check_kwargs", "evidence_kwargs", "ezpickle_kwargs",
-           "init_params", "read_recorder"]
+__all__ = ["Repair", "base_kwargs", "check_coverage", "check_kwargs", "evidence_kwargs",
+           "ezpickle_kwargs", "init_params", "read_recorder", "wrapper_kwargs"]
+
+#: Completes a ``RecordConstructorArgs`` record a library release is known to get wrong:
+#: ``repair(wrapper, cls, recorded) -> kwargs``.
+Repair = Callable[[Any, type, dict[str, Any]], dict[str, Any]]
 
 
 def _keyword_names(target: Any) -> tuple[str, ...] | None:
@@ -228,3 +237,102 @@ def read_recorder(node: Any, cls: type, fix: str) -> dict[str, Any] | None:
             f"of argument names to values; {fix}"
         )
     return {k: v for k, v in got.items() if k != "env"}
+
+
+def _recorded(
+    obj: Any, cls: type, fix: str, *, wrapper: bool, repair: Repair | None = None
+) -> tuple[dict[str, Any], str, list[str]] | None:
+    """``obj``'s constructor kwargs from the record it keeps, the record's name and its gap.
+
+    The record is ``RecordConstructorArgs``'s ``_saved_kwargs`` (completed by ``repair``), else
+    EzPickle's; it is checked with :func:`check_coverage`, whose list of the parameters left at
+    their default (the gap) comes back with it. None when ``obj`` keeps neither record. A
+    wrapper's ``env`` argument is not one of its kwargs.
+    """
+    saved = getattr(obj, "__dict__", {}).get("_saved_kwargs")
+    if isinstance(saved, dict):
+        kwargs = {k: v for k, v in saved.items() if not (wrapper and k == "env")}
+        if repair is not None:
+            kwargs = repair(obj, cls, kwargs)
+        source = "RecordConstructorArgs"
+    else:
+        recorded = ezpickle_kwargs(obj, cls)
+        if recorded is None:
+            if not isinstance(obj, EzPickle):
+                return None
+            recorded = {}  # an EzPickle whose __init__ never ran recorded nothing
+        if wrapper:
+            recorded.pop("env", None)
+        kwargs, source = recorded, "EzPickle"
+        fix = f"pass every argument to EzPickle.__init__ in {cls.__qualname__}.__init__, or {fix}"
+    return kwargs, source, check_coverage(obj, cls, kwargs, source, fix)
+
+
+def wrapper_kwargs(node: Any, cls: type, repair: Repair | None = None) -> dict[str, Any]:
+    """The constructor kwargs of a live gymnasium or gym wrapper, known faithfully, or refused.
+
+    In order: a registered recorder, the ``RecordConstructorArgs`` record (completed by
+    ``repair``), EzPickle's record, a constructor that takes nothing but ``env``.
+    """
+    fix = (
+        f"make {cls.__qualname__} inherit gymnasium.utils.RecordConstructorArgs (a gym wrapper "
+        "can too) and call RecordConstructorArgs.__init__(self, <arg>=<arg>, ...) in its "
+        "__init__, or capture the env below it and re-apply the wrapper in the worker, or "
+        f"register a recorder: specpack.register_recorder({cls.__qualname__}, lambda w: {{...}})"
+    )
+    recorded = read_recorder(node, cls, fix)
+    if recorded is not None:
+        return recorded
+    record = _recorded(node, cls, fix, wrapper=True, repair=repair)
+    if record is not None:
+        return record[0]
+    params = init_params(cls)
+    if params is not None and not params:
+        return {}
+    taken = ", ".join(p.name for p in params or ()) or "unknown"
+    raise UnrecordedArgumentsError(
+        f"the wrapper {cls.__module__}.{cls.__qualname__} takes constructor arguments ({taken}) "
+        f"but does not record them, so it cannot be rebuilt faithfully; {fix}"
+    )
+
+
+def base_kwargs(base: Any, notes: list[str], fix: str) -> dict[str, Any]:
+    """The constructor kwargs of a live base env that no spec records, or a refusal.
+
+    In order: the ``RecordConstructorArgs`` record, EzPickle's record (an argument it left out
+    is refused when the instance visibly holds a non-default value, and noted otherwise), a
+    constructor that takes nothing, attributes named like every parameter (noted: verify
+    proves the rebuild). ``fix`` says how to capture the env instead; ``{cls}`` in it stands
+    for the class's name.
+    """
+    cls = type(base)
+    fix = fix.format(cls=cls.__qualname__)
+    record = _recorded(base, cls, fix, wrapper=False)
+    if record is not None:
+        kwargs, source, gap = record
+        if gap and source == "EzPickle":
+            notes.append(
+                f"EzPickle gap: {cls.__name__} does not pass {', '.join(gap)} to "
+                "EzPickle.__init__; nothing shows a non-default value here, so the rebuild uses "
+                "those defaults (pickling the env itself would too)"
+            )
+        return kwargs
+    params = init_params(cls)
+    if params is not None and not params:
+        return {}
+    if params is not None:
+        recovered = evidence_kwargs(base, params)
+        if recovered is not None:
+            notes.append(
+                f"{cls.__qualname__} was built directly: its constructor arguments "
+                f"({', '.join(recovered)}) were read back from same-named attributes; "
+                "pack.verify() proves the rebuild"
+            )
+            return recovered
+    taken = ", ".join(p.name for p in params or ()) or "unknown"
+    missing = ", ".join(p.name for p in params or () if evidence_kwargs(base, [p]) is None)
+    raise UnrecordedArgumentsError(
+        f"the env {cls.__module__}.{cls.__qualname__} was built directly with constructor "
+        f"arguments ({taken}) that nothing recorded (no RecordConstructorArgs, no EzPickle, no "
+        f"attribute holding {missing or 'them'}); {fix}"
+    )

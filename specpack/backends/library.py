@@ -8,7 +8,8 @@ once; each library's package makes one with its own modules.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+import re
 from types import ModuleType
 from typing import Any
 
@@ -17,50 +18,42 @@ from ._registry import memo_token, memo_valid, register_pack
 
 __all__ = ["LibraryBackend"]
 
+_ID_SAFE = re.compile(r"[^\w.-]+")
+
 
 class LibraryBackend:
     """A backend made of a library's ``resolve`` and ``build`` modules and its registry.
 
     Parameters
     ----------
-    name
-        The backend's name (``"gymnasium"``).
-    library_prefixes
-        Module prefixes whose classes always travel by reference.
-    owned
-        The library's env and spec types (what :meth:`owns` recognises).
+    library
+        The library's package (``gymnasium``); the backend takes its name, its ``Env`` and
+        ``register``, and the ``EnvSpec`` and ``registry`` of its ``envs.registration``.
     resolve
-        A module with ``from_id``, ``from_spec``, ``from_callable`` and ``from_env``.
+        A module with ``from_id``, ``from_spec`` and ``from_env``.
     build
         A module with ``build(bp, kwargs)`` and ``build_vector(bp, num_envs, kwargs)``.
-    registry
-        Returns the library's registry (read when needed: importing it may be costly).
-    register
-        The library's ``register`` function.
     memo_strings_only
         Memoise captures only of ids whose entry point is a ``"module:attr"`` string.
     """
 
     def __init__(
-        self,
-        *,
-        name: str,
-        library_prefixes: tuple[str, ...],
-        owned: tuple[type, ...],
-        resolve: ModuleType,
-        build: ModuleType,
-        registry: Callable[[], Any],
-        register: Callable[..., Any],
+        self, library: ModuleType, *, resolve: ModuleType, build: ModuleType,
         memo_strings_only: bool,
     ) -> None:
-        self.name = name
-        self.library_prefixes = library_prefixes
-        self._owned = owned
+        self.name: str = library.__name__
+        #: Module prefixes whose classes always travel by reference.
+        self.library_prefixes: tuple[str, ...] = (f"{self.name}.",)
+        self._registration = importlib.import_module(f"{self.name}.envs.registration")
+        self._spec_type: type = self._registration.EnvSpec
+        self._owned: tuple[type, ...] = (library.Env, self._spec_type)
         self._resolve = resolve
         self._build = build
-        self._registry = registry
-        self._register = register
+        self._register = library.register
         self._strings_only = memo_strings_only
+
+    def _registry(self) -> Any:
+        return self._registration.registry
 
     def owns(self, obj: Any) -> bool:
         """Whether ``obj`` is this library's env, wrapper or spec."""
@@ -77,8 +70,11 @@ class LibraryBackend:
         return recipe
 
     def from_callable(self, fn: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
-        """A class or factory as the entry point of an anonymous spec."""
-        recipe: Recipe = self._resolve.from_callable(fn, options, kwargs)
+        """A class or factory as the entry point of an anonymous spec (named after it)."""
+        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or "env"
+        spec_id = _ID_SAFE.sub("_", str(name)).strip("_.-") or "env"
+        recipe = self.from_spec(self._spec_type(id=spec_id, entry_point=fn), options, kwargs)
+        recipe.id = None
         return recipe
 
     def from_env(self, env: Any) -> Recipe:

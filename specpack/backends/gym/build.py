@@ -7,8 +7,6 @@ build gets a fresh copy of the whole spec (``TimeLimit`` writes into it, as in `
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Mapping
 from typing import Any
 
 import gym as _gym
@@ -17,7 +15,7 @@ from gym.envs.registration import EnvSpec as GymSpec
 from ...carry.values import materialize
 from ...errors import BuildError
 from .. import Blueprint
-from .._shared import construct, wrapping
+from .._shared import Plans, construct, fresh_spec, load_steps, raise_wrapped
 from .numpy2 import COMPAT, SPEC_DEFAULTS, numpy2_hint, numpy2_problem
 
 #: gym's partial type hints do not help here: treat the package as untyped.
@@ -36,10 +34,7 @@ class _Plan:
         if problem:
             raise BuildError(f"pack {bp.label} (a gym env) cannot be built here: {problem}")
         self.creator = bp.entry.load()
-        steps: list[tuple[Any, dict[str, Any] | None, Mapping[str, Any]]] = []
-        for ref, lowered, plain in bp.layers:
-            steps.append((ref.load(), dict(lowered) if plain else None, lowered))
-        self.steps = tuple(steps)
+        self.steps = load_steps(bp)
         # gym.make's apply_api_compatibility: the render mode goes to EnvCompatibility.
         first = bp.layers[0] if bp.layers else None
         self.compat = bool(
@@ -48,14 +43,12 @@ class _Plan:
         self.spec = _spec_template(bp, self.creator) if bp.spec else None
 
 
-_plans: weakref.WeakKeyDictionary[Blueprint, _Plan] = weakref.WeakKeyDictionary()
+_plans = Plans(_Plan)
 
 
 def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
     """Build the env of ``bp`` with the final constructor ``kwargs`` (a dict of its own)."""
-    plan = _plans.get(bp)
-    if plan is None:
-        plan = _plans[bp] = _Plan(bp)
+    plan = _plans.of(bp)
     creator = plan.creator
     human = collection = False
     if bp.auto_render:
@@ -66,12 +59,9 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
     env = construct(bp.label, bp.entry.name, creator, kwargs,
                     gym.Env if compat_kwargs is None else None,
                     "for a gymnasium env capture without backend='gym'", numpy2_hint)
-    with wrapping(bp.label, numpy2_hint):
+    try:
         if plan.spec is not None:
-            spec = GymSpec.__new__(GymSpec)
-            spec.__dict__.update(plan.spec.__dict__)
-            spec.kwargs = kwargs
-            env.unwrapped.spec = spec
+            env.unwrapped.spec = fresh_spec(plan.spec, kwargs)
         for i, (wcls, fixed, lowered) in enumerate(plan.steps):
             if i == 0 and compat_kwargs is not None:
                 env = wcls(env, **compat_kwargs)
@@ -83,6 +73,8 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
             env = gym.wrappers.HumanRendering(env)
         elif collection:
             env = gym.wrappers.RenderCollection(env)
+    except Exception as e:  # noqa: BLE001 - raise_wrapped re-raises it
+        raise_wrapped(bp.label, e, numpy2_hint)
     return env
 
 

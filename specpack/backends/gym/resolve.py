@@ -11,7 +11,6 @@ the render wrappers are decided at build time (:mod:`.build`).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import gym as _gym
@@ -21,17 +20,17 @@ from gym.wrappers.compatibility import EnvCompatibility
 from ..._text import suggest
 from ...errors import CaptureError, UnknownEnvError
 from .. import Recipe
+from .._args import wrapper_kwargs
 from .._registry import import_id_module, versioned_spec
 from .._shared import live_recipe
+from . import wrappers  # noqa: F401 - registers the recorders of gym's own wrappers
 from .numpy2 import SPEC_DEFAULTS, name_of, numpy2_problem
-from .wrappers import base_kwargs, wrapper_kwargs
 
 #: gym's partial type hints do not help here: treat the package as untyped.
 gym: Any = _gym
 
-__all__ = ["from_callable", "from_env", "from_id", "from_spec", "spec_meta"]
+__all__ = ["from_env", "from_id", "from_spec", "spec_meta"]
 
-_ID_SAFE = re.compile(r"[^\w.-]+")
 _OPTIONS = frozenset(
     {"max_episode_steps", "disable_env_checker", "autoreset", "apply_api_compatibility"}
 )
@@ -149,14 +148,6 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
         auto_render=True,
     )
 
-def from_callable(
-    fn: Any, options: dict[str, Any], kwargs: dict[str, Any]
-) -> Recipe:
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or "env"
-    spec_id = _ID_SAFE.sub("_", str(name)).strip("_.-") or "env"
-    recipe = from_spec(GymSpec(id=spec_id, entry_point=fn), options, kwargs)
-    recipe.id = None
-    return recipe
 
 def from_env(env: Any) -> Recipe:
     if not isinstance(env, gym.Env):
@@ -180,6 +171,8 @@ def from_env(env: Any) -> Recipe:
         raise CaptureError(f"the live gym env {env!r} cannot be rebuilt here: {problem}")
     return live_recipe(
         layers, node, spec if isinstance(spec, GymSpec) else None,
-        spec_meta=spec_meta, base_kwargs=base_kwargs,
+        spec_meta=spec_meta,
+        base_fix="capture the class with its arguments, specpack.capture({cls}, backend='gym', "
+        "...), or build the env with gym.make so its spec records them",
         make_inner=frozenset({"PassiveEnvChecker", "OrderEnforcing", "EnvCompatibility"}),
     )

@@ -1,21 +1,21 @@
-"""Reading a live gym stack's constructor arguments.
+"""Where gym 0.26's own wrappers keep their constructor arguments: their recorders.
 
-gym has no ``RecordConstructorArgs``. A live stack's constructor arguments are read from the
-attributes where gym's own wrappers store them (a table, checked against their sources), from a
-``_saved_kwargs`` record (a gym wrapper may inherit ``gymnasium.utils.RecordConstructorArgs``),
-from EzPickle, or from an ``__init__`` that takes only ``env``; anything else is refused.
+gym has no ``RecordConstructorArgs``. A live gym stack's arguments are read like any other
+(:func:`~specpack.backends._args.wrapper_kwargs`, :func:`~specpack.backends._args.base_kwargs`):
+first from a registered recorder, which for gym's own wrappers is this table (checked against
+their sources); then from a ``_saved_kwargs`` record (a gym wrapper may inherit
+``gymnasium.utils.RecordConstructorArgs``), from EzPickle, or from an ``__init__`` that takes
+only ``env``; anything else is refused.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...errors import UnrecordedArgumentsError
-from .._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params, read_recorder
 from ..recorders import Recorder, attrs, register_recorder, same
 from .numpy2 import COMPAT, TIME_LIMIT
 
-__all__ = ["base_kwargs", "wrapper_kwargs"]
+__all__: list[str] = []
 
 
 def _record_stats(node: Any) -> dict[str, Any]:
@@ -58,75 +58,3 @@ _GYM_WRAPPERS: dict[str, Recorder] = {
 
 for _name, _recorder in _GYM_WRAPPERS.items():
     register_recorder(_name, _recorder)
-
-
-def wrapper_kwargs(node: Any, cls: type) -> dict[str, Any]:
-    """The constructor kwargs of one gym wrapper, known faithfully, or a clear refusal."""
-    name = f"{cls.__module__}.{cls.__qualname__}"
-    fix = (
-        f"make {cls.__qualname__} inherit gymnasium.utils.RecordConstructorArgs (it works for "
-        f"gym wrappers too) and call RecordConstructorArgs.__init__(self, <arg>=<arg>, ...) in "
-        "its __init__, or capture the env below it and re-apply the wrapper in the worker"
-    )
-    recorded = read_recorder(node, cls, fix)
-    if recorded is not None:
-        return recorded
-    saved = vars(node).get("_saved_kwargs")
-    if isinstance(saved, dict):
-        kwargs = {k: v for k, v in saved.items() if k != "env"}
-        check_coverage(node, cls, kwargs, "RecordConstructorArgs", fix)
-        return kwargs
-    recorded = ezpickle_kwargs(node, cls)
-    if recorded is not None:
-        recorded.pop("env", None)
-        check_coverage(node, cls, recorded, "EzPickle", fix)
-        return recorded
-    params = init_params(cls)
-    if params is not None and not params:
-        return {}
-    taken = ", ".join(p.name for p in params or ())
-    raise UnrecordedArgumentsError(
-        f"the gym wrapper {name} takes constructor arguments ({taken or 'unknown'}) that gym "
-        f"does not record (gym has no RecordConstructorArgs), so it cannot be rebuilt "
-        f"faithfully; {fix}"
-    )
-
-
-def base_kwargs(base: Any, cls: type, notes: list[str]) -> dict[str, Any]:
-    """Constructor kwargs of a base gym env that ``gym.make`` did not build."""
-    name = f"{cls.__module__}.{cls.__qualname__}"
-    fix = (
-        f"capture the class with its arguments, specpack.capture({cls.__qualname__}, "
-        "backend='gym', ...), or build the env with gym.make so its spec records them"
-    )
-    saved = getattr(base, "__dict__", {}).get("_saved_kwargs")
-    if isinstance(saved, dict):
-        kwargs = dict(saved)
-        check_coverage(base, cls, kwargs, "RecordConstructorArgs", fix)
-        return kwargs
-    recorded = ezpickle_kwargs(base, cls)
-    if recorded is not None:
-        check_coverage(
-            base, cls, recorded, "EzPickle",
-            f"pass every argument to EzPickle.__init__ in {cls.__qualname__}.__init__, or {fix}",
-        )
-        return recorded
-    params = init_params(cls)
-    if params is not None and not params:
-        return {}
-    if params is not None:
-        recovered = evidence_kwargs(base, params)
-        if recovered is not None:
-            if recovered and [p.name for p in params] != ["render_mode"]:
-                notes.append(
-                    f"{cls.__qualname__} was built directly: its constructor arguments "
-                    f"({', '.join(recovered)}) were read back from same-named attributes; "
-                    "pack.verify() proves the rebuild"
-                )
-            return recovered
-    taken = ", ".join(p.name for p in params or ())
-    raise UnrecordedArgumentsError(
-        f"the gym env {name} was built directly with constructor arguments "
-        f"({taken or 'unknown'}) that nothing recorded (no spec from gym.make, no EzPickle, "
-        f"no RecordConstructorArgs); {fix}"
-    )

@@ -11,8 +11,8 @@ sets.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import gymnasium
@@ -21,14 +21,11 @@ from gymnasium.envs.registration import EnvSpec, WrapperSpec
 from ...carry.values import materialize
 from ...errors import BuildError, BuildGymnasiumError
 from .. import Blueprint
-from .._shared import construct, wrap_failure
+from .._shared import Plans, construct, fresh_spec, load_steps, raise_wrapped
 from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs
 from .resolve import META_DEFAULTS
 
 __all__ = ["build", "build_vector"]
-
-#: One wrapper of a plan: its class, ready kwargs (None: materialise per build), lowered kwargs.
-_Step = tuple[Any, "dict[str, Any] | None", Mapping[str, Any]]
 
 
 class _Plan:
@@ -40,27 +37,17 @@ class _Plan:
         self.creator = bp.entry.load()
         captured = bp.versions.get("gymnasium")
         self.skewed = captured is not None and captured != GYMNASIUM_VERSION
-        steps: list[_Step] = []
-        for ref, lowered, plain in bp.layers:
-            wcls = ref.load()
-            fixed: dict[str, Any] | None = None
-            if plain:
-                fixed = dict(lowered)
-                if self.skewed and fixed:
-                    fixed = adapt_layer_kwargs(wcls, fixed, captured, bp.label)
-            steps.append((wcls, fixed, lowered))
-        self.steps = tuple(steps)
+        fit = partial(adapt_layer_kwargs, captured_under=captured, label=bp.label)
+        self.steps = load_steps(bp, fit if self.skewed else None)
         self.spec = _spec_template(bp, self.creator) if bp.spec else None
 
 
-_plans: weakref.WeakKeyDictionary[Blueprint, _Plan] = weakref.WeakKeyDictionary()
+_plans = Plans(_Plan)
 
 
 def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
     """Build the env of ``bp`` with the final constructor ``kwargs`` (a dict of its own)."""
-    plan = _plans.get(bp)
-    if plan is None:
-        plan = _plans[bp] = _Plan(bp)
+    plan = _plans.of(bp)
     creator = plan.creator
     human = collection = False
     if bp.auto_render and "render_mode" in kwargs:
@@ -78,10 +65,7 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
             ) from e
         raise
     if plan.spec is not None:
-        spec = EnvSpec.__new__(EnvSpec)
-        spec.__dict__.update(plan.spec.__dict__)
-        spec.kwargs = kwargs
-        env.unwrapped.spec = spec
+        env.unwrapped.spec = fresh_spec(plan.spec, kwargs)
     try:  # inline, not a context manager: it would cost ~1 µs per make
         for wcls, fixed, lowered in plan.steps:
             if fixed is not None:
@@ -92,11 +76,8 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
             env = gymnasium.wrappers.HumanRendering(env)
         elif collection:
             env = gymnasium.wrappers.RenderCollection(env)
-    except Exception as e:
-        err = wrap_failure(bp.label, e)
-        if err is e:
-            raise
-        raise err from e
+    except Exception as e:  # noqa: BLE001 - raise_wrapped re-raises it
+        raise_wrapped(bp.label, e)
     return env
 
 

@@ -10,12 +10,10 @@ wrappers depend on the final ``render_mode`` and are decided at build time
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import gymnasium
 from gymnasium.envs.registration import EnvSpec
-from gymnasium.utils import EzPickle, RecordConstructorArgs
 
 from ..._text import suggest
 from ...carry.code import CodeRef, code_ref_from_string, reference_of
@@ -27,18 +25,16 @@ from ...errors import (
     UnknownEnvNameError,
     UnknownEnvVersionError,
     UnknownNamespaceError,
-    UnrecordedArgumentsError,
 )
 from .. import Recipe
-from .._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params, read_recorder
+from .._args import wrapper_kwargs
 from .._registry import import_id_module, versioned_spec
 from .._shared import live_recipe
 from ._probe import registered_in_fresh_interpreter
 from .compat import repair_record
 
-__all__ = ["META_DEFAULTS", "from_callable", "from_env", "from_id", "from_spec", "spec_meta"]
+__all__ = ["META_DEFAULTS", "from_env", "from_id", "from_spec", "spec_meta"]
 
-_ID_SAFE = re.compile(r"[^\w.-]+")
 
 
 #: EnvSpec field values that a pack's spec record leaves out (those ``make`` sets on
@@ -267,16 +263,6 @@ def _vector_only(spec: EnvSpec, options: dict[str, Any], kwargs: dict[str, Any])
     )
 
 
-def from_callable(
-    fn: Any, options: dict[str, Any], kwargs: dict[str, Any]
-) -> Recipe:
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or "env"
-    spec_id = _ID_SAFE.sub("_", str(name)).strip("_.-") or "env"
-    spec = EnvSpec(id=spec_id, entry_point=fn)
-    recipe = from_spec(spec, options, kwargs)
-    recipe.id = None
-    return recipe
-
 def from_env(env: Any) -> Recipe:
     if not isinstance(env, gymnasium.Env):
         raise CaptureError(f"expected a gymnasium.Env, got {type(env).__name__}")
@@ -284,12 +270,14 @@ def from_env(env: Any) -> Recipe:
     node: Any = env
     while isinstance(node, gymnasium.Wrapper):
         cls = type(node)
-        layers.append((cls, _wrapper_kwargs(node, cls)))
+        layers.append((cls, wrapper_kwargs(node, cls, repair_record)))
         node = node.env
     return live_recipe(
         layers, node, getattr(node, "spec", None),
         spec_meta=lambda spec: spec_meta(spec, minimal=False),
-        base_kwargs=_base_kwargs, make_inner=_MAKE_INNER,
+        base_fix="capture the class with its arguments, specpack.capture({cls}, ...), or build "
+        "the env with gymnasium.make so its spec records them",
+        make_inner=_MAKE_INNER,
     )
 
 
@@ -297,78 +285,6 @@ def _load_entry(entry: Any, what: str) -> Any:
     if callable(entry):
         return entry
     return code_ref_from_string(str(entry), by_value=None, what=what)[1]
-
-
-def _wrapper_kwargs(node: Any, cls: type) -> dict[str, Any]:
-    name = f"{cls.__module__}.{cls.__qualname__}"
-    fix = (
-        f"make {cls.__qualname__} inherit gymnasium.utils.RecordConstructorArgs and call "
-        f"RecordConstructorArgs.__init__(self, <arg>=<arg>, ...) in its __init__, or capture the "
-        "env below it and re-apply the wrapper in the worker, or register a recorder: "
-        f"specpack.register_recorder({cls.__qualname__}, lambda w: {{...}})"
-    )
-    recorded = read_recorder(node, cls, fix)
-    if recorded is not None:
-        return recorded
-    if isinstance(node, RecordConstructorArgs) and hasattr(node, "_saved_kwargs"):
-        kwargs = {k: v for k, v in node._saved_kwargs.items() if k != "env"}
-        kwargs = repair_record(node, cls, kwargs)  # gaps of older 1.x records
-        check_coverage(node, cls, kwargs, "RecordConstructorArgs", fix)
-        return kwargs
-    params = init_params(cls)
-    if params is not None and not params:
-        return {}
-    taken = ", ".join(p.name for p in params or ())
-    raise UnrecordedArgumentsError(
-        f"the wrapper {name} takes constructor arguments ({taken or 'unknown'}) but does not "
-        f"record them, so it cannot be rebuilt faithfully; {fix}"
-    )
-
-
-def _base_kwargs(base: Any, cls: type, notes: list[str] | None = None) -> dict[str, Any]:
-    """Constructor kwargs of a base env that was not built by ``make``."""
-    name = f"{cls.__module__}.{cls.__qualname__}"
-    fix = (
-        f"capture the class with its arguments, specpack.capture({cls.__qualname__}, ...), or "
-        "build the env with gymnasium.make so its spec records them"
-    )
-    if isinstance(base, RecordConstructorArgs) and hasattr(base, "_saved_kwargs"):
-        kwargs = dict(base._saved_kwargs)
-        check_coverage(base, cls, kwargs, "RecordConstructorArgs", fix)
-        return kwargs
-    if isinstance(base, EzPickle):
-        kwargs = ezpickle_kwargs(base, cls) or {}
-        gap = check_coverage(
-            base, cls, kwargs, "EzPickle",
-            f"pass every argument to EzPickle.__init__ in {cls.__qualname__}.__init__, or {fix}",
-        )
-        if gap and notes is not None:
-            notes.append(
-                f"EzPickle gap: {cls.__name__} does not pass {', '.join(gap)} to "
-                "EzPickle.__init__; nothing shows a non-default value here, so the rebuild uses "
-                "those defaults (pickling the env itself would too)"
-            )
-        return kwargs
-    params = init_params(cls)
-    if params is not None and not params:
-        return {}
-    if params is not None:
-        recovered = evidence_kwargs(base, params)
-        if recovered is not None:
-            if notes is not None and recovered:
-                notes.append(
-                    f"{cls.__qualname__} was built directly: its constructor arguments "
-                    f"({', '.join(recovered)}) were read back from same-named attributes; "
-                    "pack.verify() proves the rebuild"
-                )
-            return recovered
-    taken = ", ".join(p.name for p in params or ())
-    missing = ", ".join(p.name for p in params or () if evidence_kwargs(base, [p]) is None)
-    raise UnrecordedArgumentsError(
-        f"the env {name} was built directly with constructor arguments ({taken or 'unknown'}; "
-        f"no attribute holds {missing or 'them'}) with constructor arguments ({taken or 'unknown'}) "
-        f"that nothing recorded (no spec, no EzPickle, no RecordConstructorArgs); {fix}"
-    )
 
 
 _MAKE_INNER = frozenset({"PassiveEnvChecker", "OrderEnforcing"})

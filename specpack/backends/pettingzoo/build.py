@@ -8,8 +8,6 @@ ready kwargs of plain layers are kept per blueprint in this process (never in th
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Mapping
 from typing import Any
 
 from pettingzoo.utils.env import AECEnv, ParallelEnv
@@ -17,7 +15,7 @@ from pettingzoo.utils.env import AECEnv, ParallelEnv
 from ...carry.values import materialize
 from ...errors import BuildError
 from .. import Blueprint
-from .._shared import construct, wrap_failure
+from .._shared import Plans, construct, load_steps, raise_wrapped
 
 __all__ = ["build"]
 
@@ -29,13 +27,10 @@ class _Plan:
 
     def __init__(self, bp: Blueprint) -> None:
         self.creator = bp.entry.load()
-        steps: list[tuple[Any, dict[str, Any] | None, Mapping[str, Any]]] = []
-        for ref, lowered, plain in bp.layers:
-            steps.append((ref.load(), dict(lowered) if plain else None, lowered))
-        self.steps = tuple(steps)
+        self.steps = load_steps(bp)
 
 
-_plans: weakref.WeakKeyDictionary[Blueprint, _Plan] = weakref.WeakKeyDictionary()
+_plans = Plans(_Plan)
 
 
 def _check(label: str, env: Any, what: str) -> None:
@@ -55,9 +50,7 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
         The constructor or a layer raised (chained to the cause, naming the pack), or something
         other than a PettingZoo env came out.
     """
-    plan = _plans.get(bp)
-    if plan is None:
-        plan = _plans[bp] = _Plan(bp)
+    plan = _plans.of(bp)
     env = construct(bp.label, bp.entry.name, plan.creator, kwargs, None, "")
     _check(bp.label, env, f"the entry point {bp.entry.name}")
     try:
@@ -65,9 +58,6 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
             kw = fixed if fixed is not None else materialize(dict(lowered))
             env = layer(env, **kw) if kw else layer(env)
             _check(bp.label, env, f"the layer {getattr(layer, '__qualname__', layer)!s}")
-    except Exception as e:
-        err = wrap_failure(bp.label, e)
-        if err is e:
-            raise
-        raise err from e
+    except Exception as e:  # noqa: BLE001 - raise_wrapped re-raises it
+        raise_wrapped(bp.label, e)
     return env

@@ -21,8 +21,8 @@ from ..._text import suggest
 from ...carry.code import code_ref_from_string
 from ...errors import CaptureError, UnknownEnvError
 from .. import Recipe
-from .._args import check_kwargs
-from .stack import base_kwargs, walk
+from .._args import base_kwargs, check_kwargs
+from .stack import walk
 
 __all__ = ["from_callable", "from_env", "from_id", "from_spec", "home_name", "kwargs_target"]
 
@@ -124,7 +124,8 @@ def from_env(env: Any) -> Recipe:
     """A live stack: the base env's class and kwargs, every layer with its arguments."""
     notes: list[str] = []
     layers, base = walk(env, notes)
-    kwargs = base_kwargs(base, notes)
+    kwargs = base_kwargs(base, notes, "capture the env's factory with its arguments, "
+                         "specpack.capture({cls}, ...) or specpack.capture(module.parallel_env, ...)")
     return Recipe(
         id=None,
         entry=type(base),

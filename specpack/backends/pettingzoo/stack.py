@@ -8,18 +8,18 @@ reads each object's own ``__dict__`` (PettingZoo wrappers forward every other at
 env below, so ``getattr`` would find the inner env's values) and records every object as one
 layer, in its true order, so a rebuild reproduces the exact chain.
 
-Arguments are recovered faithfully or refused: the base env's from EzPickle (checked with
-:func:`~specpack.backends._shared.check_coverage`, the gap that once dropped Atari's frameskip) or
-from same-named attributes; a wrapper's from same-named attributes (or the few PettingZoo
-wrappers that store an argument under another name, listed in :data:`ATTRIBUTE_NAMES`); a
-SuperSuit wrapper built by a function from that function's closure (:mod:`.suits`).
+Arguments are recovered faithfully or refused: the base env's as every backend reads them
+(:func:`~specpack.backends._args.base_kwargs`: EzPickle's record checked for the gap that once
+dropped Atari's frameskip, or same-named attributes); a wrapper's from same-named attributes (or
+the few PettingZoo wrappers that store an argument under another name, listed in
+:data:`ATTRIBUTE_NAMES`); a SuperSuit wrapper built by a function from that function's closure
+(:mod:`.suits`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gymnasium.utils import EzPickle
 from pettingzoo.utils.conversions import (
     aec_to_parallel_wrapper,
     parallel_to_aec_wrapper,
@@ -28,10 +28,10 @@ from pettingzoo.utils.conversions import (
 from pettingzoo.utils.env import AECEnv, ParallelEnv
 
 from ...errors import CaptureError, UnrecordedArgumentsError
-from .._args import check_coverage, evidence_kwargs, ezpickle_kwargs, init_params
+from .._args import evidence_kwargs, init_params
 from .suits import function_layer
 
-__all__ = ["ATTRIBUTE_NAMES", "Layer", "base_kwargs", "inner", "is_env", "walk"]
+__all__ = ["ATTRIBUTE_NAMES", "Layer", "inner", "is_env", "walk"]
 
 #: A layer of a walked stack: the callable that rebuilds it (a wrapper class, a conversion
 #: class or a wrapper function such as ``supersuit.frame_stack_v1``) and its kwargs.
@@ -133,47 +133,4 @@ def wrapper_kwargs(node: Any, cls: type) -> dict[str, Any]:
         f"but no attribute of the instance holds {holds}, so it cannot be rebuilt faithfully; "
         f"store each argument under its own name (self.<arg> = <arg>) in {cls.__qualname__}"
         ".__init__, or capture the env below it and apply the wrapper in the worker"
-    )
-
-
-def base_kwargs(base: Any, notes: list[str]) -> dict[str, Any]:
-    """The base env's constructor kwargs: EzPickle's record, else same-named attributes.
-
-    An argument EzPickle did not record is refused when the instance visibly holds a
-    non-default value for it, and noted otherwise (``check_coverage``).
-    """
-    cls = type(base)
-    fix = (
-        f"capture the env's factory with its arguments, specpack.capture({cls.__qualname__}, "
-        "...) or specpack.capture(module.parallel_env, ...)"
-    )
-    if isinstance(base, EzPickle):
-        kwargs = ezpickle_kwargs(base, cls) or {}
-        gap = check_coverage(
-            base, cls, kwargs, "EzPickle",
-            f"pass every argument to EzPickle.__init__ in {cls.__qualname__}.__init__, or {fix}",
-        )
-        if gap:
-            notes.append(
-                f"EzPickle gap: {cls.__qualname__} does not pass {', '.join(gap)} to "
-                "EzPickle.__init__; nothing shows a non-default value here, so the rebuild uses "
-                "those defaults (pickling the env itself, as SuperSuit does, would too)"
-            )
-        return kwargs
-    params = init_params(cls)
-    if params is not None and not params:
-        return {}
-    if params is not None:
-        recovered = evidence_kwargs(base, params)
-        if recovered is not None:
-            notes.append(
-                f"{cls.__qualname__} was built directly: its constructor arguments "
-                f"({', '.join(recovered)}) were read back from same-named attributes; "
-                "pack.verify() proves the rebuild"
-            )
-            return recovered
-    taken = ", ".join(p.name for p in params or ()) or "unknown"
-    raise UnrecordedArgumentsError(
-        f"the env {cls.__module__}.{cls.__qualname__} was built with constructor arguments "
-        f"({taken}) that nothing recorded (no EzPickle, no same-named attributes); {fix}"
     )
