@@ -12,7 +12,7 @@ from __future__ import annotations
 from .launch import BOUNDARIES, WHERE, Boundary, Where, fork_available
 from .protocol import Outcome, replay
 from .thread import ThreadWorker
-from .worker import Worker, label, run_one
+from .worker import Worker, label, run_one, wait_stopped
 
 __all__ = [
     "BOUNDARIES",
@@ -26,4 +26,5 @@ __all__ = [
     "label",
     "replay",
     "run_one",
+    "wait_stopped",
 ]

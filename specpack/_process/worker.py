@@ -17,6 +17,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import weakref
 from collections.abc import Mapping
@@ -37,11 +38,13 @@ from .protocol import (
     write_request,
 )
 
-__all__ = ["Worker", "label", "run_one"]
+__all__ = ["Worker", "label", "run_one", "wait_stopped"]
 
 #: This process's ends of every live worker's pipes (closed in "fork" children).
 _PARENT_FDS: set[int] = set()
 _LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
+#: Threads waiting for a stopped child to end (see :meth:`Worker.close`).
+_REAPERS: set[threading.Thread] = set()
 #: How many lines of a dead child's stderr its outcome's detail quotes (first, last).
 _HEAD_LINES, _TAIL_LINES = 6, 20
 #: Longest wait between two checks that a silent child is still alive.
@@ -322,33 +325,36 @@ class Worker:
             self.child.wait(5.0)
 
     def close(self) -> None:
-        """Kill the child with its process group and remove the worker's files.
+        """End the child and remove the worker's files; returns at once.
 
-        There is nothing to wait for: every answer the child gave is already here.
+        An idle child is asked to stop and ends by itself (running its exit handlers: a
+        library's ``atexit`` hooks, coverage measurement of subprocesses); a thread waits up to
+        :data:`STOP_GRACE` seconds for that, then kills whatever is left of its process group
+        (it too, if it has not ended). A child running a task is killed at once, with its
+        process group. There is nothing to wait for: every answer it gave is already here.
         """
         if self._closed:
             return
         self._closed = True
-        self._ask_to_stop()
-        self.kill()
+        if not self._ask_to_stop():
+            self.kill()
         self._release()
         _LIVE.discard(self)
 
-    def _ask_to_stop(self) -> None:
-        """Let an idle child end by itself before its process group is killed.
-
-        A child that returns from its loop runs its exit handlers (coverage measurement of
-        subprocesses saves its data there; a library's ``atexit`` hooks run). A busy child,
-        or one that does not exit within :data:`STOP_GRACE` seconds, is killed as before.
-        """
+    def _ask_to_stop(self) -> bool:
+        """Send an idle, live child the stop message and leave it to a reaper thread."""
         child = self.child
         if child is None or self._pending is not None or child.poll() is not None:
-            return
+            return False
         try:
             os.write(self._ctl, pack_frame({"op": "stop"}))
         except OSError:  # its end of the pipe is gone: nothing to ask
-            return
-        child.wait(STOP_GRACE)
+            return False
+        reaper = threading.Thread(target=_reap, args=(child,), name="specpack-reaper",
+                                  daemon=True)
+        _REAPERS.add(reaper)
+        reaper.start()
+        return True
 
     def _release(self) -> None:
         for fd in (self._ctl, self._res):
@@ -394,3 +400,33 @@ def _kill_leftovers() -> None:
     for worker in list(_LIVE):
         with contextlib.suppress(Exception):
             worker.close()
+    wait_stopped(STOP_GRACE + 1.0)
+
+
+def _reap(child: launch.Child) -> None:
+    """Wait for a child asked to stop, then kill its process group (and it, if still there)."""
+    try:
+        child.wait(STOP_GRACE)
+        child.kill()
+        child.wait(5.0)  # reap it
+    finally:
+        _REAPERS.discard(threading.current_thread())
+
+
+def wait_stopped(timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for every child asked to stop to be gone.
+
+    Parameters
+    ----------
+    timeout
+        Seconds to wait in all.
+
+    Returns
+    -------
+    bool
+        True when none is left.
+    """
+    end = time.monotonic() + timeout
+    for reaper in list(_REAPERS):
+        reaper.join(max(end - time.monotonic(), 0.0))
+    return not _REAPERS

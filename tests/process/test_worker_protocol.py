@@ -15,7 +15,8 @@ import pytest
 from _helpers import ROOT, run_python
 
 from specpack import SpecPackError
-from specpack._process import ThreadWorker, Worker, run_one
+from specpack._process import ThreadWorker, Worker, run_one, wait_stopped
+from specpack._process.worker import STOP_GRACE
 
 pytestmark = pytest.mark.integration
 EVERY_WHERE = ["subprocess", "spawn", "forkserver", "fork"]
@@ -100,10 +101,27 @@ def test_closing_an_idle_worker_lets_the_child_exit_by_itself(where, tmp_path):
     worker.submit("workerjobs:exit_hook", b"", {"path": str(mark)})
     out = worker.collect(timeout=60)
     assert out.status == "ok", out
+    start = time.monotonic()
     worker.close()
+    assert time.monotonic() - start < 0.5  # close does not wait for it
+    assert wait_stopped(10.0)
     assert worker.child is not None and worker.child.poll() == 0
     if where in ("subprocess", "spawn"):
         assert mark.read_text() == str(out.value)
+
+
+def test_an_idle_child_that_will_not_exit_is_killed_after_the_grace_with_its_group(tmp_path):
+    """A child whose exit hangs (a non-daemon thread, say) and a grandchild it forked are both
+    gone once the grace has passed."""
+    pidfile = tmp_path / "pids"
+    worker = Worker("subprocess")
+    worker.submit("workerjobs:linger", b"", {"pidfile": str(pidfile)})
+    assert worker.collect(timeout=60).status == "ok"
+    worker.close()
+    assert wait_stopped(STOP_GRACE + 5.0)
+    assert worker.child is not None and worker.child.poll() == -9
+    pids = [int(p) for p in pidfile.read_text().split()]
+    assert len(pids) == 2 and wait_dead(pids) == []
 
 
 def test_closing_a_busy_worker_kills_it_at_once():
