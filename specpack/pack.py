@@ -8,7 +8,9 @@ modules a worker would have to pre-import.
 
 Its identity (``fingerprint``, ``==``, ``hash``) comes from its own fields in canonical typed
 JSON; nothing is imported or unpickled to compute it. It pickles with plain ``pickle`` through
-a ``__reduce__`` that names only specpack itself (its file face is :mod:`specpack.files.face`).
+a ``__reduce__`` that names only specpack itself. Its other faces live below this module: its
+text form (:mod:`specpack.fileformat.face`), how it builds (:mod:`specpack._build`) and its
+recorded surface (:mod:`specpack._surface`).
 """
 
 from __future__ import annotations
@@ -18,18 +20,18 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from ._build import BuildFace
 from ._deprecated import positional
 from ._process import Boundary
 from ._surface import Surface, SurfaceFace
 from ._text import short
-from .backends import Blueprint, get_backend
+from .backends import Blueprint
 from .carry.code import CodeRef, code_ref_from_state
 from .carry.values import Blob, is_plain, iter_carried, materialize, pickle_exact
 from .errors import PackFormatError, SpecPackError
-from .files.face import FileFace
+from .fileformat.face import FileFace
 from .layer import Layer
 from .typedjson.encode import Encoder, canonical_json
-from .versions import check_skew
 
 if TYPE_CHECKING:
     from ._verify.report import VerifyReport
@@ -38,12 +40,12 @@ __all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
 
 #: Version of a pickled pack's state layout; readers accept every version up to this one
 #: (1: specpack 0.1; 2: a tuple of builtins led by the fingerprint). The JSON manifest has its
-#: own version (``files.manifest.FORMAT``).
+#: own version (``fileformat.manifest.FORMAT``).
 FORMAT_VERSION = 2
 
 
 
-class SpecPack(SurfaceFace, FileFace):
+class SpecPack(SurfaceFace, FileFace, BuildFace):
     """How to build one env, resolved in the process where it was known.
 
     Make one with :func:`specpack.capture`; rebuild with :meth:`make` in any process::
@@ -272,73 +274,7 @@ class SpecPack(SurfaceFace, FileFace):
         """A short human name: the id, else the entry point's qualified name."""
         return self.id if self.id is not None else self.entry_point.name
 
-    # -- building ----------------------------------------------------------------------------
-
-    def _plan(self) -> Blueprint:
-        bp = self._blueprint
-        if bp is None:
-            if not self._skew_checked:
-                object.__setattr__(self, "_skew_checked", True)
-                check_skew(self.versions, f"pack {self.label}")
-            bp = Blueprint(
-                label=self.label,
-                entry=self.entry_point,
-                layers=tuple(
-                    (layer.cls, layer._kwargs,
-                     all(is_plain(v) for v in layer._kwargs.values()))
-                    for layer in reversed(self.layers)
-                ),
-                spec=self.spec,
-                auto_render=self.auto_render,
-                versions=self.versions,
-            )
-            object.__setattr__(self, "_blueprint", bp)
-        return bp
-
-    def make(self, **kwargs: Any) -> Any:
-        """Build the env, in this process, exactly as captured.
-
-        Works without the registry and without pre-importing the env's module.
-
-        Parameters
-        ----------
-        **kwargs
-            Merged over the captured constructor kwargs (``pack.make(render_mode="rgb_array")``).
-
-        Returns
-        -------
-        gymnasium.Env
-            The env with its wrapper stack, as ``gymnasium.make`` would have built it.
-
-        Raises
-        ------
-        BuildError
-            The constructor or a wrapper raised (chained to the original; also an instance of
-            the original's type where that is safe, e.g. ``TypeError``), or carried code could
-            not be loaded here.
-        UntrustedPackError
-            A reference resolves outside the ``allow`` list the pack was loaded with.
-        SpecPackError
-            The pack is vector-only: use :func:`specpack.make_vec`.
-        """
-        bp = self._blueprint or self._plan()
-        if self.vector:
-            raise SpecPackError(
-                f"pack {self.label} is vector-only (its spec has a vector_entry_point and no "
-                f"entry_point), so there is no single env to make; use "
-                f"specpack.make_vec(pack, num_envs)"
-            )
-        kw = dict(self._kwargs) if self._plain else materialize(self._kwargs)
-        if kwargs:
-            kw.update(kwargs)
-        return get_backend(self.backend).build(bp, kw)
-
-    def _make_vector(self, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
-        """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
-        kw = dict(self._kwargs) if self._plain else materialize(self._kwargs)
-        kw.update(kwargs)
-        return get_backend(self.backend).build_vector(self._blueprint or self._plan(), num_envs,
-                                                      kw)
+    # -- proving (building is :mod:`specpack._build`) -----------------------------------------
 
     def verify(
         self,
@@ -369,30 +305,6 @@ class SpecPack(SurfaceFace, FileFace):
                            {"steps": steps, "seed": seed, "where": where, "check": check,
                             "timeout": timeout})
         return verify(self, **flags)
-
-    def register(self, id: str | None = None) -> str:
-        """Put this pack into this process's registry under ``id`` (default: ``pack.id``).
-
-        For tools that only take env ids, e.g. inside a worker. ``gymnasium.make(id)`` then
-        builds exactly ``pack.make()`` (no wrapper applied twice). Idempotent: registering the
-        same pack again under the same id is a no-op.
-
-        Parameters
-        ----------
-        id
-            The id to register under; needed when the pack has none (captured from a class).
-
-        Returns
-        -------
-        str
-            The id registered.
-
-        Raises
-        ------
-        CaptureError
-            The pack has no id and none was given, or another env holds the id.
-        """
-        return get_backend(self.backend).register(self, id)
 
 
 #: Recently unpickled packs by (fingerprint, versions, notes). A pack is an immutable value, so

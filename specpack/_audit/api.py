@@ -67,7 +67,7 @@ def check_options(
 
 
 def _versions() -> dict[str, str]:
-    from .. import __version__
+    from .._version import __version__
     from ..versions import distribution_of
 
     out = {"python": platform.python_version(), "specpack": __version__}

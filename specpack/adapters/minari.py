@@ -19,7 +19,7 @@ from .._text import short
 from .._verify.compare import same
 from .._verify.describe import describe_space
 from ..errors import SpecPackError
-from ..files.signed import check_key, sign
+from ..fileformat.signed import check_key, sign
 from ..pack import SpecPack
 
 __all__ = ["METADATA_KEY", "attach", "recover_environment", "recover_pack"]

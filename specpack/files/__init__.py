@@ -1,27 +1,13 @@
-"""Pack files: the manifest schema (:mod:`.manifest`), signatures (:mod:`.signed`), the
-trust policy (:mod:`.trust`) and reading and writing files (:mod:`.io`).
+"""Pack files on disk: :func:`dump`, :func:`load`, :func:`describe`, :func:`read_key` and
+:func:`key_id` (see :mod:`.io`).
 
-``dump``, ``load``, ``describe`` and ``read_key`` are loaded on first use: the pack module
-imports the schema, trust and signature modules, and :mod:`.io` imports the pack module.
+The text form these files hold (manifest schema, signatures, trust policy) is
+:mod:`specpack.fileformat`, below the pack module; this package sits above it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .io import describe, dump, load, read_key
-    from .signed import key_id
+from ..fileformat.signed import key_id
+from .io import describe, dump, load, read_key
 
 __all__ = ["describe", "dump", "key_id", "load", "read_key"]
-
-
-def __getattr__(name: str) -> Any:
-    """``dump``/``load``/``describe``/``read_key`` from :mod:`.io`, loaded on first use."""
-    if name in __all__:
-        from . import io
-
-        value = getattr(io, name)  # key_id too: io imports it from .signed
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'specpack.files' has no attribute {name!r}")

@@ -1,7 +1,7 @@
 """Pack files on disk: :func:`dump` (optionally signed), :func:`load` and :func:`describe`.
 
 A pack file is the typed JSON manifest (``pack.to_json()``, see ``docs/file-format.md``) as
-UTF-8, optionally behind a signature line (:mod:`.signed`). Loading never imports a module and
+UTF-8, optionally behind a signature line (:mod:`specpack.fileformat.signed`). Loading never imports a module and
 never unpickles anything: references stay lazy until ``make()``, by-value payloads stay bytes.
 A file that carries by-value payloads (code or pickled objects) is refused with
 :class:`~specpack.errors.UntrustedPackError` unless you pass ``trust=True`` or the file verifies
@@ -23,10 +23,10 @@ from typing import Any, Union
 
 from .._deprecated import positional
 from ..errors import PackFormatError, SignatureError, SpecPackError
+from ..fileformat.manifest import code_payloads, decode_fields, parse_manifest
+from ..fileformat.signed import ALG, SignedFile, check_key, key_id, sign
+from ..fileformat.trust import named_modules, payload_uses
 from ..pack import SpecPack
-from .manifest import code_payloads, decode_fields, parse_manifest
-from .signed import ALG, SignedFile, check_key, key_id, sign
-from .trust import named_modules, payload_uses
 
 __all__ = ["describe", "dump", "key_id", "load", "read_key"]
 
