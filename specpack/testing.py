@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._audit import DEFAULT_TIMEOUT, IDENTICAL, Finding, audit_one
+from ._process import Boundary
 
 __all__ = ["assert_portable"]
 
@@ -27,7 +28,7 @@ def assert_portable(
     *,
     steps: int = 50,
     seed: int = 0,
-    where: str = "subprocess",
+    where: Boundary = "subprocess",
     timeout: float = DEFAULT_TIMEOUT,
 ) -> Finding:
     """Assert that ``env_or_id`` survives a process boundary; return the audit's finding.

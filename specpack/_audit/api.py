@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from .._imports import import_targets
-from .._process import BOUNDARIES
+from .._process import BOUNDARIES, Boundary
 from .._verify.engine import check_rollout_options
 from ..errors import SpecPackError
 from .env_job import EnvJob
@@ -89,7 +89,7 @@ def audit(
     targets: str | Sequence[str] = (),
     imports: Sequence[str] = (),
     wrappers: bool | Literal["only"] = False,
-    where: str = "subprocess",
+    where: Boundary = "subprocess",
     steps: int = 50,
     seed: int = 0,
     jobs: int | None = None,
@@ -207,7 +207,7 @@ def audit_one(
     *,
     steps: int = 50,
     seed: int = 0,
-    where: str = "subprocess",
+    where: Boundary = "subprocess",
     timeout: float = DEFAULT_TIMEOUT,
     reference: str | None = "here",
 ) -> Finding:

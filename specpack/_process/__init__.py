@@ -9,10 +9,10 @@ as typed JSON (never pickle), with what the job printed captured from file descr
 
 from __future__ import annotations
 
-from .launch import BOUNDARIES, WHERE, Boundary, Where, fork_available
+from .launch import BOUNDARIES, WHERE, Boundary, Where, fork_available, wait_stopped
 from .protocol import Outcome, replay
 from .thread import ThreadWorker
-from .worker import Worker, label, run_one, wait_stopped
+from .worker import Worker, label, run_one
 
 __all__ = [
     "BOUNDARIES",

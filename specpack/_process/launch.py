@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import traceback
 import warnings
@@ -26,7 +27,8 @@ from typing import Any, Literal
 from ..errors import SpecPackError
 from . import child
 
-__all__ = ["WHERE", "Child", "Where", "child_environment", "fork_available", "start"]
+__all__ = ["WHERE", "Child", "Where", "child_environment", "fork_available", "reap_later", "start",
+           "wait_stopped"]
 
 Where = Literal["subprocess", "spawn", "forkserver", "fork"]
 WHERE: tuple[Where, ...] = ("subprocess", "spawn", "forkserver", "fork")
@@ -213,3 +215,44 @@ def _fork(ctl_r: int, res_w: int, boot_out: str, boot_err: str, cwd: str | None,
             os.write(2, traceback.format_exc().encode("utf-8", "replace"))
     finally:
         os._exit(code)
+
+
+#: Threads waiting for a child that was asked to stop (see :func:`reap_later`).
+_REAPERS: set[threading.Thread] = set()
+
+
+def reap_later(child: Child, grace: float) -> None:
+    """Leave a child that was asked to stop to a thread: it waits up to ``grace`` seconds for
+    the child to end, then kills its process group (and the child, if still there)."""
+    reaper = threading.Thread(target=_reap, args=(child, grace), name="specpack-reaper",
+                              daemon=True)
+    _REAPERS.add(reaper)
+    reaper.start()
+
+
+def _reap(child: Child, grace: float) -> None:
+    try:
+        child.wait(grace)
+        child.kill()
+        child.wait(5.0)  # reap it
+    finally:
+        _REAPERS.discard(threading.current_thread())
+
+
+def wait_stopped(timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for every child asked to stop to be gone.
+
+    Parameters
+    ----------
+    timeout
+        Seconds to wait in all.
+
+    Returns
+    -------
+    bool
+        True when none is left.
+    """
+    end = time.monotonic() + timeout
+    for reaper in list(_REAPERS):
+        reaper.join(max(end - time.monotonic(), 0.0))
+    return not _REAPERS

@@ -17,7 +17,6 @@ import os
 import shutil
 import sys
 import tempfile
-import threading
 import time
 import weakref
 from collections.abc import Mapping
@@ -38,13 +37,11 @@ from .protocol import (
     write_request,
 )
 
-__all__ = ["Worker", "label", "run_one", "wait_stopped"]
+__all__ = ["Worker", "label", "run_one"]
 
 #: This process's ends of every live worker's pipes (closed in "fork" children).
 _PARENT_FDS: set[int] = set()
 _LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
-#: Threads waiting for a stopped child to end (see :meth:`Worker.close`).
-_REAPERS: set[threading.Thread] = set()
 #: How many lines of a dead child's stderr its outcome's detail quotes (first, last).
 _HEAD_LINES, _TAIL_LINES = 6, 20
 #: Longest wait between two checks that a silent child is still alive.
@@ -350,10 +347,7 @@ class Worker:
             os.write(self._ctl, pack_frame({"op": "stop"}))
         except OSError:  # its end of the pipe is gone: nothing to ask
             return False
-        reaper = threading.Thread(target=_reap, args=(child,), name="specpack-reaper",
-                                  daemon=True)
-        _REAPERS.add(reaper)
-        reaper.start()
+        launch.reap_later(child, STOP_GRACE)
         return True
 
     def _release(self) -> None:
@@ -400,33 +394,4 @@ def _kill_leftovers() -> None:
     for worker in list(_LIVE):
         with contextlib.suppress(Exception):
             worker.close()
-    wait_stopped(STOP_GRACE + 1.0)
-
-
-def _reap(child: launch.Child) -> None:
-    """Wait for a child asked to stop, then kill its process group (and it, if still there)."""
-    try:
-        child.wait(STOP_GRACE)
-        child.kill()
-        child.wait(5.0)  # reap it
-    finally:
-        _REAPERS.discard(threading.current_thread())
-
-
-def wait_stopped(timeout: float) -> bool:
-    """Wait up to ``timeout`` seconds for every child asked to stop to be gone.
-
-    Parameters
-    ----------
-    timeout
-        Seconds to wait in all.
-
-    Returns
-    -------
-    bool
-        True when none is left.
-    """
-    end = time.monotonic() + timeout
-    for reaper in list(_REAPERS):
-        reaper.join(max(end - time.monotonic(), 0.0))
-    return not _REAPERS
+    launch.wait_stopped(STOP_GRACE + 1.0)

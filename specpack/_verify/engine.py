@@ -23,7 +23,16 @@ from multiprocessing.connection import wait
 from typing import Any, Protocol
 
 from .._deprecated import positional
-from .._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label, replay
+from .._process import (
+    BOUNDARIES,
+    Boundary,
+    Outcome,
+    ThreadWorker,
+    Worker,
+    fork_available,
+    label,
+    replay,
+)
 from .._text import one_line, suggest
 from ..errors import NotIdenticalError, SpecPackError
 from .compare import compare as _differences
@@ -79,7 +88,7 @@ def verify(
     *,
     steps: int = 100,
     seed: int = 0,
-    where: str = "subprocess",
+    where: Boundary = "subprocess",
     check: bool = False,
     timeout: float = 120.0,
 ) -> VerifyReport:
