@@ -59,3 +59,47 @@ def test_traceback_of_by_value_code_names_the_original_file_line_and_source(tmp_
     assert f'File "{src}", line 12, in helper' in out.stderr, out.stderr
     assert "return 1 / 0  # the line a traceback must show" in out.stderr
     assert "<dynamic-code>" not in out.stderr
+
+
+NESTED_SOURCE = textwrap.dedent('''
+    from gymnasium.envs.classic_control import CartPoleEnv
+
+
+    class Bad(CartPoleEnv):
+        class Physics:
+            @property
+            def gravity(self):
+                return 1 / 0  # the property of a nested class
+
+        @staticmethod
+        def physics():
+            return Bad.Physics().gravity  # the static method
+
+        @classmethod
+        def constants(cls):
+            return cls.physics()  # the class method
+
+        def step(self, action):
+            self.constants()
+            return super().step(action)
+''')
+
+
+def test_traceback_through_static_class_methods_and_a_nested_property_shows_each_source(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "envs" / "nestedenv.py"
+    src.parent.mkdir()
+    src.write_text(NESTED_SOURCE)
+    blob = tmp_path / "pack.pkl"
+    made = run_python(["-c", CAPTURE, str(src), str(blob)], cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    src.unlink()
+    out = run_python(["-c", REBUILD, str(blob)], cwd=tmp_path)
+    assert out.returncode == 3, out.stderr
+    for line, function, text in ((20, "step", "self.constants()"),
+                                 (17, "constants", "return cls.physics()  # the class method"),
+                                 (13, "physics", "return Bad.Physics().gravity  # the static"),
+                                 (9, "gravity", "return 1 / 0  # the property of a nested")):
+        assert f'File "{src}", line {line}, in {function}' in out.stderr, out.stderr
+        assert text in out.stderr, out.stderr
