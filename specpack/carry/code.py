@@ -349,7 +349,7 @@ def code_ref_from_string(entry: str, *, by_value: bool | None, what: str) -> tup
         modname = "__main__"
     key = (entry, by_value)
     hit = _string_cache.get(key)
-    if hit is not None and sys.modules.get(modname) is hit[2]:
+    if hit is not None and sys.modules.get(modname) is hit[2] and _names(hit[2], attr, hit[1]):
         return hit[0], hit[1]
     try:
         mod = importlib.import_module(modname)
@@ -380,4 +380,14 @@ def code_ref_from_string(entry: str, *, by_value: bool | None, what: str) -> tup
     return code_ref(obj, by_value=True, what=what), obj
 
 
+#: References made from entry-point strings, reused while the module object is the same and
+#: the name still gives the same object (``importlib.reload`` keeps the module, not the class).
 _string_cache: dict[tuple[str, bool | None], tuple[CodeRef, Any, Any]] = {}
+
+
+def _names(mod: Any, qualname: str, obj: Any) -> bool:
+    """Whether ``mod.<qualname>`` is ``obj`` right now."""
+    try:
+        return resolve_qualname(mod, qualname) is obj
+    except AttributeError:
+        return False
