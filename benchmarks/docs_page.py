@@ -84,7 +84,12 @@ the interpreter start.
   `gymnasium.make`) when the id's entry point is a `"module:Class"` string; ids registered with
   a callable entry point, and the growth rows, take the full resolution path each time
   (about a quarter of a `gymnasium.make`). Capturing code *by value* (a class in `__main__`)
-  runs cloudpickle on every capture: capture once and reuse the pack.
+  runs cloudpickle once; later captures reuse the payload while its witness holds (nothing
+  cloudpickle read has changed, see [how it works](how-it-works.md)): an identical call costs
+  {r("capture(id) of a __main__ env (by value) vs gymnasium.make of it"):.2f}x `gymnasium.make`,
+  a call with new kwargs {r("by-value capture with new kwargs each call vs gymnasium.make"):.2f}x
+  (the resolution, plus checking the witness). Code that reads an array or an instance has no
+  witness and is pickled again at every capture.
 - A by-reference pack pickles to {r("pickle size (by reference) vs EnvSpec"):.2f}x the
   `EnvSpec`: it also carries the resolved wrapper stack and the version record. Pickling and
   unpickling it take {r("pickle.dumps time vs EnvSpec"):.1f}x and {r("pickle.loads time vs EnvSpec"):.1f}x an `EnvSpec`'s time
