@@ -70,5 +70,16 @@ def test_capture_is_redone_when_the_entry_point_no_longer_resolves_to_the_same_o
     gymnasium.register("SpecpackSwapped-v0", entry_point="cli_edge_envs:Talks")
     first = specpack.capture("SpecpackSwapped-v0")
     assert specpack.capture("SpecpackSwapped-v0") is first  # nothing changed: reused
+    talks = cli_edge_envs.Talks
     monkeypatch.delattr(cli_edge_envs, "Talks")
-    assert specpack.capture("SpecpackSwapped-v0") is not first
+    # The name is gone: as gymnasium.make would, capture fails here, naming it (no stale pack).
+    with pytest.raises(CaptureError, match=r"'cli_edge_envs:Talks' \(AttributeError: module "
+                       r"'cli_edge_envs' has no attribute 'Talks'\)"):
+        specpack.capture("SpecpackSwapped-v0")
+
+    class Talks(talks):  # type: ignore[misc,valid-type]
+        pass
+
+    monkeypatch.setattr(cli_edge_envs, "Talks", Talks, raising=False)
+    swapped = specpack.capture("SpecpackSwapped-v0")  # another object under the name
+    assert swapped is not first and swapped.make().unwrapped.__class__ is Talks
