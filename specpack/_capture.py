@@ -27,7 +27,7 @@ from .carry.values import (
     iter_carried,
     lower_mapping,
 )
-from .errors import CaptureError
+from .errors import CaptureError, UnexpectedKwargError, _OldRenderAPIError
 from .pack import Layer, SpecPack
 from .versions import version_record
 
@@ -242,6 +242,21 @@ def _is_spec(obj: Any) -> bool:
     return type(obj).__name__ == "EnvSpec" and hasattr(obj, "entry_point")
 
 
+def _old_render_api(entry: Any, kwargs: Mapping[str, Any], label: str,
+                    refused: UnexpectedKwargError) -> None:
+    """Raise ``gymnasium.make``'s error when ``render_mode='human'`` would need the
+    ``HumanRendering`` wrapper on an env whose constructor takes no ``render_mode``."""
+    modes = (getattr(entry, "metadata", None) or {}).get("render_modes", ())
+    if (kwargs.get("render_mode") == "human" and "human" not in modes
+            and "argument 'render_mode'" in str(refused)):
+        raise _OldRenderAPIError(
+            f"You passed render_mode='human' although {label} doesn't implement human-rendering "
+            "natively. Gym tried to apply the HumanRendering wrapper but it looks like your "
+            "environment is using the old rendering API, which is not supported by the "
+            f"HumanRendering wrapper ({refused})"
+        ) from None
+
+
 def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
     """A shared Layer for a library wrapper with scalar kwargs (Layers are immutable)."""
     if not all(type(v) in SCALAR_TYPES and not (type(v) is int and v.bit_length() > MAX_INT_BITS)
@@ -273,7 +288,11 @@ def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None) -> SpecPack:
     for k in recipe.kwargs:
         if type(k) is not str:
             raise CaptureError(f"env kwarg names must be strings, got {k!r} for {label!r}")
-    check_kwargs(entry_obj, recipe.kwargs, f"the env {label!r} ({entry.name})")
+    try:
+        check_kwargs(entry_obj, recipe.kwargs, f"the env {label!r} ({entry.name})")
+    except UnexpectedKwargError as e:
+        _old_render_api(entry_obj, recipe.kwargs, label, e)
+        raise
     kwargs, plain = lower_mapping(recipe.kwargs, label, "kwargs", by_value)
     spec, _ = lower_mapping(recipe.spec, label, "spec field", by_value)
     layers = []

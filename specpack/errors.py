@@ -69,6 +69,11 @@ class UnexpectedKwargError(CaptureError, TypeError):
     """A kwarg the env constructor (or a wrapper) cannot take; the message suggests the name."""
 
 
+class _OldRenderAPIError(UnexpectedKwargError, _gym_error.Error):
+    """``render_mode='human'`` for an env that renders only through the old API: as
+    ``gymnasium.make`` says it (an ``UnexpectedKwargError`` and a ``gymnasium.error.Error``)."""
+
+
 class UncarriableValueError(CaptureError, TypeError):
     """A kwarg (or a value inside one) cannot cross a process boundary."""
 

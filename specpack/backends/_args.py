@@ -73,7 +73,7 @@ def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str) -> None:
         more = f" (nor {', '.join(map(repr, unknown[1:]))})" if len(unknown) > 1 else ""
         hint = suggest(k, names)
         raise UnexpectedKwargError(
-            f"{what} takes no argument {k!r}{more};{hint}{' It' if hint else ' it'} takes: "
+            f"{what} got an unexpected keyword argument {k!r}{more};{hint}{' It' if hint else ' it'} takes: "
             f"{takes}"
         )
 

@@ -57,7 +57,7 @@ def test_an_unknown_kwarg_is_refused_with_the_closest_name_and_what_it_takes() -
     with pytest.raises(UnexpectedKwargError) as info:
         check_kwargs(Ctor, {"scael": 2.0, "colour": 1}, "Ctor")
     text = str(info.value)
-    assert text.startswith("Ctor takes no argument 'scael' (nor 'colour');")
+    assert text.startswith("Ctor got an unexpected keyword argument 'scael' (nor 'colour');")
     assert "'scale'" in text and text.endswith("takes: size, scale, mode")
 
 
@@ -74,7 +74,7 @@ def test_an_unhashable_callable_is_still_checked() -> None:
         def __call__(self, a: int) -> None:
             pass
 
-    with pytest.raises(UnexpectedKwargError, match=r"^f takes no argument 'b'; it takes: a$"):
+    with pytest.raises(UnexpectedKwargError, match=r"^f got an unexpected keyword argument 'b'; it takes: a$"):
         check_kwargs(Callable(), {"b": 1}, "f")
 
 

@@ -154,9 +154,10 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
     for w in spec.additional_wrappers:
         if w.kwargs is None:
             raise CaptureError(
-                f"the spec {spec.id!r} lists the wrapper {w.name} without recorded kwargs "
-                "(it does not inherit gymnasium.utils.RecordConstructorArgs), so it cannot "
-                "be recreated; make the wrapper record its arguments"
+                f"the spec {spec.id!r} lists a wrapper without recorded kwargs: {w.name} "
+                "wrapper does not inherit from `gymnasium.utils.RecordConstructorArgs`, "
+                "therefore, the wrapper cannot be recreated. Make the wrapper record its "
+                "arguments (inherit gymnasium.utils.RecordConstructorArgs)"
             )
         wcls = _load_entry(w.entry_point, f"wrapper {w.name} of {spec.id!r}")
         layers.append((wcls, dict(w.kwargs)))
