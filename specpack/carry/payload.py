@@ -175,7 +175,7 @@ def _stamp(name: str) -> Any:
     return (st.st_size, st.st_mtime_ns)
 
 
-def _by_name(obj: Any, modules: frozenset[str]) -> bool | None:
+def _by_name(obj: Any, modules: frozenset[str]) -> bool:
     """True: ``obj`` is pickled by name and is one of ours or cloudpickle's (nothing to check);
     False: it must be compared in full."""
     module = getattr(obj, "__module__", None)
