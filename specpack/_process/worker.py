@@ -108,6 +108,7 @@ class Worker:
         self._outcome: Outcome | None = None
         self._reader = FrameReader(f"the {self.label}")
         self._closed = False
+        self._owner = os.getpid()
         self._start_error = ""
         self.child: launch.Child | None = None
         ctl_r, self._ctl = os.pipe()
@@ -333,6 +334,11 @@ class Worker:
         if self._closed:
             return
         self._closed = True
+        if os.getpid() != self._owner:  # a fork of the process that started it (atexit, gc):
+            for fd in (self._ctl, self._res):  # drop this fork's copies, leave the child be
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            return
         if not self._ask_to_stop():
             self.kill()
         self._release()

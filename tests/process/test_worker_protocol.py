@@ -124,6 +124,28 @@ def test_an_idle_child_that_will_not_exit_is_killed_after_the_grace_with_its_gro
     assert len(pids) == 2 and wait_dead(pids) == []
 
 
+def test_a_fork_of_the_parent_closing_its_copy_of_a_worker_leaves_the_child_alone():
+    """A fork of this process (an env that forks, a user's os.fork) holds copies of our
+    workers; closing them there (at its exit or by gc) must not stop or kill our children."""
+    worker = Worker("subprocess")
+    worker.submit("workerjobs:echo", b"x", {})
+    assert worker.collect(timeout=60).status == "ok"
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            worker.close()
+        except BaseException:  # noqa: BLE001
+            code = 1
+        os._exit(code)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    # a stop message, had the fork sent one, would come before this task: the child would end
+    worker.submit("workerjobs:echo", b"y", {})
+    out = worker.collect(timeout=60)
+    assert out.status == "ok", out
+    worker.close()
+
+
 def test_closing_a_busy_worker_kills_it_at_once():
     worker = Worker("fork")
     worker.submit("workerjobs:nap", b"", {"seconds": 60})
