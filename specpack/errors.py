@@ -30,6 +30,7 @@ __all__ = [
     "VersionSkewWarning",
     "WorkerError",
     "build_error_for",
+    "capture_error_for",
 ]
 
 
@@ -63,6 +64,30 @@ class UnknownEnvVersionError(UnknownEnvError, _gym_error.VersionNotFound):
 
 class DeprecatedEnvError(UnknownEnvError, _gym_error.DeprecatedEnv):
     """The version is deprecated: a newer one exists (``gymnasium.error.DeprecatedEnv``)."""
+
+
+class _CaptureDependencyError(CaptureError, _gym_error.DependencyNotInstalled):
+    """Importing the entry point needs a dependency that is not installed here."""
+
+
+class _CaptureImportError(CaptureError, ImportError):
+    """The entry point's module cannot be imported here."""
+
+
+class _CaptureAttributeError(CaptureError, AttributeError):
+    """The entry point's module has no such name."""
+
+
+def capture_error_for(cause: BaseException) -> type[CaptureError]:
+    """The :class:`CaptureError` to raise when loading an entry point failed with ``cause``:
+    also of the type ``gymnasium.make`` lets through for it, so code catching that still works."""
+    if isinstance(cause, _gym_error.DependencyNotInstalled):
+        return _CaptureDependencyError
+    if isinstance(cause, ImportError):
+        return _CaptureImportError
+    if isinstance(cause, AttributeError):
+        return _CaptureAttributeError
+    return CaptureError
 
 
 class UnexpectedKwargError(CaptureError, TypeError):

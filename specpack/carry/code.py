@@ -19,7 +19,7 @@ import sys
 import threading
 from typing import Any
 
-from ..errors import BuildError, CaptureError, UntrustedPackError
+from ..errors import BuildError, CaptureError, UntrustedPackError, capture_error_for
 from .importable import (
     MAIN_NAMES,
     NotAName,
@@ -355,7 +355,7 @@ def code_ref_from_string(entry: str, *, by_value: bool | None, what: str) -> tup
         mod = importlib.import_module(modname)
         obj = resolve_qualname(mod, attr)
     except Exception as e:
-        raise CaptureError(
+        raise capture_error_for(e)(
             f"cannot load the {what} {entry!r} ({type(e).__name__}: {e}); check the module "
             "is importable here and defines that name"
         ) from e

@@ -95,6 +95,38 @@ def test_entry_point_string_that_does_not_resolve_is_refused_at_capture():
         gymnasium.registry.pop("Dangling-v0")
 
 
+@pytest.mark.parametrize(
+    ("source", "entry", "gym_type"),
+    [
+        ("import gymnasium\nraise gymnasium.error.DependencyNotInstalled('Box9D is not installed')\n",
+         "needs_dep_mod:Env", gymnasium.error.DependencyNotInstalled),
+        (None, "no_such_module_for_specpack:Env", ImportError),
+        ("X = 1\n", "has_no_env_mod:Env", AttributeError),
+    ],
+    ids=["dependency-not-installed", "missing-module", "missing-name"],
+)
+def test_entry_point_that_fails_to_load_is_also_the_error_gymnasium_make_lets_through(
+        source, entry, gym_type, tmp_path, monkeypatch):
+    """Code that catches what ``gymnasium.make`` raises for a missing dependency, module or
+    name keeps catching it from capture (which also names the entry point and the fix)."""
+    module = entry.partition(":")[0]
+    if source is not None:
+        (tmp_path / f"{module}.py").write_text(source)
+        monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    gymnasium.register("LoadFails-v0", entry_point=entry)
+    try:
+        with pytest.raises(gym_type):
+            gymnasium.make("LoadFails-v0")
+        with pytest.raises(specpack.CaptureError, match=f"cannot load the entry point of "
+                           f"'LoadFails-v0' '{entry}'") as caught:
+            specpack.capture("LoadFails-v0")
+        assert isinstance(caught.value, gym_type)
+    finally:
+        gymnasium.registry.pop("LoadFails-v0")
+        sys.modules.pop(module, None)
+
+
 def test_non_env_target_is_refused():
     with pytest.raises(specpack.CaptureError, match="cannot capture int"):
         specpack.capture(42)
