@@ -112,8 +112,9 @@ class FileFace:
             The HMAC key (bytes) the text must be signed with; a verified text's payloads are
             accepted.
         allow
-            Module names: refuse references outside them now, and at ``make()`` any object not
-            defined in them.
+            Module names and exact ``module:qualname`` references: refuse references outside
+            them now; at ``make()`` a module admits its env and wrapper classes and values, a
+            function or other callable needs its exact entry.
         source
             How messages name the text.
 

@@ -184,9 +184,11 @@ def load(
         :class:`~specpack.errors.SignatureError` (also with ``trust=True``); a verified file's
         payloads are accepted.
     allow
-        Module names (``["my_pkg"]``): refuse, before anything is imported, a file naming code
-        by reference outside them, and at ``make()`` any object not defined in them
-        (``make()``'s own wrappers are always allowed).
+        Module names (``["my_pkg"]``) and exact references (``"my_pkg.envs:make_env"``):
+        refuse, before anything is imported, a file naming code by reference outside them;
+        at ``make()`` a module admits only the env and wrapper classes defined in it and
+        values, and a function or other callable only by its exact entry (``make()``'s own
+        wrappers are always allowed; see ``docs/security.md``).
 
     Raises
     ------

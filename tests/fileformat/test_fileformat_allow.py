@@ -308,3 +308,35 @@ def gymnasium_cartpole() -> Any:
     import gymnasium.envs.classic_control.cartpole as module
 
     return module
+
+
+def test_a_registry_reference_to_a_lambda_needs_its_exact_entry() -> None:
+    import regpkg  # noqa: F401 - registers RegPole-v0 with a lambda made inside a function
+
+    pack = specpack.capture("RegPole-v0", task="long")
+    ref = pack.entry_point
+    assert ref.registered == "RegPole-v0"
+    exact = f"regpkg:{ref.qualname}"
+    with pytest.raises(UntrustedPackError) as info:
+        SpecPack.from_json(pack.to_json(), allow=["regpkg"]).make()
+    assert f"{exact} is a function" in str(info.value), str(info.value)
+    assert f"exact entry {exact!r}" in str(info.value), str(info.value)
+    env = SpecPack.from_json(pack.to_json(), allow=["regpkg", exact]).make()
+    assert env.unwrapped.length == 1.0
+    env.close()
+
+
+def test_allow_entries_are_module_names_or_exact_references() -> None:
+    text = _cartpole_manifest()
+    for bad in ("my_pkg:", ":make_env", "my pkg", "my_pkg:make env", "my_pkg:a:b"):
+        with pytest.raises(UntrustedPackError, match="or an exact reference such as"):
+            SpecPack.from_json(json.dumps(text), allow=[bad])
+
+
+def test_a_function_in_the_specs_wrapper_kwargs_is_refused_at_make() -> None:
+    data = _cartpole_manifest()
+    data["spec"]["additional_wrappers"] = {"$tuple": [{"$tuple": [
+        "W", f"{CARTPOLE}:CartPoleEnv", {"f": {"$ref": f"{REGISTRATION}:register"}}]}]}
+    pack = SpecPack.from_json(json.dumps(data), allow=["gymnasium.envs"])
+    with pytest.raises(UntrustedPackError, match=f"{REGISTRATION}:register is a function"):
+        pack.make()
