@@ -61,9 +61,9 @@ def may_import(module: str, qualname: str, allow: tuple[str, ...]) -> bool:
 
 def is_env_class(obj: Any) -> bool:
     """Whether ``obj`` is an env or wrapper class of an imported env library (imports nothing)."""
-    if not isinstance(obj, type):
+    if not _is_class(obj):
         return False
-    mro = type.__dict__["__mro__"].__get__(obj)  # the real MRO, whatever the metaclass says
+    mro = _MRO.__get__(obj)  # the real MRO, whatever the metaclass says
     for mod, name in _ENV_BASES:
         base = getattr(sys.modules.get(mod), name, None)
         if isinstance(base, type) and base in mro:
@@ -71,8 +71,16 @@ def is_env_class(obj: Any) -> bool:
     return False
 
 
+def _is_class(obj: Any) -> bool:
+    """Whether ``obj`` is a class (by its real type: a ``__class__`` property cannot pose)."""
+    return issubclass(type(obj), type)
+
+
+_MRO = type.__dict__["__mro__"]
+
+
 def _kind(obj: Any) -> str:
-    if isinstance(obj, type):
+    if _is_class(obj):
         return "a class that is not an env or wrapper class"
     kind = type(obj).__name__
     if kind in ("function", "builtin_function_or_method", "method", "method-wrapper"):
@@ -93,7 +101,7 @@ def admitted(obj: Any, module: str, qualname: str, allow: tuple[str, ...],
         return None
     if not module_allowed(module, allow):
         return f"{name} is outside allow={list(allow)}"
-    if isinstance(obj, type) and (is_env_class(obj) or (
+    if _is_class(obj) and (is_env_class(obj) or (
             enum_class and issubclass(obj, enum.Enum))):
         home = obj.__module__
         if isinstance(home, str) and module_allowed(home, allow):
