@@ -245,9 +245,9 @@ def decode_fields(
 
     Checks every value (:class:`~specpack.typedjson.decode.Decoder`) and the types the spec
     fields and ``make()``'s own wrappers' kwargs must have (:mod:`.schema`). ``allow`` is
-    attached to every code reference, so that ``make()`` admits only objects defined in
-    those modules; a layer that is one of ``make()``'s own wrappers (``TimeLimit``...) also
-    admits its own module.
+    attached to every code reference, so that ``make()`` admits only what it admits
+    (:mod:`specpack.carry.allowlist`); a layer that is one of ``make()``'s own wrappers
+    (``TimeLimit``...) also admits its own module.
 
     Raises
     ------
