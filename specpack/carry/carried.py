@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from ..errors import BuildError
-from .code import CodeRef
+from .allowlist import resolve_reference
 
 __all__ = ["Blob", "EnumRef"]
 
@@ -119,7 +119,7 @@ class EnumRef:
 
     def load(self) -> Any:
         """The enum member, importing its module (``"A|B"`` names a combination of flags)."""
-        cls = CodeRef(self.module, self.qualname, allow=self.allow).load()
+        cls = resolve_reference(self.module, self.qualname, self.allow, enum_class=True)
         if not (isinstance(cls, type) and issubclass(cls, enum.Enum)):
             raise BuildError(
                 f"{self.module}:{self.qualname} is not an enum class here, so it has no "

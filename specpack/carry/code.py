@@ -20,9 +20,9 @@ import threading
 from typing import Any
 
 from ..errors import BuildError, CaptureError, UntrustedPackError, capture_error_for
+from .allowlist import admitted, may_import, resolve_reference
 from .importable import (
     MAIN_NAMES,
-    NotAName,
     fresh_importable,
     reference_of,
     resolve_qualname,
@@ -35,11 +35,6 @@ __all__ = ["CodeRef", "code_ref", "code_ref_from_state", "code_ref_from_string",
 
 _PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 _MAIN_NAMES = MAIN_NAMES
-
-
-def allowed(module: str, allow: tuple[str, ...]) -> bool:
-    """Whether ``module`` equals an allow-list entry or lies inside one (``pkg`` admits ``pkg.x``)."""
-    return any(module == p or module.startswith(p + ".") for p in allow)
 
 
 _load_lock = threading.Lock()
@@ -146,35 +141,7 @@ class CodeRef:
         if self.registered is not None:
             return self._load_registered()
         if self.payload is None:
-            allow = self.allow
-            if allow is not None and not allowed(self.module, allow):
-                raise UntrustedPackError(
-                    f"{self.name} is outside allow={list(allow)}; nothing was imported"
-                )
-            try:
-                mod = importlib.import_module(self.module)
-                obj = resolve_qualname(mod, self.qualname)
-            except NotAName as e:
-                if allow is None:
-                    raise BuildError(f"cannot load {self.name}: {e}") from e
-                raise UntrustedPackError(
-                    f"{e}; under allow={list(allow)} a reference reaches only code defined in "
-                    "an allowed module. Nothing it names was called"
-                ) from e
-            except Exception as e:
-                raise BuildError(
-                    f"cannot import {self.name} in this process ({type(e).__name__}: {e}); "
-                    "install the package that provides it here, or capture with by_value=True"
-                ) from e
-            if allow is not None:
-                home = getattr(obj, "__module__", None)
-                if not isinstance(home, str) or not allowed(home, allow):
-                    raise UntrustedPackError(
-                        f"{self.name} resolves to an object defined in {home!r}, outside "
-                        f"allow={list(allow)}; a reference is admitted only for code defined "
-                        "in an allowed module. Add that module to allow if you trust it"
-                    )
-            return obj
+            return resolve_reference(self.module, self.qualname, self.allow)
         digest = self.digest
         assert digest is not None
         if self.python is None:
@@ -209,9 +176,15 @@ class CodeRef:
 
 
     def _load_registered(self) -> Any:
-        """The entry point that importing ``module`` registers in gymnasium under ``registered``."""
+        """The entry point that importing ``module`` registers in gymnasium under ``registered``.
+
+        Under ``allow`` the module must be listed (or the reference's exact
+        ``module:qualname``), a registered entry-point string must name a listed module before
+        it is imported, and the callable found is admitted as a reference to its own
+        ``__module__:__qualname__`` would be (:func:`.allowlist.admitted`).
+        """
         allow = self.allow
-        if allow is not None and not allowed(self.module, allow):
+        if allow is not None and not may_import(self.module, self.qualname, allow):
             raise UntrustedPackError(f"{self.name} is outside allow={list(allow)}; nothing was "
                                      "imported")
         try:
@@ -233,13 +206,22 @@ class CodeRef:
                 "entry point (another version of the package?); install the version the pack "
                 "was captured with"
             )
+        if allow is not None and isinstance(entry, str):
+            mod, _, attr = entry.partition(":")
+            if mod != self.module and not may_import(mod, attr, allow):
+                raise UntrustedPackError(
+                    f"{self.name} is registered as {entry!r}, outside allow={list(allow)}; "
+                    "nothing was imported")
         obj = load_env_creator(entry) if isinstance(entry, str) else entry
-        home = getattr(obj, "__module__", None)
-        if allow is not None and (not isinstance(home, str) or not allowed(home, allow)):
-            raise UntrustedPackError(
-                f"{self.name} resolves to an object defined in {home!r}, outside "
-                f"allow={list(allow)}"
-            )
+        if allow is not None:
+            home = getattr(obj, "__module__", None)
+            qual = getattr(obj, "__qualname__", None)
+            named = isinstance(home, str) and isinstance(qual, str)
+            real = f"{home}:{qual}" if named else None
+            why = (admitted(obj, str(home), str(qual), allow) if named else
+                   f"it has no module and qualified name, so allow={list(allow)} cannot name it")
+            if why is not None:
+                raise UntrustedPackError(f"{self.name} resolves to {real or repr(obj)}: {why}")
         return obj
 
 

@@ -219,7 +219,8 @@ def _loading(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--allow", metavar="MODULE", action="extend", nargs="+",
-        help="only accept entry points, wrappers and callables from these module prefixes",
+        help="only accept code these entries admit: a module (its env and wrapper classes "
+             "and values) or an exact module:qualname (e.g. a factory function)",
     )
     _imports(p, "e.g. modules the file's code refers to")
 

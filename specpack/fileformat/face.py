@@ -6,6 +6,7 @@ and this package holds its text form; nothing here imports the pack module.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
@@ -13,12 +14,31 @@ from .._surface import Surface, surface_to_json
 from ..errors import PackFormatError
 from ..layer import Layer
 from ..typedjson.encode import Encoder, encode
+from ..typedjson.walk import payload_uses, references
 from .manifest import FORMAT, PackFields, dumps
 from .read import read_fields
 
 __all__ = ["FileFace"]
 
 T = TypeVar("T", bound="FileFace")
+
+
+def _data_only(surface: Surface) -> Surface:
+    """``surface`` without the metadata items that are not plain data.
+
+    A manifest's surface holds no code references or payloads (reading refuses them), so an
+    item that would be written as one (an enum member, a class) is left out, as are items
+    that cannot be written at all.
+    """
+    kept = {}
+    for key, value in surface.metadata.items():
+        try:
+            node = encode(value)
+        except (PackFormatError, TypeError, ValueError):
+            continue
+        if next(references(node), None) is None and not payload_uses(node):
+            kept[key] = value
+    return dataclasses.replace(surface, metadata=kept)
 
 
 class FileFace:
@@ -63,7 +83,7 @@ class FileFace:
             "payloads": payloads,
         }
         if self._surface is not None:
-            surface = surface_to_json(self._surface, encode)
+            surface = surface_to_json(_data_only(self._surface), encode)
             if surface is not None:
                 data["surface"] = surface
         return dumps(data, indent=indent)
@@ -92,8 +112,9 @@ class FileFace:
             The HMAC key (bytes) the text must be signed with; a verified text's payloads are
             accepted.
         allow
-            Module names: refuse references outside them now, and at ``make()`` any object not
-            defined in them.
+            Module names and exact ``module:qualname`` references: refuse references outside
+            them now; at ``make()`` a module admits its env and wrapper classes and values, a
+            function or other callable needs its exact entry.
         source
             How messages name the text.
 

@@ -26,7 +26,7 @@ from ..errors import PackFormatError
 from ..typedjson.decode import Decoder
 from ..typedjson.tags import DIGEST, MAX_JSON_DEPTH
 from ..typedjson.text import read_json
-from ..typedjson.walk import Path, path_text
+from ..typedjson.walk import Path, path_text, payload_uses, references
 from .schema import check_layer_kwargs, check_spec, is_make_wrapper
 from .signed import SIGNED_MAGIC
 
@@ -245,9 +245,9 @@ def decode_fields(
 
     Checks every value (:class:`~specpack.typedjson.decode.Decoder`) and the types the spec
     fields and ``make()``'s own wrappers' kwargs must have (:mod:`.schema`). ``allow`` is
-    attached to every code reference, so that ``make()`` admits only objects defined in
-    those modules; a layer that is one of ``make()``'s own wrappers (``TimeLimit``...) also
-    admits its own module.
+    attached to every code reference, so that ``make()`` admits only what it admits
+    (:mod:`specpack.carry.allowlist`); a layer that is one of ``make()``'s own wrappers
+    (``TimeLimit``...) also admits its own module.
 
     Raises
     ------
@@ -314,9 +314,24 @@ def _decode_fields(
 
 
 def _surface(data: dict[str, Any], dec: Decoder, source: str) -> Surface | None:
-    """The recorded spaces, metadata and render mode (the optional ``surface`` field)."""
+    """The recorded spaces, metadata and render mode (the optional ``surface`` field).
+
+    A surface is data: it describes gymnasium's own space types and plain metadata values,
+    and holds no code reference (``$ref``, ``$enum``) and no payload (``$code``,
+    ``$object``). One found there is refused, so that nothing the allow-list and
+    ``describe`` do not see can reach a user through ``pack.metadata``.
+    """
     if "surface" not in data:
         return None
+    found = next(references(data["surface"], "surface"), None)
+    if found is None:
+        found = next((f[0] for f in payload_uses(data["surface"], "surface").values()), None)
+    if found is not None:
+        raise PackFormatError(
+            f"{source}: {found.path()} = {{{found.tag!r}: {printable(found.body, 120)!r}}}: "
+            "the recorded surface (spaces, metadata, render mode) is data and holds no code "
+            "references or payloads; remove it (the surface field is optional) or capture "
+            "the pack again")
     try:
         return surface_from_json(data["surface"], lambda node: dec.value(node, "surface"))
     except PackFormatError:

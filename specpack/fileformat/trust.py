@@ -2,12 +2,15 @@
 
 Two checks, both made before anything is imported or unpickled:
 
-- **References** must name modules inside ``allow`` when an allow-list is given: every
-  ``$ref`` and ``$enum`` (entry point, kwargs, spec, layers, found by
-  :func:`specpack.typedjson.walk.references`) and the spec's entry-point *strings*
-  (``entry_point``, ``vector_entry_point``, each ``additional_wrappers`` entry point). The
-  resolved objects are checked again at ``make()`` (:meth:`specpack.carry.CodeRef.load`):
-  each must be *defined* in an allowed module.
+- **References** must name modules inside ``allow`` (or be an exact ``module:qualname``
+  entry of it) when an allow-list is given: every ``$ref`` and ``$enum`` (entry point, kwargs,
+  spec, layers, found by :func:`specpack.typedjson.walk.references`) and the spec's
+  entry-point *strings* (``entry_point``, ``vector_entry_point``, each
+  ``additional_wrappers`` entry point). The resolved objects are checked again at ``make()``
+  (:mod:`specpack.carry.allowlist`): a module entry admits the env and wrapper classes
+  *defined* in an allowed module and values, not functions or other callables, which need
+  their exact entry. (The recorded ``surface`` holds no references at all:
+  :mod:`.manifest` refuses them.)
 - **Payloads** (``$code``, ``$object``: cloudpickle, which runs code when unpickled) are
   refused unless the caller trusts the file (``trust=True``) or it verifies with a key.
 
@@ -20,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .._text import printable
+from ..carry.allowlist import valid_entry
 from ..errors import UntrustedPackError
 from ..typedjson.decode import Decoder
 from ..typedjson.tags import dotted_name
@@ -76,35 +80,46 @@ def named_modules(data: dict[str, Any], source: str = "<manifest>"
 
 
 def normalize_allow(allow: Iterable[str] | str | None) -> tuple[str, ...] | None:
-    """``allow`` as a tuple of module names (``None`` stays None: no allow-list)."""
+    """``allow`` as a tuple of entries (``None`` stays None: no allow-list).
+
+    An entry is a module name (``"my_pkg"``: its env and wrapper classes and values) or an
+    exact reference (``"my_pkg.envs:make_env"``: that one function or other callable); see
+    :mod:`specpack.carry.allowlist`.
+    """
     if allow is None:
         return None
     try:
         prefixes = (allow,) if isinstance(allow, str) else tuple(allow)
     except TypeError:
         raise UntrustedPackError(f"allow={allow!r} must be a list of module names, such as "
-                                 "['my_pkg']") from None
+                                 "['my_pkg'], or exact references such as "
+                                 "['my_pkg.envs:make_env']") from None
     for p in prefixes:
-        if type(p) is not str or not dotted_name(p):
+        if type(p) is not str or not valid_entry(p):
             raise UntrustedPackError(f"allow={list(prefixes)!r}: each entry must be a module "
-                                     f"name such as 'my_pkg' (got {p!r})")
+                                     "name such as 'my_pkg' or an exact reference such as "
+                                     f"'my_pkg.envs:make_env' (got {p!r})")
     return prefixes
 
 
 class _Policy:
-    """``allow`` as a set and a prefix tuple; each module name is decided once."""
+    """``allow`` as module names (a set and a prefix tuple) and exact references; each module
+    name is decided once."""
 
     def __init__(self, prefixes: tuple[str, ...]) -> None:
-        self.exact = frozenset(prefixes)
-        self.inside = tuple(p + "." for p in prefixes)
+        modules = [p for p in prefixes if ":" not in p]
+        self.exact = frozenset(modules)
+        self.inside = tuple(p + "." for p in modules)
+        self.named = frozenset(p for p in prefixes if ":" in p)
         self.seen: dict[str, bool] = {}
 
-    def admits(self, module: str) -> bool:
+    def admits(self, module: str, body: str) -> bool:
+        """Whether the reference ``body`` (``module:qualname``) may be resolved at all."""
         ok = self.seen.get(module)
         if ok is None:
             ok = module in self.exact or module.startswith(self.inside)
             self.seen[module] = ok
-        return ok
+        return ok or body in self.named
 
 
 def _problem(found: Found) -> str | None:
@@ -128,8 +143,11 @@ def _problem(found: Found) -> str | None:
 def check_allowed(data: dict[str, Any], prefixes: tuple[str, ...], source: str) -> None:
     """Refuse (before any import) a manifest naming code outside ``prefixes``.
 
-    A module is allowed when it equals an entry or lies inside one (``"my_pkg"`` admits
-    ``my_pkg.envs``). The wrappers ``make()`` itself adds (``PassiveEnvChecker``,
+    A module is allowed when it equals a module entry or lies inside one (``"my_pkg"``
+    admits ``my_pkg.envs``); a reference is also allowed when its ``module:qualname`` is an
+    exact entry. What a reference resolves to is checked when it is resolved, at ``make()``
+    (:mod:`specpack.carry.allowlist`: a module admits env and wrapper classes and values, a
+    function needs its exact entry). The wrappers ``make()`` itself adds (``PassiveEnvChecker``,
     ``OrderEnforcing``, ``TimeLimit``, from the backend's ``wrappers`` package) are always
     admitted as layer classes. A reference that is not a well-formed ``module:qualname``, or
     steps through a dunder attribute, is refused too. Stops at the eleventh refusal.
@@ -145,21 +163,25 @@ def check_allowed(data: dict[str, Any], prefixes: tuple[str, ...], source: str) 
     backend = data.get("backend")
     refused: list[str] = []
     tops: set[str] = set()
+    example = ""
     for found, layer_class in manifest_references(data, source):
         mod = found.module
         why = _problem(found)
-        if why is None and (policy.admits(mod) or (
+        if why is None and (policy.admits(mod, found.body) or (
                 layer_class and is_make_wrapper(backend, mod, found.qualname))):
             continue
         name = printable(found.body, 200)
         refused.append(f"{found.path()} = {name}" + (f" ({why})" if why else ""))
         if why is None:
             tops.add(printable(mod.partition(".")[0], 60))
+            example = example or printable(found.body, 200)
         if len(refused) > _SHOWN:
             break
     if refused:
         add = (f" Add {', '.join(repr(t) for t in sorted(tops))} to allow if you trust that "
-               "code" if tops else "")
+               "code (a module entry admits the env and wrapper classes and values defined "
+               "there; a function or other callable needs its exact 'module:qualname' entry, "
+               f"such as {example!r})" if tops else "")
         raise UntrustedPackError(
             f"{source}: names code outside allow={list(prefixes)}: "
             + "; ".join(refused[:_SHOWN]) + (" (and more)" if len(refused) > _SHOWN else "")

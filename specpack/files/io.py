@@ -18,6 +18,7 @@ Example::
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 from typing import Any, Union
 
@@ -62,9 +63,20 @@ def _source(path: Any) -> str:
 
 
 def _read(path: Any) -> SignedFile:
+    """The bytes of the pack file at ``path``, which must be a regular file.
+
+    Anything else is refused before it is read: a directory, and a FIFO, device or socket,
+    which could block a reader forever or never end. ``os.stat`` refuses them before the
+    open (opening some devices acts on them); the open does not block (``O_NONBLOCK``) and
+    ``os.fstat`` of the opened file checks again, so a file swapped in between is refused too.
+    """
     source = _source(path)
     try:
-        with open(path, "rb") as fh:
+        _check_regular(os.stat(path).st_mode, source)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+        with open(fd, "rb", closefd=True) as fh:
+            _check_regular(os.fstat(fd).st_mode, source)
             raw = _read_bounded(fh, source)
     except MemoryError:
         raise PackFormatError(f"{source}: too large to read in the memory available") from None
@@ -77,6 +89,21 @@ def _read(path: Any) -> SignedFile:
     if not raw.strip():
         raise PackFormatError(f"{source}: empty file (a pack file holds a JSON manifest)")
     return SignedFile(source, raw)
+
+
+#: ``stat`` file types that are not regular files, by how a message names them.
+_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                (stat.S_ISSOCK, "a socket"))
+
+
+def _check_regular(mode: int, source: str) -> None:
+    """Refuse (:class:`PackFormatError`) a ``stat`` mode that is not a regular file's."""
+    if stat.S_ISREG(mode):
+        return
+    what = next((name for test, name in _NOT_REGULAR if test(mode)), "not a regular file")
+    raise PackFormatError(f"{source}: is {what}, not a pack file; a pack file is a regular "
+                          "file (written by specpack.dump): give its path")
 
 
 def _read_bounded(fh: Any, source: str) -> bytes:
@@ -157,9 +184,11 @@ def load(
         :class:`~specpack.errors.SignatureError` (also with ``trust=True``); a verified file's
         payloads are accepted.
     allow
-        Module names (``["my_pkg"]``): refuse, before anything is imported, a file naming code
-        by reference outside them, and at ``make()`` any object not defined in them
-        (``make()``'s own wrappers are always allowed).
+        Module names (``["my_pkg"]``) and exact references (``"my_pkg.envs:make_env"``):
+        refuse, before anything is imported, a file naming code by reference outside them;
+        at ``make()`` a module admits only the env and wrapper classes defined in it and
+        values, and a function or other callable only by its exact entry (``make()``'s own
+        wrappers are always allowed; see ``docs/security.md``).
 
     Raises
     ------

@@ -184,3 +184,159 @@ def test_from_json_refuses_payloads_without_trust_and_loads_them_with_trust(
     if payload == "$object":
         assert env.unwrapped.kw["rate"] == decimal.Decimal("1.5")
     env.close()
+
+
+# -- 20. a module in allow admits env and wrapper classes and values, not functions --------
+
+REGISTRATION = "gymnasium.envs.registration"
+
+LOADER_SCRIPT = '''
+import json, sys
+import gymnasium
+import specpack
+
+paths, allow, evil = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+out = []
+for path in paths:
+    row = {"error": None, "message": ""}
+    try:
+        specpack.load(path, allow=allow).make().close()
+    except Exception as e:
+        row.update(error=type(e).__name__, message=str(e))
+    out.append(row)
+print(json.dumps({"calls": out, "registered": "Pwn-v0" in gymnasium.registry,
+                  "imported": evil in sys.modules}))
+'''
+
+
+def _loader_files(tmp_path: Path, marker: Path, evil: str) -> list[str]:
+    """Three files whose entry points are gymnasium's loaders, each a step of the attack:
+    ``register`` an id whose entry point is ``os:system``, ``make`` it (which runs the shell
+    command), and ``make`` an id naming a module outside the list (which imports it)."""
+    attack = [
+        ("register", {"id": "Pwn-v0", "entry_point": "os:system",
+                      "kwargs": {"command": f"touch {shlex.quote(str(marker))}"}}),
+        ("make", {"id": "Pwn-v0"}),
+        ("make", {"id": f"{evil}:Evil-v0"}),
+    ]
+    paths = []
+    for i, (function, kwargs) in enumerate(attack):
+        data = _cartpole_manifest()
+        data["entry_point"] = {"$ref": f"{REGISTRATION}:{function}"}
+        data["kwargs"] = kwargs
+        path = tmp_path / f"loader{i}.specpack"
+        path.write_text(json.dumps(data))
+        paths.append(str(path))
+    return paths
+
+
+def _run_loaders(tmp_path: Path, paths: list[str], allow: list[str], evil: str) -> Any:
+    proc = run_python(["-c", LOADER_SCRIPT, json.dumps(paths), json.dumps(allow), evil],
+                      cwd=tmp_path, timeout=120, env={"PYTHONPATH": os.pathsep.join(
+                          [str(tmp_path / "evil"), os.environ.get("PYTHONPATH", "")])})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_gymnasium_register_and_make_as_entry_points_are_refused_under_a_module_allow(
+        tmp_path: Path) -> None:
+    marker = tmp_path / "MARKER"
+    evil = _evil_module(tmp_path, marker.with_name("EVIL_IMPORTED"))
+    paths = _loader_files(tmp_path, marker, evil)
+    out = _run_loaders(tmp_path, paths, ["gymnasium.envs"], evil)
+    assert not marker.exists() and not out["registered"] and not out["imported"], out
+    for (function, call) in zip(["register", "make", "make"], out["calls"]):
+        assert call["error"] == "UntrustedPackError", out
+        exact = f"{REGISTRATION}:{function}"
+        assert f"{exact} is a function" in call["message"], call["message"]
+        assert f"Add the exact entry {exact!r} to allow" in call["message"], call["message"]
+    # control: the files do what they say once the functions are allowed by their exact names
+    allow = ["gymnasium.envs", f"{REGISTRATION}:register", f"{REGISTRATION}:make"]
+    out = _run_loaders(tmp_path, paths[:2], allow, evil)
+    assert out["registered"] and marker.exists(), out
+
+
+def _kwargs_pack(value: Any, allow: list[str]) -> SpecPack:
+    data = _cartpole_manifest()
+    data["kwargs"] = {"cfg": {"deep": [{"$tuple": [value]}]}}
+    return SpecPack.from_json(json.dumps(data), allow=allow)
+
+
+@pytest.mark.parametrize("ref, kind", [
+    ("gymnasium.envs.classic_control.utils:verify_number_and_cast", "a function"),
+    (f"{REGISTRATION}:EnvSpec", "a class that is not an env or wrapper class"),
+    (f"{REGISTRATION}:registry.get", "a method"),
+    (f"{REGISTRATION}:registry", None),  # a dict: a value, admitted
+])
+def test_a_callable_kwarg_from_an_allowed_module_needs_its_exact_entry(
+        ref: str, kind: str | None) -> None:
+    module, _, qualname = ref.partition(":")
+    expected: Any = __import__(module, fromlist=["_"])
+    for part in qualname.split("."):
+        expected = getattr(expected, part)
+    pack = _kwargs_pack({"$ref": ref}, ["gymnasium.envs"])  # the module is listed: loads
+    if kind is None:
+        assert pack.kwargs["cfg"]["deep"][0][0] is expected
+        return
+    for materialise in (lambda: dict(pack.kwargs), pack.make):
+        with pytest.raises(UntrustedPackError) as info:
+            materialise()
+        assert f"{ref} is {kind}" in str(info.value), str(info.value)
+        assert f"exact entry {ref!r}" in str(info.value), str(info.value)
+    exact = _kwargs_pack({"$ref": ref}, ["gymnasium.envs", ref])
+    assert exact.kwargs["cfg"]["deep"][0][0] == expected
+
+
+def test_env_and_wrapper_classes_and_values_of_an_allowed_module_are_admitted() -> None:
+    data = _cartpole_manifest()
+    data["kwargs"] = {"render_mode": None}
+    data["layers"].insert(0, {"class": {"$ref": "gymnasium.wrappers.common:TimeLimit"},
+                              "kwargs": {"max_episode_steps": 7}})
+    data["layers"].insert(0, {"class": {"$ref": "gymnasium.wrappers:ClipReward"},
+                              "kwargs": {"min_reward": 0.0, "max_reward": {
+                                  "$ref": f"{CARTPOLE}:CartPoleEnv.metadata"}}})
+    pack = SpecPack.from_json(json.dumps(data), allow=[*ALLOW, "gymnasium.wrappers"])
+    assert pack.layers[0].kwargs["max_reward"] is gymnasium_cartpole().CartPoleEnv.metadata
+    data["layers"][0]["kwargs"]["max_reward"] = 1.0
+    env = SpecPack.from_json(json.dumps(data), allow=[*ALLOW, "gymnasium.wrappers"]).make()
+    assert type(env).__name__ == "ClipReward"
+    assert type(env.unwrapped).__name__ == "CartPoleEnv"
+    env.close()
+
+
+def gymnasium_cartpole() -> Any:
+    import gymnasium.envs.classic_control.cartpole as module
+
+    return module
+
+
+def test_a_registry_reference_to_a_lambda_needs_its_exact_entry() -> None:
+    import regpkg  # noqa: F401 - registers RegPole-v0 with a lambda made inside a function
+
+    pack = specpack.capture("RegPole-v0", task="long")
+    ref = pack.entry_point
+    assert ref.registered == "RegPole-v0"
+    exact = f"regpkg:{ref.qualname}"
+    with pytest.raises(UntrustedPackError) as info:
+        SpecPack.from_json(pack.to_json(), allow=["regpkg"]).make()
+    assert f"{exact} is a function" in str(info.value), str(info.value)
+    assert f"exact entry {exact!r}" in str(info.value), str(info.value)
+    env = SpecPack.from_json(pack.to_json(), allow=["regpkg", exact]).make()
+    assert env.unwrapped.length == 1.0
+    env.close()
+
+
+def test_allow_entries_are_module_names_or_exact_references() -> None:
+    text = _cartpole_manifest()
+    for bad in ("my_pkg:", ":make_env", "my pkg", "my_pkg:make env", "my_pkg:a:b"):
+        with pytest.raises(UntrustedPackError, match="or an exact reference such as"):
+            SpecPack.from_json(json.dumps(text), allow=[bad])
+
+
+def test_a_function_in_the_specs_wrapper_kwargs_is_refused_at_make() -> None:
+    data = _cartpole_manifest()
+    data["spec"]["additional_wrappers"] = {"$tuple": [{"$tuple": [
+        "W", f"{CARTPOLE}:CartPoleEnv", {"f": {"$ref": f"{REGISTRATION}:register"}}]}]}
+    pack = SpecPack.from_json(json.dumps(data), allow=["gymnasium.envs"])
+    with pytest.raises(UntrustedPackError, match=f"{REGISTRATION}:register is a function"):
+        pack.make()

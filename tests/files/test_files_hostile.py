@@ -267,3 +267,53 @@ def test_inspect_json_prints_no_raw_c1_or_bidi_control_characters(tmp_path: Path
         raw = sorted({hex(ord(c)) for c in proc.stdout if not c.isprintable() and c != "\n"})
         assert not raw, f"`specpack {' '.join(args[:-1])}` printed raw {raw}"
         assert "Pole" in proc.stdout
+
+
+# -- 20. only a regular file is read --------------------------------------------------------
+
+
+@pytest.mark.parametrize("call", ["load", "describe", "inspect"])
+def test_a_fifo_at_the_path_is_refused_at_once_not_waited_on(tmp_path: Path, call: str) -> None:
+    fifo = tmp_path / "pipe.specpack"
+    os.mkfifo(fifo)  # nobody ever writes to it: a reader that opens it blocks forever
+    r = _measure(call, fifo, tmp_path)  # a fresh interpreter, killed after 60 s
+    _assert_bounded(r, call)
+    if call == "inspect":
+        assert r["exit"] == 2, r
+        said = r["stderr"]
+    else:
+        assert r["error"] == "specpack.errors.PackFormatError", r
+        said = r["message"]
+    assert "is a FIFO (named pipe), not a pack file" in said, r
+
+
+def test_python_m_specpack_inspect_of_a_fifo_exits_with_the_reason(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.specpack"
+    os.mkfifo(fifo)
+    proc = run_python(["-m", "specpack", "inspect", str(fifo)], cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert "is a FIFO (named pipe)" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("kind", ["directory", "character device", "socket"])
+def test_load_and_describe_refuse_what_is_not_a_regular_file(tmp_path: Path, kind: str) -> None:
+    import socket
+
+    path: str | Path = tmp_path / "thing"
+    sock = None
+    if kind == "directory":
+        Path(path).mkdir()
+    elif kind == "character device":
+        path = os.devnull
+    else:
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+    try:
+        for call in (specpack.load, specpack.files.describe):
+            with pytest.raises(PackFormatError, match=f"is a {kind}, not a pack file"):
+                call(path)
+    finally:
+        if sock is not None:
+            sock.close()
+    with pytest.raises(PackFormatError, match="no such file"):  # unchanged
+        specpack.load(tmp_path / "missing.specpack")
