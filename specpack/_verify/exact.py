@@ -18,6 +18,8 @@ everything else becomes a list whose first item names its kind:
   encoding, so order-free), ``["dict", type, [[key, value], ...]]`` in insertion order,
   ``["namedtuple", type, [[field, value], ...]]``;
 - ``["global", "module:qualname"]`` for a class, or a function pickle stores by name;
+  ``["function", "module:qualname", code, defaults, keyword defaults, closure values]`` for a
+  function it cannot name (a lambda, a local function);
 - ``["object", type, how, args, state, items, pairs]`` for anything else: the parts
   ``__reduce_ex__(4)`` gives pickle, each encoded exactly (so an object's set attribute is
   order-free and a difference deep inside is located);
@@ -72,6 +74,10 @@ PROTOCOL = 4
 NOT_COMPARABLE = "<not comparable>"
 DIGEST = "<digest>"
 _NATIVE = (type(None), bool, str, float)
+#: The parts of a code object that say what it does (not where it was written).
+_CODE = ("co_code", "co_consts", "co_names", "co_varnames", "co_freevars", "co_cellvars",
+         "co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_flags")
+_EMPTY = "<empty cell>"
 _INT_BITS = 64
 
 
@@ -186,9 +192,28 @@ class _Encoder:
             return self.tensor(value, t, torch)
         if t.__module__.startswith(("jax", "jaxlib")) and hasattr(value, "__array__"):
             return self.array(np.asarray(value), t, d)
-        if isinstance(value, type) or t is types.FunctionType:
+        if isinstance(value, type):
             return _global(value, self)
+        if t is types.FunctionType:
+            return _global(value, self) if _by_name(value) else self.function(value, d)
+        if t is types.CodeType:
+            return self.items("code", t, [getattr(value, f) for f in _CODE], d)
         return self.reduced(value, t, d)
+
+    def function(self, value: Any, d: int) -> tuple[Any, int]:
+        """A function pickle cannot name (a lambda, a local or by-value function): its code,
+        defaults and closure values, each exact (where its source file says it was written
+        is left out: a function carried by value keeps it anyway)."""
+        cells = []
+        for cell in value.__closure__ or ():
+            try:
+                cells.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                cells.append(_EMPTY)
+        parts = [self.value(v, d + 1) for v in (value.__code__, value.__defaults__,
+                                                value.__kwdefaults__, cells)]
+        name = f"{value.__module__}:{value.__qualname__}"
+        return self.container(["function", name, *(n for n, _ in parts)], type(value), parts)
 
     def small(self, node: list[Any], t: type, size: int) -> tuple[Any, int]:
         if size <= LIMIT:
@@ -302,6 +327,17 @@ def _utf8(text: str) -> bool:
 
 def _dtype(dt: np.dtype) -> str:
     return str(dt.descr) if dt.names or dt.subdtype else dt.str
+
+
+def _by_name(value: Any) -> bool:
+    """Whether ``value`` is the object its module and qualified name find (pickle's test)."""
+    try:
+        found: Any = sys.modules[value.__module__]
+        for part in value.__qualname__.split("."):
+            found = getattr(found, part)
+    except Exception:  # noqa: BLE001 - not found by name
+        return False
+    return found is value
 
 
 def _global(value: Any, enc: _Encoder, name: str | None = None) -> tuple[Any, int]:
