@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .exact import DIGEST, NOT_COMPARABLE, children, encode, equal, markers
+from .exact import encode
+from .nodes import DIGEST, NOT_COMPARABLE, children, equal, markers
 from .render import detail, show
 from .trace import Trace
 

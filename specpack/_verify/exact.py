@@ -48,31 +48,18 @@ from typing import Any
 import numpy as np
 
 from .._text import one_line
+from .nodes import DIGEST, MAX_DEPTH, NOT_COMPARABLE, first_marker
 
-__all__ = [
-    "DIGEST",
-    "LIMIT",
-    "MAX_DEPTH",
-    "NOT_COMPARABLE",
-    "SMALL",
-    "encode",
-    "equal",
-    "markers",
-    "type_name",
-]
+__all__ = ["LIMIT", "SMALL", "encode", "type_name"]
 
 #: Arrays with more elements than this are digested.
 SMALL = 64
 #: Encodings longer than this many characters (about) are digested.
 LIMIT = 4096
-#: Nesting (levels of the encoding) beyond which a value is not comparable.
-MAX_DEPTH = 120
 #: Parts (values visited) of one value beyond which it is not comparable.
 MAX_PARTS = 1_000_000
 #: The pickle protocol whose ``__reduce_ex__`` parts describe other objects.
 PROTOCOL = 4
-NOT_COMPARABLE = "<not comparable>"
-DIGEST = "<digest>"
 _NATIVE = (type(None), bool, str, float)
 #: The parts of a code object that say what it does (not where it was written).
 _CODE = ("co_code", "co_consts", "co_names", "co_varnames", "co_freevars", "co_cellvars",
@@ -110,17 +97,17 @@ class _TooMany(Exception):
 
 
 class _Encoder:
-    """One value's encoding; ``bad`` holds the ``id`` of every node that is or holds a
-    not-comparable marker (so a digest never hides one)."""
+    """One value's encoding; ``bad`` holds (by ``id``, kept alive so no id is reused) every
+    node that is or holds a not-comparable marker, so a digest never hides one."""
 
     def __init__(self) -> None:
         self.parts = 0
         self.stack: list[int] = []
-        self.bad: set[int] = set()
+        self.bad: dict[int, Any] = {}
 
     def marker(self, t: type, why: str) -> list[Any]:
         node = [NOT_COMPARABLE, type_name(t), why]
-        self.bad.add(id(node))
+        self.bad[id(node)] = node
         return node
 
     def value(self, value: Any, depth: int) -> tuple[Any, int]:
@@ -236,9 +223,7 @@ class _Encoder:
 
     def items(self, kind: str, t: type, value: Any, d: int) -> tuple[Any, int]:
         if type(value) in (list, tuple) and all(type(v) is float for v in value):
-            self.parts += len(value)  # floats only (a long observation list): no parts to walk
-            if self.parts > MAX_PARTS:
-                raise _TooMany
+            # floats only (a long observation list): nothing to walk, one pass to digest
             node, size = [kind, type_name(t), list(value)], 32 * len(value) + 40
             return (node, size) if size <= LIMIT else self.digest(
                 node, t, f"{kind} of {len(value)} items")
@@ -259,7 +244,7 @@ class _Encoder:
                   what: str = "") -> tuple[Any, int]:
         """``node`` (holding ``parts``), or its digest when it is too large."""
         if self.bad and any(id(n) in self.bad for n, _ in parts):
-            self.bad.add(id(node))
+            self.bad[id(node)] = node
         size = sum(s for _, s in parts) + 8 * len(parts) + 40
         if size <= LIMIT:
             return node, size
@@ -267,7 +252,7 @@ class _Encoder:
 
     def digest(self, node: Any, t: type, what: str) -> tuple[Any, int]:
         if id(node) in self.bad:
-            first = _first_marker(node)
+            first = first_marker(node)
             why = f"holds a value that is not comparable: {first[1]} {first[2]}" if first else \
                 "holds a value that is not comparable"
             return self.marker(t, why), 200
@@ -409,106 +394,3 @@ def encode(value: Any) -> Any:
         return [NOT_COMPARABLE, type_name(type(value)), f"has more than {MAX_PARTS} parts"]
     except RecursionError:
         return [NOT_COMPARABLE, type_name(type(value)), "nested too deeply to encode"]
-
-
-def _first_marker(node: Any, depth: int = 0) -> list[Any] | None:
-    if type(node) is list and node:
-        if node[0] == NOT_COMPARABLE and len(node) == 3:
-            return node
-        if depth < 2 * MAX_DEPTH:
-            for item in node:
-                found = _first_marker(item, depth + 1)
-                if found is not None:
-                    return found
-    elif type(node) is dict and depth < 2 * MAX_DEPTH:
-        for item in node.values():
-            found = _first_marker(item, depth + 1)
-            if found is not None:
-                return found
-    return None
-
-
-def markers(node: Any, path: str = "") -> Iterator[tuple[str, str, str]]:
-    """Every not-comparable marker in ``node``: ``(path, type, why)``, ``path`` as
-    :func:`specpack._verify.compare` names places (``"['note']"``, ``".x"``, ``"[3]"``)."""
-    stack: list[tuple[Any, str, int]] = [(node, path, 0)]
-    while stack:
-        n, p, depth = stack.pop()
-        if depth > 4 * MAX_DEPTH:
-            continue
-        if type(n) is dict:
-            stack += [(v, f"{p}.{k}", depth + 1) for k, v in reversed(list(n.items()))]
-        elif type(n) is list and n:
-            if n[0] == NOT_COMPARABLE and len(n) == 3:
-                yield p, str(n[1]), str(n[2])
-            else:
-                stack += [(c, p + place, depth + 1) for place, c in reversed(children(n))]
-
-
-def _pairs(node: list[Any]) -> list[tuple[Any, Any]]:
-    """The ``[key, value]`` pairs of a dict-like node (malformed ones left out)."""
-    if len(node) != 3 or type(node[2]) is not list:
-        return []
-    return [(p[0], p[1]) for p in node[2] if type(p) is list and len(p) == 2]
-
-
-def _place(key: Any, attribute: bool) -> str:
-    if attribute and type(key) is str and key.isidentifier():
-        return f".{key}"
-    return f"[{key!r}]" if type(key) in (str, int) else "[<key>]"
-
-
-def children(node: list[Any]) -> list[tuple[str, Any]]:
-    """The parts of a node, each with how a path names it (``[i]``, ``['key']``, ``.attr``)."""
-    kind = node[0]
-    if kind in ("list", "tuple", "set", "frozenset") and len(node) == 3 and type(node[2]) is list:
-        return [(f"[{i}]", v) for i, v in enumerate(node[2])]
-    if kind in ("dict", "mapping", "namedtuple"):
-        return [(_place(k, kind == "namedtuple"), v) for k, v in _pairs(node)]
-    if kind == "object" and len(node) == 7:
-        state = node[4]
-        named = [("(state)", state)]
-        if type(state) is list and state and state[0] == "dict":
-            named = [(_place(k, True), v) for k, v in _pairs(state)]
-        return [("(args)", node[3]), *named, ("(items)", node[5]), ("(pairs)", node[6])]
-    if kind == "array" and len(node) == 6:
-        return [("", node[4]), (".state", node[5])]
-    if kind == "enum" and len(node) == 4:
-        return [(".value", node[3])]
-    return [(f"[{i}]", v) for i, v in enumerate(node) if type(v) in (list, dict)]
-
-
-def equal(a: Any, b: Any) -> bool:
-    """Whether two encodings (or trace data made of them) are identical.
-
-    Types are compared, not just values (``1``, ``1.0``, ``True`` differ), floats by their
-    bits (``-0.0`` is not ``0.0``; NaN equals NaN), lists and dicts item by item in order; a
-    not-comparable marker is never equal to anything, itself included.
-    """
-    stack = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        t = type(x)
-        if t is not type(y):
-            return False
-        if t is float:
-            if x.hex() != y.hex() and not (math.isnan(x) and math.isnan(y)):
-                return False
-        elif t is list:
-            if len(x) != len(y) or (x and x[0] == NOT_COMPARABLE and len(x) == 3):
-                return False
-            stack += zip(x, y)
-        elif t is dict:
-            if list(x) != list(y):
-                return False
-            stack += zip(x.values(), y.values())
-        elif t is tuple:
-            if len(x) != len(y):
-                return False
-            stack += zip(x, y)
-        elif t in (type(None), bool, int, str, bytes):
-            if x != y:
-                return False
-        else:
-            return False
-    return True

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from .._text import short
-from .exact import DIGEST, NOT_COMPARABLE, SMALL
+from .exact import SMALL
+from .nodes import DIGEST, NOT_COMPARABLE
 
 __all__ = ["array_of", "detail", "show"]
 

@@ -16,7 +16,7 @@ import gymnasium
 import numpy as np
 
 from specpack._verify.describe import SMALL, describe_space, plain, type_name
-from specpack._verify.exact import DIGEST, NOT_COMPARABLE, equal
+from specpack._verify.nodes import DIGEST, NOT_COMPARABLE, equal
 
 
 class Colour(enum.IntEnum):
