@@ -149,6 +149,8 @@ def _container(kind: str, name: str, rest: list[Any], width: int) -> str:
         return f"{name}({body})"
     if kind == "tensor":
         return f"<{name} {rest[1]} {tuple(rest[2])}>"
+    if kind == "function":
+        return f"<function {name}>"
     return short(rest, width)
 
 
