@@ -1,45 +1,100 @@
 """Comparing two traces: what differs, the rollout up to its first divergence.
 
-Values are equal when their typed-JSON encodings are: type and value, so ``1`` is not
-``1.0`` nor ``True``, ``-0.0`` is not ``0.0``, a float32 array is not a float64 one, and NaN
-equals NaN. Each difference is one line naming the field (and for the rollout, the step) and
-both values.
+Values are compared by their exact encodings (:mod:`.exact`): type and bits, so ``1`` is not
+``1.0`` nor ``True``, ``-0.0`` is not ``0.0``, a float32 array is not a float64 one, an
+``np.matrix`` is not an ndarray, and NaN equals NaN; every info item is compared by value. A
+value with no exact encoding is never equal to anything: :func:`not_comparable` lists where a
+trace holds one. Each difference is one line naming the field, where inside it the values
+first differ (``info['note']``, ``observation.inner[3]``), and both values shown exactly
+(:func:`.render.show`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from .._text import short
-from ..typedjson import canonical_json, encode
+from .exact import encode
+from .nodes import DIGEST, NOT_COMPARABLE, children, equal, markers
+from .render import detail, show
 from .trace import Trace
 
-__all__ = ["compare", "same", "show"]
+__all__ = ["compare", "difference", "not_comparable", "same", "show"]
 
-_STEP_FIELDS = ("action", "observation", "reward", "terminated", "truncated", "info keys")
-_RESET_FIELDS = ("observation", "info keys")
-_MISSING = ("<missing>",)
+_STEP_FIELDS = ("action", "observation", "reward", "terminated", "truncated", "info")
+_RESET_FIELDS = ("observation", "info")
+_MISSING = ["<missing>"]
+_LEAVES = ("array", "scalar", "tensor", "bytes", "str", "int", "complex", "global", DIGEST,
+           NOT_COMPARABLE)
 
 
 def same(a: Any, b: Any) -> bool:
-    """Whether two trace values are identical (same typed-JSON encoding)."""
-    try:
-        return canonical_json(encode(a)) == canonical_json(encode(b))
-    except Exception:  # noqa: BLE001 - not encodable: compare what can be seen
-        return type(a) is type(b) and repr(a) == repr(b)
+    """Whether two values (or trace data) are identical: equal exact encodings, neither
+    holding a value that has none."""
+    if _has_marker(a) or _has_marker(b):
+        return False
+    return equal(encode(a), encode(b))
 
 
-def show(v: Any) -> str:
-    """A bounded, readable rendering of a trace value for a difference line."""
-    if isinstance(v, np.ndarray):
-        text = np.array2string(v, precision=8, threshold=12, separator=", ",
-                               max_line_width=1 << 20)
-        return f"{text} ({v.dtype})"
-    if type(v) is tuple and len(v) == 4 and v[0] == "<array>":
-        return f"<{v[1]} array {tuple(v[2])}, sha256 {str(v[3])[:12]}>"
-    return short(v, 160)
+def _has_marker(node: Any) -> bool:
+    return next(markers(node), None) is not None
+
+
+def _places(node: Any) -> list[tuple[str, Any]] | None:
+    """The parts a difference can be located in, or None for a value shown whole."""
+    if type(node) is dict:
+        return list(node.items())
+    if type(node) is not list or not node or type(node[0]) is not str or node[0] in _LEAVES:
+        return None
+    if node[0] == "array" and type(node[4] if len(node) > 4 else None) is str:
+        return [(".state", node[5])] if len(node) == 6 else None
+    return children(node)
+
+
+def difference(u: Any, v: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """Where two encodings first differ: ``(path, part of u, part of v)``, or None if equal.
+
+    The path descends while both sides are containers of one kind and type with the same
+    places (indices, keys, attributes), to the first place that differs.
+    """
+    for _ in range(1000):
+        if equal(u, v):
+            return None
+        pu, pv = _places(u), _places(v)
+        if (pu is None or pv is None or type(u) is not type(v)
+                or [p for p, _ in pu] != [p for p, _ in pv]
+                or (type(u) is list and u[:2] != v[:2])):
+            return path, u, v
+        for (place, x), (_, y) in zip(pu, pv):
+            if not equal(x, y):
+                path += f".{place}" if type(u) is dict else place
+                u, v = x, y
+                break
+        else:
+            return path, u, v
+    return path, u, v
+
+
+def _line(what: str, u: Any, v: Any, la: str, lb: str, at: str = "") -> str:
+    """``"<what><path> differs: la U vs lb V"`` at the first place ``u`` and ``v`` differ
+    (``"<what> differs at <at><path>: ..."`` when ``at`` is given)."""
+    found = difference(u, v)
+    path, x, y = found if found is not None else ("", u, v)
+    head = f"{what} differs at {at}{path}" if at else f"{what}{path} differs"
+    for side, node in ((la, x), (lb, y)):
+        first = next(markers(node), None)
+        if first is not None:
+            where, kind, why = first
+            place = f"{what} at {at}{path}{where}" if at else f"{what}{path}{where}"
+            return f"{place} has no exact encoding ({side}): <{kind}> {why}"
+    return f"{head}: {la} {show(x)} vs {lb} {show(y)}{detail(x, y)}"
+
+
+def _space_difference(name: str, x: Any, y: Any, la: str, lb: str) -> str | None:
+    found = _first(x, y, "")
+    if found is None:
+        return None
+    path, u, v = found
+    return _line(name, u, v, la, lb, at=path.lstrip("."))
 
 
 def _first(x: Any, y: Any, path: str) -> tuple[str, Any, Any] | None:
@@ -50,22 +105,15 @@ def _first(x: Any, y: Any, path: str) -> tuple[str, Any, Any] | None:
             if found:
                 return found
         return None
-    if type(x) is list and type(y) is list and len(x) == len(y):
+    if (type(x) is list and type(y) is list and len(x) == len(y)
+            and all(type(i) is dict or (type(i) is list and len(i) == 2 and type(i[1]) is dict)
+                    for i in x + y)):  # a list of sub-space descriptions
         for i, (u, v) in enumerate(zip(x, y)):
             found = _first(u, v, f"{path}[{i}]")
             if found:
                 return found
         return None
     return None if same(x, y) else (path, x, y)
-
-
-def _space_difference(name: str, x: Any, y: Any, la: str, lb: str) -> str | None:
-    found = _first(x, y, "")
-    if found is None:
-        return None
-    path, u, v = found
-    where = f" at {path.lstrip('.')}" if path.lstrip(".") else ""
-    return f"{name} differs{where}: {la} {show(u)} vs {lb} {show(v)}"
 
 
 def _error_text(e: dict[str, Any]) -> str:
@@ -132,12 +180,14 @@ def compare(a: Trace, b: Trace, labels: tuple[str, str] = ("a", "b"), *,
     else:
         out += [f"{why} ({side}): {r}" for side, r in ((la, ra), (lb, rb)) if r]
     if not same(a.render_mode, b.render_mode):
-        out.append(f"render_mode differs: {la} {show(a.render_mode)} vs {lb} "
-                   f"{show(b.render_mode)}")
+        out.append(_line("render_mode", a.render_mode, b.render_mode, la, lb))
     for key in sorted(set(a.spec) | set(b.spec)):
         va, vb = a.spec.get(key, _MISSING), b.spec.get(key, _MISSING)
         if not same(va, vb):
-            out.append(f"spec.{key} differs: {la} {show(va)} vs {lb} {show(vb)}")
+            out.append(_line(f"spec.{key}", va, vb, la, lb))
+    if a.ignored_info != b.ignored_info and (a.ignored_info or b.ignored_info):
+        out.append(f"the ignored info keys returned differ: {la} {a.ignored_info} vs {lb} "
+                   f"{b.ignored_info}")
     if a.nondeterministic or b.nondeterministic:
         return out
     out.extend(_events(a, b, la, lb))
@@ -151,10 +201,37 @@ def _events(a: Trace, b: Trace, la: str, lb: str) -> list[str]:
         fields = _RESET_FIELDS if x[0] == "reset" else _STEP_FIELDS
         prefix = "reset " if x[0] == "reset" else ""
         for name, u, v in zip(fields, x[2:], y[2:]):
-            if not same(u, v):
-                return [f"step {x[1]}: {prefix}{name} differs: {la} {show(u)} vs {lb} "
-                        f"{show(v)}"]
+            if not equal(u, v):
+                return [f"step {x[1]}: " + _line(f"{prefix}{name}", u, v, la, lb)]
     if len(a.events) != len(b.events) and a.error is None and b.error is None:
         return [f"rollout length differs: {la} {len(a.events)} events vs {lb} "
                 f"{len(b.events)}"]
     return []
+
+
+def not_comparable(trace: Trace) -> list[str]:
+    """Where ``trace`` holds a value that has no exact encoding, one line per kind and place.
+
+    ``"step 3 observation: <mymod.Obs> cannot be pickled: ..."``; the same value at the same
+    place in later steps is counted on its first line (``"(and at 99 later steps)"``). A
+    comparison of such a trace proves nothing about those values: verify's verdict is then
+    ``not_compared``.
+    """
+    seen: dict[tuple[str, str, str], list[Any]] = {}
+    places: list[tuple[str, str, Any]] = [
+        ("observation_space", "", trace.observation_space),
+        ("action_space", "", trace.action_space),
+        ("action_space after reset", "", trace.action_space_after_reset),
+        ("render_mode", "", trace.render_mode), ("spec", "", trace.spec)]
+    for event in trace.events:
+        fields = _RESET_FIELDS if event[0] == "reset" else _STEP_FIELDS
+        prefix = f"step {event[1]} " + ("reset " if event[0] == "reset" else "")
+        places += [(name, prefix, node) for name, node in zip(fields, event[2:])]
+    for name, prefix, node in places:
+        for path, kind, why in markers(node):
+            key = (f"{name}{path}", kind, why)
+            if key in seen:
+                seen[key][1] += 1
+            else:
+                seen[key] = [f"{prefix}{name}{path}: <{kind}> {why}", 0]
+    return [text + (f" (and at {n} later steps)" if n else "") for text, n in seen.values()]

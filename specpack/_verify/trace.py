@@ -4,8 +4,10 @@ A :class:`Trace` is an env's wrapper layers (outside in), its spaces (described 
 before and after the first reset), ``render_mode``, the ``spec`` fields that shape it, and a
 seeded rollout: ``reset(seed=seed)``, then the planned actions one by one with auto-reset on
 termination or truncation. A rollout that raises is recorded (method, step, exception), not
-raised. Everything in a trace is typed-JSON-able (:mod:`.describe`), so a trace crosses
-processes as data.
+raised. Every value the env returns (observation, reward, flags, each info item) and every
+action is recorded by its exact encoding (:func:`.describe.plain`), so a trace crosses processes
+as typed-JSON-able data whose size is bounded per value; info keys a caller names in
+``ignore_info`` are left out (and listed in ``Trace.ignored_info``).
 
 Both sides of a comparison get the same actions: :func:`plan_actions` samples them once from a
 seeded copy of the freshly built env's action space, before any reset.
@@ -14,6 +16,7 @@ seeded copy of the freshly built env's action space, before any reset.
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -22,7 +25,7 @@ import numpy as np
 from .._text import one_line
 from .describe import describe_space, plain, type_name
 
-__all__ = ["Trace", "plan_actions", "record", "writable"]
+__all__ = ["Trace", "info_value", "plan_actions", "record", "writable"]
 
 _SPEC_FIELDS = ("id", "reward_threshold", "nondeterministic", "max_episode_steps")
 
@@ -31,10 +34,12 @@ _SPEC_FIELDS = ("id", "reward_threshold", "nondeterministic", "max_episode_steps
 class Trace:
     """What an env shows from outside over a seeded rollout (typed-JSON-able data).
 
-    ``events`` holds ``["reset", step, observation, info_keys]`` and
-    ``["step", step, action, observation, reward, terminated, truncated, info_keys]`` lists;
-    ``error`` is ``None`` or ``{"method": "reset"|"step", "step": n, "type": ...,
-    "message": ...}`` for a rollout that raised.
+    ``events`` holds ``["reset", step, observation, info]`` and
+    ``["step", step, action, observation, reward, terminated, truncated, info]`` lists of
+    exact encodings (the info without the keys named in ``ignore_info``); ``error`` is ``None``
+    or ``{"method": "reset"|"step", "step": n, "type": ..., "message": ...}`` for a rollout
+    that raised; ``ignored_info`` lists the info keys left out that the env did return, in the
+    order first seen.
     """
 
     layers: list[str]
@@ -46,6 +51,7 @@ class Trace:
     nondeterministic: bool
     events: list[list[Any]] = field(default_factory=list)
     error: dict[str, Any] | None = None
+    ignored_info: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The trace as a dict (what a worker sends back)."""
@@ -54,7 +60,8 @@ class Trace:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:
         """The trace sent back by a worker (a dict from :meth:`to_dict`)."""
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k != "ignored_info"}
+        return cls(**fields, ignored_info=list(data.get("ignored_info") or []))
 
 
 def plan_actions(action_space: Any, steps: int, seed: int) -> list[Any]:
@@ -117,11 +124,12 @@ def _spec(env: Any) -> dict[str, Any]:
 
 
 def _kwarg(v: Any) -> Any:
-    """A comparable stand-in for a spec kwarg (callables and classes by name)."""
+    """A spec kwarg's exact encoding; a class or callable by its name (what it does shows in
+    the rollout; a lambda kwarg has no exact encoding, and is no reason not to compare)."""
     if isinstance(v, type):
-        return ("<class>", type_name(v))
+        return ["<class>", type_name(v)]
     if callable(v) and not isinstance(v, np.ndarray):
-        return ("<callable>", getattr(v, "__qualname__", type_name(type(v))))
+        return ["<callable>", str(getattr(v, "__qualname__", type_name(type(v))))]
     return plain(v)
 
 
@@ -132,14 +140,31 @@ def _error(method: str, step: int, e: BaseException) -> dict[str, Any]:
     return {"method": method, "step": step, "type": type_name(type(e)), "message": message}
 
 
-def _info_keys(info: Any) -> list[str]:
+def info_value(info: Any, ignore: Collection[str], ignored: list[str]) -> Any:
+    """``info``'s exact encoding without the keys named in ``ignore`` (those dropped are
+    appended to ``ignored``, once each)."""
+    if ignore and isinstance(info, dict):
+        kept = {}
+        for k, v in info.items():
+            if type(k) is str and k in ignore:
+                if k not in ignored:
+                    ignored.append(k)
+            else:
+                kept[k] = v
+        return plain(kept if type(info) is dict else _like(info, kept))
+    return plain(info)
+
+
+def _like(info: dict[Any, Any], items: dict[Any, Any]) -> Any:
+    """``items`` as a dict of ``info``'s own type when it builds from a dict (else a dict)."""
     try:
-        return sorted(str(k) for k in info)
-    except Exception:  # noqa: BLE001 - a non-dict info is shown by type
-        return [f"<{type_name(type(info))}>"]
+        return type(info)(items)
+    except Exception:  # noqa: BLE001 - a dict subclass with another constructor
+        return items
 
 
-def record(env: Any, actions: list[Any], seed: int) -> Trace:
+def record(env: Any, actions: list[Any], seed: int, *,
+           ignore_info: Collection[str] = ()) -> Trace:
     """Record ``env``'s trace, running ``actions`` after ``reset(seed=seed)``.
 
     This runs a rollout on ``env`` (it changes the env's state). Describe a freshly built env
@@ -154,12 +179,16 @@ def record(env: Any, actions: list[Any], seed: int) -> Trace:
         The planned actions (:func:`plan_actions`), one per step.
     seed
         The seed of the first reset (later auto-resets are unseeded).
+    ignore_info
+        Info keys left out of the trace (values that vary by nature, such as wall-clock
+        times); those the env returned are listed in ``Trace.ignored_info``.
 
     Returns
     -------
     Trace
         Never raises for a failing rollout: the exception is recorded in ``Trace.error``.
     """
+    ignore = frozenset(k for k in ignore_info if type(k) is str)
     spec = _spec(env)
     t = Trace(
         layers=_layers(env),
@@ -170,20 +199,23 @@ def record(env: Any, actions: list[Any], seed: int) -> Trace:
         spec=spec,
         nondeterministic=bool(spec.get("nondeterministic", False)),
     )
+    dropped = t.ignored_info
     method, step = "reset", 0
     try:
         obs, info = env.reset(seed=seed)
-        t.events.append(["reset", 0, plain(obs), _info_keys(info)])
+        t.events.append(["reset", 0, plain(obs), info_value(info, ignore, dropped)])
         t.action_space_after_reset = describe_space(_attr(env, "action_space"))
         for step, action in enumerate(actions, 1):
             method = "step"
+            shown = plain(action)  # before the step: an env may change its action in place
             obs, reward, terminated, truncated, info = env.step(action)
-            t.events.append(["step", step, plain(action), plain(obs), plain(reward),
-                             plain(terminated), plain(truncated), _info_keys(info)])
+            t.events.append(["step", step, shown, plain(obs), plain(reward),
+                             plain(terminated), plain(truncated),
+                             info_value(info, ignore, dropped)])
             if terminated or truncated:
                 method = "reset"
                 obs, info = env.reset()
-                t.events.append(["reset", step, plain(obs), _info_keys(info)])
+                t.events.append(["reset", step, plain(obs), info_value(info, ignore, dropped)])
     except Exception as e:  # noqa: BLE001 - a failing rollout is part of the trace
         t.error = _error(method, step, e)
     return t

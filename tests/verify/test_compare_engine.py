@@ -45,24 +45,26 @@ def test_nan_equals_nan_and_equal_arrays_are_same():
 def test_large_arrays_become_digests_that_still_tell_values_apart():
     img = np.zeros((84, 84, 3), np.uint8)
     d = plain(img)
-    assert d[0] == "<array>" and d[1] == "|u1" and d[2] == (84, 84, 3)
+    assert d[:3] == ["<digest>", "numpy.ndarray", "uint8 array of shape (84, 84, 3)"]
     other = img.copy()
     other[5, 5, 1] = 1
     assert same(plain(img), plain(img.copy())) and not same(plain(img), plain(other))
     small = plain(np.arange(64))
-    assert isinstance(small, np.ndarray)
+    assert small[0] == "array"
 
 
-def test_objects_become_stand_ins_without_memory_addresses():
+class Opaque:
+    pass
+
+
+def test_objects_are_encoded_exactly_without_memory_addresses():
     Point = collections.namedtuple("Point", "x y")
-    assert plain(Point(1, 2)) == (f"<{__name__}.Point>", {"x": 1, "y": 2})
-
-    class Opaque:
-        pass
-
+    assert plain(Point(1, 2)) == ["namedtuple", f"{__name__}.Point", [["x", 1], ["y", 2]]]
     a, b = plain(Opaque()), plain(Opaque())
-    assert "0x" not in a[1] and same(a, b)
-    assert plain(collections.OrderedDict(k=1))[1] == {"k": 1}
+    assert "0x" not in repr(a) and same(a, b)
+    ordered = plain(collections.OrderedDict(k=1))
+    assert ordered[:2] == ["object", "collections.OrderedDict"]
+    assert ordered[-1] == ["dict", "dict", [["k", 1]]]
 
 
 def test_space_descriptions_are_structural():
@@ -75,7 +77,7 @@ def test_space_descriptions_are_structural():
     keys = [k for k, _ in d["spaces"]]
     assert keys == sorted(keys)  # gymnasium sorts Dict keys
     mode = dict((k, v) for k, v in d["spaces"])["mode"]
-    assert mode["n"] == 3 and mode["start"] == 1
+    assert same(mode["n"], plain(np.int64(3))) and same(mode["start"], plain(np.int64(1)))
     assert same(describe_space(space), describe_space(copy.deepcopy(space)))
     assert not same(describe_space(gym.spaces.Box(-1, 1, (2,))),
                     describe_space(gym.spaces.Box(-1, 2, (2,))))

@@ -13,20 +13,22 @@ sides of an identical rebuild.
 ``{"type": "pettingzoo.agents", "spaces": [[agent, description], ...]}`` (before and after the
 first reset), ``render_mode``, ``spec`` (the API, ``possible_agents``, the metadata) and the
 events. A parallel step is ``["step", n, actions, observations, rewards, terminations,
-truncations, info keys]`` with per-agent dicts; an AEC step is the same for the one agent
+truncations, infos]`` with per-agent dicts; an AEC step is the same for the one agent
 acting, with ``[agent, action]`` as the action and :meth:`last` before the action as the rest.
-Episodes that end (no agent left) reset without a seed. A rollout that raises is recorded as
+Every value is recorded by ``plain`` (infos included, each agent's info without the keys named
+in ``ignore_info``; those seen are listed under ``"ignored_info"``). Episodes that end (no
+agent left) reset without a seed. A rollout that raises is recorded as
 ``{"method", "step", "type", "message"}``.
 
 The engine passes its own ``describe`` (space -> description) and ``plain`` (value ->
-typed-JSON-able data) so both kinds of trace describe values alike; this module imports nothing
-above the backends.
+its exact typed-JSON-able encoding) so both kinds of trace describe values alike; this module
+imports nothing above the backends.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import numpy as np
@@ -112,15 +114,33 @@ def _spaces(env: Any, which: str, agents: list[Any], describe: Describe,
     return {"type": "pettingzoo.agents", "spaces": out}
 
 
-def _info_keys(infos: Any) -> Any:
-    try:
-        return {str(a): sorted(str(k) for k in info) for a, info in infos.items()}
-    except Exception:  # noqa: BLE001 - a malformed info is shown by type
-        return f"<{type(infos).__qualname__}>"
+class _Infos:
+    """Info values as ``plain`` records them, without the ignored keys (noting those seen)."""
+
+    def __init__(self, plain: Plain, ignore: Collection[str], ignored: list[str]) -> None:
+        self.plain, self.ignore, self.ignored = plain, frozenset(ignore), ignored
+
+    def drop(self, info: Any) -> Any:
+        if not self.ignore or type(info) is not dict:
+            return info
+        for k in info:
+            if type(k) is str and k in self.ignore and k not in self.ignored:
+                self.ignored.append(k)
+        return {k: v for k, v in info.items() if not (type(k) is str and k in self.ignore)}
+
+    def one(self, info: Any) -> Any:
+        """One agent's info."""
+        return self.plain(self.drop(info))
+
+    def all(self, infos: Any) -> Any:
+        """Every agent's info (``{agent: info}``)."""
+        if type(infos) is dict:
+            infos = {a: self.drop(info) for a, info in infos.items()}
+        return self.plain(infos)
 
 
 def record(env: Any, actions: list[dict[str, Any]], seed: int, *, describe: Describe,
-           plain: Plain) -> dict[str, Any]:
+           plain: Plain, ignore_info: Collection[str] = ()) -> dict[str, Any]:
     """Record ``env``'s multi-agent trace (as ``Trace.to_dict()``), running ``actions``.
 
     Parameters
@@ -133,6 +153,9 @@ def record(env: Any, actions: list[dict[str, Any]], seed: int, *, describe: Desc
         The seed of the first reset.
     describe, plain
         The engine's space description and value conversion.
+    ignore_info
+        Info keys left out of every agent's info; those the env returned are listed under
+        ``"ignored_info"``.
 
     Returns
     -------
@@ -152,11 +175,13 @@ def record(env: Any, actions: list[dict[str, Any]], seed: int, *, describe: Desc
         "nondeterministic": False,
         "events": [],
         "error": None,
+        "ignored_info": [],
     }
     state = {"method": "reset", "step": 0}
+    infos = _Infos(plain, ignore_info, t["ignored_info"])
     try:
         rollout = _parallel if parallel else _aec
-        rollout(env, actions, seed, t, state, describe, plain)
+        rollout(env, actions, seed, t, state, describe, infos)
     except Exception as e:  # noqa: BLE001 - a failing rollout is part of the trace
         text = one_line(e)
         name = type(e).__name__
@@ -167,10 +192,10 @@ def record(env: Any, actions: list[dict[str, Any]], seed: int, *, describe: Desc
 
 
 def _parallel(env: Any, actions: list[dict[str, Any]], seed: int, t: dict[str, Any],
-              state: dict[str, Any], describe: Describe, plain: Plain) -> None:
-    events = t["events"]
+              state: dict[str, Any], describe: Describe, rec: _Infos) -> None:
+    events, plain = t["events"], rec.plain
     obs, infos = env.reset(seed=seed)
-    events.append(["reset", 0, plain(obs), _info_keys(infos)])
+    events.append(["reset", 0, plain(obs), rec.all(infos)])
     t["action_space_after_reset"] = _spaces(env, "action_space", list(env.possible_agents),
                                             describe, plain)
     for step, planned in enumerate(actions, 1):
@@ -179,18 +204,18 @@ def _parallel(env: Any, actions: list[dict[str, Any]], seed: int, t: dict[str, A
         shown = plain(joint)  # before the step: an env may change its action in place
         obs, rewards, terms, truncs, infos = env.step(joint)
         events.append(["step", step, shown, plain(obs), plain(rewards), plain(terms),
-                       plain(truncs), _info_keys(infos)])
+                       plain(truncs), rec.all(infos)])
         if not env.agents:
             state["method"] = "reset"
             obs, infos = env.reset()
-            events.append(["reset", step, plain(obs), _info_keys(infos)])
+            events.append(["reset", step, plain(obs), rec.all(infos)])
 
 
 def _aec(env: Any, actions: list[dict[str, Any]], seed: int, t: dict[str, Any],
-         state: dict[str, Any], describe: Describe, plain: Plain) -> None:
-    events = t["events"]
+         state: dict[str, Any], describe: Describe, rec: _Infos) -> None:
+    events, plain = t["events"], rec.plain
     env.reset(seed=seed)
-    events.append(["reset", 0, _observations(env, plain), _info_keys(env.infos)])
+    events.append(["reset", 0, _observations(env, plain), rec.all(env.infos)])
     t["action_space_after_reset"] = _spaces(env, "action_space", list(env.possible_agents),
                                             describe, plain)
     for step, planned in enumerate(actions, 1):
@@ -198,14 +223,14 @@ def _aec(env: Any, actions: list[dict[str, Any]], seed: int, t: dict[str, Any],
         agent = env.agent_selection
         obs, reward, term, trunc, info = env.last()
         action = None if term or trunc else _fresh(choose(planned.get(agent), obs, info))
-        shown = [plain(agent), plain(action)]
-        seen = [plain(obs), plain(reward), plain(term), plain(trunc), sorted(map(str, info))]
+        shown = plain([agent, action])  # before the step (see _parallel)
+        seen = [plain(obs), plain(reward), plain(term), plain(trunc), rec.one(info)]
         env.step(action)
         events.append(["step", step, shown, *seen])
         if not env.agents:
             state["method"] = "reset"
             env.reset()
-            events.append(["reset", step, _observations(env, plain), _info_keys(env.infos)])
+            events.append(["reset", step, _observations(env, plain), rec.all(env.infos)])
 
 
 def _observations(env: Any, plain: Plain) -> Any:
