@@ -5,11 +5,13 @@ live env.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
 from collections.abc import Callable
 from typing import Any
 
+from ..carry.values import exact_key
 from ..errors import CaptureError
 
 __all__ = ["PackEntryPoint", "import_id_module", "memo_token", "memo_valid", "register_pack",
@@ -87,10 +89,14 @@ def register_pack(
 
 
 def memo_token(registry: Any, env_id: str, *, strings_only: bool) -> Any:
-    """A snapshot of what resolving ``env_id`` read from ``registry`` (None: do not memoise).
+    """A snapshot of what resolving ``env_id`` reads from ``registry`` (None: do not memoise).
 
-    ``capture`` may return an earlier, identical pack while :func:`memo_valid` holds: same
-    spec object, unchanged fields and kwargs, same object behind the entry point.
+    ``capture`` takes it *before* resolving and stores a pack only while :func:`memo_valid`
+    still holds after assembling, so an id re-registered meanwhile (by an import the resolution
+    runs, by another thread) never files a pack under a state it was not made from. The
+    snapshot is the spec object, the exact key of its fields and kwargs (``0.0`` and ``-0.0``,
+    ``1``, ``1.0`` and ``True`` differ: :func:`~specpack.carry.values.exact_key`) and the
+    object behind the entry point.
     """
     if ":" in env_id:
         return None
@@ -99,20 +105,52 @@ def memo_token(registry: Any, env_id: str, *, strings_only: bool) -> Any:
         return None
     if strings_only and not isinstance(spec.entry_point, str):
         return None
-    return (spec, dict(spec.__dict__), dict(spec.kwargs), _entry_now(spec.entry_point))
+    keep: list[Any] = []
+    key = _fields_key(spec, keep)
+    if key is None:
+        return None
+    return (spec, key, keep, _entry_now(spec.entry_point))
 
 
 def memo_valid(registry: Any, env_id: str, token: Any) -> bool:
     """Whether ``registry`` still holds exactly what ``token`` snapshotted."""
-    spec, fields, kwargs, entry = token
+    spec, key, _, entry = token
     current = registry.get(env_id)
-    if current is None or current is not spec:
+    if current is not spec:
         return False
-    return bool(
-        current.__dict__ == fields
-        and current.kwargs == kwargs
-        and _entry_now(current.entry_point) is entry
-    )
+    return _entry_now(current.entry_point) is entry and _fields_key(current, []) == key
+
+
+def _fields_key(spec: Any, keep: list[Any]) -> Any:
+    """The exact key of a spec's fields, kwargs included (None: not keyable, do not memoise).
+
+    Containers and dataclasses (gymnasium's ``WrapperSpec``) are keyed by content; any other
+    object by identity, so it is appended to ``keep`` (alive while the token is: an id is never
+    reused under it).
+    """
+    try:
+        key = _key(vars(spec), keep, 0)
+        hash(key)
+    except (TypeError, RecursionError):
+        return None
+    return key
+
+
+def _key(value: Any, keep: list[Any], depth: int) -> Any:
+    t = type(value)
+    if depth > 64:
+        raise RecursionError
+    if t is dict:
+        return ("d", frozenset((exact_key(k), _key(v, keep, depth + 1))
+                               for k, v in value.items()))
+    if t is list or t is tuple:
+        return (t.__name__, tuple(_key(v, keep, depth + 1) for v in value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return ("dc", t, _key(vars(value), keep, depth + 1))
+    key = exact_key(value)
+    if type(key) is tuple and key and key[0] == "?":
+        keep.append(value)
+    return key
 
 
 def _entry_now(entry: Any) -> Any:
