@@ -16,6 +16,7 @@ recorded surface (:mod:`specpack._surface`).
 from __future__ import annotations
 
 import hashlib
+import pickle
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -27,7 +28,7 @@ from ._surface import Surface, SurfaceFace
 from ._text import short
 from .backends import Blueprint
 from .carry.code import CodeRef, code_ref_from_state
-from .carry.values import Blob, is_plain, iter_carried, materialize, pickle_exact
+from .carry.values import Blob, exact_key, is_plain, iter_carried, materialize, pickle_exact
 from .errors import PackFormatError, SpecPackError
 from .fileformat.face import FileFace
 from .layer import Layer
@@ -307,10 +308,20 @@ class SpecPack(SurfaceFace, FileFace, BuildFace):
         return verify(self, **flags)
 
 
-#: Recently unpickled packs by (fingerprint, versions, notes). A pack is an immutable value, so
-#: every unpickled copy of one can be the same object (Ray and SB3 ship the same pack many
-#: times); it then also keeps its build plan. Bounded: cleared past 256 packs.
-_unpickled: dict[tuple[Any, ...], SpecPack] = {}
+#: Recently unpickled packs by the exact key of their whole state: the fingerprint leaves out
+#: versions, notes and the recorded surface (spaces, metadata, render mode), which differ
+#: between packs too. A pack is an immutable value, so every unpickled copy of one can be the
+#: same object (Ray and SB3 ship the same pack many times); it then also keeps its build plan.
+#: Bounded: cleared past 256 packs.
+_unpickled: dict[Any, SpecPack] = {}
+
+
+def _state_key(state: tuple[Any, ...]) -> Any:
+    """The exact key of a format-2 state: every field but the surface by
+    :func:`~specpack.carry.values.exact_key`, the surface by a digest of its pickle."""
+    surface = state[11]
+    seen = None if surface is None else hashlib.sha256(pickle.dumps(surface, 5)).digest()
+    return (exact_key(state[:11]), seen)
 
 
 def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
@@ -318,8 +329,11 @@ def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
     if fmt == 2:
         (fp, backend, id_, entry, kwargs, spec, layers, auto_render, versions, notes,
          vector, surface) = state
-        key = (fp, tuple(versions.items()), notes, surface is not None)
-        hit = _unpickled.get(key)
+        try:
+            key = _state_key(state)
+            hit = _unpickled.get(key)
+        except (TypeError, ValueError, RecursionError, pickle.PicklingError):  # not cached
+            key, hit = None, None
         if hit is not None:
             return hit
         pack = SpecPack(
@@ -337,9 +351,10 @@ def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
         )
         object.__setattr__(pack, "_fingerprint", fp)
         object.__setattr__(pack, "_reduced", (_restore, (fmt, state)))
-        if len(_unpickled) >= 256:
-            _unpickled.clear()
-        _unpickled[key] = pack
+        if key is not None:
+            if len(_unpickled) >= 256:
+                _unpickled.clear()
+            _unpickled[key] = pack
         return pack
     if fmt != 1:
         raise SpecPackError(
