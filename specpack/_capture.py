@@ -237,6 +237,13 @@ def _check_options(impl: Backend, options: dict[str, Any]) -> None:
         )
 
 
+def _options_of(impl: Backend) -> tuple[str, ...]:
+    """The capture options ``impl`` takes (what a mistyped kwarg may have meant)."""
+    if impl.name == "gym":
+        return OPTIONS
+    return tuple(o for o in OPTIONS if o not in ("autoreset", "apply_api_compatibility"))
+
+
 def _is_env(impl: Backend, obj: Any) -> bool:
     return impl.owns(obj) and not _is_spec(obj)
 
@@ -292,7 +299,8 @@ def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None) -> SpecPack:
         if type(k) is not str:
             raise CaptureError(f"env kwarg names must be strings, got {k!r} for {label!r}")
     try:
-        check_kwargs(entry_obj, recipe.kwargs, f"the env {label!r} ({entry.name})")
+        check_kwargs(entry_obj, recipe.kwargs, f"the env {label!r} ({entry.name})",
+                     _options_of(impl))
     except UnexpectedKwargError as e:
         _old_render_api(entry_obj, recipe.kwargs, label, e)
         raise

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -50,13 +50,24 @@ def _keyword_names(target: Any) -> tuple[str, ...] | None:
 _keyword_names_cached = functools.lru_cache(maxsize=1024)(_keyword_names)
 
 
-def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str) -> None:
+def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str,
+                 options: Collection[str] = ()) -> None:
     """Refuse, at capture, a kwarg that ``target``'s signature cannot take.
 
     Skipped when the signature takes ``**kwargs`` or cannot be read. The error names the
     kwarg, suggests the closest parameter and lists what ``target`` takes: the mistake is
     reported here, in the parent, not as a ``TypeError`` in a worker's ``make()``. Signatures
     are read once per class or function (capture's hot path).
+
+    Parameters
+    ----------
+    target, kwargs
+        The callable and the kwargs it will be called with.
+    what
+        How the error names ``target``.
+    options
+        The caller's own option names, suggested too (``max_episode_step`` is a typo of the
+        capture option ``max_episode_steps``, not of an env kwarg).
     """
     if not kwargs:
         return
@@ -71,7 +82,8 @@ def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str) -> None:
         k = unknown[0]
         takes = ", ".join(n for n in names if n not in ("self", "env")) or "no arguments"
         more = f" (nor {', '.join(map(repr, unknown[1:]))})" if len(unknown) > 1 else ""
-        hint = suggest(k, names)
+        hint = suggest(k, [*names, *options],
+                       kinds={o: "the capture option" for o in options if o not in names})
         raise UnexpectedKwargError(
             f"{what} got an unexpected keyword argument {k!r}{more};{hint}{' It' if hint else ' it'} takes: "
             f"{takes}"
