@@ -28,7 +28,7 @@ from ._surface import Surface, SurfaceFace
 from ._text import short
 from .backends import Blueprint
 from .carry.code import CodeRef, code_ref_from_state
-from .carry.values import Blob, exact_key, is_plain, iter_carried, materialize, pickle_exact
+from .carry.values import Blob, is_plain, iter_carried, materialize, pickle_exact
 from .errors import PackFormatError, SpecPackError
 from .fileformat.face import FileFace
 from .layer import Layer
@@ -308,20 +308,22 @@ class SpecPack(SurfaceFace, FileFace, BuildFace):
         return verify(self, **flags)
 
 
-#: Recently unpickled packs by the exact key of their whole state: the fingerprint leaves out
-#: versions, notes and the recorded surface (spaces, metadata, render mode), which differ
-#: between packs too. A pack is an immutable value, so every unpickled copy of one can be the
-#: same object (Ray and SB3 ship the same pack many times); it then also keeps its build plan.
-#: Bounded: cleared past 256 packs.
+#: Recently unpickled packs by everything that differs between two packs' states: the
+#: fingerprint (exact for all that shapes the env), the entry point's and layers' code states
+#: (which add ``allow`` and the payloads' Python), versions, notes and the recorded surface
+#: (spaces, metadata, render mode: not in the fingerprint), by a digest of its pickle. A pack is
+#: an immutable value, so every unpickled copy of one can be the same object (Ray and SB3 ship
+#: the same pack many times); it then also keeps its build plan. Bounded: cleared past 256.
 _unpickled: dict[Any, SpecPack] = {}
 
 
 def _state_key(state: tuple[Any, ...]) -> Any:
-    """The exact key of a format-2 state: every field but the surface by
-    :func:`~specpack.carry.values.exact_key`, the surface by a digest of its pickle."""
-    surface = state[11]
+    """The unpickle cache's key of a format-2 state: strings, bytes and None, so ``==`` is
+    exact (a partial's bound arguments, a code state's seventh item, are in the fingerprint)."""
+    fp, _, _, entry, _, _, layers, _, versions, notes, _, surface = state
     seen = None if surface is None else hashlib.sha256(pickle.dumps(surface, 5)).digest()
-    return (exact_key(state[:11]), seen)
+    return (fp, entry[:6], tuple(c[:6] for c, _ in layers), tuple(versions.items()), notes,
+            seen)
 
 
 def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..carry.values import exact_key
+from ..carry.values import SCALAR_TYPES, exact_key
 from ..errors import CaptureError
 
 __all__ = ["PackEntryPoint", "import_id_module", "memo_token", "memo_valid", "register_pack",
@@ -94,8 +94,10 @@ def memo_token(registry: Any, env_id: str, *, strings_only: bool) -> Any:
     ``capture`` takes it *before* resolving and stores a pack only while :func:`memo_valid`
     still holds after assembling, so an id re-registered meanwhile (by an import the resolution
     runs, by another thread) never files a pack under a state it was not made from. The
-    snapshot is the spec object, the exact key of its fields and kwargs (``0.0`` and ``-0.0``,
-    ``1``, ``1.0`` and ``True`` differ: :func:`~specpack.carry.values.exact_key`) and the
+    snapshot is the spec object, the very objects in its fields and kwargs (an immutable value
+    held by the same object is the same value: ``0.0`` and ``-0.0``, ``1`` and ``True`` are
+    different objects), the exact key of whatever mutable value they hold
+    (:func:`~specpack.carry.values.exact_key`, e.g. a list kwarg or a ``WrapperSpec``), and the
     object behind the entry point.
     """
     if ":" in env_id:
@@ -105,20 +107,45 @@ def memo_token(registry: Any, env_id: str, *, strings_only: bool) -> Any:
         return None
     if strings_only and not isinstance(spec.entry_point, str):
         return None
-    keep: list[Any] = []
-    key = _fields_key(spec, keep)
-    if key is None:
+    fields = vars(spec)
+    kwargs = fields.get("kwargs")
+    if type(kwargs) is not dict:
         return None
-    return (spec, key, keep, _entry_now(spec.entry_point))
+    keep: list[Any] = []
+    deep = None
+    if not all(_flat(v) for k, v in fields.items() if k not in ("entry_point", "kwargs")) or (
+            not all(_flat(v) for v in kwargs.values())):
+        deep = _fields_key(spec, keep)
+        if deep is None:
+            return None
+    return (spec, tuple(fields.items()), tuple(kwargs.items()), deep, keep,
+            _entry_now(spec.entry_point))
 
 
 def memo_valid(registry: Any, env_id: str, token: Any) -> bool:
     """Whether ``registry`` still holds exactly what ``token`` snapshotted."""
-    spec, key, _, entry = token
+    spec, fields, kwargs, deep, _, entry = token
     current = registry.get(env_id)
     if current is not spec:
         return False
-    return _entry_now(current.entry_point) is entry and _fields_key(current, []) == key
+    now = vars(current)
+    return (_same_objects(now, fields) and _same_objects(now["kwargs"], kwargs)
+            and _entry_now(current.entry_point) is entry
+            and (deep is None or _fields_key(current, []) == deep))
+
+
+_MISSING = object()
+
+
+def _same_objects(now: dict[str, Any], then: tuple[tuple[str, Any], ...]) -> bool:
+    """Whether ``now`` holds exactly the keys of ``then``, each with the very same object."""
+    return len(now) == len(then) and all(now.get(k, _MISSING) is v for k, v in then)
+
+
+def _flat(value: Any) -> bool:
+    """An immutable value whose identity stands for its content (a scalar, a tuple of them)."""
+    t = type(value)
+    return t in SCALAR_TYPES or (t is tuple and all(type(v) in SCALAR_TYPES for v in value))
 
 
 def _fields_key(spec: Any, keep: list[Any]) -> Any:
