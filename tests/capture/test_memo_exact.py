@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gymnasium.envs.registration import EnvSpec, register, registry
+from gymnasium.envs.registration import EnvSpec, WrapperSpec, register, registry
 
 import specpack
 
@@ -52,7 +52,7 @@ def test_an_id_re_registered_by_the_import_that_resolves_it_is_not_served_the_ol
     # importing the entry point's module re-registers the id with another kwarg value
     (tmp_path / "memo_reregisters.py").write_text(textwrap.dedent(f"""
         from gymnasium.envs.classic_control.cartpole import CartPoleEnv
-        from gymnasium.envs.registration import EnvSpec, register, registry
+        from gymnasium.envs.registration import EnvSpec, WrapperSpec, register, registry
 
         class Pole(CartPoleEnv):
             def __init__(self, tag=0, render_mode=None):
@@ -115,3 +115,14 @@ def test_threads_re_registering_an_id_while_others_capture_it_never_get_a_stale_
         assert specpack.capture(env_id).kwargs["sutton_barto_reward"] == published[0]
     assert not stale, stale[:5]
     assert len(calls) >= 600
+
+
+def test_a_wrapper_kwarg_edited_in_place_in_the_registry_is_not_served_stale(
+        env_id: str) -> None:
+    clip = WrapperSpec("ClipReward", "gymnasium.wrappers:ClipReward",
+                       {"min_reward": 0.0, "max_reward": 1.0})
+    register(env_id, entry_point=CARTPOLE, additional_wrappers=(clip,))
+    assert repr(specpack.capture(env_id).layers[0].kwargs["min_reward"]) == "0.0"
+    registry[env_id].additional_wrappers[0].kwargs["min_reward"] = -0.0  # the same dict
+    got = specpack.capture(env_id).layers[0].kwargs["min_reward"]
+    assert repr(got) == "-0.0", got
