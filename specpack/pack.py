@@ -319,11 +319,13 @@ _unpickled: dict[Any, SpecPack] = {}
 
 def _state_key(state: tuple[Any, ...]) -> Any:
     """The unpickle cache's key of a format-2 state: strings, bytes and None, so ``==`` is
-    exact (a partial's bound arguments, a code state's seventh item, are in the fingerprint)."""
+    exact. The fingerprint covers each code state but its Python tag and ``allow`` (added
+    when set) and a partial's bound arguments (in the fingerprint)."""
     fp, _, _, entry, _, _, layers, _, versions, notes, _, surface = state
     seen = None if surface is None else hashlib.sha256(pickle.dumps(surface, 5)).digest()
-    return (fp, entry[:6], tuple(c[:6] for c, _ in layers), tuple(versions.items()), notes,
-            seen)
+    policy = [c[3:5] for c in (entry, *[c for c, _ in layers]) if c[3] is not None
+              or c[4] is not None]
+    return (fp, tuple(versions.items()), notes, seen, tuple(policy) if policy else None)
 
 
 def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:

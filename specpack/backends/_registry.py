@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import operator
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -118,28 +119,30 @@ def memo_token(registry: Any, env_id: str, *, strings_only: bool) -> Any:
         deep = _fields_key(spec, keep)
         if deep is None:
             return None
-    return (spec, tuple(fields.items()), tuple(kwargs.items()), deep, keep,
-            _entry_now(spec.entry_point))
+    return (spec, tuple(fields), tuple(fields.values()), tuple(kwargs), tuple(kwargs.values()),
+            deep, keep, _entry_now(spec.entry_point))
 
 
 def memo_valid(registry: Any, env_id: str, token: Any) -> bool:
     """Whether ``registry`` still holds exactly what ``token`` snapshotted."""
-    spec, fields, kwargs, deep, _, entry = token
+    spec, names, values, kw_names, kw_values, deep, _, entry = token
     current = registry.get(env_id)
     if current is not spec:
         return False
     now = vars(current)
-    return (_same_objects(now, fields) and _same_objects(now["kwargs"], kwargs)
+    kwargs = now.get("kwargs")
+    return (type(kwargs) is dict and _same_objects(now, names, values)
+            and _same_objects(kwargs, kw_names, kw_values)
             and _entry_now(current.entry_point) is entry
             and (deep is None or _fields_key(current, []) == deep))
 
 
-_MISSING = object()
-
-
-def _same_objects(now: dict[str, Any], then: tuple[tuple[str, Any], ...]) -> bool:
-    """Whether ``now`` holds exactly the keys of ``then``, each with the very same object."""
-    return len(now) == len(then) and all(now.get(k, _MISSING) is v for k, v in then)
+def _same_objects(now: dict[str, Any], names: tuple[str, ...], values: tuple[Any, ...]) -> bool:
+    """Whether ``now`` holds exactly ``names``, in order, each with the very same object."""
+    if not names:
+        return not now
+    return (len(now) == len(names) and all(map(operator.is_, now.values(), values))
+            and tuple(now) == names)
 
 
 def _flat(value: Any) -> bool:
