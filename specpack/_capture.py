@@ -181,8 +181,9 @@ def _with_spaces(pack: SpecPack) -> SpecPack:
 
 #: capture(id) results, keyed on the exact form of the call. A pack is an immutable value, so an
 #: identical capture may return the same object; each hit is re-validated against the registry
-#: (same EnvSpec object, unchanged fields, same entry point) and, for code carried by value,
-#: against the witness of each payload (everything cloudpickle read unchanged: carry.payload).
+#: (same EnvSpec object, fields and kwargs unchanged under their exact key, same entry point)
+#: and, for code carried by value, against the witness of each payload (everything cloudpickle
+#: read unchanged: carry.payload).
 _memo: dict[Any, tuple[Backend, Any, SpecPack, tuple[Witness, ...]]] = {}
 _layer_cache: dict[Any, Layer] = {}
 
@@ -205,12 +206,14 @@ def _capture_id(
             return hit[2]
     impl = get_backend(backend or "gymnasium")
     _check_options(impl, options)
+    # Snapshot the registry before resolving, check it after: a pack is filed only under the
+    # state it was made from (an import during resolution or another thread may re-register).
+    token = impl.memo_token(target) if key is not None else None
     pack = _assemble(impl, impl.from_id(target, options, kwargs), by_value)
-    if key is not None and pack._plain:
+    if token is not None and pack._plain and impl.memo_valid(target, token):
         found = [witness_of(c) for c in _code(pack) if c.by_value]
         witnesses = tuple(w for w in found if w is not None)
-        token = impl.memo_token(target)
-        if token is not None and len(witnesses) == len(found):
+        if len(witnesses) == len(found):
             if len(_memo) > 4096:
                 _memo.clear()
             _memo[key] = (impl, token, pack, witnesses)
@@ -232,6 +235,13 @@ def _check_options(impl: Backend, options: dict[str, Any]) -> None:
             "(e.g. gymnasium.wrappers.Autoreset) and capture the live env. If it is a kwarg of "
             "your env, pass it in env_kwargs={...}"
         )
+
+
+def _options_of(impl: Backend) -> tuple[str, ...]:
+    """The capture options ``impl`` takes (what a mistyped kwarg may have meant)."""
+    if impl.name == "gym":
+        return OPTIONS
+    return tuple(o for o in OPTIONS if o not in ("autoreset", "apply_api_compatibility"))
 
 
 def _is_env(impl: Backend, obj: Any) -> bool:
@@ -289,7 +299,8 @@ def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None) -> SpecPack:
         if type(k) is not str:
             raise CaptureError(f"env kwarg names must be strings, got {k!r} for {label!r}")
     try:
-        check_kwargs(entry_obj, recipe.kwargs, f"the env {label!r} ({entry.name})")
+        check_kwargs(entry_obj, recipe.kwargs, f"the env {label!r} ({entry.name})",
+                     _options_of(impl))
     except UnexpectedKwargError as e:
         _old_render_api(entry_obj, recipe.kwargs, label, e)
         raise

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 __all__ = ["format_exception", "one_line", "printable", "short", "size_text", "suggest"]
@@ -53,11 +53,20 @@ def format_exception(exc: BaseException) -> str:
     return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
 
 
-def suggest(word: str, choices: Iterable[str], *, n: int = 3) -> str:
+def suggest(word: str, choices: Iterable[str], *, n: int = 3,
+            kinds: Mapping[str, str] | None = None) -> str:
     """`` did you mean 'X'?`` for the closest of ``choices`` to ``word``, or ``""``.
 
     Used for every name a user can mistype: env ids, env and wrapper kwargs, CLI flags and
     commands. Case is ignored when nothing matches as typed.
+
+    Parameters
+    ----------
+    word, choices, n
+        The mistyped name, the names it may stand for, how many close ones to show.
+    kinds
+        What some choices are, said before them (``{"max_episode_steps": "the capture
+        option"}`` gives ``did you mean the capture option 'max_episode_steps'?``).
     """
     pool = [c for c in choices if isinstance(c, str)]
     close = difflib.get_close_matches(word, pool, n=n, cutoff=0.6)
@@ -68,9 +77,11 @@ def suggest(word: str, choices: Iterable[str], *, n: int = 3) -> str:
         close = [lowered[k] for k in difflib.get_close_matches(word.lower(), list(lowered), n=n)]
     if not close:
         return ""
-    text = f" did you mean {close[0]!r}?"
+    kinds = kinds or {}
+    named = [f"{kinds[c]} {c!r}" if c in kinds else repr(c) for c in close]
+    text = f" did you mean {named[0]}?"
     if len(close) > 1:
-        text += " (also close: " + ", ".join(repr(c) for c in close[1:]) + ")"
+        text += " (also close: " + ", ".join(named[1:]) + ")"
     return text
 
 

@@ -16,6 +16,7 @@ recorded surface (:mod:`specpack._surface`).
 from __future__ import annotations
 
 import hashlib
+import pickle
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -307,10 +308,24 @@ class SpecPack(SurfaceFace, FileFace, BuildFace):
         return verify(self, **flags)
 
 
-#: Recently unpickled packs by (fingerprint, versions, notes). A pack is an immutable value, so
-#: every unpickled copy of one can be the same object (Ray and SB3 ship the same pack many
-#: times); it then also keeps its build plan. Bounded: cleared past 256 packs.
-_unpickled: dict[tuple[Any, ...], SpecPack] = {}
+#: Recently unpickled packs by everything that differs between two packs' states: the
+#: fingerprint (exact for all that shapes the env), the entry point's and layers' code states
+#: (which add ``allow`` and the payloads' Python), versions, notes and the recorded surface
+#: (spaces, metadata, render mode: not in the fingerprint), by a digest of its pickle. A pack is
+#: an immutable value, so every unpickled copy of one can be the same object (Ray and SB3 ship
+#: the same pack many times); it then also keeps its build plan. Bounded: cleared past 256.
+_unpickled: dict[Any, SpecPack] = {}
+
+
+def _state_key(state: tuple[Any, ...]) -> Any:
+    """The unpickle cache's key of a format-2 state: strings, bytes and None, so ``==`` is
+    exact. The fingerprint covers each code state but its Python tag and ``allow`` (added
+    when set) and a partial's bound arguments (in the fingerprint)."""
+    fp, _, _, entry, _, _, layers, _, versions, notes, _, surface = state
+    seen = None if surface is None else hashlib.sha256(pickle.dumps(surface, 5)).digest()
+    policy = [c[3:5] for c in (entry, *[c for c, _ in layers]) if c[3] is not None
+              or c[4] is not None]
+    return (fp, tuple(versions.items()), notes, seen, tuple(policy) if policy else None)
 
 
 def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
@@ -318,8 +333,11 @@ def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
     if fmt == 2:
         (fp, backend, id_, entry, kwargs, spec, layers, auto_render, versions, notes,
          vector, surface) = state
-        key = (fp, tuple(versions.items()), notes, surface is not None)
-        hit = _unpickled.get(key)
+        try:
+            key = _state_key(state)
+            hit = _unpickled.get(key)
+        except (TypeError, ValueError, RecursionError, pickle.PicklingError):  # not cached
+            key, hit = None, None
         if hit is not None:
             return hit
         pack = SpecPack(
@@ -337,9 +355,10 @@ def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
         )
         object.__setattr__(pack, "_fingerprint", fp)
         object.__setattr__(pack, "_reduced", (_restore, (fmt, state)))
-        if len(_unpickled) >= 256:
-            _unpickled.clear()
-        _unpickled[key] = pack
+        if key is not None:
+            if len(_unpickled) >= 256:
+                _unpickled.clear()
+            _unpickled[key] = pack
         return pack
     if fmt != 1:
         raise SpecPackError(

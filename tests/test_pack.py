@@ -203,3 +203,27 @@ def test_old_positional_flags_still_work_for_one_release_with_a_deprecation_warn
         assert specpack.load(tmp_path / "p.pack", False, b"k" * 32) == pack
     with pytest.warns(DeprecationWarning, match="specpack.diff"):
         assert specpack.diff(pack.make(), pack.make(), 5) == []
+
+
+def test_packs_with_one_fingerprint_but_different_recorded_spaces_unpickle_to_their_own_spaces(
+) -> None:
+    import dataclasses
+
+    from specpack._surface import record_surface
+
+    env = gymnasium.make("CartPole-v1")
+    base = specpack.capture("CartPole-v1")
+    surface = record_surface(env)
+    env.close()
+    other = dataclasses.replace(
+        surface, observation_space=gymnasium.spaces.Box(-1.0, 1.0, (4,), dtype=np.float64),
+        metadata={**surface.metadata, "render_fps": 7})
+    a, b = base.with_surface(surface), base.with_surface(other)
+    assert a.fingerprint == b.fingerprint
+    for _ in range(2):  # the second round is served from the unpickle cache
+        ua, ub = pickle.loads(pickle.dumps(a)), pickle.loads(pickle.dumps(b))
+        assert ua is not ub
+        assert ua.observation_space == a.observation_space
+        assert ub.observation_space == b.observation_space != a.observation_space
+        assert ub.metadata is not None and ub.metadata["render_fps"] == 7
+        assert ua.metadata is not None and ua.metadata["render_fps"] != 7

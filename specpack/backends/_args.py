@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -50,13 +50,24 @@ def _keyword_names(target: Any) -> tuple[str, ...] | None:
 _keyword_names_cached = functools.lru_cache(maxsize=1024)(_keyword_names)
 
 
-def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str) -> None:
+def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str,
+                 options: Collection[str] = ()) -> None:
     """Refuse, at capture, a kwarg that ``target``'s signature cannot take.
 
     Skipped when the signature takes ``**kwargs`` or cannot be read. The error names the
     kwarg, suggests the closest parameter and lists what ``target`` takes: the mistake is
     reported here, in the parent, not as a ``TypeError`` in a worker's ``make()``. Signatures
     are read once per class or function (capture's hot path).
+
+    Parameters
+    ----------
+    target, kwargs
+        The callable and the kwargs it will be called with.
+    what
+        How the error names ``target``.
+    options
+        The caller's own option names, suggested too (``max_episode_step`` is a typo of the
+        capture option ``max_episode_steps``, not of an env kwarg).
     """
     if not kwargs:
         return
@@ -71,25 +82,33 @@ def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str) -> None:
         k = unknown[0]
         takes = ", ".join(n for n in names if n not in ("self", "env")) or "no arguments"
         more = f" (nor {', '.join(map(repr, unknown[1:]))})" if len(unknown) > 1 else ""
-        hint = suggest(k, names)
+        hint = suggest(k, [*names, *options],
+                       kinds={o: "the capture option" for o in options if o not in names})
         raise UnexpectedKwargError(
             f"{what} got an unexpected keyword argument {k!r}{more};{hint}{' It' if hint else ' it'} takes: "
             f"{takes}"
         )
 
 
-_SKIP = frozenset({"self", "env"})
+def init_params(cls: type, *, wrapper: bool = True) -> list[inspect.Parameter] | None:
+    """The named parameters of ``cls.__init__``; None if unknowable.
 
-
-def init_params(cls: type) -> list[inspect.Parameter] | None:
-    """The named parameters of ``cls.__init__`` besides ``self``/``env``; None if unknowable."""
+    Parameters
+    ----------
+    cls
+        The env or wrapper class.
+    wrapper
+        Leave out ``env``, a wrapper's inner env (a base env's own ``env`` parameter is one
+        of its arguments).
+    """
     try:
         sig = inspect.signature(cls)
     except (TypeError, ValueError):
         return None
     out = []
     for p in sig.parameters.values():
-        if p.name in _SKIP or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+        if (p.name == "self" or (wrapper and p.name == "env")
+                or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)):
             continue
         out.append(p)
     return out
@@ -125,7 +144,8 @@ def _evidence(obj: Any, name: str) -> Any:
 
 
 def check_coverage(
-    obj: Any, cls: type, recorded: dict[str, Any], source: str, fix: str
+    obj: Any, cls: type, recorded: dict[str, Any], source: str, fix: str, *,
+    wrapper: bool = False,
 ) -> list[str]:
     """Refuse when ``recorded`` misses an argument ``obj`` was visibly built with.
 
@@ -133,8 +153,10 @@ def check_coverage(
     fail) or when the instance stores a non-default value under its name; a recorded name the
     constructor does not take is an error too (the rebuild would raise ``TypeError``).
     Returns the parameters that were not recorded but hold their default here (worth a note).
+    ``wrapper``: ``obj`` is a wrapper, whose ``env`` parameter is its inner env, not an
+    argument to record.
     """
-    params = init_params(cls)
+    params = init_params(cls, wrapper=wrapper)
     if params is None:
         return []
     unrecorded: list[str] = []
@@ -265,7 +287,7 @@ def _recorded(
             recorded.pop("env", None)
         kwargs, source = recorded, "EzPickle"
         fix = f"pass every argument to EzPickle.__init__ in {cls.__qualname__}.__init__, or {fix}"
-    return kwargs, source, check_coverage(obj, cls, kwargs, source, fix)
+    return kwargs, source, check_coverage(obj, cls, kwargs, source, fix, wrapper=wrapper)
 
 
 def wrapper_kwargs(node: Any, cls: type, repair: Repair | None = None) -> dict[str, Any]:
@@ -317,7 +339,7 @@ def base_kwargs(base: Any, notes: list[str], fix: str) -> dict[str, Any]:
                 "those defaults (pickling the env itself would too)"
             )
         return kwargs
-    params = init_params(cls)
+    params = init_params(cls, wrapper=False)
     if params is not None and not params:
         return {}
     if params is not None:

@@ -5,11 +5,14 @@ live env.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import operator
 import sys
 from collections.abc import Callable
 from typing import Any
 
+from ..carry.values import SCALAR_TYPES, exact_key
 from ..errors import CaptureError
 
 __all__ = ["PackEntryPoint", "import_id_module", "memo_token", "memo_valid", "register_pack",
@@ -87,10 +90,16 @@ def register_pack(
 
 
 def memo_token(registry: Any, env_id: str, *, strings_only: bool) -> Any:
-    """A snapshot of what resolving ``env_id`` read from ``registry`` (None: do not memoise).
+    """A snapshot of what resolving ``env_id`` reads from ``registry`` (None: do not memoise).
 
-    ``capture`` may return an earlier, identical pack while :func:`memo_valid` holds: same
-    spec object, unchanged fields and kwargs, same object behind the entry point.
+    ``capture`` takes it *before* resolving and stores a pack only while :func:`memo_valid`
+    still holds after assembling, so an id re-registered meanwhile (by an import the resolution
+    runs, by another thread) never files a pack under a state it was not made from. The
+    snapshot is the spec object, the very objects in its fields and kwargs (an immutable value
+    held by the same object is the same value: ``0.0`` and ``-0.0``, ``1`` and ``True`` are
+    different objects), the exact key of whatever mutable value they hold
+    (:func:`~specpack.carry.values.exact_key`, e.g. a list kwarg or a ``WrapperSpec``), and the
+    object behind the entry point.
     """
     if ":" in env_id:
         return None
@@ -99,20 +108,79 @@ def memo_token(registry: Any, env_id: str, *, strings_only: bool) -> Any:
         return None
     if strings_only and not isinstance(spec.entry_point, str):
         return None
-    return (spec, dict(spec.__dict__), dict(spec.kwargs), _entry_now(spec.entry_point))
+    fields = vars(spec)
+    kwargs = fields.get("kwargs")
+    if type(kwargs) is not dict:
+        return None
+    keep: list[Any] = []
+    deep = None
+    if not all(_flat(v) for k, v in fields.items() if k not in ("entry_point", "kwargs")) or (
+            not all(_flat(v) for v in kwargs.values())):
+        deep = _fields_key(spec, keep)
+        if deep is None:
+            return None
+    return (spec, tuple(fields), tuple(fields.values()), tuple(kwargs), tuple(kwargs.values()),
+            deep, keep, _entry_now(spec.entry_point))
 
 
 def memo_valid(registry: Any, env_id: str, token: Any) -> bool:
     """Whether ``registry`` still holds exactly what ``token`` snapshotted."""
-    spec, fields, kwargs, entry = token
+    spec, names, values, kw_names, kw_values, deep, _, entry = token
     current = registry.get(env_id)
-    if current is None or current is not spec:
+    if current is not spec:
         return False
-    return bool(
-        current.__dict__ == fields
-        and current.kwargs == kwargs
-        and _entry_now(current.entry_point) is entry
-    )
+    now = vars(current)
+    kwargs = now.get("kwargs")
+    return (type(kwargs) is dict and _same_objects(now, names, values)
+            and _same_objects(kwargs, kw_names, kw_values)
+            and _entry_now(current.entry_point) is entry
+            and (deep is None or _fields_key(current, []) == deep))
+
+
+def _same_objects(now: dict[str, Any], names: tuple[str, ...], values: tuple[Any, ...]) -> bool:
+    """Whether ``now`` holds exactly ``names``, in order, each with the very same object."""
+    if not names:
+        return not now
+    return (len(now) == len(names) and all(map(operator.is_, now.values(), values))
+            and tuple(now) == names)
+
+
+def _flat(value: Any) -> bool:
+    """An immutable value whose identity stands for its content (a scalar, a tuple of them)."""
+    t = type(value)
+    return t in SCALAR_TYPES or (t is tuple and all(type(v) in SCALAR_TYPES for v in value))
+
+
+def _fields_key(spec: Any, keep: list[Any]) -> Any:
+    """The exact key of a spec's fields, kwargs included (None: not keyable, do not memoise).
+
+    Containers and dataclasses (gymnasium's ``WrapperSpec``) are keyed by content; any other
+    object by identity, so it is appended to ``keep`` (alive while the token is: an id is never
+    reused under it).
+    """
+    try:
+        key = _key(vars(spec), keep, 0)
+        hash(key)
+    except (TypeError, RecursionError):
+        return None
+    return key
+
+
+def _key(value: Any, keep: list[Any], depth: int) -> Any:
+    t = type(value)
+    if depth > 64:
+        raise RecursionError
+    if t is dict:
+        return ("d", frozenset((exact_key(k), _key(v, keep, depth + 1))
+                               for k, v in value.items()))
+    if t is list or t is tuple:
+        return (t.__name__, tuple(_key(v, keep, depth + 1) for v in value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return ("dc", t, _key(vars(value), keep, depth + 1))
+    key = exact_key(value)
+    if type(key) is tuple and key and key[0] == "?":
+        keep.append(value)
+    return key
 
 
 def _entry_now(entry: Any) -> Any:

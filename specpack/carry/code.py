@@ -13,6 +13,7 @@ the object found must itself be defined in an allowed module.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import sys
@@ -47,10 +48,14 @@ class CodeRef:
     Immutable and hashable by content. ``load()`` returns the object in this process: by
     reference it imports the module; by value it unpickles the payload once per process (the
     result is cached by digest, so every rebuild in a process shares one class object).
+
+    A reference may be *bound*: ``bound`` holds the lowered positional and keyword arguments
+    of a ``functools.partial`` of the named function, and ``load()`` returns that partial
+    (what an env package registers as ``entry_point=partial(make, variant=...)``).
     """
 
-    __slots__ = ("_digest", "_obj", "_witness", "allow", "module", "payload", "python",
-                 "qualname", "registered")
+    __slots__ = ("_bound_key", "_digest", "_obj", "_witness", "allow", "bound", "module",
+                 "payload", "python", "qualname", "registered")
 
     module: str
     qualname: str
@@ -58,6 +63,8 @@ class CodeRef:
     python: str | None
     allow: tuple[str, ...] | None
     registered: str | None
+    bound: tuple[tuple[Any, ...], dict[str, Any]] | None
+    _bound_key: Any
     _digest: str | None
     _obj: Any
     _witness: Witness | None
@@ -70,6 +77,7 @@ class CodeRef:
         python: str | None = None,
         allow: tuple[str, ...] | None = None,
         registered: str | None = None,
+        bound: tuple[tuple[Any, ...], dict[str, Any]] | None = None,
     ) -> None:
         object.__setattr__(self, "module", module)
         object.__setattr__(self, "qualname", qualname)
@@ -77,6 +85,9 @@ class CodeRef:
         object.__setattr__(self, "python", python if payload is not None else None)
         object.__setattr__(self, "allow", None if allow is None else tuple(allow))
         object.__setattr__(self, "registered", registered)
+        object.__setattr__(self, "bound", None if bound is None else (tuple(bound[0]),
+                                                                      dict(bound[1])))
+        object.__setattr__(self, "_bound_key", None)
         object.__setattr__(self, "_digest", None)
         object.__setattr__(self, "_obj", None)
         object.__setattr__(self, "_witness", None)
@@ -85,6 +96,11 @@ class CodeRef:
         raise AttributeError(f"CodeRef is immutable (cannot set {name!r})")
 
     def __reduce__(self) -> tuple[Any, ...]:
+        if self.bound is not None:
+            from .bound import exact_bound
+
+            return (CodeRef, (self.module, self.qualname, None, None, self.allow, None,
+                              exact_bound(self.bound)))
         if self.registered is not None:
             return (CodeRef, (self.module, self.qualname, None, None, self.allow,
                               self.registered))
@@ -115,7 +131,15 @@ class CodeRef:
         return self._digest
 
     def _key(self) -> tuple[Any, ...]:
-        return (self.module, self.qualname, self.digest, self.python, self.registered)
+        if self.bound is None:
+            return (self.module, self.qualname, self.digest, self.python, self.registered)
+        key = self._bound_key
+        if key is None:
+            from .values import exact_key
+
+            key = exact_key(self.bound)
+            object.__setattr__(self, "_bound_key", key)
+        return (self.module, self.qualname, self.digest, self.python, self.registered, key)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, CodeRef) and self._key() == other._key()
@@ -124,6 +148,10 @@ class CodeRef:
         return hash(self._key())
 
     def __repr__(self) -> str:
+        if self.bound is not None:
+            args, keywords = self.bound
+            shown = [*map(repr, args), *(f"{k}={v!r}" for k, v in keywords.items())]
+            return f"CodeRef(partial({self.name!r}, {', '.join(shown)}))"
         if self.payload is None:
             return f"CodeRef({self.name!r})"
         return f"CodeRef({self.name!r}, by_value, {len(self.payload)} bytes, {self.digest})"
@@ -134,6 +162,11 @@ class CodeRef:
         if obj is not None:
             return obj
         obj = self._load()
+        if self.bound is not None:
+            from .values import materialize
+
+            args, keywords = self.bound
+            obj = functools.partial(obj, *materialize(args), **materialize(keywords))
         object.__setattr__(self, "_obj", obj)
         return obj
 
@@ -226,9 +259,15 @@ class CodeRef:
 
 
     def _state(self) -> tuple[Any, ...]:
-        """The fields as a tuple of builtins (what a pickled pack carries)."""
-        return (self.module, self.qualname, self.payload, self.python, self.allow,
-                self.registered)
+        """The fields as a tuple of builtins (what a pickled pack carries); a bound reference
+        adds its arguments (lowered values) as a seventh item."""
+        state = (self.module, self.qualname, self.payload, self.python, self.allow,
+                 self.registered)
+        if self.bound is None:
+            return state
+        from .bound import exact_bound
+
+        return (*state, exact_bound(self.bound))
 
 
 _interned: dict[tuple[Any, ...], CodeRef] = {}
@@ -241,6 +280,8 @@ def code_ref_from_state(state: tuple[Any, ...]) -> CodeRef:
     one object: unpickling a pack many times (Ray, SB3 workers) rebuilds nothing twice, and the
     object keeps what it loaded.
     """
+    if len(state) > 6:  # a bound reference: its arguments are not a hashable key
+        return CodeRef(*state)
     if state[2] is None:
         hit = _interned.get(state)
         if hit is None:
@@ -258,8 +299,14 @@ def code_ref(obj: Any, *, by_value: bool | None = None, what: str = "entry point
     """The :class:`CodeRef` for a class or function, deciding by reference vs by value.
 
     ``by_value=None`` decides by fresh importability; ``True``/``False`` force the choice
-    (``False`` still needs a name under which the object can be looked up).
+    (``False`` still needs a name under which the object can be looked up). A
+    ``functools.partial`` travels as the function it wraps plus its arguments
+    (:func:`.bound.partial_ref`).
     """
+    if type(obj) is functools.partial:
+        from .bound import partial_ref
+
+        return partial_ref(obj, by_value, what)
     if by_value is None:
         try:
             cached = _ref_cache.get(obj)
@@ -283,8 +330,14 @@ def code_ref(obj: Any, *, by_value: bool | None = None, what: str = "entry point
         except TypeError:
             pass
         return out
-    modname = getattr(obj, "__module__", None) or "__main__"
-    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+    return payload_ref(obj, getattr(obj, "__module__", None) or "__main__",
+                        getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+                        or repr(obj), what)
+
+
+def payload_ref(obj: Any, modname: Any, qualname: Any, what: str) -> CodeRef:
+    """``obj`` carried by value, named ``modname:qualname`` (whose module, when it is loaded
+    and not ``__main__``, is pickled by value too)."""
     force: set[str] = set()
     if isinstance(modname, str) and modname not in _MAIN_NAMES and modname in sys.modules:
         force.add(modname)

@@ -221,7 +221,11 @@ def resolve_qualname(module: types.ModuleType, qualname: str) -> Any:
 
 
 def reference_of(obj: Any) -> tuple[str, str] | None:
-    """``(module, qualname)`` under which ``obj`` can be looked up in this process, or None."""
+    """``(module, qualname)`` under which ``obj`` can be looked up in this process, or None.
+
+    A classmethod bound to its importable class counts (each lookup binds a new, equal
+    method); a method bound to an instance does not (the instance is state, not a name).
+    """
     modname = getattr(obj, "__module__", None)
     qualname = getattr(obj, "__qualname__", None)
     if not isinstance(modname, str) or not isinstance(qualname, str) or "<" in qualname:
@@ -233,4 +237,7 @@ def reference_of(obj: Any) -> tuple[str, str] | None:
         found = resolve_qualname(mod, qualname)
     except AttributeError:
         return None
-    return (modname, qualname) if found is obj else None
+    if found is obj or (type(obj) is types.MethodType and isinstance(obj.__self__, type)
+                        and found == obj):
+        return (modname, qualname)
+    return None

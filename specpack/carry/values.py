@@ -248,6 +248,8 @@ def iter_carried(tree: Any) -> list[CodeRef | Blob]:
         t = type(node)
         if t is CodeRef or t is Blob:
             out.append(node)
+            if t is CodeRef and node.bound is not None:  # a partial's arguments
+                walk(node.bound)
         elif t is dict:
             for k, v in node.items():
                 walk(k)
@@ -303,7 +305,7 @@ def exact_key(tree: Any) -> Any:
         return ("g", arr.dtype.str, arr.dtype.descr if arr.dtype.names else None,
                 arr.tobytes())
     if t is CodeRef:
-        return ("c", tree.module, tree.qualname, tree.digest, tree.python)
+        return ("c", *tree._key())
     if t is Blob:
         return ("o", tree.digest)
     if t is EnumRef:

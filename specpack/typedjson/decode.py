@@ -247,6 +247,17 @@ class Decoder(ArrayDecoding):
         if not sep or not dotted_name(mod) or not dotted_name(qual):
             raise self.fail(at, f"$ref {body[:80]!r} is not of the form "
                             "'package.module:QualName'")
+        if "args" in node or "keywords" in node:  # a functools.partial of mod:qual
+            args, keywords = node.get("args"), node.get("keywords")
+            if type(args) is not list or type(keywords) is not dict:
+                raise self.fail(at, "a bound $ref has both 'args' (a list of values) and "
+                                "'keywords' (an object of values)")
+            bound_args = tuple(self.value(v, ((at, "args"), i), d)
+                               for i, v in enumerate(args))
+            bound_kw = self.value(keywords, (at, "keywords"), d)
+            if type(bound_kw) is not dict or any(type(k) is not str for k in bound_kw):
+                raise self.fail((at, "keywords"), "keywords must map strings to values")
+            return CodeRef(mod, qual, allow=self.allow, bound=(bound_args, bound_kw))
         return CodeRef(mod, qual, allow=self.allow)
 
     def payload(self, tag: Tag, digest: str, node: Any, at: Path, d: int) -> CodeRef | Blob:

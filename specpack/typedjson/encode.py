@@ -130,6 +130,10 @@ class Encoder:
             return {_NPSCALAR: body}
         if t is CodeRef:
             if value.payload is None:
+                if value.bound is not None:  # a functools.partial of the named function
+                    args, keywords = value.bound
+                    return {_REF: value.name, "args": [self.value(v, d) for v in args],
+                            "keywords": self._dict(keywords, d)}
                 if value.registered is not None:
                     return {_REF: f"{value.module}:{value.qualname}",
                             "registered": value.registered}

@@ -220,7 +220,14 @@ def render_code(node: Any, payloads: Any = None, *, full: bool = False) -> tuple
     table = payloads if isinstance(payloads, Mapping) else {}
     if isinstance(node, dict) and isinstance(node.get("$ref"), str):
         mod, _, qual = str(node["$ref"]).rpartition(":")
-        return (node["$ref"], "by reference") if full else (qual, f"{mod}, by reference")
+        name = node["$ref"] if full else qual
+        if "args" in node or "keywords" in node:  # a functools.partial of the function
+            args = node.get("args")
+            bound = [render(a, table) for a in (args if isinstance(args, list) else [])]
+            bound += [f"{k}={render(v, table)}" for k, v in render_items(node.get("keywords"),
+                                                                         table)]
+            name = f"partial({', '.join([name, *bound])})"
+        return (name, "by reference") if full else (name, f"{mod}, by reference")
     if isinstance(node, dict) and isinstance(node.get("$code"), str):
         digest = node["$code"]
         p = table.get(digest)

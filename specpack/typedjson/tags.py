@@ -49,9 +49,12 @@ class Tag:
     siblings
         Keys allowed next to the tag (``$enum``: ``name``; ``$ref``: ``registered``, the id
         under which importing the module registers the callable, for code with no importable
-        name).
+        name, or ``args`` and ``keywords``, the arguments a ``functools.partial`` of it binds).
     children
         How values nested inside are reached (see :data:`Children`).
+    valued
+        The siblings that hold typed values (a list of values, an object of values), which
+        the decoder decodes and the walkers enter like any value.
     """
 
     name: str
@@ -60,6 +63,7 @@ class Tag:
     python: tuple[type, ...] = ()
     siblings: frozenset[str] = frozenset()
     children: Children = "leaf"
+    valued: frozenset[str] = frozenset()
 
 
 _TAG_LIST = (
@@ -74,7 +78,8 @@ _TAG_LIST = (
     Tag("$ndarray", "array", dict, (np.ndarray,)),
     Tag("$npscalar", "scalar", dict, (np.generic,)),
     Tag("$enum", "enum", str, (EnumRef,), siblings=frozenset({"name"})),
-    Tag("$ref", "ref", str, (CodeRef,), siblings=frozenset({"registered"})),
+    Tag("$ref", "ref", str, (CodeRef,), siblings=frozenset({"registered", "args", "keywords"}),
+        valued=frozenset({"args", "keywords"})),
     Tag("$code", "payload", str, (CodeRef,)),
     Tag("$object", "payload", str, (Blob,)),
 )

@@ -137,6 +137,10 @@ def _tagged(node: Any, root: Path, kinds: frozenset[str]) -> Iterator[tuple[Path
             continue
         if tag.kind in kinds:
             yield at, tag, node
+        for k in sorted(tag.valued & node.keys(), reverse=True):  # a partial's arguments
+            v = node[k]
+            if type(v) is dict or type(v) is list:
+                push((v, (at, k)))
         body = node[tag.name]
         if type(body) is not list or tag.children == "leaf":
             continue

@@ -243,3 +243,41 @@ def test_ezpickle_gap_at_default_value_is_kept_as_a_portability_note():
 
     pack = specpack.capture(Quiet(gravity=2.0))
     assert any(n.startswith("EzPickle gap: Quiet does not pass goal=1.0") for n in pack.notes)
+
+
+class Levels(gymnasium.Env):
+    """A base env whose own constructor parameter is named ``env`` (a level name)."""
+
+    observation_space = gymnasium.spaces.Discrete(3)
+    action_space = gymnasium.spaces.Discrete(2)
+
+    def __init__(self, env: str = "level-1") -> None:
+        self.env = env
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return 0, {"level": self.env}
+
+    def step(self, action):
+        return 0, 0.0, False, False, {}
+
+
+class LevelsEz(Levels, EzPickle):
+    def __init__(self, env: str = "level-1") -> None:
+        Levels.__init__(self, env)
+        EzPickle.__init__(self, env=env)
+
+
+class LevelsRecorded(Levels, RecordConstructorArgs):
+    def __init__(self, env: str = "level-1") -> None:
+        RecordConstructorArgs.__init__(self, env=env)
+        Levels.__init__(self, env)
+
+
+@pytest.mark.parametrize("cls", [Levels, LevelsEz, LevelsRecorded])
+def test_a_base_env_keeps_its_own_parameter_named_env_at_capture(cls):
+    pack = specpack.capture(cls(env="level-3"))
+    assert pack.kwargs == {"env": "level-3"}
+    rebuilt = pickle.loads(pickle.dumps(pack)).make()
+    assert rebuilt.unwrapped.env == "level-3"
+    rebuilt.close()

@@ -224,3 +224,14 @@ def test_render_mode_outside_render_modes_warns_as_gymnasium_make_does():
         specpack.capture("CartPole-v1", render_mode="ascii").make().close()
     assert [str(w.message) for w in ours if "render_modes" in str(w.message)] == [
         str(w.message) for w in theirs if "render_modes" in str(w.message)]
+
+
+@pytest.mark.parametrize(("typo", "option"), [("max_episode_step", "max_episode_steps"),
+                                              ("record_space", "record_spaces"),
+                                              ("disable_env_checkr", "disable_env_checker")])
+def test_a_mistyped_capture_option_is_refused_with_a_suggestion_of_the_option(
+        typo: str, option: str) -> None:
+    with pytest.raises(specpack.UnexpectedKwargError) as info:
+        specpack.capture("CartPole-v1", **{typo: 10})
+    message = str(info.value)
+    assert f"did you mean the capture option {option!r}?" in message, message

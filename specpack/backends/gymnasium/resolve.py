@@ -10,6 +10,7 @@ wrappers depend on the final ``render_mode`` and are decided at build time
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import gymnasium
@@ -199,7 +200,8 @@ def registered_ref(spec: EnvSpec, entry: Any, notes: list[str]) -> CodeRef | Non
     """
     module = getattr(entry, "__module__", None)
     if (
-        not isinstance(module, str)
+        type(entry) is functools.partial  # carried as its function and arguments (code_ref)
+        or not isinstance(module, str)
         or module in MAIN_NAMES
         or reference_of(entry) is not None
         or gymnasium.registry.get(spec.id) is not spec
