@@ -8,7 +8,9 @@ unpickles anything a child sends.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import pickle
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -44,8 +46,24 @@ def carried_exactly(value: Any, depth: int = 0) -> bool:
 
 
 def _build(payload: bytes) -> Any:
-    obj = pickle.loads(payload)
+    return _make(pickle.loads(payload))
+
+
+def _make(obj: Any) -> Any:
     return obj.make() if hasattr(obj, "make") else obj()
+
+
+def _recorded_surface(obj: Any) -> dict[str, Any] | None:
+    """The description of the spaces a pack recorded at capture (``pack.surface``), or None.
+
+    Described here, in the child, like the rebuilt env's: a space's ``__repr__`` is the env's
+    code, and the parent runs none of it.
+    """
+    surface = getattr(obj, "surface", None)
+    if surface is None:
+        return None
+    return {name: describe_space(getattr(surface, name))
+            for name in ("observation_space", "action_space")}
 
 
 def _close(env: Any) -> None:
@@ -68,11 +86,14 @@ def plan(payload: bytes, *, steps: int, seed: int) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``{"actions": [...], "action_space": description}``; ``actions`` is ``None`` (with a
-        ``"why"``) when the actions are not values typed JSON carries exactly: each side then
-        plans its own from its own fresh space.
+        ``{"actions": [...], "action_space": description, "surface": ...}``; ``actions`` is
+        ``None`` (with a ``"why"``) when the actions are not values typed JSON carries exactly:
+        each side then plans its own from its own fresh space. ``surface`` describes the
+        spaces the pack recorded at capture (``None`` when it recorded none).
     """
-    env = _build(payload)
+    obj = pickle.loads(payload)
+    surface = _recorded_surface(obj)
+    env = _make(obj)
     try:
         multi = multi_agent(env)
         if multi is not None:
@@ -86,13 +107,14 @@ def plan(payload: bytes, *, steps: int, seed: int) -> dict[str, Any]:
         _close(env)
     if not carried_exactly(actions):
         kinds = sorted({type(a).__qualname__ for a in actions if not carried_exactly(a)})
-        return {"actions": None, "action_space": described,
+        return {"actions": None, "action_space": described, "surface": surface,
                 "why": f"the actions ({', '.join(kinds)}) do not cross processes exactly"}
-    return {"actions": actions, "action_space": described}
+    return {"actions": actions, "action_space": described, "surface": surface}
 
 
 def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
-              actions: list[Any] | None = None) -> dict[str, Any]:
+              actions: list[Any] | None = None,
+              ignore_info: Sequence[str] = ()) -> dict[str, Any]:
     """Build the env ``repeat`` times here, one after the other, and record each rollout.
 
     Parameters
@@ -105,6 +127,8 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
         How many builds (2 on the local side: the reproducibility control).
     actions
         The planned actions (from :func:`plan`); ``None``: plan from each fresh env.
+    ignore_info
+        ``info`` keys left out of the traces (``verify(ignore_info=...)``).
 
     Returns
     -------
@@ -112,6 +136,9 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
         ``{"traces": [Trace.to_dict(), ...]}``.
     """
     traces = []
+    options: dict[str, Any] = {"ignore_info": tuple(ignore_info)} if ignore_info else {}
+    if "ignore_info" not in inspect.signature(record).parameters:
+        options = {}  # a recorder that keeps info keys only (values are not compared)
     for _ in range(repeat):
         env = _build(payload)
         try:
@@ -125,7 +152,7 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
                 traces.append(multi.record(env, todo, seed, describe=describe_space,
                                            plain=plain))
             else:
-                traces.append(record(env, todo, seed).to_dict())
+                traces.append(record(env, todo, seed, **options).to_dict())
         finally:
             _close(env)
     return {"traces": traces}
