@@ -27,7 +27,7 @@ from .._process import BOUNDARIES, Boundary, ThreadWorker, Worker, fork_availabl
 from .._text import suggest
 from ..errors import NotIdenticalError, SpecPackError
 from .compare import compare as _differences
-from .judge import Sides, hash_seeds, judge, seeded_env
+from .judge import NO_CONTROL, Sides, control_is_cheap, hash_seeds, judge, seeded_env
 from .report import IDENTICAL, VerifyReport
 from .trace import Trace, plan_actions, record
 
@@ -144,7 +144,8 @@ def verify(
     deadline = start + timeout
     payload = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
     nondeterministic = pack.nondeterministic
-    seeds = hash_seeds(where, control=not nondeterministic)
+    cheap = control_is_cheap()
+    seeds = hash_seeds(where, control=not nondeterministic and cheap)
     remote = Worker(where, env=seeded_env(seeds.get("rebuild")) if where == "subprocess"
                     else None)  # type: ignore[arg-type]  # checked above
     control = None
@@ -163,6 +164,8 @@ def verify(
         if control is not None:
             control.close()
     replay(v.here)
+    if where == "subprocess" and not cheap and not nondeterministic:
+        v.notes.append(NO_CONTROL)
     if isinstance(local, ThreadWorker):
         v.notes.append("the build here ran in a thread (this platform cannot fork)")
     out = v.outcome

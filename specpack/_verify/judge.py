@@ -40,8 +40,8 @@ from .report import (
 )
 from .trace import Trace
 
-__all__ = ["CONTROL_HASH_SEED", "HERE", "REBUILD_HASH_SEED", "Sides", "Verdict", "hash_seeds",
-           "judge"]
+__all__ = ["CONTROL_HASH_SEED", "HERE", "NO_CONTROL", "REBUILD_HASH_SEED", "Sides", "Verdict",
+           "control_is_cheap", "hash_seeds", "judge", "seeded_env"]
 
 #: The rebuild's ``PYTHONHASHSEED`` when this process's is random (else this process's own).
 REBUILD_HASH_SEED = 1
@@ -50,6 +50,9 @@ CONTROL_HASH_SEED = REBUILD_HASH_SEED + 1
 _SEEDS = 1 << 32
 HERE = "the build here"
 _NONDETERMINISTIC = "rollout not compared: the spec says nondeterministic=True"
+#: The note of a verify without a hash control (one CPU).
+NO_CONTROL = ("no hash control ran (this process has one CPU): an env whose behaviour depends "
+              "on hash order is not told apart from one that differs for another reason")
 
 #: ``compare.not_comparable(trace) -> list[str]`` (the values with no exact encoding) once the
 #: exact traces land; until then every value a trace holds counts as comparable.
@@ -83,6 +86,15 @@ def hash_seeds(where: str, control: bool) -> dict[str, int | None]:
     elif where == "spawn":
         seeds["rebuild"] = here
     return seeds
+
+
+def control_is_cheap() -> bool:
+    """Whether the hash control runs alongside the rebuild at little cost: this process may use
+    two CPUs or more (on one, a second interpreter would double verify's wall time)."""
+    try:
+        return len(os.sched_getaffinity(0)) >= 2
+    except (AttributeError, OSError):  # no sched_getaffinity (macOS, Windows)
+        return (os.cpu_count() or 1) >= 2
 
 
 def seeded_env(seed: int | None) -> dict[str, str] | None:
@@ -208,10 +220,10 @@ def _compared(first: Trace, again: Trace, rebuilt: Trace, control: Outcome | Non
     if differences:
         if seeds.get("here") is None and seeds.get("control") is not None:
             notes.append(
-                "this process's hash seed is random (PYTHONHASHSEED is not set) and the fresh "
-                "interpreters' are fixed; their traces agree with each other, so hash order is "
-                "an unlikely cause, but to rule it out run this process with "
-                f"PYTHONHASHSEED={seeds['rebuild']}")
+                "this process's hash seed is random (PYTHONHASHSEED is not set); the two fresh "
+                "interpreters agree with each other, which does not rule out hash order (two "
+                "seeds order a small set of strings alike about half the time): run this "
+                f"process with PYTHONHASHSEED={seeds['rebuild']} to rule it out")
         return Verdict(NOT_IDENTICAL, differences, notes, rollout_compared=deterministic)
     odd = [f"{side}: {v}" for side, t in (("here", first), (there, rebuilt))
            for v in _not_comparable(t)] if deterministic else []

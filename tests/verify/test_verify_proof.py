@@ -254,3 +254,27 @@ def test_cli_verify_ignore_info_is_repeatable_and_in_the_json(tmp_path):
     doc = json.loads(proc.stdout)
     assert doc["ignore_info"] == ["t", "episode"]
     assert doc["hash_seeds"]["control"] is not None
+
+
+ONE_CPU = '''
+import json, os
+import specpack
+
+if __name__ == "__main__":
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    report = specpack.capture("CartPole-v1").verify(steps=5, timeout=60)
+    print("RESULT " + json.dumps({"status": report.status, "seeds": report.hash_seeds,
+                                  "notes": report.notes}))
+'''
+
+
+def test_a_process_with_one_cpu_runs_no_hash_control_and_the_report_notes_it(tmp_path):
+    script = tmp_path / "one_cpu.py"
+    script.write_text(ONE_CPU)
+    proc = run_python([str(script)], cwd=tmp_path, timeout=120)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert lines, proc.stdout[-2000:] + proc.stderr[-4000:]
+    result = json.loads(lines[-1][len("RESULT "):])
+    assert result["status"] == "identical"
+    assert "control" not in result["seeds"] and result["seeds"]["rebuild"] is not None
+    assert any("no hash control ran" in n for n in result["notes"]), result["notes"]
