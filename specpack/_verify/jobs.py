@@ -8,6 +8,7 @@ unpickles anything a child sends.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import inspect
 import pickle
 from collections.abc import Sequence
@@ -15,10 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from ..typedjson import canonical_json, encode
 from .describe import describe_space, plain
 from .trace import plan_actions, record, writable
 
-__all__ = ["PLAN_JOB", "RUN_JOB", "carried_exactly", "multi_agent", "plan", "run_trace"]
+__all__ = ["PLAN_JOB", "RUN_JOB", "carried_exactly", "digest", "multi_agent", "plan", "run_trace"]
 
 PLAN_JOB = "specpack._verify.jobs:plan"
 RUN_JOB = "specpack._verify.jobs:run_trace"
@@ -133,7 +135,8 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
     Returns
     -------
     dict
-        ``{"traces": [Trace.to_dict(), ...]}``.
+        ``{"traces": [Trace.to_dict(), ...], "digests": [...]}``: each trace's
+        :func:`digest` (equal digests, identical traces: the parent compares only unequal ones).
     """
     traces = []
     options: dict[str, Any] = {"ignore_info": tuple(ignore_info)} if ignore_info else {}
@@ -155,4 +158,17 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
                 traces.append(record(env, todo, seed, **options).to_dict())
         finally:
             _close(env)
-    return {"traces": traces}
+    return {"traces": traces, "digests": [digest(t) for t in traces]}
+
+
+def digest(trace: dict[str, Any]) -> str | None:
+    """The sha256 of a trace's canonical typed-JSON encoding (``None`` if it has none).
+
+    Every value of a trace is compared by that encoding, so two traces with one digest have no
+    difference to list; computing it here, in the child, spares the parent a comparison.
+    """
+    try:
+        text = canonical_json(encode(trace))
+    except Exception:  # noqa: BLE001 - compared value by value instead
+        return None
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
