@@ -16,8 +16,9 @@ child sends is unpickled here.
 from __future__ import annotations
 
 import copy
+import itertools
 import math
-import pickle
+import os
 import time
 from collections.abc import Iterable
 from typing import Any, Protocol
@@ -27,6 +28,7 @@ from .._process import BOUNDARIES, Boundary, ThreadWorker, Worker, fork_availabl
 from .._text import suggest
 from ..errors import NotIdenticalError, SpecPackError
 from .compare import compare as _differences
+from .jobs import STASH
 from .judge import NO_CONTROL, Sides, control_is_cheap, hash_seeds, judge, seeded_env
 from .report import IDENTICAL, VerifyReport
 from .trace import Trace, plan_actions, record
@@ -46,6 +48,7 @@ class SpecPack(Protocol):
 __all__ = ["WHERE", "Trace", "check_ignore_info", "check_rollout_options", "diff", "verify"]
 
 WHERE = BOUNDARIES
+_TOKENS = itertools.count()
 _HERE = "the build here"
 
 
@@ -142,24 +145,26 @@ def verify(
     ignored = check_ignore_info(ignore_info)
     start = time.monotonic()
     deadline = start + timeout
-    payload = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
     nondeterministic = pack.nondeterministic
     cheap = control_is_cheap()
     seeds = hash_seeds(where, control=not nondeterministic and cheap)
     remote = Worker(where, env=seeded_env(seeds.get("rebuild")) if where == "subprocess"
                     else None)  # type: ignore[arg-type]  # checked above
     control = None
+    token = f"{os.getpid()}.{next(_TOKENS)}"
     try:
         if "control" in seeds:
             control = Worker("subprocess", env=seeded_env(seeds["control"]))
+        STASH[token] = pack  # the side here pickles it (see jobs.plan_here)
         local: Worker | ThreadWorker = Worker("fork") if fork_available() else ThreadWorker()
         try:
-            v = judge(payload, Sides(local, remote, control, seeds),
+            v = judge(token, Sides(local, remote, control, seeds),
                       {"steps": steps, "seed": seed, "ignore_info": list(ignored)},
                       nondeterministic=nondeterministic, deadline=deadline, timeout=timeout)
         finally:
             local.close()
     finally:
+        STASH.pop(token, None)
         remote.close()
         if control is not None:
             control.close()

@@ -2,7 +2,8 @@
 
 Both run in a worker (:mod:`specpack._process`) on a payload of ``pickle.dumps(pack)`` (or of
 any picklable zero-argument env factory) and return typed-JSON-able data: the parent never
-unpickles anything a child sends.
+unpickles anything a child sends. verify's planning job (:func:`plan_here`) also makes that
+payload, in a fork of the parent, from the pack the parent stashed.
 """
 
 from __future__ import annotations
@@ -20,12 +21,18 @@ from ..typedjson import canonical_json, encode
 from .describe import describe_space, plain
 from .trace import plan_actions, record, writable
 
-__all__ = ["PLAN_JOB", "RUN_JOB", "carried_exactly", "digest", "multi_agent", "plan", "run_trace"]
+__all__ = ["PLAN_HERE_JOB", "PLAN_JOB", "RUN_JOB", "STASH", "carried_exactly", "digest", "multi_agent", "plan", "run_trace"]
 
 PLAN_JOB = "specpack._verify.jobs:plan"
+PLAN_HERE_JOB = "specpack._verify.jobs:plan_here"
 RUN_JOB = "specpack._verify.jobs:run_trace"
 
 _EXACT = (type(None), bool, int, float, complex, str, bytes)
+
+#: Packs being verified, by token, for :func:`plan_here`: a fork of this process finds its copy
+#: here and pickles it there (pickling the spaces and metadata a pack recorded runs their
+#: classes' code, the env's, which verify's parent never runs).
+STASH: dict[str, Any] = {}
 
 
 def carried_exactly(value: Any, depth: int = 0) -> bool:
@@ -112,6 +119,14 @@ def plan(payload: bytes, *, steps: int, seed: int) -> dict[str, Any]:
         return {"actions": None, "action_space": described, "surface": surface,
                 "why": f"the actions ({', '.join(kinds)}) do not cross processes exactly"}
     return {"actions": actions, "action_space": described, "surface": surface}
+
+
+def plan_here(payload: bytes, *, token: str, steps: int, seed: int) -> dict[str, Any]:
+    """:func:`plan` for the pack stashed under ``token`` (in a fork of the process that stashed
+    it), with ``"payload"``: its pickle, for the other sides (``payload`` itself is unused).
+    """
+    data = pickle.dumps(STASH[token], protocol=pickle.HIGHEST_PROTOCOL)
+    return {**plan(data, steps=steps, seed=seed), "payload": data}
 
 
 def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,

@@ -1,7 +1,7 @@
 """Running verify's sides under one deadline and judging what they sent back.
 
-The sides: *here* (a fork of this process: plan the actions, then two builds one after the
-other), the *rebuild* (a worker of ``where``) and, for a fresh interpreter, the *control* (a
+The sides: *here* (a fork of this process: pickle the pack for the other sides, plan the
+actions, then two builds one after the other), the *rebuild* (a worker of ``where``) and, for a fresh interpreter, the *control* (a
 second fresh interpreter under another ``PYTHONHASHSEED``). All run at once; this process
 only reads their typed-JSON answers and compares data: it never runs the env's code (even the
 pack's recorded spaces are described in a child).
@@ -27,7 +27,7 @@ from .._process import Outcome, ThreadWorker, Worker, label
 from .._text import one_line
 from . import compare as _compare
 from .compare import compare, same, show
-from .jobs import PLAN_JOB, RUN_JOB
+from .jobs import PLAN_HERE_JOB, RUN_JOB
 from .report import (
     IDENTICAL,
     NOT_COMPARED,
@@ -124,14 +124,14 @@ class Verdict:
     here: list[Outcome] = field(default_factory=list)  # the build here's tasks (replayed)
 
 
-def judge(payload: bytes, sides: Sides, params: Mapping[str, Any], *, nondeterministic: bool,
+def judge(token: str, sides: Sides, params: Mapping[str, Any], *, nondeterministic: bool,
           deadline: float, timeout: float) -> Verdict:
     """Plan here, roll out on every side at once, and judge, all by ``deadline``.
 
     Parameters
     ----------
-    payload
-        ``pickle.dumps(pack)``.
+    token
+        The pack's key in :data:`~.jobs.STASH` (the side here pickles it for the others).
     sides
         The started workers.
     params
@@ -142,15 +142,16 @@ def judge(payload: bytes, sides: Sides, params: Mapping[str, Any], *, nondetermi
         The absolute deadline (``time.monotonic()``) and the ``timeout`` it came from.
     """
     here: list[Outcome] = []
-    verdict = _judge(payload, sides, params, nondeterministic, deadline, timeout, here)
+    verdict = _judge(token, sides, params, nondeterministic, deadline, timeout, here)
     verdict.here = here
     return verdict
 
 
-def _judge(payload: bytes, sides: Sides, params: Mapping[str, Any], nondeterministic: bool,
+def _judge(token: str, sides: Sides, params: Mapping[str, Any], nondeterministic: bool,
            deadline: float, timeout: float, here_outcomes: list[Outcome]) -> Verdict:
     there = label(sides.rebuild.where)
-    sides.here.submit(PLAN_JOB, payload, {"steps": params["steps"], "seed": params["seed"]})
+    sides.here.submit(PLAN_HERE_JOB, b"", {"token": token, "steps": params["steps"],
+                                           "seed": params["seed"]})
     plan = sides.here.collect(max(deadline - time.monotonic(), 0.0))
     here_outcomes.append(plan)
     if plan.status == "timeout":
@@ -160,6 +161,9 @@ def _judge(payload: bytes, sides: Sides, params: Mapping[str, Any], nondetermini
         return Verdict(REBUILD_ERROR, [failure(plan, HERE)])
     notes: list[str] = []
     planned = plan.value if isinstance(plan.value, dict) else {}
+    payload = planned.get("payload")
+    if type(payload) is not bytes:
+        return Verdict(REBUILD_ERROR, [f"{HERE} sent no pickle of the pack"])
     actions = planned.get("actions")
     if actions is None:
         notes.append(f"each side planned its own actions: {planned.get('why', '?')}")

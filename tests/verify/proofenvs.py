@@ -11,7 +11,8 @@ import numpy as np
 
 
 class SpyBox(gymnasium.spaces.Box):
-    """A Box whose ``__repr__``/``__eq__`` log the calling pid and hang in one chosen process."""
+    """A Box whose ``__repr__``/``__eq__``/pickling log the calling pid and hang in one chosen
+    process."""
 
     def _spy(self) -> None:
         log = os.environ.get("SPY_LOG")
@@ -28,6 +29,10 @@ class SpyBox(gymnasium.spaces.Box):
     def __eq__(self, other: object) -> bool:
         self._spy()
         return isinstance(other, SpyBox)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        self._spy()
+        return super().__reduce_ex__(protocol)
 
     __hash__ = None  # type: ignore[assignment]
 
