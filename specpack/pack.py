@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -285,8 +285,11 @@ class SpecPack(SurfaceFace, FileFace, BuildFace):
         where: Boundary = "subprocess",
         check: bool = False,
         timeout: float = 120.0,
+        ignore_info: Iterable[str] = (),
     ) -> VerifyReport:
         """Rebuild in a fresh interpreter and compare with a rebuild here: :func:`specpack.verify`.
+
+        Truthy only when both rollouts completed, were compared and matched.
 
         Parameters
         ----------
@@ -298,14 +301,17 @@ class SpecPack(SurfaceFace, FileFace, BuildFace):
             Raise :class:`~specpack.errors.NotIdenticalError` instead of returning a falsy
             report.
         timeout
-            One deadline, in seconds, for the whole call (both sides).
+            One deadline, in seconds, for the whole call (every side, and the comparison).
+        ignore_info
+            ``info`` keys left out of the comparison (wall-clock times in episode
+            statistics); the report lists them.
         """
         from ._verify.engine import verify
 
         flags = positional(args, ("steps", "seed", "where", "check", "timeout"), "pack.verify()",
                            {"steps": steps, "seed": seed, "where": where, "check": check,
                             "timeout": timeout})
-        return verify(self, **flags)
+        return verify(self, **flags, ignore_info=ignore_info)
 
 
 #: Recently unpickled packs by everything that differs between two packs' states: the

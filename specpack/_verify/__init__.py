@@ -3,7 +3,8 @@
 Interface for every comparison (``verify`` in :mod:`.engine`, the audit):
 :func:`plan_actions` (the same actions for both sides), :func:`record` (an env's
 :class:`Trace`), :func:`compare` (the differences of two traces), :func:`run_trace` (the job a
-worker runs), and :class:`VerifyReport` with its statuses.
+worker runs), and :class:`VerifyReport` with its statuses (``verify`` runs its sides and judges
+them in :mod:`.judge`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from .describe import describe_space, plain
 from .jobs import PLAN_JOB, RUN_JOB, plan, run_trace
 from .report import (
     IDENTICAL,
+    NOT_COMPARED,
     NOT_IDENTICAL,
     NOT_REPRODUCIBLE,
     REBUILD_ERROR,
@@ -25,6 +27,7 @@ from .trace import Trace, plan_actions, record, writable
 
 __all__ = [
     "IDENTICAL",
+    "NOT_COMPARED",
     "NOT_IDENTICAL",
     "NOT_REPRODUCIBLE",
     "PLAN_JOB",

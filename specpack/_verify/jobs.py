@@ -2,26 +2,37 @@
 
 Both run in a worker (:mod:`specpack._process`) on a payload of ``pickle.dumps(pack)`` (or of
 any picklable zero-argument env factory) and return typed-JSON-able data: the parent never
-unpickles anything a child sends.
+unpickles anything a child sends. verify's planning job (:func:`plan_here`) also makes that
+payload, in a fork of the parent, from the pack the parent stashed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import inspect
 import pickle
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from ..typedjson import canonical_json, encode
 from .describe import describe_space, plain
 from .trace import plan_actions, record, writable
 
-__all__ = ["PLAN_JOB", "RUN_JOB", "carried_exactly", "multi_agent", "plan", "run_trace"]
+__all__ = ["PLAN_HERE_JOB", "PLAN_JOB", "RUN_JOB", "STASH", "carried_exactly", "digest", "multi_agent", "plan", "run_trace"]
 
 PLAN_JOB = "specpack._verify.jobs:plan"
+PLAN_HERE_JOB = "specpack._verify.jobs:plan_here"
 RUN_JOB = "specpack._verify.jobs:run_trace"
 
 _EXACT = (type(None), bool, int, float, complex, str, bytes)
+
+#: Packs being verified, by token, for :func:`plan_here`: a fork of this process finds its copy
+#: here and pickles it there (pickling the spaces and metadata a pack recorded runs their
+#: classes' code, the env's, which verify's parent never runs).
+STASH: dict[str, Any] = {}
 
 
 def carried_exactly(value: Any, depth: int = 0) -> bool:
@@ -44,8 +55,24 @@ def carried_exactly(value: Any, depth: int = 0) -> bool:
 
 
 def _build(payload: bytes) -> Any:
-    obj = pickle.loads(payload)
+    return _make(pickle.loads(payload))
+
+
+def _make(obj: Any) -> Any:
     return obj.make() if hasattr(obj, "make") else obj()
+
+
+def _recorded_surface(obj: Any) -> dict[str, Any] | None:
+    """The description of the spaces a pack recorded at capture (``pack.surface``), or None.
+
+    Described here, in the child, like the rebuilt env's: a space's ``__repr__`` is the env's
+    code, and the parent runs none of it.
+    """
+    surface = getattr(obj, "surface", None)
+    if surface is None:
+        return None
+    return {name: describe_space(getattr(surface, name))
+            for name in ("observation_space", "action_space")}
 
 
 def _close(env: Any) -> None:
@@ -68,11 +95,14 @@ def plan(payload: bytes, *, steps: int, seed: int) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``{"actions": [...], "action_space": description}``; ``actions`` is ``None`` (with a
-        ``"why"``) when the actions are not values typed JSON carries exactly: each side then
-        plans its own from its own fresh space.
+        ``{"actions": [...], "action_space": description, "surface": ...}``; ``actions`` is
+        ``None`` (with a ``"why"``) when the actions are not values typed JSON carries exactly:
+        each side then plans its own from its own fresh space. ``surface`` describes the
+        spaces the pack recorded at capture (``None`` when it recorded none).
     """
-    env = _build(payload)
+    obj = pickle.loads(payload)
+    surface = _recorded_surface(obj)
+    env = _make(obj)
     try:
         multi = multi_agent(env)
         if multi is not None:
@@ -86,13 +116,22 @@ def plan(payload: bytes, *, steps: int, seed: int) -> dict[str, Any]:
         _close(env)
     if not carried_exactly(actions):
         kinds = sorted({type(a).__qualname__ for a in actions if not carried_exactly(a)})
-        return {"actions": None, "action_space": described,
+        return {"actions": None, "action_space": described, "surface": surface,
                 "why": f"the actions ({', '.join(kinds)}) do not cross processes exactly"}
-    return {"actions": actions, "action_space": described}
+    return {"actions": actions, "action_space": described, "surface": surface}
+
+
+def plan_here(payload: bytes, *, token: str, steps: int, seed: int) -> dict[str, Any]:
+    """:func:`plan` for the pack stashed under ``token`` (in a fork of the process that stashed
+    it), with ``"payload"``: its pickle, for the other sides (``payload`` itself is unused).
+    """
+    data = pickle.dumps(STASH[token], protocol=pickle.HIGHEST_PROTOCOL)
+    return {**plan(data, steps=steps, seed=seed), "payload": data}
 
 
 def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
-              actions: list[Any] | None = None) -> dict[str, Any]:
+              actions: list[Any] | None = None,
+              ignore_info: Sequence[str] = ()) -> dict[str, Any]:
     """Build the env ``repeat`` times here, one after the other, and record each rollout.
 
     Parameters
@@ -105,13 +144,19 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
         How many builds (2 on the local side: the reproducibility control).
     actions
         The planned actions (from :func:`plan`); ``None``: plan from each fresh env.
+    ignore_info
+        ``info`` keys left out of the traces (``verify(ignore_info=...)``).
 
     Returns
     -------
     dict
-        ``{"traces": [Trace.to_dict(), ...]}``.
+        ``{"traces": [Trace.to_dict(), ...], "digests": [...]}``: each trace's
+        :func:`digest` (equal digests, identical traces: the parent compares only unequal ones).
     """
     traces = []
+    options: dict[str, Any] = {"ignore_info": tuple(ignore_info)} if ignore_info else {}
+    if "ignore_info" not in inspect.signature(record).parameters:
+        options = {}  # a recorder that keeps info keys only (values are not compared)
     for _ in range(repeat):
         env = _build(payload)
         try:
@@ -125,7 +170,20 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
                 traces.append(multi.record(env, todo, seed, describe=describe_space,
                                            plain=plain))
             else:
-                traces.append(record(env, todo, seed).to_dict())
+                traces.append(record(env, todo, seed, **options).to_dict())
         finally:
             _close(env)
-    return {"traces": traces}
+    return {"traces": traces, "digests": [digest(t) for t in traces]}
+
+
+def digest(trace: dict[str, Any]) -> str | None:
+    """The sha256 of a trace's canonical typed-JSON encoding (``None`` if it has none).
+
+    Every value of a trace is compared by that encoding, so two traces with one digest have no
+    difference to list; computing it here, in the child, spares the parent a comparison.
+    """
+    try:
+        text = canonical_json(encode(trace))
+    except Exception:  # noqa: BLE001 - compared value by value instead
+        return None
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

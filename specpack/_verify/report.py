@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 __all__ = [
     "IDENTICAL",
+    "NOT_COMPARED",
     "NOT_IDENTICAL",
     "NOT_REPRODUCIBLE",
     "REBUILD_ERROR",
@@ -15,29 +16,35 @@ __all__ = [
     "TIMEOUT",
     "Status",
     "VerifyReport",
+    "seeds_text",
 ]
 
-Status = Literal["identical", "not_identical", "not_reproducible", "rollout_error",
-                 "rebuild_error", "timeout"]
-#: The rebuild matches the build here.
+Status = Literal["identical", "not_identical", "not_reproducible", "not_compared",
+                 "rollout_error", "rebuild_error", "timeout"]
+#: Both rollouts completed, were compared value by value, and match (the only truthy status).
 IDENTICAL: Status = "identical"
 #: Reproducible here (two builds in this process agree), different across the boundary.
 NOT_IDENTICAL: Status = "not_identical"
-#: Two builds in this process already differ: nothing to compare the rebuild with.
+#: Two builds in this process already differ, or two fresh interpreters that differ only in
+#: their ``PYTHONHASHSEED`` do: nothing stable to compare the rebuild with.
 NOT_REPRODUCIBLE: Status = "not_reproducible"
+#: The rollout was not compared: the spec says ``nondeterministic=True``, or a value in a trace
+#: has no exact encoding. Nothing else differed, but nothing proves the rollouts match.
+NOT_COMPARED: Status = "not_compared"
 #: The rollout raised (on one side or both).
 ROLLOUT_ERROR: Status = "rollout_error"
 #: Building (or running) the env failed or its process died, here or in the worker.
 REBUILD_ERROR: Status = "rebuild_error"
 #: The deadline passed; the worker was killed.
 TIMEOUT: Status = "timeout"
-STATUSES: tuple[Status, ...] = (IDENTICAL, NOT_IDENTICAL, NOT_REPRODUCIBLE, ROLLOUT_ERROR,
-                                REBUILD_ERROR, TIMEOUT)
+STATUSES: tuple[Status, ...] = (IDENTICAL, NOT_IDENTICAL, NOT_REPRODUCIBLE, NOT_COMPARED,
+                                ROLLOUT_ERROR, REBUILD_ERROR, TIMEOUT)
 
 _HEADLINES = {
     IDENTICAL: "identical",
     NOT_IDENTICAL: "NOT identical",
-    NOT_REPRODUCIBLE: "NOT reproducible here",
+    NOT_REPRODUCIBLE: "NOT reproducible",
+    NOT_COMPARED: "rollout NOT compared",
     ROLLOUT_ERROR: "rollout error",
     REBUILD_ERROR: "rebuild error",
     TIMEOUT: "timeout",
@@ -47,6 +54,13 @@ _HEADLINES = {
 @dataclass
 class VerifyReport:
     """The outcome of :func:`specpack.verify`: truthy iff ``status == "identical"``.
+
+    ``identical`` means both rollouts completed, were compared (``rollout_compared``) and
+    matched, and the rebuild agreed with the build here on everything else compared. Every
+    other status is falsy: a rollout that raised (``rollout_error``), a spec that says
+    ``nondeterministic=True`` or a value with no exact encoding (``not_compared``), an env
+    whose behaviour already differs between two builds here or between two fresh interpreters
+    under different hash seeds (``not_reproducible``).
 
     Attributes
     ----------
@@ -61,13 +75,22 @@ class VerifyReport:
     steps, seed
         The rollout compared.
     rollout_compared
-        False when the spec says ``nondeterministic=True`` (only the structure is compared).
+        True when the two rollouts were compared value by value (False when the spec says
+        ``nondeterministic=True``, a value has no exact encoding, or a side never got to
+        run one).
     elapsed
         Seconds the whole call took.
     notes
         Remarks that do not make the report falsy.
     stdout, stderr
         What the env wrote in the worker (bounded).
+    ignore_info
+        The ``info`` keys left out of the comparison (``verify(ignore_info=...)``).
+    hash_seeds
+        The ``PYTHONHASHSEED`` of each process: ``"here"`` (this process, as its environment
+        says), ``"rebuild"`` (the fresh interpreter) and ``"control"`` (a second fresh
+        interpreter, the hash-order control); ``None`` where it is random or not set by
+        specpack (a spawn or forkserver child, no control run).
     """
 
     status: Status
@@ -81,12 +104,16 @@ class VerifyReport:
     notes: list[str] = field(default_factory=list)
     stdout: str = ""
     stderr: str = ""
+    ignore_info: list[str] = field(default_factory=list)
+    hash_seeds: dict[str, int | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"unknown verify status {self.status!r}")
         if self.identical != (self.status == IDENTICAL):
             raise ValueError(f"identical={self.identical} contradicts status={self.status!r}")
+        if self.identical and not self.rollout_compared:
+            raise ValueError("an identical report compared the rollouts (rollout_compared=True)")
 
     def __bool__(self) -> bool:
         return self.status == IDENTICAL
@@ -103,8 +130,17 @@ class VerifyReport:
             lines.append(f"  - {first}")
             lines += [f"    {line}" for line in rest]
         lines += [f"  note: {n}" for n in self.notes]
+        if self.ignore_info:
+            lines.append(f"  info keys left out: {', '.join(map(repr, self.ignore_info))}")
+        if self.hash_seeds:
+            lines.append(f"  hash seeds: {seeds_text(self.hash_seeds)}")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-able data (``specpack verify --json``)."""
         return asdict(self)
+
+
+def seeds_text(seeds: dict[str, int | None]) -> str:
+    """``"here random, rebuild 1, control 2"``: the PYTHONHASHSEED of each process."""
+    return ", ".join(f"{side} {'random' if s is None else s}" for side, s in seeds.items())

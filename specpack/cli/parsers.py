@@ -298,6 +298,9 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
                    help="where to rebuild (default: a fresh interpreter)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                    help="give up on the rebuild after this long (default 120)")
+    p.add_argument("--ignore-info", action="append", default=[], metavar="KEY",
+                   help="leave this info key out of the comparison (values that vary by "
+                   "nature, e.g. wall-clock times); repeat for more keys")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
     p = add("run", "build a pack's env and run a seeded rollout",

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from .._text import printable
+from .._verify.report import seeds_text
 from ..errors import SpecPackError
 from .output import EXIT_NOT_IDENTICAL, EXIT_OK, spinner, stdout_to_stderr
 from .packfile import load_pack, run_imports
@@ -30,7 +31,8 @@ def command(ns: argparse.Namespace) -> int:
     where = "a fresh interpreter" if ns.where == "subprocess" else f"a {ns.where} child"
     with spinner(f"verifying {pack.label} in {where} ({ns.steps} steps, seed {ns.seed})"), \
             stdout_to_stderr():
-        report = pack.verify(steps=ns.steps, seed=ns.seed, where=ns.where, timeout=ns.timeout)
+        report = pack.verify(steps=ns.steps, seed=ns.seed, where=ns.where, timeout=ns.timeout,
+                             ignore_info=getattr(ns, "ignore_info", None) or ())
     status = report_status(report)
     if ns.json:
         doc = {
@@ -45,6 +47,8 @@ def command(ns: argparse.Namespace) -> int:
             "rollout_compared": bool(getattr(report, "rollout_compared", True)),
             "elapsed": round(float(getattr(report, "elapsed", 0.0)), 4),
             "notes": [str(n) for n in getattr(report, "notes", [])],
+            "ignore_info": list(getattr(report, "ignore_info", [])),
+            "hash_seeds": dict(getattr(report, "hash_seeds", {})),
             "stdout": str(getattr(report, "stdout", "") or ""),
             "stderr": str(getattr(report, "stderr", "") or ""),
         }
@@ -76,8 +80,12 @@ def render_report(report: Any, label: str, where: str, timeout: float) -> str:
     elif status == "not_identical":
         head = f"NOT identical: {label} rebuilt in {where} differs from the build here ({counted}):"
     elif status == "not_reproducible":
-        head = (f"NOT reproducible: {label} differs between two builds here, so a rebuild "
-                f"elsewhere cannot match it ({counted}):")
+        head = (f"NOT reproducible: {label} differs between runs that should agree (two "
+                "builds here, or two fresh interpreters under different hash seeds), so a "
+                f"rebuild elsewhere cannot match it ({counted}):")
+    elif status == "not_compared":
+        head = (f"rollout NOT compared: {label} rebuilt in {where} matches the build here in "
+                f"what was compared, but its rollout was not compared ({counted}):")
     elif status == "rollout_error":
         head = (f"rollout error: {label} raised during the {steps}-step rollout with seed "
                 f"{seed} ({counted}):")
@@ -97,6 +105,13 @@ def render_report(report: Any, label: str, where: str, timeout: float) -> str:
             lines += _output(name, str(getattr(report, name, "") or ""), where)
     lines += [f"note: {printable(str(note), limit=2000)}"
               for note in getattr(report, "notes", [])]
+    ignored = list(getattr(report, "ignore_info", []))
+    if ignored:
+        lines.append(printable(f"info keys left out: {', '.join(map(repr, ignored))}",
+                               limit=2000))
+    seeds = getattr(report, "hash_seeds", {})
+    if seeds:
+        lines.append(f"hash seeds (PYTHONHASHSEED): {seeds_text(seeds)}")
     return "\n".join(lines)
 
 

@@ -62,11 +62,16 @@ def test_verify_is_true_for_a_live_wrapped_env_with_a_lambda():
     assert specpack.capture(env).verify(steps=60)
 
 
-def test_verify_is_false_for_hash_dependent_behaviour_with_the_step_and_values():
+def test_verify_of_hash_dependent_behaviour_is_not_reproducible_naming_both_hash_seeds():
     assert os.environ.get("PYTHONHASHSEED") in (None, "random")
     report = specpack.capture(HashDependent).verify(steps=10)
-    assert not report and report.status == "not_identical"  # reproducible here, not there
-    assert any("reset observation differs" in d for d in report.differences), report.differences
+    # reproducible here, but two fresh interpreters under different hash seeds already differ
+    assert not report and report.status == "not_reproducible", str(report)
+    assert "hash randomisation" in report.differences[0]
+    assert "PYTHONHASHSEED=1" in report.differences[0]
+    assert "PYTHONHASHSEED=2" in report.differences[0]
+    assert "reset observation differs" in report.differences[0], report.differences
+    assert report.hash_seeds == {"here": None, "rebuild": 1, "control": 2}
     with pytest.raises(specpack.NotIdenticalError) as info:
         specpack.capture(HashDependent).verify(steps=10, check=True)
     assert info.value.differences
@@ -94,14 +99,17 @@ def test_constructor_failing_only_in_the_fresh_interpreter_reports_the_child_tra
         pack.verify(steps=5, check=True)
 
 
-def test_nondeterministic_env_skips_the_rollout_and_says_so():
+def test_nondeterministic_env_skips_the_rollout_and_is_falsy_not_compared():
     gymnasium.register("NonDet-v0", entry_point=HashDependent, nondeterministic=True)
     try:
         report = specpack.capture("NonDet-v0").verify(steps=10)
     finally:
         gymnasium.registry.pop("NonDet-v0")
-    assert report and not report.rollout_compared
+    # issue 20: a report is truthy only when both rollouts were compared and matched
+    assert not report and report.status == "not_compared" and not report.rollout_compared
     assert "nondeterministic=True" in report.notes[0]
+    assert report.differences == []
+    assert "control" not in report.hash_seeds  # nothing to control: the rollout is skipped
 
 
 def test_diff_reports_first_divergence_with_step_number():
