@@ -58,7 +58,7 @@ def test_processes_an_env_starts_in_new_sessions_do_not_outlive_verify(tmp_path,
     report = specpack.capture("Spawner-v0").verify(steps=2)
     assert report.status == "identical", report
     pids = [p for f in tmp_path.glob("*.pids") for p in _pids(f)]
-    # the plan, two builds here and one there: a sleeper and a daemon per reset
-    assert len(pids) >= 6, pids
+    # a sleeper and a daemon per reset, on both sides
+    assert len(pids) >= 4, pids
     assert wait_stopped(STOP_GRACE + 5)
     assert wait_dead(pids, 2.0) == [], f"still running after verify: {pids}"
