@@ -62,3 +62,15 @@ def test_processes_an_env_starts_in_new_sessions_do_not_outlive_verify(tmp_path,
     assert len(pids) >= 4, pids
     assert wait_stopped(STOP_GRACE + 5)
     assert wait_dead(pids, 2.0) == [], f"still running after verify: {pids}"
+
+
+def test_processes_an_env_starts_in_new_sessions_do_not_outlive_the_audit(tmp_path, monkeypatch):
+    import forgingenvs  # noqa: F401 - registers Spawner-v0
+
+    monkeypatch.setenv("SPECPACK_TEST_PIDDIR", str(tmp_path))
+    report = specpack.audit("Spawner-v0", steps=2, jobs=1)
+    assert len(report.findings) == 1, report
+    pids = [p for f in tmp_path.glob("*.pids") for p in _pids(f)]
+    assert len(pids) >= 4, pids
+    assert wait_stopped(STOP_GRACE + 5)
+    assert wait_dead(pids, 2.0) == [], f"still running after the audit: {pids}"
