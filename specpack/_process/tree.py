@@ -97,17 +97,23 @@ def kill_tree(root: int, *, include_root: bool = True) -> None:
     include_root
         Whether ``root`` itself is killed too.
     """
+    stop = getattr(signal, "SIGSTOP", None)
+    kill = getattr(signal, "SIGKILL", signal.SIGTERM)
+    if stop is None:  # not POSIX: no tree to walk, no way to freeze one
+        if include_root:
+            _signal(root, kill)
+        return
     if include_root:
-        _signal(root, signal.SIGSTOP)
+        _signal(root, stop)
     frozen: set[int] = set()
     for _ in range(_ROUNDS):
         new = descendants(root) - frozen
         if not new:
             break
         for pid in new:
-            _signal(pid, signal.SIGSTOP)
+            _signal(pid, stop)
         frozen |= new
     for pid in frozen:
-        _signal(pid, signal.SIGKILL)
+        _signal(pid, kill)
     if include_root:
-        _signal(root, signal.SIGKILL)
+        _signal(root, kill)
