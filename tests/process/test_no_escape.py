@@ -61,6 +61,31 @@ if __name__ == "__main__":
     marker(me, result)
 """
 
+# What a Python signal handler that raises (Ray leaves SIGTERM -> sys.exit) does when its signal
+# lands as the child starts (a SIGTERM to the whole process group as it forks), or what a
+# wrapper of os.fork that fails in the child does: the child raises before its first line.
+_RAISING_AT_FORK = _VERIFY_IN + """
+real_fork = os.fork
+
+
+def fork_then_raise_in_the_child():
+    pid = real_fork()
+    if pid == 0:
+        sys.exit(15)
+    return pid
+
+
+os.fork = fork_then_raise_in_the_child
+
+if __name__ == "__main__":
+    me = os.getpid()
+    try:
+        result = verify_in("subprocess")
+    except BaseException as e:  # a user's catch-all around a call
+        result = f"raised {type(e).__name__}"
+    marker(me, "done")
+"""
+
 
 def _markers(script: str, tmp_path, timeout: float = 240) -> list[str]:
     path = tmp_path / "script.py"
@@ -74,6 +99,10 @@ def _markers(script: str, tmp_path, timeout: float = 240) -> list[str]:
 
 def test_a_fork_child_whose_os_exit_raises_still_ends_and_never_runs_the_callers_code(tmp_path):
     assert _markers(_FAILING_EXIT, tmp_path) == ["MARKER main identical"]
+
+
+def test_a_fork_child_that_raises_as_it_starts_never_runs_the_callers_code(tmp_path):
+    assert _markers(_RAISING_AT_FORK, tmp_path) == ["MARKER main done"]
 
 
 def test_verify_from_a_fork_pool_worker_after_ray_and_a_forkserver_were_used(tmp_path):
