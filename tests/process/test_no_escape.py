@@ -92,7 +92,7 @@ def _markers(script: str, tmp_path, timeout: float = 240) -> list[str]:
     path.write_text(textwrap.dedent(script))
     proc = run_python([str(path)], cwd=tmp_path, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    time.sleep(0.5)  # an escaped child may still be on its way
+    time.sleep(2.0)  # an escaped child may still be on its way
     markers = tmp_path / "markers"
     return markers.read_text().splitlines() if markers.exists() else []
 
