@@ -98,6 +98,7 @@ def fork_call(body: Callable[[], None]) -> int:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
+    parent = os.getpid()
     mask = _block_all()
     pid = -1
     try:
@@ -109,7 +110,9 @@ def fork_call(body: Callable[[], None]) -> int:
         if pid == 0:
             _child(body, mask)
     finally:
-        if pid == 0:  # the child, whatever happened on its way here
+        # the child, whatever happened on its way here (even before ``pid`` was assigned:
+        # a wrapper of os.fork that raises in the child)
+        if os.getpid() != parent:
             hard_exit(1)
         if mask is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
