@@ -255,9 +255,11 @@ def mp_main(ctl: Any, res: Any, boot_out: str, boot_err: str, cwd: str | None,
             env: Mapping[str, str] | None, exit_handlers: bool = False) -> None:
     """multiprocessing target (spawn/forkserver): ``ctl``/``res`` are Connections.
 
-    It never returns: the process ends here through :func:`.forking.hard_exit` (a forkserver
-    child would otherwise unwind into the server's loop), after this interpreter's ``atexit``
-    handlers with ``exit_handlers`` (a spawn child: a fresh interpreter of its own).
+    It never returns: the process ends here through :func:`.forking.hard_exit`, after this
+    interpreter's ``atexit`` handlers with ``exit_handlers`` (a spawn child: a fresh
+    interpreter of its own). Returning would leave the end to multiprocessing's
+    ``os._exit``, which a wrapper that raises turns into an unwinding into the code that
+    forked (a forkserver's loop).
     """
     code = 1
     try:
