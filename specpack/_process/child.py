@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from .._text import format_exception, one_line
 from .forking import hard_exit
@@ -185,10 +185,26 @@ def serve(ctl_fd: int, res_fd: int) -> None:
     every process the jobs left behind is killed.
     """
     become_subreaper()
+    _end_tree_at_exit()
     try:
         _serve(ctl_fd, res_fd)
     finally:
         _end_tree_below()
+
+
+def _end_tree_at_exit() -> None:
+    """Make ``os._exit`` in this process (a job that calls it) kill the tree below it first.
+
+    A process the job forks inherits the wrapper but is not this process: it just exits.
+    """
+    me, real_exit = os.getpid(), os._exit
+
+    def exit_after_the_tree(code: int) -> NoReturn:
+        if os.getpid() == me:
+            _end_tree_below()
+        real_exit(code)
+
+    setattr(os, "_exit", exit_after_the_tree)  # noqa: B010 - mypy refuses assigning a function
 
 
 def _serve(ctl_fd: int, res_fd: int) -> None:

@@ -51,6 +51,18 @@ def test_a_busy_worker_killed_at_its_deadline_takes_new_sessions_and_daemons_wit
         assert wait_dead(pids, 1.0) == [], f"still running after the deadline kill: {pids}"
 
 
+@pytest.mark.parametrize("where", EVERY_WHERE)
+def test_a_job_that_calls_os_exit_takes_its_new_sessions_and_daemons_with_it(where, tmp_path):
+    pidfile = tmp_path / "pids"
+    with Worker(where) as worker:
+        worker.submit("hostilejobs:start_daemons", b"", {"pidfile": str(pidfile),
+                                                         "exit_code": 3})
+        out = worker.collect(60)
+    assert out.status == "died" and "exited with code 3" in out.error, out
+    pids = _pids(pidfile)
+    assert wait_dead(pids, 1.0) == [], f"still running after the worker exited: {pids}"
+
+
 def test_processes_an_env_starts_in_new_sessions_do_not_outlive_verify(tmp_path, monkeypatch):
     import forgingenvs  # noqa: F401 - registers Spawner-v0
 
