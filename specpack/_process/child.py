@@ -1,9 +1,13 @@
 """The child side of the worker protocol: read a task, run its job, answer on the channel.
 
 One loop (:func:`serve`) for every start method; the entry points differ only in how the two
-pipe ends arrive: :func:`main` (a fresh ``python -c``, fds on the command line),
+pipe ends arrive: :func:`main` (a fresh ``python -c``, fds in a variable it deletes),
 :func:`mp_main` (a spawn/forkserver target, multiprocessing Connections) and
-:func:`fork_main` (a plain ``os.fork`` of the parent).
+:func:`fork_main` (a fork of the parent, see :mod:`.forking`).
+
+The first control message is the answer channel's key (:mod:`.protocol`); every answer is
+tagged with it. The child adopts the orphans among its descendants (:mod:`.tree`) and, when it
+ends by itself, kills every process its jobs left behind.
 
 While a job runs, file descriptors 1 and 2 point at the task's capture files (C-level writes
 included) and ``sys.stdout``/``sys.stderr`` are fresh streams on them. The answer channel is
@@ -23,12 +27,17 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from .._text import format_exception, one_line
-from .protocol import FrameReader, pack_frame, read_request
+from .forking import hard_exit
+from .protocol import FrameReader, ProtocolError, pack_frame, read_request
+from .tree import become_subreaper, kill_tree
 
-__all__ = ["fork_main", "load_job", "main", "mp_main", "run_job", "serve"]
+__all__ = ["FDS_VARIABLE", "fork_main", "load_job", "main", "mp_main", "run_job", "serve"]
+
+#: The environment variable that gives a fresh interpreter its pipe fds (``"CTL,RES"``).
+FDS_VARIABLE = "SPECPACK_WORKER_FDS"
 
 
 def load_job(job: str) -> Callable[..., Any]:
@@ -132,29 +141,73 @@ def _guard_channels(fds: tuple[int, ...]) -> None:
         os.register_at_fork(after_in_child=close_in_grandchild)
 
 
+def _end_tree_below() -> None:
+    """Kill every process below this worker (the processes its jobs left behind)."""
+    with contextlib.suppress(Exception):
+        kill_tree(os.getpid(), include_root=False)
+
+
 def _watch_parent() -> None:
-    """Kill this worker's process group when the parent process goes away."""
+    """Kill this worker's process tree when the parent process goes away."""
     parent = os.getppid()
 
     def watch() -> None:
         while True:
             time.sleep(0.5)
             if os.getppid() != parent:
+                _end_tree_below()
                 with contextlib.suppress(Exception):
                     if os.getpgrp() == os.getpid():
                         os.killpg(os.getpid(), signal.SIGKILL)
-                os._exit(1)
+                hard_exit(1)
 
     threading.Thread(target=watch, name="specpack-parent-watch", daemon=True).start()
+
+
+def _read_key(ctl_fd: int, reader: FrameReader) -> bytes:
+    """The answer channel's key: the parent's first control message."""
+    message = _read_message(ctl_fd, reader)
+    if message is None:
+        raise ProtocolError("the parent closed the control pipe before sending the key")
+    key = message.get("key")
+    if message.get("op") != "key" or not isinstance(key, str):
+        raise ProtocolError("the parent's first control message is not the key")
+    return bytes.fromhex(key)
 
 
 def serve(ctl_fd: int, res_fd: int) -> None:
     """The worker loop: one task at a time until told to stop or the parent goes away.
 
-    For each ``{"op": "task", "request": path}`` on ``ctl_fd``: read the request file and
-    delete it (its absence tells the parent the task started), run the job with output
-    captured, and write ``{"task": n, "status": ..., ...}`` on ``res_fd``.
+    First the key (``{"op": "key", "key": hex}``) on ``ctl_fd``. Then, for each
+    ``{"op": "task", "request": path}``: read the request file and delete it (its absence
+    tells the parent the task started), run the job with output captured, and write
+    ``{"task": n, "status": ..., ...}`` tagged with the key on ``res_fd``. When the loop ends,
+    every process the jobs left behind is killed.
     """
+    become_subreaper()
+    _end_tree_at_exit()
+    try:
+        _serve(ctl_fd, res_fd)
+    finally:
+        _end_tree_below()
+
+
+def _end_tree_at_exit() -> None:
+    """Make ``os._exit`` in this process (a job that calls it) kill the tree below it first.
+
+    A process the job forks inherits the wrapper but is not this process: it just exits.
+    """
+    me, real_exit = os.getpid(), os._exit
+
+    def exit_after_the_tree(code: int) -> NoReturn:
+        if os.getpid() == me:
+            _end_tree_below()
+        real_exit(code)
+
+    setattr(os, "_exit", exit_after_the_tree)  # noqa: B010 - mypy refuses assigning a function
+
+
+def _serve(ctl_fd: int, res_fd: int) -> None:
     _guard_channels((ctl_fd, res_fd))
     with contextlib.suppress(Exception):
         # disable first: enable() on an already enabled handler keeps the signal handlers it
@@ -164,6 +217,7 @@ def serve(ctl_fd: int, res_fd: int) -> None:
         faulthandler.enable(file=2, all_threads=False)  # fd 2: the task's capture file
     _watch_parent()
     reader = FrameReader("the parent")
+    key = _read_key(ctl_fd, reader)
     while True:
         message = _read_message(ctl_fd, reader)
         if message is None or message.get("op") != "task":
@@ -172,27 +226,29 @@ def serve(ctl_fd: int, res_fd: int) -> None:
         try:
             header, payload = read_request(path)
         except BaseException as e:  # noqa: BLE001
-            _write_all(res_fd, pack_frame({"task": task, **_error_answer(e)}))
+            _write_all(res_fd, pack_frame({"task": task, **_error_answer(e)}, key))
             continue
         with contextlib.suppress(OSError):
             os.remove(path)
         with _captured(str(header["stdout"]), str(header["stderr"])):
             answer = run_job(str(header["job"]), payload, header.get("params") or {})
         try:
-            frame = pack_frame({"task": task, **answer})
+            frame = pack_frame({"task": task, **answer}, key)
         except BaseException as e:  # noqa: BLE001 - e.g. a value typed JSON cannot carry
             frame = pack_frame({
                 "task": task, "status": "error",
                 "error": f"SpecPackError: the job's result cannot be sent back as typed JSON "
                          f"({_error_answer(e)['error']})",
                 "detail": _error_answer(e)["detail"],
-            })
+            }, key)
         _write_all(res_fd, frame)
 
 
 def main() -> None:
-    """Entry point of a fresh interpreter: ``python -c ... CTL_FD RES_FD``."""
-    serve(int(sys.argv[1]), int(sys.argv[2]))
+    """Entry point of a fresh interpreter: the fds come in :data:`FDS_VARIABLE`, deleted here
+    before any job runs (a job's subprocesses do not inherit it either)."""
+    ctl, res = os.environ.pop(FDS_VARIABLE).split(",")
+    serve(int(ctl), int(res))
 
 
 def _settle(boot_out: str, boot_err: str, cwd: str | None,
@@ -212,14 +268,36 @@ def _settle(boot_out: str, boot_err: str, cwd: str | None,
 
 
 def mp_main(ctl: Any, res: Any, boot_out: str, boot_err: str, cwd: str | None,
-            env: Mapping[str, str] | None) -> None:
-    """multiprocessing target (spawn/forkserver): ``ctl``/``res`` are Connections."""
-    _settle(boot_out, boot_err, cwd, env)
-    serve(ctl.fileno(), res.fileno())
+            env: Mapping[str, str] | None, exit_handlers: bool = False) -> None:
+    """multiprocessing target (spawn/forkserver): ``ctl``/``res`` are Connections.
+
+    It never returns: the process ends here through :func:`.forking.hard_exit`, after this
+    interpreter's ``atexit`` handlers with ``exit_handlers`` (a spawn child: a fresh
+    interpreter of its own). Returning would leave the end to multiprocessing's
+    ``os._exit``, which a wrapper that raises turns into an unwinding into the code that
+    forked (a forkserver's loop).
+    """
+    code = 1
+    try:
+        _settle(boot_out, boot_err, cwd, env)
+        serve(ctl.fileno(), res.fileno())
+        code = 0
+    except BaseException as e:  # noqa: BLE001 - the boot log says why; the parent sees it died
+        with contextlib.suppress(BaseException):
+            os.write(2, format_exception(e).encode("utf-8", "replace"))
+    finally:
+        with contextlib.suppress(BaseException):
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            if exit_handlers:
+                import atexit
+
+                atexit._run_exitfuncs()
+        hard_exit(code)
 
 
 def fork_main(ctl_fd: int, res_fd: int, boot_out: str, boot_err: str, cwd: str | None,
               env: Mapping[str, str] | None) -> None:
-    """Body of a plain ``os.fork`` child (the caller ``os._exit``\\ s after it returns)."""
+    """Body of a fork child (:func:`.forking.fork_call` ends the process after it returns)."""
     _settle(boot_out, boot_err, cwd, env)
     serve(ctl_fd, res_fd)

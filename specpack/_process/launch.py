@@ -1,10 +1,14 @@
-"""Starting a worker child for each start method, and stopping it with its process group.
+"""Starting a worker child for each start method, and stopping it with its process tree.
 
-Every child gets its own session (so its process group can be killed as a whole: a job that
-forks leaves nothing behind) and the two protocol pipe ends. ``"subprocess"`` starts
+Every child gets its own session (its process group can be killed as a whole) and the two
+protocol pipe ends; on Linux it adopts the orphans among its descendants (:mod:`.tree`), so
+killing it kills every process its jobs started, new sessions and double-forked daemons
+included. ``"subprocess"`` starts
 ``sys.executable`` with the caller's environment, ``PYTHONPATH`` entries made absolute against
-the caller's working directory; ``"spawn"``/``"forkserver"`` are multiprocessing children;
-``"fork"`` is a plain ``os.fork`` of this process (it shares this process's state).
+the caller's working directory, and the pipe fd numbers in a variable the child deletes (not on
+its command line); ``"spawn"``/``"forkserver"`` are multiprocessing children;
+``"fork"`` is a fork of this process (it shares this process's state) that can never return
+into this process's code (:mod:`.forking`).
 """
 
 from __future__ import annotations
@@ -17,15 +21,14 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
-import warnings
 from collections.abc import Collection, Mapping
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import SpecPackError
-from . import child
+from . import child, tree
+from .forking import fork_call
 
 __all__ = ["WHERE", "Child", "Where", "child_environment", "fork_available", "reap_later", "start",
            "wait_stopped"]
@@ -49,6 +52,8 @@ _BOOT = (
     "    sys.path.remove({home!r})\n"
     "main()\n"
 )
+#: The variable that tells a fresh interpreter its pipe fds (``"CTL,RES"``); it deletes it.
+FDS_VARIABLE = child.FDS_VARIABLE
 
 
 def fork_available() -> bool:
@@ -69,7 +74,7 @@ def child_environment(env: Mapping[str, str] | None) -> dict[str, str]:
 
 
 class Child:
-    """A started worker process: its pid, its exit code, and a kill of its process group."""
+    """A started worker process: its pid, its exit code, and a kill of its process tree."""
 
     def __init__(self, pid: int, where: Where, handle: Any = None) -> None:
         self.pid = pid
@@ -109,10 +114,13 @@ class Child:
         return self._code
 
     def kill(self) -> None:
-        """SIGKILL the child's process group (its forks) and the child itself."""
-        if self._code is None:
-            with contextlib.suppress(OSError):
-                os.kill(self.pid, signal.SIGKILL)
+        """SIGKILL the child, every process below it and its process group.
+
+        The tree is stopped before it is killed (:func:`.tree.kill_tree`), so a process that
+        forks meanwhile cannot leave a child behind.
+        """
+        if self.poll() is None:  # not reaped: the pid is still this child's
+            tree.kill_tree(self.pid)
         if hasattr(os, "killpg"):
             with contextlib.suppress(OSError):
                 os.killpg(self.pid, signal.SIGKILL)
@@ -145,11 +153,12 @@ def start(where: Where, ctl_r: int, res_w: int, *, boot_out: str, boot_err: str,
         The interpreter could not be executed.
     """
     if where == "subprocess":
+        environment = {**child_environment(env), FDS_VARIABLE: f"{ctl_r},{res_w}"}
         with open(boot_out, "ab") as out, open(boot_err, "ab") as err:
             proc = subprocess.Popen(
-                [sys.executable, "-c", _BOOT.format(home=_HOME), str(ctl_r), str(res_w)],
+                [sys.executable, "-c", _BOOT.format(home=_HOME)],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
-                env=child_environment(env), pass_fds=(ctl_r, res_w), start_new_session=True,
+                env=environment, pass_fds=(ctl_r, res_w), start_new_session=True,
             )
         return Child(proc.pid, where, proc)
     if where == "fork":
@@ -166,7 +175,7 @@ def _mp(where: Where, ctl_r: int, res_w: int, boot_out: str, boot_err: str, cwd:
         proc = ctx.Process(
             target=child.mp_main,
             args=(ctl, res, boot_out, boot_err, cwd,
-                  None if env is None else child_environment(env)),
+                  None if env is None else child_environment(env), where == "spawn"),
             name=f"specpack-{where}-worker", daemon=False,
         )
         try:
@@ -182,39 +191,19 @@ def _mp(where: Where, ctl_r: int, res_w: int, boot_out: str, boot_err: str, cwd:
     return Child(proc.pid, where, proc)
 
 
-def _flush_std_streams() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-
-
 def _fork(ctl_r: int, res_w: int, boot_out: str, boot_err: str, cwd: str | None,
           env: Mapping[str, str] | None, close_in_fork: Collection[int]) -> Child:
     if not fork_available():
         raise SpecPackError("where='fork' needs os.fork, which this platform does not have")
-    _flush_std_streams()
-    with warnings.catch_warnings():
-        # Python 3.12+ warns that forking a threaded process may deadlock the child; this
-        # child only runs the job (and is killed at the deadline if it does deadlock).
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
-    if pid:
-        return Child(pid, "fork")
-    code = 0
-    try:
-        with contextlib.suppress(OSError):
-            os.setsid()
+    environment = None if env is None else child_environment(env)
+
+    def body() -> None:
         for fd in close_in_fork:
             with contextlib.suppress(OSError):
                 os.close(fd)
-        child.fork_main(ctl_r, res_w, boot_out, boot_err, cwd,
-                        None if env is None else child_environment(env))
-    except BaseException:  # noqa: BLE001 - never return into the parent's code
-        code = 1
-        with contextlib.suppress(BaseException):
-            os.write(2, traceback.format_exc().encode("utf-8", "replace"))
-    finally:
-        os._exit(code)
+        child.fork_main(ctl_r, res_w, boot_out, boot_err, cwd, environment)
+
+    return Child(fork_call(body), "fork")
 
 
 #: Threads waiting for a child that was asked to stop (see :func:`reap_later`).
@@ -223,7 +212,7 @@ _REAPERS: set[threading.Thread] = set()
 
 def reap_later(child: Child, grace: float) -> None:
     """Leave a child that was asked to stop to a thread: it waits up to ``grace`` seconds for
-    the child to end, then kills its process group (and the child, if still there)."""
+    the child to end, then kills its process group (and its tree, if still there)."""
     reaper = threading.Thread(target=_reap, args=(child, grace), name="specpack-reaper",
                               daemon=True)
     _REAPERS.add(reaper)

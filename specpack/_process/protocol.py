@@ -8,6 +8,14 @@ pipe, stops the child) from the parent on one pipe, answers (``{"task": n, "stat
 is the child's stdout, and nothing that crosses is ever unpickled: a hostile or chatty env can
 at worst send data, never code.
 
+Answers are *keyed*: the parent makes a random key per worker and sends it as the first
+control message (``{"op": "key", "key": hex}``), before any job runs; each answer frame starts
+with the HMAC-SHA256 of its body under that key. The env's code runs in the child after the
+key was read off the pipe, so writing to the answer pipe (found by fd number, by scanning
+``/proc/self/fd``, from a fork) cannot make an answer the parent accepts: a frame without the
+key is a protocol violation. Code that reads the harness's own memory can find the key: the
+key guards against an env that writes, not against one written to read specpack's variables.
+
 The request itself (job name, params, and the payload bytes, which may be large) travels in a
 file the child reads when it is ready, so a child that died at start-up cannot make the parent
 block or fail on a full or broken pipe.
@@ -15,6 +23,8 @@ block or fail on a full or broken pipe.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import signal
@@ -34,6 +44,8 @@ __all__ = [
     "ProtocolError",
     "Status",
     "exit_text",
+    "head_and_tail",
+    "new_key",
     "pack_frame",
     "read_capture",
     "read_request",
@@ -44,8 +56,12 @@ __all__ = [
 MAX_FRAME = 1 << 30
 #: How much of a task's stdout/stderr comes back in an :class:`Outcome`.
 CAPTURE_LIMIT = 64 * 1024
+#: How many lines of a dead child's stderr its outcome's detail quotes (first, last).
+_HEAD_LINES, _TAIL_LINES = 6, 20
 
 _HEADER = struct.Struct(">Q")
+#: Bytes of the HMAC-SHA256 tag a keyed frame starts with.
+_TAG = hashlib.sha256().digest_size
 
 Status = Literal["ok", "error", "died", "timeout"]
 
@@ -85,10 +101,30 @@ class Outcome:
     elapsed: float
 
 
-def pack_frame(message: Mapping[str, Any]) -> bytes:
-    """One frame holding ``message`` (typed JSON; raises PackFormatError if not encodable)."""
+def new_key() -> bytes:
+    """A fresh random key for one worker's answer channel."""
+    return os.urandom(32)
+
+
+def _tag(key: bytes, body: bytes) -> bytes:
+    return hmac.new(key, body, hashlib.sha256).digest()
+
+
+def pack_frame(message: Mapping[str, Any], key: bytes | None = None) -> bytes:
+    """One frame holding ``message`` (typed JSON; raises PackFormatError if not encodable).
+
+    Parameters
+    ----------
+    message
+        The message.
+    key
+        The answer channel's key: the frame then starts with the HMAC-SHA256 of the body
+        under it (what :class:`FrameReader` with the same key requires).
+    """
     body = json.dumps(encode(dict(message)), separators=(",", ":"), allow_nan=False,
                       ensure_ascii=False).encode("utf-8")
+    if key is not None:
+        body = _tag(key, body) + body
     return _HEADER.pack(len(body)) + body
 
 
@@ -105,10 +141,19 @@ def _unpack_body(body: bytes, source: str) -> dict[str, Any]:
 
 
 class FrameReader:
-    """Reassembles frames from chunks read off a pipe."""
+    """Reassembles frames from chunks read off a pipe.
 
-    def __init__(self, source: str) -> None:
+    Parameters
+    ----------
+    source
+        Who sends (named in errors).
+    key
+        The channel's key: every frame must carry its tag (see :func:`pack_frame`).
+    """
+
+    def __init__(self, source: str, key: bytes | None = None) -> None:
         self.source = source
+        self._key = key
         self._buf = bytearray()
 
     def feed(self, data: bytes) -> None:
@@ -121,7 +166,7 @@ class FrameReader:
         Raises
         ------
         ProtocolError
-            The frame is oversized or not a typed-JSON object.
+            The frame is oversized, lacks the channel's key, or is not a typed-JSON object.
         """
         if len(self._buf) < _HEADER.size:
             return None
@@ -134,6 +179,13 @@ class FrameReader:
             return None
         body = bytes(self._buf[_HEADER.size:end])
         del self._buf[:end]
+        if self._key is not None:
+            tag, body = body[:_TAG], body[_TAG:]
+            if not hmac.compare_digest(tag, _tag(self._key, body)):
+                raise ProtocolError(
+                    f"{self.source} sent a frame without this worker's key: something other "
+                    "than specpack's harness (the env's code, or a process it started) wrote "
+                    "to the answer channel")
         return _unpack_body(body, self.source)
 
 
@@ -179,6 +231,15 @@ def read_capture(path: str | None, limit: int = CAPTURE_LIMIT) -> str:
     except OSError:
         return ""
     return data.decode("utf-8", "replace")
+
+
+def head_and_tail(lines: list[str]) -> list[str]:
+    """The first and last lines of a dead child's stderr (a traceback ends, a faulthandler
+    report starts, with what matters), a cut mark between them."""
+    if len(lines) <= _HEAD_LINES + _TAIL_LINES + 1:
+        return lines
+    cut = len(lines) - _HEAD_LINES - _TAIL_LINES
+    return [*lines[:_HEAD_LINES], f"[... {cut} lines ...]", *lines[-_TAIL_LINES:]]
 
 
 def exit_text(code: int | None) -> str:

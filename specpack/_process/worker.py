@@ -3,10 +3,11 @@
 A :class:`Worker` is one long-lived child process (any start method) that runs one task at a
 time. ``submit`` writes the request to a file and tells the child its name on the control
 pipe (a few bytes; a dead child can only make that write fail, which is ignored: the outcome
-then says how it died). The answer comes back on the answer pipe as a typed-JSON frame. The
-caller waits on :attr:`Worker.waitable` (several workers at once with
-``multiprocessing.connection.wait``) or with a timeout, and a deadline that passes kills the
-child with its whole process group.
+then says how it died). The answer comes back on the answer pipe as a typed-JSON frame tagged
+with the worker's key (sent first, before any job runs): a frame without it is refused as a
+protocol violation. The caller waits on :attr:`Worker.waitable` (several workers at once with
+``multiprocessing.connection.wait``) or with a timeout; a deadline that passes kills the
+child with its whole process tree.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from .protocol import (
     Outcome,
     ProtocolError,
     exit_text,
+    head_and_tail,
+    new_key,
     pack_frame,
     read_capture,
     write_request,
@@ -42,8 +45,6 @@ __all__ = ["Worker", "label", "run_one"]
 #: This process's ends of every live worker's pipes (closed in "fork" children).
 _PARENT_FDS: set[int] = set()
 _LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
-#: How many lines of a dead child's stderr its outcome's detail quotes (first, last).
-_HEAD_LINES, _TAIL_LINES = 6, 20
 #: Longest wait between two checks that a silent child is still alive.
 _SLICE = 1.0
 #: Seconds an idle child gets to exit by itself when its worker closes, before it is killed.
@@ -54,15 +55,6 @@ _MAIN_GUARD_HINT = (
     "({script}), so a script that calls verify()/audit() at top level runs again in the child "
     "and fails there; put that code under `if __name__ == \"__main__\":`"
 )
-
-
-def _head_and_tail(lines: list[str]) -> list[str]:
-    """The first and last lines (a traceback ends, a faulthandler report starts, with what
-    matters)."""
-    if len(lines) <= _HEAD_LINES + _TAIL_LINES + 1:
-        return lines
-    cut = len(lines) - _HEAD_LINES - _TAIL_LINES
-    return [*lines[:_HEAD_LINES], f"[... {cut} lines ...]", *lines[-_TAIL_LINES:]]
 
 
 def label(where: str) -> str:
@@ -106,7 +98,8 @@ class Worker:
         self._task = 0
         self._pending: dict[str, Any] | None = None
         self._outcome: Outcome | None = None
-        self._reader = FrameReader(f"the {self.label}")
+        self._key = new_key()
+        self._reader = FrameReader(f"the {self.label}", self._key)
         self._closed = False
         self._owner = os.getpid()
         self._start_error = ""
@@ -128,6 +121,9 @@ class Worker:
         finally:
             os.close(ctl_r)
             os.close(res_w)
+        if self.child is not None:
+            with contextlib.suppress(OSError):  # a dead child: the first task says how it died
+                os.write(self._ctl, pack_frame({"op": "key", "key": self._key.hex()}))
         _LIVE.add(self)
 
     # -- tasks ---------------------------------------------------------------------------
@@ -198,7 +194,7 @@ class Worker:
     def collect(self, timeout: float | None = None) -> Outcome:
         """The task's outcome, waiting up to ``timeout`` seconds (``None``: no limit).
 
-        When the time is up the child and its process group are killed and the outcome is
+        When the time is up the child and its process tree are killed and the outcome is
         ``"timeout"`` (with what the task printed so far).
         """
         outcome = self.poll_outcome(timeout)
@@ -212,7 +208,7 @@ class Worker:
         return Outcome(
             status="timeout", value=None,
             error=f"TimeoutError: the {self.label} did not finish within {took:.3g} s "
-                  "(killed with its process group)",
+                  "(killed with its process tree)",
             detail="", stdout=read_capture(pending["out"]), stderr=read_capture(pending["err"]),
             elapsed=took,
         )
@@ -252,7 +248,7 @@ class Worker:
         try:
             message = self._reader.next()
             while message is not None and message.get("task") != self._pending["task"]:
-                message = self._reader.next()  # a stale or forged answer
+                message = self._reader.next()  # a stale answer
         except ProtocolError as e:
             return self._died(f"ProtocolError: {e}", broken=True)
         return None if message is None else self._answer(message)
@@ -297,8 +293,9 @@ class Worker:
         if not started:
             lines.append(self._never_started_hint())
         if stderr.strip():
-            lines += ["stderr:", *_head_and_tail(stderr.rstrip().splitlines())]
-        self._closed_child()
+            lines += ["stderr:", *head_and_tail(stderr.rstrip().splitlines())]
+        if self.child is not None:
+            self.child.kill()
         return Outcome(
             status="died", value=None, error=f"WorkerDied: {how}", detail="\n".join(lines),
             stdout=stdout, stderr=stderr, elapsed=time.perf_counter() - pending["started"],
@@ -310,14 +307,10 @@ class Worker:
             return _MAIN_GUARD_HINT.format(where=self.where, script=script)
         return "it died before it could take the task (while starting up)"
 
-    def _closed_child(self) -> None:
-        if self.child is not None:
-            self.child.kill()
-
     # -- lifetime ------------------------------------------------------------------------
 
     def kill(self) -> None:
-        """Kill the child and its process group now (a running task then reads as died)."""
+        """Kill the child and its process tree now (a running task then reads as died)."""
         if self.child is not None:
             self.child.kill()
             self.child.wait(5.0)
@@ -325,11 +318,12 @@ class Worker:
     def close(self) -> None:
         """End the child and remove the worker's files; returns at once.
 
-        An idle child is asked to stop and ends by itself (running its exit handlers: a
-        library's ``atexit`` hooks, coverage measurement of subprocesses); a thread waits up to
+        An idle child is asked to stop and ends by itself, killing every process its jobs left
+        behind (a fresh interpreter or spawn child runs its exit handlers: a library's
+        ``atexit`` hooks, coverage measurement of subprocesses); a thread waits up to
         :data:`STOP_GRACE` seconds for that, then kills whatever is left of its process group
-        (it too, if it has not ended). A child running a task is killed at once, with its
-        process group. There is nothing to wait for: every answer it gave is already here.
+        (and its tree, if it has not ended). A child running a task is killed at once, with
+        its process tree. There is nothing to wait for: every answer it gave is already here.
         """
         if self._closed:
             return

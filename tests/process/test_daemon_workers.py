@@ -17,8 +17,16 @@ def verify_in(where: str) -> tuple[str, str, str]:
 
 
 def test_verify_from_a_pool_worker_refuses_spawn_and_subprocess_works_there() -> None:
-    with multiprocessing.get_context("fork").Pool(1) as pool:
+    # close and join, not terminate (what `with Pool` does): terminate SIGTERMs the workers,
+    # and after a test that ran Ray (whose SIGTERM handler raises SystemExit) a worker hit
+    # during its own exit under coverage (whose os._exit wrapper lets SystemExit through)
+    # unwinds into this test and runs the rest of the session (see test_no_escape.py).
+    pool = multiprocessing.get_context("fork").Pool(1)
+    try:
         spawn, subprocess = pool.map(verify_in, ["spawn", "subprocess"])
+    finally:
+        pool.close()
+        pool.join()
     kind, name, message = spawn
     assert (kind, name) == ("raised", "SpecPackError"), spawn
     assert message.startswith("cannot start a spawn child from this process (")

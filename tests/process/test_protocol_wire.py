@@ -16,6 +16,7 @@ from specpack._process.protocol import (
     Outcome,
     ProtocolError,
     exit_text,
+    new_key,
     pack_frame,
     read_capture,
     read_request,
@@ -60,6 +61,37 @@ def test_a_frame_that_is_no_typed_json_object_is_a_protocol_error(body: bytes,
         reader.next()
     assert str(info.value).startswith(needle)
     assert info.value.__cause__ is None  # the decoder's traceback is not chained
+
+
+def test_a_keyed_reader_takes_frames_tagged_with_its_key_from_any_chunking() -> None:
+    key = new_key()
+    data = pack_frame({"task": 1, "status": "ok", "value": -0.0}, key) + pack_frame({"n": 2}, key)
+    reader = FrameReader("worker 3", key)
+    got = []
+    for i in range(0, len(data), 7):
+        reader.feed(data[i:i + 7])
+        while (message := reader.next()) is not None:
+            got.append(message)
+    assert got == [{"task": 1, "status": "ok", "value": -0.0}, {"n": 2}]
+
+
+@pytest.mark.parametrize("forged", ["unkeyed", "another key", "a changed byte", "truncated tag"])
+def test_a_keyed_reader_refuses_a_frame_without_its_key(forged: str) -> None:
+    key = new_key()
+    message = {"task": 1, "status": "ok", "value": "forged"}
+    data = {
+        "unkeyed": pack_frame(message),
+        "another key": pack_frame(message, new_key()),
+        "a changed byte": pack_frame({**message, "value": "forgeD"}, key).replace(b"forgeD",
+                                                                                b"forged"),
+        "truncated tag": frame(b"x" * 5),
+    }[forged]
+    reader = FrameReader("the fresh interpreter", key)
+    reader.feed(data)
+    with pytest.raises(ProtocolError) as info:
+        reader.next()
+    assert str(info.value).startswith("the fresh interpreter sent a frame without this worker's "
+                                      "key: something other than specpack's harness")
 
 
 def test_an_oversized_frame_is_refused_before_it_is_read() -> None:

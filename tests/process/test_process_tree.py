@@ -1,0 +1,88 @@
+"""Nothing a job starts outlives its worker: processes in a new session
+(``start_new_session=True``) and double-forked daemons die with the worker, whether it ends by
+itself (closed while idle), is killed at a deadline, or verify closes it."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from test_worker_protocol import alive, wait_dead
+
+import specpack
+from specpack._process import Worker, wait_stopped
+from specpack._process.worker import STOP_GRACE
+
+pytestmark = pytest.mark.integration
+EVERY_WHERE = ["subprocess", "spawn", "forkserver", "fork"]
+
+
+def _pids(path) -> list[int]:
+    return [int(p) for p in path.read_text().split()]
+
+
+@pytest.mark.parametrize("where", EVERY_WHERE)
+def test_new_sessions_and_double_forked_daemons_die_when_an_idle_worker_closes(where, tmp_path):
+    pidfile = tmp_path / "pids"
+    worker = Worker(where)
+    worker.submit("hostilejobs:start_daemons", b"", {"pidfile": str(pidfile)})
+    out = worker.collect(60)
+    assert out.status == "ok", out
+    pids = _pids(pidfile)
+    assert out.value == pids and all(alive(p) for p in pids)
+    worker.close()
+    assert wait_stopped(STOP_GRACE + 5)
+    assert wait_dead(pids, 2.0) == [], f"still running after the worker closed: {pids}"
+
+
+@pytest.mark.parametrize("where", EVERY_WHERE)
+def test_a_busy_worker_killed_at_its_deadline_takes_new_sessions_and_daemons_with_it(
+        where, tmp_path):
+    pidfile = tmp_path / "pids"
+    with Worker(where) as worker:
+        worker.submit("hostilejobs:start_daemons", b"", {"pidfile": str(pidfile), "hang": True})
+        end = time.monotonic() + 60
+        while not pidfile.exists() or len(pidfile.read_text().split()) < 2:
+            assert time.monotonic() < end
+            time.sleep(0.02)
+        out = worker.collect(0.0)
+        assert out.status == "timeout", out
+        pids = _pids(pidfile)
+        assert wait_dead(pids, 1.0) == [], f"still running after the deadline kill: {pids}"
+
+
+@pytest.mark.parametrize("where", EVERY_WHERE)
+def test_a_job_that_calls_os_exit_takes_its_new_sessions_and_daemons_with_it(where, tmp_path):
+    pidfile = tmp_path / "pids"
+    with Worker(where) as worker:
+        worker.submit("hostilejobs:start_daemons", b"", {"pidfile": str(pidfile),
+                                                         "exit_code": 3})
+        out = worker.collect(60)
+    assert out.status == "died" and "exited with code 3" in out.error, out
+    pids = _pids(pidfile)
+    assert wait_dead(pids, 1.0) == [], f"still running after the worker exited: {pids}"
+
+
+def test_processes_an_env_starts_in_new_sessions_do_not_outlive_verify(tmp_path, monkeypatch):
+    import forgingenvs  # noqa: F401 - registers Spawner-v0
+
+    monkeypatch.setenv("SPECPACK_TEST_PIDDIR", str(tmp_path))
+    report = specpack.capture("Spawner-v0").verify(steps=2)
+    assert report.status == "identical", report
+    pids = [p for f in tmp_path.glob("*.pids") for p in _pids(f)]
+    # a sleeper and a daemon per reset, on both sides
+    assert len(pids) >= 4, pids
+    assert wait_stopped(STOP_GRACE + 5)
+    assert wait_dead(pids, 2.0) == [], f"still running after verify: {pids}"
+
+
+def test_processes_an_env_starts_in_new_sessions_do_not_outlive_the_audit(tmp_path, monkeypatch):
+    import forgingenvs  # noqa: F401 - registers Spawner-v0
+
+    monkeypatch.setenv("SPECPACK_TEST_PIDDIR", str(tmp_path))
+    report = specpack.audit("Spawner-v0", steps=2, jobs=1)
+    assert len(report.findings) == 1, report
+    pids = [p for f in tmp_path.glob("*.pids") for p in _pids(f)]
+    assert len(pids) >= 4, pids
+    assert wait_stopped(STOP_GRACE + 5)
+    assert wait_dead(pids, 2.0) == [], f"still running after the audit: {pids}"
