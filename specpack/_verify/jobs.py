@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import inspect
 import pickle
 from collections.abc import Sequence
 from typing import Any
@@ -155,8 +154,6 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
     """
     traces = []
     options: dict[str, Any] = {"ignore_info": tuple(ignore_info)} if ignore_info else {}
-    if "ignore_info" not in inspect.signature(record).parameters:
-        options = {}  # a recorder that keeps info keys only (values are not compared)
     for _ in range(repeat):
         env = _build(payload)
         try:

@@ -18,15 +18,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any
 
 from .._process import Outcome, ThreadWorker, Worker, label
 from .._text import one_line
-from . import compare as _compare
-from .compare import compare, same, show
+from .compare import compare, not_comparable, same, show
 from .jobs import PLAN_HERE_JOB, RUN_JOB
 from .report import (
     IDENTICAL,
@@ -54,10 +53,6 @@ _NONDETERMINISTIC = "rollout not compared: the spec says nondeterministic=True"
 NO_CONTROL = ("no hash control ran (this process has one CPU): an env whose behaviour depends "
               "on hash order is not told apart from one that differs for another reason")
 
-#: ``compare.not_comparable(trace) -> list[str]`` (the values with no exact encoding) once the
-#: exact traces land; until then every value a trace holds counts as comparable.
-_not_comparable: Callable[[Trace], list[str]] = getattr(
-    _compare, "not_comparable", lambda trace: [])
 
 
 def this_process_seed() -> int | None:
@@ -229,6 +224,13 @@ def _compared(first: Trace, again: Trace, rebuilt: Trace, control: Outcome | Non
     """
     (d_first, d_again), (d_rebuilt,) = digests or [[None, None], [None]]
     deterministic = not (first.nondeterministic or rebuilt.nondeterministic)
+    # A value with no exact encoding equals nothing, itself included: judged before any
+    # comparison, so it is never taken for a build that is not reproducible or not identical.
+    odd = [f"{side}: {v}" for side, t in (("here", first), (there, rebuilt))
+           for v in not_comparable(t)] if deterministic else []
+    if odd:
+        return Verdict(NOT_COMPARED, [], [
+            "rollout not compared: values with no exact encoding: " + "; ".join(odd), *notes])
     repeat = [] if _alike(d_first, d_again) else compare(
         first, again, labels=("the first build here", "the second"), shared=False)
     if repeat:
@@ -250,11 +252,6 @@ def _compared(first: Trace, again: Trace, rebuilt: Trace, control: Outcome | Non
                 "seeds order a small set of strings alike about half the time): run this "
                 f"process with PYTHONHASHSEED={seeds['rebuild']} to rule it out")
         return Verdict(NOT_IDENTICAL, differences, notes, rollout_compared=deterministic)
-    odd = [f"{side}: {v}" for side, t in (("here", first), (there, rebuilt))
-           for v in _not_comparable(t)] if deterministic else []
-    if odd:
-        return Verdict(NOT_COMPARED, [], [
-            "rollout not compared: values with no exact encoding: " + "; ".join(odd), *notes])
     return Verdict(IDENTICAL if deterministic else NOT_COMPARED, [], notes,
                    rollout_compared=deterministic)
 

@@ -48,3 +48,22 @@ class SpySpaces(gymnasium.Env):
 
     def step(self, action: Any) -> Any:
         return np.zeros(2), 0.0, False, False, {}
+
+
+class OpaqueObservation(gymnasium.Env):
+    """An env whose observation holds a lock (no exact encoding: pickle refuses it)."""
+
+    observation_space = gymnasium.spaces.Box(-1.0, 1.0, (2,), np.float64)
+    action_space = gymnasium.spaces.Discrete(2)
+
+    def _obs(self) -> Any:
+        import threading
+
+        return {"x": np.zeros(2), "lock": threading.Lock()}
+
+    def reset(self, *, seed: int | None = None, options: Any = None) -> Any:
+        super().reset(seed=seed)
+        return self._obs(), {}
+
+    def step(self, action: Any) -> Any:
+        return self._obs(), 0.0, False, False, {}
