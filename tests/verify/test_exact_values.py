@@ -165,39 +165,6 @@ def test_not_comparable_names_the_place_inside_the_value() -> None:
     assert not_comparable(record(Shows(), [0, 0], 0)) == []
 
 
-class ToTorch(gymnasium.ObservationWrapper):  # type: ignore[type-arg]
-    """Observations as torch tensors (gymnasium's NumpyToTorch needs array_api_compat, which
-    this venv does not have; the tensor is the same kind)."""
-
-    def observation(self, observation: Any) -> Any:
-        import torch
-
-        return torch.from_numpy(np.asarray(observation))
-
-
-def test_torch_tensor_observations_compare_exactly() -> None:
-    import torch
-
-    def build(offset: float) -> Any:
-        env = gymnasium.make("CartPole-v1")
-        env = gymnasium.wrappers.TransformObservation(
-            env, lambda o: (o + np.float32(offset)).astype(np.float32), env.observation_space)
-        return ToTorch(env)
-
-    assert specpack.diff(build(0.0), build(0.0), steps=5) == []
-    found = specpack.diff(build(0.0), build(1e-7), steps=5)
-    assert found[0].startswith("step 0: reset observation differs: a torch.Tensor([ 0.013696169,")
-    assert found[0].endswith("first difference at [0]: 0.013696169 vs 0.013696268")
-    t = record(build(0.0), [0, 1], 0)
-    assert t.events[0][2][:3] == ["tensor", "torch.Tensor", "torch.float32"]
-    assert isinstance(build(0.0).reset(seed=0)[0], torch.Tensor)
-
-
-def test_verify_of_a_torch_observation_env_is_identical() -> None:
-    report = specpack.capture(ToTorch(gymnasium.make("CartPole-v1"))).verify(steps=20)
-    assert report, report.differences
-
-
 class Rewards(Shows):
     """Rewards ``value`` and puts it in its info too."""
 
