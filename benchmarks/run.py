@@ -5,6 +5,7 @@
     python benchmarks/run.py --json       # for machines
     python benchmarks/run.py --markdown   # the table docs/benchmarks.md holds
     python benchmarks/run.py --only core verify
+    python benchmarks/run.py --only audit  # the audit of ale-py + minigrid (minutes; opt-in)
     python benchmarks/run.py --from-json out.json --markdown   # re-format a saved --json run
 
 Parts (each also runs on its own: ``python benchmarks/bench_core.py`` ...):
@@ -16,10 +17,13 @@ Parts (each also runs on its own: ``python benchmarks/bench_core.py`` ...):
 * ``verify`` (bench_verify.py): ``verify()`` vs the bare ``python -c "import gymnasium"``;
 * ``workers`` (bench_workers.py, from the vector-env work): worker start per start method;
 * ``slow_start`` (bench_slow_start.py): an 8-worker vector env of a 300 ms constructor, with no
-  throwaway env built in the parent.
+  throwaway env built in the parent;
+* ``audit`` (bench_audit.py, only with ``--only audit``: one run takes minutes and needs ale-py
+  and minigrid): ``specpack audit --import ale_py minigrid --jobs 2`` wall time against 0.1.0's
+  107 s, with the CPU seconds and the load average around the run.
 
 Goals (from the issues): make <= 0.9x gymnasium.make and <= 1.1x the floor; capture <= 0.1x
-gymnasium.make; by-reference pickle <= 1.5x the EnvSpec; verify <= 1.5x interpreter start.
+gymnasium.make; by-reference pickle <= 1.5x the EnvSpec; verify <= 1.5x interpreter start; the audit of ale-py + minigrid <= 107 s (1.0x 0.1.0's).
 """
 
 from __future__ import annotations
@@ -36,15 +40,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _bench import machine
 
-PARTS = ("core", "carry", "verify", "workers", "slow_start")
+PARTS = ("core", "carry", "verify", "workers", "slow_start", "audit")
+#: The parts run without ``--only`` (the audit takes minutes and needs ale-py and minigrid).
+DEFAULT_PARTS = ("core", "carry", "verify", "workers", "slow_start")
 _MODULES = {"core": "bench_core", "carry": "bench_carry", "verify": "bench_verify",
-            "workers": "bench_workers", "slow_start": "bench_slow_start"}
+            "workers": "bench_workers", "slow_start": "bench_slow_start",
+            "audit": "bench_audit"}
 _TITLES = {
     "core": "make, capture and pickle (CartPole-v1)",
     "growth": "growth with kwargs and wrappers",
     "carry": "code carried by value",
     "verify": "verify",
     "slow_start": "vector-env start with a slow constructor",
+    "audit": "specpack audit of ale-py and minigrid (wall time against 0.1.0's)",
 }
 
 
@@ -104,8 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer rounds")
     parser.add_argument("--json", action="store_true", help="print machine and rows as JSON")
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
-    parser.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS),
-                        help="run only these parts")
+    parser.add_argument("--only", nargs="+", choices=PARTS, default=list(DEFAULT_PARTS),
+                        help="run only these parts (audit: only when named)")
     parser.add_argument("--from-json", metavar="FILE",
                         help="format the results of an earlier --json run instead of measuring")
     args = parser.parse_args(argv)
@@ -143,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"machine": info, "quick": args.quick, "seconds": round(seconds, 1),
                           "results": results}, indent=2))
         return 0
-    ratio_rows = [r for part in ("core", "carry", "verify", "slow_start")
+    ratio_rows = [r for part in ("core", "carry", "verify", "slow_start", "audit")
                   for r in results.get(part, [])]
     head = [
         f"specpack benchmarks ({'quick, ' if args.quick else ''}{seconds:.0f} s): every ratio "

@@ -6,11 +6,12 @@ control), sends the pickled pack to a *fresh* long-lived worker that never ran t
 imports or registration code, rebuilds it there and compares with the engine ``verify`` uses
 (spaces, layers, ``render_mode``, spec fields, a rollout over the same seeded actions). It also
 checks what the env records about its constructor arguments (EzPickle, the live wrapper stack).
-Each env gets exactly one status (see :data:`STATUSES`; :data:`FAILING` fail the audit).
+Each env gets exactly one status (see :data:`STATUSES`; :data:`FAILING` fail the audit); only
+a rollout that ran to its end on both sides and matched is ``identical``.
 
 Modules, each one concern: :mod:`.report` (statuses, findings, the report and its summary),
 :mod:`.select` (which ids), :mod:`.classify` (exception to verdict), :mod:`.checks` (EzPickle,
-live stack), :mod:`.env_job` and :mod:`.wrapper_job` (+ :mod:`.wrapper_fixtures`),
+live stack), :mod:`.control` (the local repeat control), :mod:`.env_job` and :mod:`.wrapper_job` (+ :mod:`.wrapper_fixtures`),
 :mod:`.vector_job`, :mod:`.scheduler` (jobs over workers of :mod:`specpack._process`),
 :mod:`.api` (``audit``, ``audit_one``). The command line (``specpack audit``) is
 :mod:`specpack.cli.audit`; it prints :func:`summary` or ``report.to_json()``.
@@ -22,8 +23,10 @@ from .api import DEFAULT_TIMEOUT, audit, audit_one
 from .report import (
     FAILING,
     IDENTICAL,
+    NOT_COMPARED,
     NOT_IDENTICAL,
     NOT_REPRODUCIBLE,
+    ROLLOUT_ERROR,
     STATUSES,
     AuditReport,
     Finding,
@@ -34,8 +37,10 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "FAILING",
     "IDENTICAL",
+    "NOT_COMPARED",
     "NOT_IDENTICAL",
     "NOT_REPRODUCIBLE",
+    "ROLLOUT_ERROR",
     "STATUSES",
     "AuditReport",
     "Finding",

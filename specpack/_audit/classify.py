@@ -7,6 +7,10 @@ then the module the exception names). It is ``needs_arguments`` when the registe
 has required parameters the registration does not give (Meta-World's ``MT1`` needs
 ``env_name``). Anything else is a capture error. The result is a plain dict (it travels back
 from the audit's reference workers as typed JSON).
+
+A rollout that raises is recorded in its trace as the exception's type name and message
+(:func:`raised` shows it); :func:`rollout_missing` reads a missing package from that record
+(minigrid's ``MiniGrid-WFC-*`` build, then raise ``DependencyNotInstalled`` in ``reset()``).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from .._text import format_exception, one_line, short
 from .report import CAPTURE_ERROR, MISSING_DEPENDENCY, NEEDS_ARGUMENTS, TIMEOUT
 from .timelimit import Overtime
 
-__all__ = ["failure", "missing_package", "unset_required"]
+__all__ = ["failure", "guard", "missing_package", "raised", "rollout_missing", "unset_required"]
 
 _PIP = re.compile(r"pip install\s+(?:-U\s+)?[`'\"]?([A-Za-z0-9][A-Za-z0-9_.\-]*(?:\[[^\]\s]*\])?)")
 _SUPPORTED = re.compile(r"only supported (?:on|with) [`'\"]([^`'\"]+)[`'\"]")
@@ -54,16 +58,20 @@ def _hinted_package(text: str) -> str | None:
     return hit.group(1).partition(".")[0] if hit else None
 
 
+def _installed(top: str) -> bool:
+    """Whether the top-level module ``top`` can be imported here."""
+    try:
+        return importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def _absent_module_top(chain: list[BaseException]) -> str | None:
     """The top-level module of a ``ModuleNotFoundError`` in the chain that is not installed."""
     for e in chain:
         if isinstance(e, ModuleNotFoundError) and e.name:
             top = e.name.partition(".")[0]
-            try:
-                absent = importlib.util.find_spec(top) is None
-            except (ImportError, ValueError):
-                absent = True
-            if absent:
+            if not _installed(top):
                 return top
     return None
 
@@ -104,6 +112,49 @@ def missing_package(exc: BaseException) -> str | None:
     for e in chain:
         if isinstance(e, ImportError) and not isinstance(e, ModuleNotFoundError):
             return e.name.partition(".")[0] if e.name else "unknown"
+    return None
+
+
+def raised(error: Mapping[str, Any]) -> str:
+    """How a trace's record of a rollout that raised reads in a reason.
+
+    ``{"type": "builtins.RuntimeError", "message": "boom", "method": "reset", "step": 0}``
+    reads ``"builtins.RuntimeError: boom in reset() at step 0"``.
+    """
+    message = error.get("message")
+    said = f": {message}" if message else ""
+    return f"{error.get('type')}{said} in {error.get('method')}() at step {error.get('step')}"
+
+
+def rollout_missing(error: Mapping[str, Any]) -> str | None:
+    """The package a rollout's recorded exception says is missing, or None.
+
+    The same rules as :func:`missing_package`, on what a trace keeps of the exception (its type
+    name and message; no chain): gymnasium's ``DependencyNotInstalled`` names a package from
+    its message (``"unknown"`` when it names none), an ``ImportError`` too, and a
+    ``ModuleNotFoundError`` whose module is not installed here names it (one whose module *is*
+    installed is a broken env module, not a missing package).
+
+    Parameters
+    ----------
+    error
+        A trace's ``error`` (``type``, ``message``, ``method``, ``step``).
+
+    Returns
+    -------
+    str or None
+        The package (``"minigrid[wfc]"``), or None when the rollout failed for another reason.
+    """
+    kind = str(error.get("type") or "").rpartition(".")[2]
+    text = str(error.get("message") or "")
+    if kind == "DependencyNotInstalled":
+        return _hinted_package(text) or "unknown"
+    if kind == "ModuleNotFoundError":
+        hit = _NO_MODULE.search(text)
+        top = hit.group(1).partition(".")[0] if hit else None
+        return top if top is not None and not _installed(top) else None
+    if kind == "ImportError":
+        return _hinted_package(text) or "unknown"
     return None
 
 

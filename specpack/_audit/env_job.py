@@ -2,18 +2,21 @@
 
 1. **Capture** in the audit's process (``specpack.capture(id)``), after its imports.
 2. **Reference** (:func:`reference`, a job function run in a ``fork`` worker that shares this
-   process's state, or in this process): the EzPickle and live-stack checks on a fresh
-   instance (:mod:`.checks`), then the engine's ``run_trace`` with ``repeat=2``: two builds,
-   each fed the same action list, as the *local repeat control*. When the two differ the env is
-   ``not_reproducible`` (with the first differing step) and nothing is sent across.
+   process's state, or in this process): a first build plans the actions from its fresh action
+   space, the EzPickle and live-stack checks read it (:mod:`.checks`), and it runs the rollout;
+   a second, clean build runs the same actions: the *local repeat control*
+   (:mod:`.control`). When the two differ the env is ``not_reproducible`` (with the first
+   differing step) and nothing is sent across; a rollout that raised a missing dependency
+   makes it ``missing_dependency``.
 3. **Remote** (the engine's ``run_trace`` in a fresh worker): one build from the pickled pack,
-   same actions, compared with the first reference run. ``not_identical`` therefore always means
-   "reproducible here, different across the boundary" (or an EzPickle gap that changes the env).
+   same actions, compared with the reference run. ``not_identical`` therefore always means
+   "reproducible here, different across the boundary" (or an EzPickle gap that changes the env);
+   a rollout that raised the same on both sides is a ``rollout_error`` and a spec that says
+   ``nondeterministic=True`` is ``not_compared``: neither is ever ``identical``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import pickle
 from dataclasses import replace
 from typing import Any
@@ -23,9 +26,10 @@ from .._process import Outcome
 from .._verify import RUN_JOB, Trace, compare, plan_actions, run_trace
 from .._verify.jobs import carried_exactly, multi_agent
 from .checks import ezpickle_gaps, first_step, live_capture
-from .classify import failure, unset_required
+from .classify import failure, raised, rollout_missing, unset_required
+from .control import close_quietly, control, trace_of
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
-from .report import IDENTICAL, NOT_IDENTICAL, NOT_REPRODUCIBLE, Finding
+from .report import MISSING_DEPENDENCY, NOT_REPRODUCIBLE, Finding
 from .select import entry_of
 from .timelimit import time_limit
 from .vector_job import REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB, sub_envs
@@ -73,16 +77,17 @@ def reference(
     Returns
     -------
     dict
-        ``{"failed": {...}}`` when it cannot be built here, else ``control`` (the engine's
-        ``run_trace(..., repeat=2)`` value), ``actions`` (the plan both sides run, or None
-        when typed JSON cannot carry the actions exactly: each side then plans its own),
-        ``gaps`` (see :func:`.checks.ezpickle_gaps`), ``live`` (see
+        ``{"failed": {...}}`` when it cannot be built here, else ``trace`` (the reference
+        trace), ``repeat`` and ``notes`` (see :func:`.control.control`), ``actions`` (the plan
+        both sides run, or None when typed JSON cannot carry the actions exactly: each side then
+        plans its own), ``gaps`` (see :func:`.checks.ezpickle_gaps`), ``live`` (see
         :func:`.checks.live_capture`, or None).
     """
     private_tmp()
     try:
         pack = pickle.loads(payload)
         env = pack.make()
+        first: dict[str, Any] | None = None
         try:
             multi = multi_agent(env)
             actions = (multi.plan_actions(env, steps, seed) if multi is not None
@@ -94,16 +99,23 @@ def reference(
             # re-applies the wrappers EzPickle would not carry); the gymnasium check reads a spec.
             gaps = (ezpickle_gaps(env, pack, actions, seed) if multi is None
                     else {"failures": [], "notes": [], "step": None})
+            if not gaps["failures"]:  # only a gap's round trip steps the env: it is unstepped
+                first = trace_of(env, actions, steps, seed)
         finally:
-            with contextlib.suppress(Exception):
-                env.close()
+            close_quietly(env)
         sent = actions if carried_exactly(actions) else None
-        control = run_trace(payload, steps=steps, seed=seed, repeat=2, actions=sent)
+
+        def again() -> dict[str, Any]:
+            traced: dict[str, Any] = run_trace(payload, steps=steps, seed=seed,
+                                               actions=sent)["traces"][0]
+            return traced
+
+        result = control(again() if first is None else first, again)
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt):
             raise
         return {"failed": failure(e, "building it", timeout, needs, name)}
-    return {"control": control, "actions": sent, "gaps": gaps, "live": checked}
+    return {**result, "actions": sent, "gaps": gaps, "live": checked}
 
 
 def traces(value: Any) -> list[Trace]:
@@ -129,6 +141,7 @@ class EnvJob(Job):
         self.live_differences: list[str] = []
         self.live_failures: list[str] = []
         self.results: dict[str, Any] = {}
+        self.nondeterministic = False
 
     def prepare(self) -> None:
         if isinstance(self.target, str):
@@ -145,8 +158,7 @@ class EnvJob(Job):
             found = failure(e, "capturing it", self.ctx.timeout, self.needs, self.name)
             raise Decided(self.finish_failure(found)) from None
         self.notes.extend(pack.notes)
-        if pack.nondeterministic:
-            self.notes.append("rollout not compared: the spec says nondeterministic=True")
+        self.nondeterministic = bool(pack.nondeterministic)
         function = REFERENCE_JOB
         if getattr(pack, "vector", False):
             function, self.run_job = REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB
@@ -188,10 +200,8 @@ class EnvJob(Job):
             self.results[label] = self.value(label, outcome, REMOTE)
             return
         value = self.value(label, outcome, REFERENCE)
-        first, second = traces(value["control"])[:2]
-        labels = ("the first build here", "the second")
-        diffs = compare(first, second, labels=labels, shared=False)
-        if diffs:
+        if value["repeat"]:
+            diffs = list(value["repeat"])
             raise Decided(
                 self.finish(
                     NOT_REPRODUCIBLE,
@@ -201,11 +211,17 @@ class EnvJob(Job):
                     step=first_step(diffs),
                 )
             )
-        self.here = first
-        if first.error is not None:
-            self.notes.append(
-                f"the rollout here raised {first.error.get('type')} at step "
-                f"{first.error.get('step')} (both builds here alike)"
+        first = self.here = Trace.from_dict(value["trace"])
+        self.notes.extend(value["notes"])
+        missing = None if first.error is None else rollout_missing(first.error)
+        if first.error is not None and missing is not None:
+            raise Decided(
+                self.finish(
+                    MISSING_DEPENDENCY,
+                    f"needs {missing}: the rollout here raised {raised(first.error)}",
+                    package=missing,
+                    step=first.error.get("step"),
+                )
             )
         self.gaps = value["gaps"]
         self.notes.extend(self.gaps["notes"])
@@ -233,6 +249,5 @@ class EnvJob(Job):
                 f"rebuilt from capture(env) of a live instance: {d}"
                 for d in compare(here, replace(live, spec={}), labels=labels, shared=False)
             ]
-        if diffs:
-            return self.finish(NOT_IDENTICAL, diffs[0], differences=tuple(diffs), step=step)
-        return self.finish(IDENTICAL, "")
+        uncompared = self.nondeterministic or self.here.nondeterministic or there.nondeterministic
+        return self.judge(diffs, step, self.here.error, uncompared)

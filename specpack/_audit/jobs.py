@@ -17,7 +17,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._process import Outcome, label
-from .report import CAPTURE_ERROR, REBUILD_ERROR, TIMEOUT, Finding, clip
+from .classify import raised
+from .report import (
+    CAPTURE_ERROR,
+    IDENTICAL,
+    NOT_COMPARED,
+    NOT_IDENTICAL,
+    REBUILD_ERROR,
+    ROLLOUT_ERROR,
+    TIMEOUT,
+    Finding,
+    clip,
+)
 
 __all__ = ["REFERENCE", "REMOTE", "Context", "Decided", "Job", "Task", "private_tmp"]
 
@@ -162,6 +173,47 @@ class Job:
             elapsed=time.perf_counter() - self.t0,
             **extra,
         )
+
+    def judge(self, differences: list[str], step: int | None, error: dict[str, Any] | None,
+              uncompared: bool) -> Finding:
+        """The verdict once both sides' traces are compared: only a rollout that completed on
+        both sides and matched is ``identical``.
+
+        Parameters
+        ----------
+        differences
+            Everything that differed (``not_identical`` when there is any).
+        step
+            The first differing rollout step, if any.
+        error
+            The reference trace's record of a rollout that raised (the rebuild raised the same,
+            or it would be a difference): :meth:`raised_alike`, nothing after it was compared.
+        uncompared
+            The spec says ``nondeterministic=True``: everything else matched, the rollout was
+            not compared (``not_compared``).
+        """
+        unsaid = "rollout not compared: the spec says nondeterministic=True"
+        if differences:
+            if uncompared:
+                self.notes.append(unsaid)
+            return self.finish(NOT_IDENTICAL, differences[0], differences=tuple(differences),
+                               step=step)
+        if error is not None:
+            return self.raised_alike(error)
+        if uncompared:
+            return self.finish(
+                NOT_COMPARED,
+                "the spec says nondeterministic=True: the wrapper layers, spaces, render_mode "
+                "and spec fields are identical; the rollout was not compared",
+            )
+        return self.finish(IDENTICAL, "")
+
+    def raised_alike(self, error: dict[str, Any]) -> Finding:
+        """The finding when the rollout raised the same on both sides: ``rollout_error`` (an
+        env that cannot run a rollout where it is registered is not known to be portable)."""
+        reason = (f"the rollout raised {raised(error)} on both sides alike, so nothing after "
+                  "it was compared")
+        return self.finish(ROLLOUT_ERROR, reason, differences=(reason,), step=error.get("step"))
 
     def finish_failure(self, failure: dict[str, Any]) -> Finding:
         """The finding for a classified failure (see :func:`.classify.failure`)."""

@@ -5,7 +5,10 @@ make ``specpack audit`` exit 1. ``not_reproducible`` and ``needs_arguments`` are
 the env as registered (two builds in the auditing process differ; the registration cannot be
 built without arguments), not of the process boundary, so they are reported in rows of their
 own and do not fail the audit; ``missing_dependency`` and ``skipped`` are what could not be
-checked here.
+checked here. ``not_compared`` (the spec says ``nondeterministic=True``: everything but the rollout
+was compared and matched) does not fail it either; ``rollout_error`` (the rollout raised, the same
+on both sides, so nothing after the exception was compared) does: an env that cannot run a rollout
+where it is registered is not known to be portable. Neither is ever counted as ``identical``.
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ __all__ = [
     "IDENTICAL",
     "MISSING_DEPENDENCY",
     "NEEDS_ARGUMENTS",
+    "NOT_COMPARED",
     "NOT_IDENTICAL",
     "NOT_REPRODUCIBLE",
     "REBUILD_ERROR",
+    "ROLLOUT_ERROR",
     "SCHEMA",
     "SKIPPED",
     "STATUSES",
@@ -39,7 +44,9 @@ __all__ = [
 IDENTICAL = "identical"
 NOT_IDENTICAL = "not_identical"
 NOT_REPRODUCIBLE = "not_reproducible"
+NOT_COMPARED = "not_compared"
 NEEDS_ARGUMENTS = "needs_arguments"
+ROLLOUT_ERROR = "rollout_error"
 CAPTURE_ERROR = "capture_error"
 REBUILD_ERROR = "rebuild_error"
 MISSING_DEPENDENCY = "missing_dependency"
@@ -52,7 +59,9 @@ STATUSES = (
     IDENTICAL,
     NOT_IDENTICAL,
     NOT_REPRODUCIBLE,
+    NOT_COMPARED,
     NEEDS_ARGUMENTS,
+    ROLLOUT_ERROR,
     CAPTURE_ERROR,
     REBUILD_ERROR,
     MISSING_DEPENDENCY,
@@ -60,11 +69,13 @@ STATUSES = (
     SKIPPED,
 )
 #: The statuses that make an audit fail (``specpack audit`` exits 1): real portability
-#: failures, or an env the audit could not finish checking because of the env.
-FAILING = frozenset({NOT_IDENTICAL, CAPTURE_ERROR, REBUILD_ERROR, TIMEOUT})
+#: failures, or an env the audit could not finish checking because of the env (a rollout that
+#: raises where it is registered included).
+FAILING = frozenset({NOT_IDENTICAL, ROLLOUT_ERROR, CAPTURE_ERROR, REBUILD_ERROR, TIMEOUT})
 
-#: The ``schema`` of ``--json`` (2: ``not_reproducible``/``needs_arguments`` and ``step``).
-SCHEMA = "specpack.audit/2"
+#: The ``schema`` of ``--json`` (2: ``not_reproducible``/``needs_arguments`` and ``step``;
+#: 3: ``not_compared`` and ``rollout_error``).
+SCHEMA = "specpack.audit/3"
 
 
 @dataclass(frozen=True)
@@ -75,6 +86,7 @@ class Finding:
     ``differences`` lists everything that differed, ``detail`` holds a traceback where there is
     one (the worker's own for a rebuild error). ``step`` is the first rollout step where the
     compared runs differ (``not_identical``, ``not_reproducible``, an EzPickle gap that changes
+    the rollout) or where the rollout raised (``rollout_error``, ``missing_dependency`` found by
     the rollout), else None.
     """
 
@@ -237,6 +249,11 @@ def _env_lines(report: AuditReport) -> list[str]:
     lines += _listing(
         "not reproducible in one process (a property of the env, not a failure of the audit)",
         [f for f in envs if f.status == NOT_REPRODUCIBLE],
+        lambda f: f.reason,
+    )
+    lines += _listing(
+        "rollout not compared: the spec says nondeterministic=True (not a failure of the audit)",
+        [f for f in envs if f.status == NOT_COMPARED],
         lambda f: f.reason,
     )
     lines += _listing(

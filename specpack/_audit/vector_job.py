@@ -10,7 +10,6 @@ sub-envs).
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import pickle
 from typing import Any
@@ -19,6 +18,7 @@ from .._verify import plan_actions, record, writable
 from .._verify.jobs import carried_exactly
 from ..vector import make_vec
 from .classify import failure
+from .control import close_quietly, control
 from .jobs import private_tmp
 from .select import registry
 
@@ -101,8 +101,7 @@ def _traces(pack: Any, actions: list[Any] | None, steps: int, seed: int, repeat:
             todo = plan_actions(env.action_space, steps, seed) if actions is None else actions
             out.append(record(env, writable(todo), seed).to_dict())
         finally:
-            with contextlib.suppress(Exception):
-                venv.close()
+            close_quietly(venv)
     return {"traces": out}
 
 
@@ -129,7 +128,8 @@ def reference_vector(
 ) -> dict[str, Any]:
     """The reference side of a vector-only pack (a job function; see ``env_job.reference``).
 
-    The actions are planned from a fresh build's batched action space; the EzPickle and
+    The actions are planned from a fresh build's batched action space, and that build runs
+    the first rollout of the repeat control (:func:`.control.control`); the EzPickle and
     live-stack checks do not apply (there is no single env).
     """
     private_tmp()
@@ -137,15 +137,21 @@ def reference_vector(
         pack = pickle.loads(payload)
         venv = _make(pack, num_envs)
         try:
-            actions = plan_actions(venv.action_space, steps, seed)
+            env = Batched(venv)
+            actions = plan_actions(env.action_space, steps, seed)
+            first = record(env, writable(actions), seed).to_dict()
         finally:
-            with contextlib.suppress(Exception):
-                venv.close()
+            close_quietly(venv)
         sent = actions if carried_exactly(actions) else None
-        control = _traces(pack, sent, steps, seed, 2, num_envs)
+
+        def again() -> dict[str, Any]:
+            traced: dict[str, Any] = _traces(pack, sent, steps, seed, 1, num_envs)["traces"][0]
+            return traced
+
+        result = control(first, again)
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt):
             raise
         return {"failed": failure(e, "building it", timeout, needs, name)}
     gaps: dict[str, Any] = {"failures": [], "notes": [], "step": None}
-    return {"control": control, "actions": sent, "gaps": gaps, "live": None}
+    return {**result, "actions": sent, "gaps": gaps, "live": None}

@@ -24,9 +24,9 @@ from .._verify import Trace, compare, plain, plan_actions, record, same, writabl
 from .._verify.jobs import carried_exactly
 from ..backends.recorders import recorder_for
 from ..errors import UnrecordedArgumentsError
-from .classify import failure, missing_package
+from .classify import failure, missing_package, raised, rollout_missing
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
-from .report import IDENTICAL, MISSING_DEPENDENCY, NOT_IDENTICAL, SKIPPED, Finding
+from .report import MISSING_DEPENDENCY, NOT_COMPARED, NOT_IDENTICAL, SKIPPED, Finding
 from .wrapper_fixtures import arg_text, args_text, bases, candidates
 
 __all__ = ["WrapperJob", "probe", "rebuild", "record_check", "reference"]
@@ -295,13 +295,25 @@ class WrapperJob(Job):
         self.ref = ref
         steps, seed = self.ctx.steps, self.ctx.seed
         error = Trace.from_dict(ref["trace"]).error
-        if error is not None:
-            self.notes.append(
-                f"the rollout here raised {error.get('type')} at step {error.get('step')}"
-            )
+        missing = None if error is None else rollout_missing(error)
+        if error is not None and missing is not None:
+            raise Decided(self.finish(MISSING_DEPENDENCY, f"needs {missing}: the rollout here "
+                                      f"raised {raised(error)}", package=missing))
         self.add_task(
             "rebuild", REMOTE, REBUILD_JOB, ref["pack"], steps=steps, seed=seed,
             probes=list(self.given), actions=ref["actions"],
+        )
+
+    def raised_alike(self, error: dict[str, Any]) -> Finding:
+        """A wrapper's rollout that raised the same on both sides is ``not_compared``: the base
+        env and arguments are the audit's guesses, so the failure is not the wrapper's to
+        answer for; its record and attributes were compared and matched."""
+        return self.finish(
+            NOT_COMPARED,
+            f"the rollout around {self.base} with the guessed arguments raised {raised(error)} "
+            "on both sides alike, so it was not compared; the wrapper's record and attributes "
+            "match",
+            step=error.get("step"),
         )
 
     def verdict(self) -> Finding:
@@ -322,6 +334,5 @@ class WrapperJob(Job):
         there_trace = Trace.from_dict(self.there["trace"])
         labels = ("here", self.ctx.remote_label)
         diffs += compare(here_trace, there_trace, labels=labels, shared=False)
-        if diffs:
-            return self.finish(NOT_IDENTICAL, diffs[0], differences=tuple(diffs))
-        return self.finish(IDENTICAL, "")
+        uncompared = here_trace.nondeterministic or there_trace.nondeterministic
+        return self.judge(diffs, None, here_trace.error, uncompared)

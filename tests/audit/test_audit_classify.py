@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from gymnasium.error import DependencyNotInstalled
 
-from specpack._audit.classify import failure, missing_package, unset_required
+from specpack._audit.classify import failure, missing_package, rollout_missing, unset_required
+from specpack._audit.classify import raised as raised_text
 
 ROBOTICS = (
     "No module named 'mujoco_py'. (HINT: you need to install mujoco_py, and also perform the "
@@ -96,3 +97,33 @@ def test_needs_arguments_only_when_the_entry_points_own_required_argument_is_mis
     assert failure(bug, "building it", 60.0, needs, "X")["status"] == "capture_error"
     other = raised(RuntimeError("cannot pickle '_thread.RLock' object"))
     assert failure(other, "capturing it", 60.0, needs, "X")["status"] == "capture_error"
+
+
+@pytest.mark.parametrize(
+    ("error", "package"),
+    [
+        # minigrid 3.2's MiniGrid-WFC-* reset() without imageio
+        ({"type": "gymnasium.error.DependencyNotInstalled",
+          "message": 'imageio is missing, please run `pip install "minigrid[wfc]"`'},
+         "minigrid[wfc]"),
+        ({"type": "gymnasium.error.DependencyNotInstalled", "message": ""}, "unknown"),
+        ({"type": "ModuleNotFoundError", "message": "No module named 'specpack_absent_x.sub'"},
+         "specpack_absent_x"),
+        ({"type": "ImportError", "message": "cannot import name 'x' (pip install renderlib)"},
+         "renderlib"),
+        # an installed package's broken module, and errors that name no package
+        ({"type": "ModuleNotFoundError", "message": "No module named 'numpy.no_such_part'"}, None),
+        ({"type": "RuntimeError", "message": "No module named 'specpack_absent_x'"}, None),
+        ({"type": "ValueError", "message": "pip install nothing"}, None),
+    ],
+)
+def test_a_rollouts_recorded_exception_names_a_missing_package(
+    error: dict[str, Any], package: str | None
+) -> None:
+    assert rollout_missing({**error, "method": "reset", "step": 0}) == package
+
+
+def test_a_rollouts_recorded_exception_reads_with_method_and_step() -> None:
+    error = {"type": "ValueError", "message": "bad action", "method": "step", "step": 3}
+    assert raised_text(error) == "ValueError: bad action in step() at step 3"
+    assert raised_text({**error, "message": ""}) == "ValueError in step() at step 3"

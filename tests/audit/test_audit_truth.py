@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 from _helpers import run_python
-from truthpkg import FLAKY_STEP
+from truthpkg import FLAKY_STEP, RESET_MESSAGE, STEP_MESSAGE
+
+from specpack.testing import assert_portable
 
 pytestmark = pytest.mark.integration
 
@@ -36,10 +38,17 @@ def audit_json(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
 
 
 @pytest.fixture(scope="module")
-def truth(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any]]:
-    """One audit of every truthpkg id (2 workers per side, 30 steps)."""
+def truth_doc(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any]]:
+    """One audit of every truthpkg id (2 workers per side, 30 steps): exit code, JSON."""
     code, doc, _ = audit_json(tmp_path_factory.mktemp("truth"), "truthpkg/", "--steps", "30",
                               "--jobs", "2")
+    return code, doc
+
+
+@pytest.fixture(scope="module")
+def truth(truth_doc: tuple[int, dict[str, Any]]) -> tuple[int, dict[str, Any]]:
+    """The same audit: exit code, findings by name."""
+    code, doc = truth_doc
     return code, {f["name"]: f for f in doc["envs"]}
 
 
@@ -167,3 +176,79 @@ def test_references_built_here_give_the_same_verdicts(tmp_path: Path) -> None:
         "identical", "not_reproducible", "not_identical", "identical",
     ]
     assert code == 1
+
+
+# -- rollouts that raise, specs that say nondeterministic (issue #20) ---------------------------
+
+
+def test_an_env_whose_reset_raises_on_every_build_is_a_rollout_error_not_identical(
+    truth: tuple[int, dict[str, Any]],
+) -> None:
+    # 0.2.0 called it identical: both sides raised alike, and nothing was compared.
+    f = truth[1]["truthpkg/ResetRaises-v0"]
+    assert f["status"] == "rollout_error", f
+    assert f"RuntimeError: {RESET_MESSAGE} in reset() at step 0" in f["reason"]
+    assert "on both sides alike" in f["reason"] and "nothing after it was compared" in f["reason"]
+    assert f["step"] == 0 and f["differences"] == [f["reason"]]
+
+
+def test_an_env_whose_first_step_raises_is_a_rollout_error_at_that_step(
+    truth: tuple[int, dict[str, Any]],
+) -> None:
+    f = truth[1]["truthpkg/StepRaises-v0"]
+    assert f["status"] == "rollout_error", f
+    assert f"ValueError: {STEP_MESSAGE} in step() at step 1" in f["reason"]
+    assert f["step"] == 1
+
+
+def test_a_rollout_that_raises_a_missing_dependency_names_the_package(
+    truth: tuple[int, dict[str, Any]],
+) -> None:
+    # minigrid's MiniGrid-WFC-* envs without imageio: the audit of 0.2.0 called them identical
+    f = truth[1]["truthpkg/RolloutNeedsDep-v0"]
+    assert (f["status"], f["package"]) == ("missing_dependency", "truthpkg[maps]"), f
+    assert "DependencyNotInstalled" in f["reason"] and "reset() at step 0" in f["reason"]
+    assert f["step"] == 0
+
+
+def test_a_nondeterministic_spec_is_not_compared_and_not_counted_identical(
+    truth_doc: tuple[int, dict[str, Any]],
+) -> None:
+    import truthpkg
+
+    doc = truth_doc[1]
+    f = next(f for f in doc["envs"] if f["name"] == "truthpkg/Nondeterministic-v0")
+    assert f["status"] == "not_compared", f
+    assert "nondeterministic=True" in f["reason"] and "not compared" in f["reason"]
+    counts = doc["counts"]["envs"]
+    expected = dict(truthpkg.IDS)
+    expected["truthpkg/VecOnly-v0"] = "identical"
+    assert counts["identical"] == list(expected.values()).count("identical")
+    assert counts["not_compared"] == 1 and counts["rollout_error"] == 2
+    assert doc["schema"] == "specpack.audit/3"
+
+
+def test_a_rollout_error_fails_the_audit_and_not_compared_does_not(tmp_path: Path) -> None:
+    kept = ["truthpkg/Nondeterministic-v0", "truthpkg/RolloutNeedsDep-v0"]
+    proc = run_python(["-m", "specpack", "audit", *kept, "--import", "truthpkg", "--steps", "5"],
+                      cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert "rollout not compared: the spec says nondeterministic=True" in proc.stdout
+    assert proc.stdout.rstrip().endswith("portable")
+    failed = run_python(["-m", "specpack", "audit", "truthpkg/ResetRaises-v0", "--import",
+                         "truthpkg", "--steps", "5"], cwd=tmp_path)
+    assert failed.returncode == 1, failed.stdout + failed.stderr[-3000:]
+    assert "rollout_error" in failed.stdout and "NOT portable" in failed.stdout
+
+
+@pytest.mark.parametrize(
+    ("env_id", "status"),
+    [("truthpkg/ResetRaises-v0", "rollout_error"),
+     ("truthpkg/StepRaises-v0", "rollout_error"),
+     ("truthpkg/Nondeterministic-v0", "not_compared")],
+)
+def test_assert_portable_fails_for_an_env_that_never_ran_or_was_not_compared(
+    env_id: str, status: str
+) -> None:
+    with pytest.raises(AssertionError, match=rf"{env_id} is not portable \({status}\)"):
+        assert_portable(env_id, steps=5)

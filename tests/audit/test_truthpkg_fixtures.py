@@ -294,3 +294,40 @@ def test_needs_dep_args_raises_like_gymnasium_mujoco_py_env() -> None:
     assert len(e.args) == 2
     assert e.args[0].startswith("No module named 'mujoco_py'. Could not import mujoco_py")
     assert str(e).startswith("(\"No module named 'mujoco_py'.")
+
+
+def test_reset_raises_on_every_build_here_and_in_a_fresh_interpreter() -> None:
+    for _ in range(2):
+        env = gymnasium.make("truthpkg/ResetRaises-v0")  # it builds
+        with pytest.raises(RuntimeError, match=truthpkg.RESET_MESSAGE):
+            env.reset(seed=0)
+    code = ("import gymnasium, truthpkg\n"
+            "env = gymnasium.make('truthpkg/ResetRaises-v0')\n"
+            "try:\n    env.reset(seed=0)\nexcept RuntimeError as e:\n    print('raised', e)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(FIXTURES)}, timeout=120)
+    assert proc.stdout.strip() == f"raised {truthpkg.RESET_MESSAGE}", proc.stderr[-2000:]
+
+
+def test_step_raises_at_the_first_step_of_every_build() -> None:
+    for _ in range(2):
+        env = gymnasium.make("truthpkg/StepRaises-v0")
+        env.reset(seed=0)
+        with pytest.raises(ValueError, match=truthpkg.STEP_MESSAGE):
+            env.step(env.action_space.sample())
+
+
+def test_rollout_needs_dep_builds_then_raises_dependency_not_installed_at_reset() -> None:
+    env = gymnasium.make("truthpkg/RolloutNeedsDep-v0")  # the constructor needs nothing
+    with pytest.raises(gymnasium.error.DependencyNotInstalled,
+                       match=r'pip install "truthpkg\[maps\]"'):
+        env.reset(seed=0)
+
+
+def test_nondeterministic_is_registered_so_and_otherwise_a_plain_walk() -> None:
+    assert gymnasium.spec("truthpkg/Nondeterministic-v0").nondeterministic is True
+    env = gymnasium.make("truthpkg/Nondeterministic-v0")
+    assert env.spec is not None and env.spec.nondeterministic is True
+    actions = up_front_actions(env)
+    again = gymnasium.make("truthpkg/Nondeterministic-v0")
+    assert first_difference(rollout(env, actions), rollout(again, actions)) is None
