@@ -24,9 +24,17 @@ from .._verify import Trace, compare, plain, plan_actions, record, same, writabl
 from .._verify.jobs import carried_exactly
 from ..backends.recorders import recorder_for
 from ..errors import UnrecordedArgumentsError
+from .checks import first_step
 from .classify import failure, missing_package, raised, rollout_missing
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
-from .report import MISSING_DEPENDENCY, NOT_COMPARED, NOT_IDENTICAL, SKIPPED, Finding
+from .report import (
+    MISSING_DEPENDENCY,
+    NOT_COMPARED,
+    NOT_IDENTICAL,
+    NOT_REPRODUCIBLE,
+    SKIPPED,
+    Finding,
+)
 from .wrapper_fixtures import arg_text, args_text, bases, candidates
 
 __all__ = ["WrapperJob", "probe", "rebuild", "record_check", "reference"]
@@ -209,11 +217,29 @@ def reference(
         finally:
             with contextlib.suppress(Exception):
                 live.close()
+        out["repeat"] = _repeat(cls, extra, tmp, Trace.from_dict(out["trace"]), actions, seed)
         return out
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt):
             raise
         return {"failed": failure(e, "building it", timeout)}
+
+
+def _repeat(cls: type, extra: Sequence[str], tmp: str, first: Trace, actions: list[Any],
+            seed: int) -> list[str]:
+    """The local repeat control: a second build with the same arguments, the same actions;
+    what differs from the first (an info item that holds a wall-clock time, a random seed
+    drawn at construction) makes the wrapper ``not_reproducible`` here."""
+    again = _build(cls, extra, tmp)
+    if "decided" in again:
+        return [f"a second build here was not made: {again['decided'].get('reason', '?')}"]
+    live = again["live"]
+    try:
+        second = record(live, writable(actions), seed)
+    finally:
+        with contextlib.suppress(Exception):
+            live.close()
+    return compare(first, second, labels=("the first build here", "the second"), shared=False)
 
 
 def rebuild(
@@ -293,6 +319,13 @@ class WrapperJob(Job):
                 )
             )
         self.ref = ref
+        repeat = list(ref.get("repeat") or ())
+        if repeat:
+            raise Decided(self.finish(
+                NOT_REPRODUCIBLE,
+                "two builds in this process already differ, so a rebuild elsewhere cannot be "
+                f"compared with them: {repeat[0]}", differences=tuple(repeat),
+                step=first_step(repeat)))
         steps, seed = self.ctx.steps, self.ctx.seed
         error = Trace.from_dict(ref["trace"]).error
         missing = None if error is None else rollout_missing(error)
