@@ -23,9 +23,21 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["owner_of_file", "owners_of_dir"]
+__all__ = ["owner_of_file", "owners_of_dir", "real_path"]
 
 _SUFFIXES = tuple(importlib.machinery.all_suffixes())
+#: Whether paths must be normalised beyond joining (Windows: ``\\`` and case).
+_PLAIN_PATHS = os.sep == "/" and os.path.normcase("A") == "A"
+
+
+def _norm(path: str) -> str:
+    """``path`` absolute, normalised, case-folded where the file system folds case."""
+    return os.path.normcase(os.path.normpath(os.path.abspath(path)))
+
+
+def real_path(path: str) -> str:
+    """``path`` with its links resolved, case-folded where the file system folds case."""
+    return os.path.normcase(os.path.realpath(path))
 
 
 @dataclass(frozen=True)
@@ -73,7 +85,7 @@ def _files() -> _FileMap:
 
 def _owned_files(dist: Any) -> Iterator[str]:
     """The module files (``.py``, ``.pyc``, extension modules) ``dist`` installed, absolute."""
-    base = os.path.normpath(os.path.abspath(str(dist.locate_file(""))))
+    base = _norm(str(dist.locate_file("")))
     record = dist.read_text("RECORD")
     if record is None:  # installed-files.txt, SOURCES.txt: rare, the slow general reader
         rows: Iterable[str] = (str(f) for f in dist.files or ())
@@ -82,8 +94,10 @@ def _owned_files(dist: Any) -> Iterator[str]:
                 for line in record.splitlines())
     for rel in rows:
         if rel.endswith(_SUFFIXES):
-            path = f"{base}{os.sep}{rel}"
-            yield os.path.normpath(path) if ".." in rel or "./" in rel else path
+            if _PLAIN_PATHS and rel[:1] != "/" and "./" not in rel and "//" not in rel:
+                yield f"{base}/{rel}"
+            else:  # absolute (RECORD allows it), ../bin/x, or Windows: the general way
+                yield _norm(os.path.join(base, rel))
 
 
 def _editable_root(dist: Any) -> str | None:
@@ -95,20 +109,24 @@ def _editable_root(dist: Any) -> str | None:
             and info["dir_info"].get("editable") and isinstance(info.get("url"), str)):
         return None
     url = urlsplit(info["url"])
-    return os.path.realpath(unquote(url.path)) if url.scheme == "file" else None
+    if url.scheme != "file":
+        return None
+    path = unquote(url.path)
+    if os.name == "nt" and path[:1] == "/" and path[2:3] == ":":
+        path = path[1:]  # file:///C:/project
+    return real_path(path)
 
 
 @functools.lru_cache(maxsize=8192)
 def owner_of_file(path: str, module: str) -> tuple[str, str, bool] | None:
     """``(distribution, version, editable)`` owning the file ``path`` of ``module``, or None."""
     fm = _files()
-    for candidate in dict.fromkeys((os.path.normpath(os.path.abspath(path)),
-                                    os.path.realpath(path))):
+    for candidate in dict.fromkeys((_norm(path), real_path(path))):
         held = fm.files.get(candidate)
         if held:
             i = held[0] if len(held) == 1 else _installed_copy(candidate, held)
             return (*fm.name_version(i), False)
-    real = os.path.realpath(path)
+    real = real_path(path)
     top = module.partition(".")[0]
     for e in fm.editables:
         if real.startswith(e.root + os.sep) and (e.tops is None or top in e.tops):
@@ -128,9 +146,9 @@ def _installed_copy(path: str, held: tuple[int, ...]) -> int:
     matching = []
     for i in held:
         dist = fm.dists[i]
-        base = os.path.normpath(os.path.abspath(str(dist.locate_file(""))))
+        base = _norm(str(dist.locate_file("")))
         for row in csv.reader((dist.read_text("RECORD") or "").splitlines()):
-            if (len(row) > 1 and os.path.normpath(os.path.join(base, row[0])) == path
+            if (len(row) > 1 and _norm(os.path.join(base, row[0])) == path
                     and row[1] == f"sha256={digest}"):
                 matching.append(i)
     return matching[0] if len(matching) == 1 else held[0]
@@ -147,11 +165,11 @@ def owners_of_dir(folder: str) -> frozenset[tuple[str, str]]:
 def _owners_of_dir(folder: str) -> frozenset[int]:
     fm = _files()
     out: set[int] = set()
-    for d in dict.fromkeys((os.path.normpath(os.path.abspath(folder)), os.path.realpath(folder))):
+    for d in dict.fromkeys((_norm(folder), real_path(folder))):
         prefix = d + os.sep
         for path, held in fm.files.items():
             if path.startswith(prefix):
                 out.update(held)
-        real = os.path.realpath(d)
+        real = real_path(d)
         out.update(e.dist for e in fm.editables if real.startswith(e.root + os.sep))
     return frozenset(out)

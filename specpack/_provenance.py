@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-from ._owners import owner_of_file, owners_of_dir
-from ._text import printable
+from ._owners import owner_of_file, owners_of_dir, real_path
+from ._text import printable, short
 from .errors import BuildError, VersionSkewWarning
 from .versions import _dist_version  # the one cached lookup of an installed version
 
@@ -188,7 +188,13 @@ def check_requires(requires: Mapping[str, str], *, label: str, stacklevel: int =
     VersionSkewWarning
         A distribution is installed in another version: names it and both versions.
     """
-    missing, differing = _compare(tuple(sorted(requires.items())))
+    try:
+        missing, differing = _compare(tuple(sorted(requires.items())))
+    except TypeError:  # not str -> str (a damaged or forged pack)
+        raise BuildError(
+            f"pack {label}: its requires must map distribution names to version strings, not "
+            f"{short(requires, 200)}; capture the pack again"
+        ) from None
     if missing:
         command = "pip install " + " ".join(shlex.quote(f"{n}=={v}") for n, v in missing)
         names = ", ".join(printable(n, 80) for n, _ in missing)
@@ -215,6 +221,8 @@ def _compare(items: tuple[tuple[str, str], ...]
              ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str, str], ...]]:
     missing, differing = [], []
     for name, version in items:
+        if not (isinstance(name, str) and isinstance(version, str)):
+            raise TypeError(name, version)
         here = _dist_version(name)
         if here is None:
             missing.append((name, version))
@@ -321,19 +329,19 @@ def _classify(module: str, kind: str, path: str | None) -> Source:
 def _stdlib_roots() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(stdlib folders, site folders inside or beside them that are not the stdlib)."""
     paths = sysconfig.get_paths()
-    roots = {os.path.realpath(p) for k in ("stdlib", "platstdlib") if (p := paths.get(k))}
+    roots = {real_path(p) for k in ("stdlib", "platstdlib") if (p := paths.get(k))}
     sites = [paths.get("purelib"), paths.get("platlib")]
     try:
         sites.extend(site.getsitepackages())
     except AttributeError:  # pragma: no cover - virtualenv's old site.py
         pass
     sites.append(site.getusersitepackages() if site.ENABLE_USER_SITE else None)
-    return tuple(roots), tuple({os.path.realpath(p) for p in sites if p})
+    return tuple(roots), tuple({real_path(p) for p in sites if p})
 
 
 @functools.lru_cache(maxsize=8192)
 def _in_stdlib(path: str) -> bool:
-    real = os.path.realpath(path)
+    real = real_path(path)
     roots, sites = _stdlib_roots()
     if any(real.startswith(s + os.sep) for s in sites):
         return False

@@ -274,3 +274,10 @@ def test_imported_during_lets_the_builds_exception_through() -> None:
     with pytest.raises(KeyError, match="no env"):
         imported_during(broken)
     assert imported_during(lambda: "same") == ("same", frozenset())
+
+
+@pytest.mark.parametrize("requires", [{"numpy": 2}, {1: "1.0"}, {"numpy": ["2"]},
+                                      {"a": "1", 2: "1"}])
+def test_requires_that_are_not_names_to_versions_raise_build_error(requires: Any) -> None:
+    with pytest.raises(BuildError, match="'X-v0': its requires must map distribution names"):
+        check_requires(requires, label="'X-v0'")
