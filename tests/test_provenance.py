@@ -281,3 +281,23 @@ def test_imported_during_lets_the_builds_exception_through() -> None:
 def test_requires_that_are_not_names_to_versions_raise_build_error(requires: Any) -> None:
     with pytest.raises(BuildError, match="'X-v0': its requires must map distribution names"):
         check_requires(requires, label="'X-v0'")
+
+
+def test_check_requires_reads_installed_versions_once_per_process(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import specpack._provenance as provenance
+
+    asked: list[str] = []
+    real = provenance._dist_version
+
+    def counting(name: str) -> str | None:
+        asked.append(name)
+        return real(name)
+
+    monkeypatch.setattr(provenance, "_dist_version", counting)
+    requires = {"numpy": np.__version__, "cloudpickle": cloudpickle.__version__,
+                "specpack-once-only-probe": "0.0"}
+    for _ in range(3):
+        with pytest.raises(BuildError, match=r"specpack-once-only-probe==0\.0"):
+            check_requires(requires, label="'X-v0'")
+    assert sorted(asked) == ["cloudpickle", "numpy", "specpack-once-only-probe"]
