@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._process import WHERE, Outcome, ThreadWorker, Worker, fork_available, label
+from ._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label
 from ._verify.check_report import CheckReport, versions_text
 from ._verify.engine import check_ignore_info, check_rollout_options
 from ._verify.jobs import STASH
@@ -40,13 +40,20 @@ from ._verify.report import (
     ROLLOUT_ERROR,
     TIMEOUT,
 )
-from ._verify.sealing import FIELDS, PICKLE_JOB, SEAL_JOB, event_fields
+from ._verify.sealing import (
+    FIELDS,
+    NO_DIGEST,
+    PICKLE_JOB,
+    SEAL_JOB,
+    event_fields,
+    first_divergence,
+)
 from .errors import BuildError, PackFormatError, SpecPackError
 
 __all__ = ["CheckReport", "Seal", "check_seal", "make_seal"]
 
 #: Where :func:`check_seal` may rebuild: this process (in a thread), or a worker.
-CHECK_WHERE = ("here", *WHERE)
+CHECK_WHERE = ("here", *BOUNDARIES)
 _HASH_KEY = "PYTHONHASHSEED"
 _TOKENS = itertools.count()
 
@@ -189,7 +196,7 @@ def make_seal(pack: Any, *, steps: int = 100, seed: int = 0, timeout: float = 12
         raise BuildError(f"cannot seal {what}: the fresh interpreter sent an unreadable answer")
     error = got["error"]
     if error is not None:
-        fewer = max(int(error.get("step") or 0) - 1, 0)
+        fewer = max(_step_of(error) - 1, 0)
         raise SpecPackError(
             f"cannot seal {what}: its rollout raised {_error_text(error)}; a seal proves a "
             f"complete rollout: fix the env, or seal fewer steps (steps={fewer})")
@@ -198,6 +205,10 @@ def make_seal(pack: Any, *, steps: int = 100, seed: int = 0, timeout: float = 12
             f"cannot seal {what}: values with no exact encoding (a check could never compare "
             f"them): {'; '.join(got['not_comparable'])}; leave varying info keys out with "
             "ignore_info=[...]")
+    odd = [e[0] for e in got["events"] if NO_DIGEST in e]
+    if odd or got["spaces"] == NO_DIGEST:
+        raise SpecPackError(f"cannot seal {what}: values that cannot be digested "
+                            f"({', '.join(odd[:3]) or 'the spaces'})")
     made_with = {**got["versions"], _HASH_KEY: str(hash_seed)}
     return Seal(steps=steps, seed=seed, fields=FIELDS, digests=got["events"],
                 layers=got["layers"], spaces=got["spaces"], made_with=made_with,
@@ -285,8 +296,6 @@ def _judge(report: CheckReport, seal: Seal, got: dict[str, Any], nondeterministi
         report.status = NOT_IDENTICAL if found else NOT_COMPARED
         return
     report.rollout_compared = True
-    from ._verify.sealing import first_divergence
-
     div = first_divergence(seal.digests, got["events"])
     error = got["error"]
     if div is not None and not (error is not None and div[1] == "length"):
@@ -295,10 +304,16 @@ def _judge(report: CheckReport, seal: Seal, got: dict[str, Any], nondeterministi
     if error is not None:
         found.append(f"the rollout raised {_error_text(error)} (the seal's rollout did not)")
         if report.step is None:
-            report.step, report.field = int(error.get("step") or 0), "error"
+            report.step, report.field = _step_of(error), "error"
         report.status = ROLLOUT_ERROR
         return
     report.status = NOT_IDENTICAL if found else IDENTICAL
+
+
+def _step_of(error: Mapping[str, Any]) -> int:
+    """The step a rollout error names (0 if it names none)."""
+    step = error.get("step")
+    return step if type(step) is int else 0
 
 
 def _error_text(e: Mapping[str, Any]) -> str:
