@@ -240,14 +240,15 @@ def check_seal(pack: Any, seal: Seal, *, where: str = "subprocess",
         Truthy only when the layers, spaces and every digest of the rollout match.
     """
     if not isinstance(seal, Seal):
-        raise SpecPackError(f"seal={seal!r} is not a Seal: make one with make_seal(pack) "
-                            "(or pack.seal()) and pass it")
+        raise SpecPackError(f"seal is a {type(seal).__name__}, not a Seal: make one with "
+                            "make_seal(pack) (or pack.seal()) and pass it")
     if where not in CHECK_WHERE:
         raise SpecPackError(f"where={where!r} is not one of {', '.join(CHECK_WHERE)}")
     check_rollout_options(seal.steps, seal.seed, "subprocess", timeout)
     start = time.monotonic()
     recorded = seal.made_with.get(_HASH_KEY, "")
-    hash_seed = int(recorded) if recorded.isdigit() else REBUILD_HASH_SEED
+    valid = recorded.isascii() and recorded.isdigit() and int(recorded) < 1 << 32
+    hash_seed = int(recorded) if valid else REBUILD_HASH_SEED
     o = _roll(pack, where, hash_seed, seal.steps, seal.seed, seal.ignore_info,
               start + timeout)
     side = "this process" if where == "here" else f"a {label(where)}"

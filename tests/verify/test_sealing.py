@@ -19,7 +19,8 @@ def test_first_divergence_names_the_step_and_field_of_the_first_digest_that_diff
 
 def test_a_reset_field_a_different_event_and_a_shorter_rollout_are_named_as_such() -> None:
     sealed = [("reset 0", A, A), _STEP, ("reset 1", A, A)]
-    assert first_divergence(sealed, [("reset 0", A, B)])[:2] == (0, "reset info")  # type: ignore[index]
+    found = first_divergence(sealed, [("reset 0", A, B)])
+    assert found is not None and found[:2] == (0, "reset info")
     other = [("reset 0", A, A), _STEP, ("step 2", A, A, A, A, A, A)]
     step, field, line = first_divergence(sealed, other) or (0, "", "")
     assert (step, field) == (1, "event") and "the seal did reset but the rebuild did step" in line
@@ -29,7 +30,8 @@ def test_a_reset_field_a_different_event_and_a_shorter_rollout_are_named_as_such
 
 def test_a_field_without_a_digest_never_matches_even_itself() -> None:
     sealed = [("reset 0", NO_DIGEST, A)]
-    assert first_divergence(sealed, sealed)[:2] == (0, "reset observation")  # type: ignore[index]
+    found = first_divergence(sealed, sealed)
+    assert found is not None and found[:2] == (0, "reset observation")
 
 
 def test_versions_text_names_python_backend_numpy_and_every_other_version_that_differs() -> None:
