@@ -173,8 +173,9 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
     return {"traces": traces, "digests": [digest(t) for t in traces]}
 
 
-def digest(trace: dict[str, Any]) -> str | None:
-    """The sha256 of a trace's canonical typed-JSON encoding (``None`` if it has none).
+def digest(trace: Any) -> str | None:
+    """The sha256 of a trace's (or any trace data's) canonical typed-JSON encoding (``None``
+    if it has none).
 
     Every value of a trace is compared by that encoding, so two traces with one digest have no
     difference to list; computing it here, in the child, spares the parent a comparison.

@@ -1,6 +1,6 @@
 """``specpack``'s entry point: parse, run one command, turn errors into one line and an exit code.
 
-Exit codes: 0 ok, 1 not identical (``verify``) or not portable (``audit``), 2 bad input or a
+Exit codes: 0 ok, 1 not identical (``verify``, ``check``) or not portable (``audit``), 2 bad input or a
 failed build, 130 interrupted. An error is one ``specpack: error: ...`` line on stderr naming
 the culprit; ``--debug`` (anywhere on the line) prints the traceback first. Warnings (e.g.
 ``VersionSkewWarning``) are one ``specpack: warning: ...`` line each.
@@ -32,6 +32,7 @@ _HANDLERS = {
     "run": "run",
     "demo": "demo",
     "audit": "audit",
+    "check": "check",
 }
 
 

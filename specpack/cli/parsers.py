@@ -23,7 +23,7 @@ from .output import EXIT_BAD_INPUT, PROG
 
 __all__ = ["COMMANDS", "WHERE", "build_parser", "parse"]
 
-COMMANDS = ("capture", "inspect", "verify", "run", "demo", "audit")
+COMMANDS = ("capture", "inspect", "verify", "check", "run", "demo", "audit")
 WHERE = BOUNDARIES
 
 _IMPORT = "--import"
@@ -301,6 +301,19 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     p.add_argument("--ignore-info", action="append", default=[], metavar="KEY",
                    help="leave this info key out of the comparison (values that vary by "
                    "nature, e.g. wall-clock times); repeat for more keys")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    p = add("check", "rebuild a sealed pack file and compare it with its seal",
+            "Rebuild the env of a sealed pack file (made with pack.seal() before dump) in a "
+            "fresh interpreter and compare its layers, spaces and seeded rollout, step by step, "
+            "with the seal the file carries: proof that this machine builds the env that was "
+            "captured. Exit code 1 if they differ.",
+            "example:\n  specpack check ant.pack --trust")
+    _loading(p)
+    p.add_argument("--where", choices=("here", *WHERE), default="subprocess",
+                   help="where to rebuild (default: a fresh interpreter; 'here': this process)")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="give up on the rebuild after this long (default 120)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
     p = add("run", "build a pack's env and run a seeded rollout",
