@@ -15,6 +15,7 @@ The cache folder is ``$SPECPACK_CACHE/assets`` when that variable is set, else
 
 from __future__ import annotations
 
+import copy
 import os
 import pathlib
 import re
@@ -223,10 +224,12 @@ def remap(value: Any, mapping: Mapping[str, str], *, cwd: str | None = None) -> 
     """A copy of ``value`` (kwargs) with every path that is, or lies inside, a mapped asset
     replaced by its local path.
 
-    A str stays a str and a ``pathlib.PurePath`` keeps its class; a path inside a mapped folder
-    keeps its place in it (``<dir>/robot.xml`` -> ``<local dir>/robot.xml``); ``/a/b`` never
-    matches inside ``/a/bc``; the longest mapped path wins. Lists, tuples (named ones too),
-    sets and dicts are rebuilt; other values are returned as they are.
+    A path inside a mapped folder keeps its place in it (``<dir>/robot.xml`` ->
+    ``<local dir>/robot.xml``), and the outermost mapped folder wins, so a file that was also
+    an asset of its own still has its neighbours beside it (an XML's ``<include>``); ``/a/b``
+    never matches inside ``/a/bc``. A str stays a str, a ``pathlib.PurePath`` keeps its class,
+    another ``os.PathLike`` becomes a str. Lists, tuples (named ones too), sets and dicts (and
+    their subclasses, through ``copy.copy``) are copied; dict keys and other values are kept.
 
     Parameters
     ----------
@@ -236,8 +239,7 @@ def remap(value: Any, mapping: Mapping[str, str], *, cwd: str | None = None) -> 
         folder (default: this process's), so the string the user wrote is still recognised on
         a node whose current folder differs.
     """
-    keys = sorted(((os.path.normpath(k), v) for k, v in mapping.items()),
-                  key=lambda kv: len(kv[0]), reverse=True)
+    keys = sorted((os.path.normpath(k), v) for k, v in mapping.items())  # outermost first
     return _remap(value, keys, cwd, 0)
 
 
@@ -246,33 +248,38 @@ def _remap(value: Any, keys: list[tuple[str, str]], cwd: str | None, depth: int)
     if path is not None:
         for key, local in keys:
             if path == key or path.startswith(key.rstrip(os.sep) + os.sep):
-                new = local + path[len(key):] if path != key else local
-                if new == path and os.path.isabs(os.fspath(value)):
-                    return value
-                if os.fspath(value).endswith(os.sep) and not new.endswith(os.sep):
-                    new += os.sep
-                if isinstance(value, pathlib.PurePath):
-                    return type(value)(new)
-                return new
+                return _replace(value, path, local + path[len(key):] if path != key else local)
         return value
-    if depth >= _MAX_DEPTH:
+    if depth >= _MAX_DEPTH or not isinstance(value, (dict, list, tuple, set, frozenset)):
         return value
     if isinstance(value, dict):
         items = {k: _remap(v, keys, cwd, depth + 1) for k, v in value.items()}
-        return items if type(value) is dict else _rebuild(value, items)
-    if isinstance(value, (list, tuple, set, frozenset)):
-        parts = [_remap(v, keys, cwd, depth + 1) for v in value]
-        if type(value) in (list, tuple, set, frozenset):
-            return type(value)(parts)
-        if isinstance(value, tuple) and hasattr(value, "_fields"):
-            return type(value)(*parts)
-        return _rebuild(value, parts)
-    return value
+        if type(value) is dict:
+            return items
+        copied = copy.copy(value)
+        copied.update(items)
+        return copied
+    parts = [_remap(v, keys, cwd, depth + 1) for v in value]
+    if type(value) in (list, tuple, set, frozenset):
+        return type(value)(parts)
+    if isinstance(value, tuple):
+        return type(value)(*parts) if hasattr(value, "_fields") else type(value)(parts)
+    new = copy.copy(value)
+    if isinstance(new, list):
+        new[:] = parts
+    elif isinstance(new, set):
+        new.clear()
+        new.update(parts)
+    else:  # a frozenset subclass
+        new = type(value)(parts)
+    return new
 
 
-def _rebuild(value: Any, contents: Any) -> Any:
-    """A container subclass rebuilt with new contents, or the original when its class cannot."""
-    try:
-        return type(value)(contents)
-    except Exception:  # noqa: BLE001 - a user container class may take other arguments
+def _replace(value: Any, path: str, new: str) -> Any:
+    """``new`` in the type of ``value`` (the original itself when nothing changes)."""
+    text = os.fspath(value)
+    if new == path and os.path.isabs(text):
         return value
+    if text.endswith(os.sep) and not new.endswith(os.sep):
+        new += os.sep
+    return type(value)(new) if isinstance(value, pathlib.PurePath) else new

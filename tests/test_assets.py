@@ -6,6 +6,7 @@ on disk, and several spawn workers materialising the same asset at once (real pr
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import multiprocessing
 import os
@@ -13,7 +14,6 @@ import pathlib
 import subprocess
 import sys
 import time
-from collections import namedtuple
 from pathlib import Path
 from typing import Any
 
@@ -155,15 +155,18 @@ def test_materialized_folder_keeps_its_layout_and_remap_points_inside_it(tmp_pat
 
 def test_remap_keeps_types_respects_prefixes_and_the_relative_string_written(
         tmp_path: Path) -> None:
-    point = namedtuple("point", "a b")
+    point = collections.namedtuple("point", "a b")
     mapping = {"/a/b": "/cache/1/b", "/a/b/c.xml": "/cache/2/c.xml"}
     value = {"x": "/a/bc", "y": "/a/b/d.xml", "z": ["/a/b/c.xml", pathlib.PurePosixPath("/a/b")],
-             "t": point("/a/b/", 1), "n": 1.0, "s": "human"}
-    assert remap(value, mapping) == {
+             "t": point("/a/b/", 1), "n": 1.0, "s": "human",
+             "d": collections.defaultdict(list, {"k": "/a/b/e"})}
+    new = remap(value, mapping)
+    assert new == {  # the folder wins over a file inside it: c.xml keeps its neighbours
         "x": "/a/bc", "y": "/cache/1/b/d.xml",
-        "z": ["/cache/2/c.xml", pathlib.PurePosixPath("/cache/1/b")],
-        "t": point("/cache/1/b/", 1), "n": 1.0, "s": "human"}
-    assert type(remap(value, mapping)["t"]) is point
+        "z": ["/cache/1/b/c.xml", pathlib.PurePosixPath("/cache/1/b")],
+        "t": point("/cache/1/b/", 1), "n": 1.0, "s": "human", "d": {"k": "/cache/1/b/e"}}
+    assert type(new["t"]) is point and new["d"].default_factory is list
+    assert value["d"]["k"] == "/a/b/e"  # a copy: the kwargs given are unchanged
     # written relative to the capture's folder; remapped from another current folder
     assert remap({"f": "b/d.xml"}, mapping, cwd="/a") == {"f": "/cache/1/b/d.xml"}
     assert remap({"f": "/a/bc/d.xml"}, {"/a/b": "/a/b"}) == {"f": "/a/bc/d.xml"}
@@ -194,31 +197,38 @@ def _archive(*entries: tuple[bytes, bytes, bytes], end: bytes = b"E") -> bytes:
     return out + end
 
 
-HOSTILE = {
-    "absolute name": _archive((b"f", b"/etc/x", b"1")),
-    "dot-dot": _archive((b"f", b"../x", b"1")),
-    "dot-dot inside": _archive((b"d", b"a", b""), (b"f", b"a/../../x", b"1")),
-    "backslash": _archive((b"f", b"..\\x", b"1")),
-    "empty component": _archive((b"f", b"a//x", b"1")),
-    "twice": _archive((b"f", b"x", b"1"), (b"f", b"x", b"2")),
-    "file then folder": _archive((b"f", b"x", b"1"), (b"f", b"x/y", b"2")),
-    "size past the end": _archive((b"f", b"x", b"1"))[:-2] + b"",
-    "bytes after the end": _archive((b"f", b"x", b"1")) + b"junk",
-    "no header": b"PK\x03\x04" + _archive((b"f", b"x", b"1")),
-    "device kind": _archive((b"c", b"x", b"")),
-    "huge declared size": b"specpack-folder-1\0f" + (1).to_bytes(4, "big") + b"x"
-                          + (2**62).to_bytes(8, "big") + b"1E",
+NOT_PLAIN = "not a plain relative path"
+HOSTILE = {  # case: (archive, why it is refused)
+    "absolute name": (b"", NOT_PLAIN),  # built in the test: a name under tmp_path
+    "dot-dot": (_archive((b"f", b"../x", b"1")), NOT_PLAIN),
+    "dot-dot inside": (_archive((b"d", b"a", b""), (b"f", b"a/../../x", b"1")), NOT_PLAIN),
+    "backslash": (_archive((b"f", b"..\\x", b"1")), NOT_PLAIN),
+    "empty component": (_archive((b"f", b"a//x", b"1")), NOT_PLAIN),
+    "NUL in name": (_archive((b"f", b"x\0y", b"1")), NOT_PLAIN),
+    "twice": (_archive((b"f", b"x", b"1"), (b"f", b"x", b"2")), "twice"),
+    "file then folder": (_archive((b"f", b"x", b"1"), (b"f", b"x/y", b"2")), "cannot be written"),
+    "size past the end": (_archive((b"f", b"x", b"1"))[:-2], "only 0 remain"),
+    "cut in a name": (b"specpack-folder-1\0f" + (99).to_bytes(4, "big") + b"x", "cut short"),
+    "no end mark": (_archive((b"f", b"x", b"1"), end=b""), "no end mark"),
+    "bytes after the end": (_archive((b"f", b"x", b"1")) + b"junk", "after its end mark"),
+    "no header": (b"PK\x03\x04" + _archive((b"f", b"x", b"1")), "no header"),
+    "device kind": (_archive((b"c", b"x", b"")), "entry kind"),
+    "huge declared size": (b"specpack-folder-1\0f" + (1).to_bytes(4, "big") + b"x"
+                           + (2**62).to_bytes(8, "big") + b"1E", "only 2 remain"),
 }
 
 
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_hostile_folder_archive_is_refused_and_writes_nothing_outside(
         tmp_path: Path, _cache: Path, case: str) -> None:
-    data = HOSTILE[case]
+    data, why = HOSTILE[case]
+    if case == "absolute name":
+        data = _archive((b"f", os.fsencode(tmp_path / "x"), b"1"))
     sha = hashlib.sha256(data).hexdigest()
     asset = Asset(str(tmp_path / "robot"), "dir", 1, sha, True, data)
-    with pytest.raises(AssetError, match="CustomAnt-v0: the carried asset"):
+    with pytest.raises(AssetError, match="CustomAnt-v0: the carried asset") as e:
         materialize([asset], label="CustomAnt-v0")
+    assert why in str(e.value)
     assert not (tmp_path / "x").exists() and not (_cache / "x").exists()
     assert not (_cache / "assets" / sha / "robot").exists()
     assert os.listdir(_cache / "assets" / sha) == []  # the temporary folder is gone
