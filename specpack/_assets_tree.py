@@ -219,28 +219,25 @@ def _check_name(name: bytes) -> None:
                       "empty, '.', '..', NUL, backslash or too long)")
 
 
-def unpack(data: bytes, dest: str) -> None:
-    """Write the folder archive ``data`` into the new, empty folder ``dest``.
-
-    Every check in the module text is made; a bad archive raises :class:`Refused` (``dest``
-    may then hold part of it: the caller writes into a temporary folder and removes it).
-    """
+def _parse(data: bytes) -> list[tuple[bytes, bytes, int, int]]:
+    """The entries of the folder archive ``data`` as ``(kind, name, offset, size)``, every
+    check in the module text made before anything is written."""
     if not data.startswith(_MAGIC):
         raise Refused("not a specpack folder archive (no header)")
-    view = memoryview(data)
     at = len(_MAGIC)
+    entries: list[tuple[bytes, bytes, int, int]] = []
     seen: set[bytes] = set()
     while True:
-        if at >= len(view):
-            raise Refused("the folder archive is cut short (no end mark)")
-        kind = bytes(view[at:at + 1])
+        kind = data[at:at + 1]
         at += 1
         if kind == _END:
             break
-        if kind not in (b"d", b"f") or at + 4 > len(view):
+        if not kind:
+            raise Refused("the folder archive is cut short (no end mark)")
+        if kind not in (b"d", b"f") or at + 4 > len(data):
             raise Refused(f"the folder archive is corrupt at byte {at - 1} (entry kind {kind!r})")
-        n = int.from_bytes(view[at:at + 4], "big")
-        name = bytes(view[at + 4:at + 4 + n])
+        n = int.from_bytes(data[at:at + 4], "big")
+        name = data[at + 4:at + 4 + n]
         at += 4 + n
         if len(name) != n:
             raise Refused("the folder archive is cut short (in an entry name)")
@@ -248,31 +245,45 @@ def unpack(data: bytes, dest: str) -> None:
         if name in seen:
             raise Refused(f"the folder archive names {name[:200]!r} twice")
         seen.add(name)
+        if len(seen) > MAX_ENTRIES:
+            raise Refused(f"the folder archive holds more than {MAX_ENTRIES:,} entries")
+        size = 0
+        if kind == b"f":
+            if at + 8 > len(data):
+                raise Refused("the folder archive is cut short (in a file size)")
+            size = int.from_bytes(data[at:at + 8], "big")
+            at += 8
+            if size > len(data) - at:
+                raise Refused(f"the folder archive declares {name[:200]!r} as {size} bytes; "
+                              f"only {len(data) - at} remain")
+        entries.append((kind, name, at, size))
+        at += size
+    if at != len(data):
+        raise Refused(f"the folder archive has {len(data) - at} bytes after its end mark")
+    return entries
+
+
+def unpack(data: bytes, dest: str) -> None:
+    """Write the folder archive ``data`` into the new, empty folder ``dest``.
+
+    The whole archive is checked (:func:`_parse`) before anything is written; only folders and
+    new regular files are created (``O_EXCL``: never through anything already there). A bad
+    archive raises :class:`Refused`; ``dest`` may then hold part of it (the caller writes
+    into a temporary folder and removes it). ``OSError`` for a full or read-only disk passes.
+    """
+    view = memoryview(data)
+    for kind, name, at, size in _parse(data):
         target = os.path.join(dest, os.fsdecode(name))
         try:
             if kind == b"d":
                 os.makedirs(target, exist_ok=True)
                 continue
-            if at + 8 > len(view):
-                raise Refused("the folder archive is cut short (in a file size)")
-            size = int.from_bytes(view[at:at + 8], "big")
-            at += 8
-            if size > len(view) - at:
-                raise Refused(f"the folder archive declares {name[:200]!r} as {size} bytes; "
-                              f"only {len(view) - at} remain")
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            # O_EXCL: never write through anything already there
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
-                         0o644)
-            with os.fdopen(fd, "wb") as fh:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+            with os.fdopen(os.open(target, flags, 0o644), "wb") as fh:
                 fh.write(view[at:at + size])
-            at += size
-        except Refused:
-            raise
         except OSError as e:
             if e.errno in _DISK:  # the cache's fault, not the archive's: the caller says so
                 raise
             raise Refused(f"the folder archive entry {name[:200]!r} cannot be written "
                           f"({e.strerror or e})") from e
-    if at != len(view):
-        raise Refused(f"the folder archive has {len(view) - at} bytes after its end mark")

@@ -213,6 +213,8 @@ HOSTILE = {  # case: (archive, why it is refused)
     "bytes after the end": (_archive((b"f", b"x", b"1")) + b"junk", "after its end mark"),
     "no header": (b"PK\x03\x04" + _archive((b"f", b"x", b"1")), "no header"),
     "device kind": (_archive((b"c", b"x", b"")), "entry kind"),
+    "too many entries": (_archive(*((b"d", b"%d" % i, b"") for i in range(100_001))),
+                         "more than 100,000 entries"),
     "huge declared size": (b"specpack-folder-1\0f" + (1).to_bytes(4, "big") + b"x"
                            + (2**62).to_bytes(8, "big") + b"1E", "only 2 remain"),
 }
@@ -259,10 +261,21 @@ from specpack._assets import materialize, read_asset
 from specpack.errors import AssetError
 asset = read_asset(sys.argv[1], carry=True)
 try:
-    materialize([asset])
+    print("PATH", materialize([asset])[sys.argv[1]])
 except AssetError as e:
     print("ERROR", e)
 """
+
+
+def _in_mount_namespace(cache: Path, mount: str, asset: Path) -> str:
+    """Run _IN_NAMESPACE in a fresh interpreter inside a private mount namespace where
+    ``mount`` (shell) was run first; its output."""
+    run = subprocess.run(
+        ["unshare", "-m", "sh", "-c", f'{mount} && exec "$0" -c "$1" "$2"', sys.executable,
+         _IN_NAMESPACE, str(asset)], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "SPECPACK_CACHE": str(cache), "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0, run.stderr
+    return run.stdout
 
 
 @pytest.mark.parametrize("state", ["ro", "full"])
@@ -272,16 +285,24 @@ def test_read_only_or_full_cache_folder_raises_asset_error_naming_it_and_the_fix
     big.write_bytes(os.urandom(200_000))
     cache = tmp_path / "mnt"
     cache.mkdir()
-    mount = (f"mount -t tmpfs -o size=64k tmpfs {cache}"
-             + (f" && mount -o remount,ro {cache}" if state == "ro" else ""))
-    run = subprocess.run(
-        ["unshare", "-m", "sh", "-c", f'{mount} && exec "$0" -c "$1" "$2"', sys.executable,
-         _IN_NAMESPACE, str(big)], capture_output=True, text=True, timeout=60,
-        env={**os.environ, "SPECPACK_CACHE": str(cache), "PYTHONPATH": str(ROOT)})
-    assert run.returncode == 0, run.stderr
+    out = _in_mount_namespace(cache, f"mount -t tmpfs -o size=64k tmpfs {cache}"
+                              + (f" && mount -o remount,ro {cache}" if state == "ro" else ""), big)
     reason = "Read-only file system" if state == "ro" else "No space left on device"
-    assert f"the cache folder {cache}/assets cannot be written ({reason})" in run.stdout
-    assert "set SPECPACK_CACHE to a writable folder with room for 200.0 kB" in run.stdout
+    assert f"the cache folder {cache}/assets cannot be written ({reason})" in out
+    assert "set SPECPACK_CACHE to a writable folder with room for 200.0 kB" in out
+
+
+def test_read_only_cache_holding_the_entry_already_is_used_as_it_is(tmp_path: Path) -> None:
+    xml = tmp_path / "ant.xml"
+    xml.write_text("<mujoco/>")
+    cache = tmp_path / "prefilled"
+    sha = read_asset(xml, carry=False).sha256
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv("SPECPACK_CACHE", str(cache))
+        materialize([read_asset(xml, carry=True)])
+    out = _in_mount_namespace(cache, f"mount --bind {cache} {cache} && "
+                                     f"mount -o remount,bind,ro {cache}", xml)
+    assert out == f"PATH {cache}/assets/{sha}/ant.xml\n"
 
 
 def _materialize_at_once(barrier: Any, assets: list[Asset], out: Any) -> None:
@@ -311,6 +332,7 @@ def test_four_spawn_workers_materialize_one_asset_at_once_and_never_see_a_partia
             assert hashlib.sha256(final_file.read_bytes()).hexdigest() == assets[1].sha256
         if final_dir.exists():
             assert len(list(final_dir.iterdir())) == len(list(robot.iterdir()))
+        time.sleep(0.005)  # look often, but leave the cores to the workers
     results = [out.get(timeout=120) for _ in workers]
     for w in workers:
         w.join(30)
