@@ -11,6 +11,7 @@ from __future__ import annotations
 from gymnasium import error as _gym_error
 
 __all__ = [
+    "AssetError",
     "BackendUnavailableError",
     "BuildError",
     "CaptureError",
@@ -122,6 +123,11 @@ class BuildError(SpecPackError, RuntimeError):
     (:func:`build_error_for`): a ``TypeError`` from the constructor is caught by
     ``except TypeError`` as it would be around ``gymnasium.make``.
     """
+
+
+class AssetError(BuildError):
+    """A file the pack needs is missing or differs on this node, or a carried one cannot be
+    materialised (its bytes are corrupt, or the cache folder cannot be written)."""
 
 
 class BuildTypeError(BuildError, TypeError):
