@@ -9,6 +9,7 @@ as typed JSON (never pickle), with what the job printed captured from file descr
 
 from __future__ import annotations
 
+from . import bare
 from .launch import BOUNDARIES, WHERE, Boundary, Where, fork_available, wait_stopped
 from .protocol import Outcome, replay
 from .thread import ThreadWorker
@@ -22,6 +23,7 @@ __all__ = [
     "ThreadWorker",
     "Where",
     "Worker",
+    "bare",
     "fork_available",
     "label",
     "replay",
