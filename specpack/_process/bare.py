@@ -314,7 +314,7 @@ def summary(report: Mapping[str, Any] | None) -> str:
 
 _MODULE = re.compile(r"No module named '([\w.]+)'")
 _FIX_MODULE = "install it on the node, or capture(..., self_contained=True)"
-_FIX_FILE = ("copy it to the node, or capture(..., self_contained=True) to carry it (name it in "
+_FIX_FILE = ("copy it there, or capture(..., self_contained=True) to carry it (name it in "
              "assets=[...] if no argument names it)")
 
 
@@ -326,7 +326,7 @@ def _module_location(name: str, rules: Sequence[tuple[str, bool]]) -> str | None
     for n in (".".join(parts[:i]) for i in range(len(parts), 0, -1)):
         module = sys.modules.get(n)
         attrs = vars(module) if module is not None else {}
-        spots = [attrs.get("__file__"), *list(attrs.get("__path__") or [])[:1]]
+        spots = [*list(attrs.get("__path__") or [])[:1], attrs.get("__file__")]
         for spot in spots:
             if isinstance(spot, str) and hidden(_real(spot), rules):
                 return spot
@@ -351,7 +351,7 @@ def lacking(texts: Iterable[str], report: Mapping[str, Any] | None) -> list[str]
         where = _module_location(name, rules)
         if where is not None:
             places.append(_real(where))
-            out.append(f"{name} (from {where}) is not installed: {_FIX_MODULE}")
+            out.append(f"on a bare node, {name} (from {where}) is not installed: {_FIX_MODULE}")
     folders = sorted((p for p, h in rules if h), key=len, reverse=True)
     found: list[str] = []
     for ln in lines:
@@ -361,5 +361,5 @@ def lacking(texts: Iterable[str], report: Mapping[str, Any] | None) -> list[str]
                 if (path not in found and os.path.lexists(path) and hidden(_real(path), rules)
                         and not any(_within(path, p) for p in found + places)):
                     found.append(path)
-    out += [f"{path} is not on a bare node: {_FIX_FILE}" for path in found]
+    out += [f"on a bare node, {path} does not exist: {_FIX_FILE}" for path in found]
     return out

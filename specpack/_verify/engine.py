@@ -214,7 +214,7 @@ def _bare_findings(v: Verdict, remote: Worker) -> None:
     report = bare.read_report(remote.child.report if remote.child is not None else None)
     out = v.outcome
     texts = [*v.differences, *((out.error, out.detail, out.stderr) if out else ())]
-    v.differences[:0] = [f"a bare node lacks {what}" for what in bare.lacking(texts, report)]
+    v.differences[:0] = bare.lacking(texts, report)
     v.notes.append(bare.summary(report))
 
 

@@ -77,7 +77,7 @@ def test_bare_names_the_project_module_a_node_would_lack_and_the_fix(project, fo
     report = _by_reference(module).verify(steps=5, where="bare")
     assert report.status == "rebuild_error", str(report)
     first = report.differences[0]
-    assert first.startswith("a bare node lacks bare_project_envs (from "), first
+    assert first.startswith("on a bare node, bare_project_envs (from "), first
     assert str(folder) in first and "is not installed: install it on the node" in first
     assert "self_contained=True" in first
     assert any(n.startswith(f"bare: {force} hid ") for n in report.notes), report.notes
@@ -93,9 +93,9 @@ def test_bare_names_a_data_file_of_the_project_passed_by_kwarg(project, force, m
     report = pack.verify(steps=5, where="bare")
     assert report.status == "rebuild_error", str(report)
     first = report.differences[0]
-    assert first == (f"a bare node lacks {folder / 'level.txt'} is not on a bare node: copy it "
-                     "to the node, or capture(..., self_contained=True) to carry it (name it in "
-                     "assets=[...] if no argument names it)"), str(report)
+    assert first == (f"on a bare node, {folder / 'level.txt'} does not exist: copy it there, or "
+                     "capture(..., self_contained=True) to carry it (name it in assets=[...] if "
+                     "no argument names it)"), str(report)
 
 
 def test_cartpole_is_identical_in_a_bare_interpreter(force):
