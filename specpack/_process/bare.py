@@ -168,8 +168,16 @@ def _rules(plan: Mapping[str, Any]) -> list[tuple[str, bool]]:
     hide = [h for h in plan["hide"] if not any(_within(h, n) for n in needed)]
     show = [s for s in dict.fromkeys(needed + prefixes)
             if s not in hide and any(_within(s, h) for h in hide)]
-    rules = [(h, True) for h in hide] + [(s, False) for s in show]
-    return sorted(rules, key=lambda r: (r[0].count("/"), r[0]))
+    rules = sorted([(h, True) for h in hide] + [(s, False) for s in show],
+                   key=lambda r: (r[0].count("/"), r[0]))
+    # only the rules that change something: a hidden folder inside a hidden one, a kept path
+    # inside a kept one, add nothing (the deepest rule decides)
+    kept: list[tuple[str, bool]] = []
+    for path, is_hidden in rules:
+        above = [h for p, h in kept if _within(path, p)]
+        if (above[-1] if above else False) != is_hidden:
+            kept.append((path, is_hidden))
+    return kept
 
 
 def _libc() -> Any:

@@ -96,6 +96,9 @@ def test_bare_names_a_data_file_of_the_project_passed_by_kwarg(project, force, m
     assert first == (f"on a bare node, {folder / 'level.txt'} does not exist: copy it there, or "
                      "capture(..., self_contained=True) to carry it (name it in assets=[...] if "
                      "no argument names it)"), str(report)
+    # the traceback's frames name the module's file (by value: nothing a node lacks)
+    lacks = [d for d in report.differences if d.startswith("on a bare node")]
+    assert len(lacks) == 1, lacks
 
 
 def test_cartpole_is_identical_in_a_bare_interpreter(force):
