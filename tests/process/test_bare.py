@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,31 @@ def test_an_unknown_forced_mechanism_is_refused_by_name(monkeypatch):
     monkeypatch.setenv(bare.FORCE_VARIABLE, "chroot")
     with pytest.raises(Exception, match="SPECPACK_BARE_FORCE='chroot' is not one of"):
         Worker("bare")
+
+
+def test_hiding_the_temp_folder_keeps_the_worker_files_and_hides_the_rest(tmp_path, mechanism):
+    """The worker's own files live in the temp folder: hidden with it, they stay visible."""
+    temp = Path(tempfile.gettempdir()).resolve()
+    other = tmp_path / "other.txt"  # in the temp folder too
+    other.write_text("x")
+    outcome, report = _run(f"__import__('os').path.isfile({str(other)!r}) and "
+                           f"open({str(other)!r}).read()", hide=[str(temp)])
+    assert (str(temp), True) in report["rules"]
+    if mechanism == bare.AUDIT:  # the hook refuses the open (os.stat is no audit event)
+        assert outcome.status == "error" and "PermissionError" in outcome.error
+    else:
+        assert outcome.status == "ok" and outcome.value is False, outcome.detail
+
+
+def test_a_project_reached_through_a_symlink_is_hidden_by_its_real_path(tmp_path, monkeypatch,
+                                                                         mechanism):
+    real = tmp_path / "real-project"
+    real.mkdir()
+    (real / "level.txt").write_text("7\n")
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        filter(None, [str(link), os.environ.get("PYTHONPATH")])))
+    outcome, report = _run(f"open({str(link / 'level.txt')!r}).read()")
+    assert (str(real.resolve()), True) in report["rules"]
+    assert outcome.status == "error", outcome.value
