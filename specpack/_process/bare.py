@@ -142,7 +142,8 @@ def command(environment: Mapping[str, str], *, home: str, hide: Iterable[str],
             "mechanisms": _mechanisms()}
     env[PLAN_VARIABLE] = json.dumps(plan)
     flags = ["-s", "-P"] if sys.version_info >= (3, 11) else ["-s"]
-    return [sys.executable, *flags, "-c", BOOT.format(home=home, source=os.path.abspath(__file__))], env
+    boot = BOOT.format(home=home, source=os.path.abspath(__file__))
+    return [sys.executable, *flags, "-c", boot], env
 
 
 def hidden(path: str, rules: Sequence[tuple[str, bool]]) -> bool:
@@ -158,8 +159,7 @@ def hidden(path: str, rules: Sequence[tuple[str, bool]]) -> bool:
 def _rules(plan: Mapping[str, Any]) -> list[tuple[str, bool]]:
     """This child's hide/show rules, shallow first: the plan's hidden folders minus those
     inside a needed path; every needed path (and prefix) inside a hidden folder shown."""
-    home = plan["home"]
-    needed = [_real(p) for p in sys.path if p and p != home and os.path.exists(p)]
+    needed = [_real(p) for p in sys.path if p and os.path.exists(p)]
     needed += [_real(p) for p in plan["keep"]]
     for exe in (sys.executable, _real(sys.executable)):
         needed.append(_real(os.path.dirname(exe)))
@@ -326,22 +326,34 @@ _FIX_FILE = ("copy it there, or capture(..., self_contained=True) to carry it (n
              "assets=[...] if no argument names it)")
 
 
+def _user_site() -> str | None:
+    with contextlib.suppress(Exception):
+        return _real(site.getusersitepackages())
+    return None
+
+
 def _module_location(name: str, rules: Sequence[tuple[str, bool]]) -> str | None:
-    """Where module ``name`` (or its top-level package) lives in this process, if hidden from
-    the bare child; looked up in ``sys.modules``, then by file name in the hidden folders
-    (no code runs)."""
+    """Where module ``name`` (or its top-level package) lives in this process, if a bare child
+    cannot see it (a hidden folder, or the user site, which ``-s`` leaves out); looked up in
+    ``sys.modules``, then by file name in the hidden folders (no code runs)."""
+    user = _user_site()
+
+    def lacked(spot: str) -> bool:
+        real = _real(spot)
+        return hidden(real, rules) or (user is not None and _within(real, user))
+
     parts = name.split(".")
     for n in (".".join(parts[:i]) for i in range(len(parts), 0, -1)):
         module = sys.modules.get(n)
         attrs = vars(module) if module is not None else {}
         spots = [*list(attrs.get("__path__") or [])[:1], attrs.get("__file__")]
         for spot in spots:
-            if isinstance(spot, str) and hidden(_real(spot), rules):
+            if isinstance(spot, str) and lacked(spot):
                 return spot
     top = parts[0]
     for folder in [p for p, h in rules if h] + [p for p in sys.path if p]:
         for spot in (os.path.join(folder, top), os.path.join(folder, top + ".py")):
-            if os.path.exists(spot) and hidden(_real(spot), rules):
+            if os.path.exists(spot) and lacked(spot):
                 return spot
     return None
 
@@ -349,7 +361,7 @@ def _module_location(name: str, rules: Sequence[tuple[str, bool]]) -> str | None
 def lacking(texts: Iterable[str], report: Mapping[str, Any] | None) -> list[str]:
     """What a bare node would lack, read from a rebuild's error texts: each module that lived in
     a hidden folder, each hidden path an error names (traceback frame lines left out)."""
-    if not report or not report.get("rules"):
+    if not report:
         return []
     rules = report["rules"]
     out: list[str] = []

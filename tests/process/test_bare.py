@@ -137,3 +137,18 @@ def test_a_project_reached_through_a_symlink_is_hidden_by_its_real_path(tmp_path
     outcome, report = _run(f"open({str(link / 'level.txt')!r}).read()")
     assert (str(real.resolve()), True) in report["rules"]
     assert outcome.status == "error", outcome.value
+
+
+def test_a_module_from_the_user_site_is_named_as_lacking(tmp_path, monkeypatch):
+    """A bare interpreter runs with -s: a module installed with pip --user is not there."""
+    user_site = tmp_path / "user-site"
+    user_site.mkdir()
+    (user_site / "bare_user_mod.py").write_text("X = 1\n")
+    monkeypatch.setattr("site.getusersitepackages", lambda: str(user_site))
+    monkeypatch.syspath_prepend(str(user_site))
+    texts = ["BuildError: cannot import bare_user_mod:X (ModuleNotFoundError: No module named "
+             "'bare_user_mod')"]
+    assert bare.lacking(texts, {"rules": []}) == [
+        f"on a bare node, bare_user_mod (from {user_site / 'bare_user_mod.py'}) is not "
+        "installed: install it on the node, or capture(..., self_contained=True)"]
+    assert bare.lacking(["No module named 'json_not_there_anywhere'"], {"rules": []}) == []
