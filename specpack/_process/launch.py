@@ -6,7 +6,8 @@ killing it kills every process its jobs started, new sessions and double-forked 
 included. ``"subprocess"`` starts
 ``sys.executable`` with the caller's environment, ``PYTHONPATH`` entries made absolute against
 the caller's working directory, and the pipe fd numbers in a variable the child deletes (not on
-its command line); ``"spawn"``/``"forkserver"`` are multiprocessing children;
+its command line); ``"bare"`` is such an interpreter that sees only what an installed node
+would have (:mod:`.bare`); ``"spawn"``/``"forkserver"`` are multiprocessing children;
 ``"fork"`` is a fork of this process (it shares this process's state) that can never return
 into this process's code (:mod:`.forking`).
 """
@@ -27,18 +28,20 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import SpecPackError
-from . import child, tree
+from . import bare, child, tree
 from .forking import fork_call
 
-__all__ = ["WHERE", "Child", "Where", "child_environment", "fork_available", "reap_later", "start",
-           "wait_stopped"]
+__all__ = ["FRESH", "WHERE", "Child", "Where", "child_environment", "fork_available", "label",
+           "reap_later", "start", "wait_stopped"]
 
-Where = Literal["subprocess", "spawn", "forkserver", "fork"]
-WHERE: tuple[Where, ...] = ("subprocess", "spawn", "forkserver", "fork")
+Where = Literal["subprocess", "bare", "spawn", "forkserver", "fork"]
+WHERE: tuple[Where, ...] = ("subprocess", "bare", "spawn", "forkserver", "fork")
 #: Where a *rebuild* may run (verify, the audit, the CLI): every kind but "fork", which shares
 #: this process's state and so proves nothing about a process boundary.
-Boundary = Literal["subprocess", "spawn", "forkserver"]
-BOUNDARIES: tuple[Boundary, ...] = ("subprocess", "spawn", "forkserver")
+Boundary = Literal["subprocess", "bare", "spawn", "forkserver"]
+BOUNDARIES: tuple[Boundary, ...] = ("subprocess", "bare", "spawn", "forkserver")
+#: The kinds that are a fresh ``python`` (a hash seed of their own, set by specpack).
+FRESH: tuple[Where, ...] = ("subprocess", "bare")
 
 #: The specpack this process runs is the one the fresh interpreter imports (the protocol must
 #: match on both ends); its directory is on ``sys.path`` only while that import runs.
@@ -61,6 +64,12 @@ def fork_available() -> bool:
     return hasattr(os, "fork") and "fork" in mp.get_all_start_methods()
 
 
+def label(where: str) -> str:
+    """How reports name a worker of ``where``: ``"fresh interpreter"``, ``"spawn child"``."""
+    names = {"subprocess": "fresh interpreter", "bare": "bare interpreter"}
+    return names.get(where, f"{where} child")
+
+
 def child_environment(env: Mapping[str, str] | None) -> dict[str, str]:
     """The environment of a fresh interpreter: ``env`` (default: this process's), with every
     ``PYTHONPATH`` entry made absolute against this process's working directory (an empty
@@ -76,10 +85,13 @@ def child_environment(env: Mapping[str, str] | None) -> dict[str, str]:
 class Child:
     """A started worker process: its pid, its exit code, and a kill of its process tree."""
 
-    def __init__(self, pid: int, where: Where, handle: Any = None) -> None:
+    def __init__(self, pid: int, where: Where, handle: Any = None,
+                 report: str | None = None) -> None:
         self.pid = pid
         self.where = where
         self._handle = handle
+        #: A bare child's report file (what it hid, :func:`.bare.read_report`).
+        self.report = report
         self._code: int | None = None
 
     def poll(self) -> int | None:
@@ -128,7 +140,7 @@ class Child:
 
 def start(where: Where, ctl_r: int, res_w: int, *, boot_out: str, boot_err: str,
           cwd: str | None, env: Mapping[str, str] | None,
-          close_in_fork: Collection[int] = ()) -> Child:
+          close_in_fork: Collection[int] = (), hide: Collection[str] = ()) -> Child:
     """Start a worker child that reads tasks on ``ctl_r`` and answers on ``res_w``.
 
     Parameters
@@ -144,6 +156,9 @@ def start(where: Where, ctl_r: int, res_w: int, *, boot_out: str, boot_err: str,
         environment and ``cwd``; other children keep this process's).
     close_in_fork
         This process's ends of other pipes, closed in a ``"fork"`` child.
+    hide
+        For ``"bare"``: more paths the child must not see (a file: its folder), besides this
+        process's own folders (:mod:`.bare`).
 
     Raises
     ------
@@ -152,15 +167,19 @@ def start(where: Where, ctl_r: int, res_w: int, *, boot_out: str, boot_err: str,
     OSError
         The interpreter could not be executed.
     """
-    if where == "subprocess":
+    if where in FRESH:
         environment = {**child_environment(env), FDS_VARIABLE: f"{ctl_r},{res_w}"}
+        argv, report = [sys.executable, "-c", _BOOT.format(home=_HOME)], None
+        if where == "bare":
+            report = os.path.join(os.path.dirname(boot_out), "bare.json")
+            argv, environment = bare.command(environment, home=_HOME, hide=hide, report=report,
+                                             keep=(os.path.dirname(boot_out), cwd))
         with open(boot_out, "ab") as out, open(boot_err, "ab") as err:
             proc = subprocess.Popen(
-                [sys.executable, "-c", _BOOT.format(home=_HOME)],
-                stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
+                argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
                 env=environment, pass_fds=(ctl_r, res_w), start_new_session=True,
             )
-        return Child(proc.pid, where, proc)
+        return Child(proc.pid, where, proc, report)
     if where == "fork":
         return _fork(ctl_r, res_w, boot_out, boot_err, cwd, env, close_in_fork)
     return _mp(where, ctl_r, res_w, boot_out, boot_err, cwd, env)

@@ -20,14 +20,14 @@ import sys
 import tempfile
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from multiprocessing.connection import wait
 from typing import Any
 
 from .._text import one_line
 from ..errors import SpecPackError
 from . import launch
-from .launch import WHERE, Where
+from .launch import FRESH, WHERE, Where, label
 from .protocol import (
     FrameReader,
     Outcome,
@@ -57,11 +57,6 @@ _MAIN_GUARD_HINT = (
 )
 
 
-def label(where: str) -> str:
-    """How reports name a worker of ``where``: ``"fresh interpreter"``, ``"spawn child"``."""
-    return "fresh interpreter" if where == "subprocess" else f"{where} child"
-
-
 class Worker:
     """One child process of ``where`` that runs jobs one at a time.
 
@@ -69,7 +64,8 @@ class Worker:
     ----------
     where
         ``"subprocess"`` (a fresh ``sys.executable`` in a temporary working directory with
-        the caller's environment), ``"spawn"``, ``"forkserver"``, or ``"fork"`` (a fork of this
+        the caller's environment), ``"bare"`` (the same, seeing only what an installed node
+        would have: :mod:`.bare`), ``"spawn"``, ``"forkserver"``, or ``"fork"`` (a fork of this
         process: it shares this process's state).
     cwd
         The child's working directory (default: a new temporary directory for
@@ -77,6 +73,8 @@ class Worker:
     env
         The child's environment variables (default: this process's). ``PYTHONPATH`` entries
         are made absolute against this process's working directory.
+    hide
+        For ``"bare"``: more paths the child must not see (a pack's asset folders).
 
     Raises
     ------
@@ -85,14 +83,14 @@ class Worker:
     """
 
     def __init__(self, where: Where, *, cwd: str | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None, hide: Collection[str] = ()) -> None:
         if where not in WHERE:
             raise SpecPackError(f"where={where!r} is not one of {', '.join(WHERE)}")
         self.where: Where = where
         self.label = label(where)
         self._dir = tempfile.mkdtemp(prefix="specpack-worker-")
         self._boot = (os.path.join(self._dir, "boot.out"), os.path.join(self._dir, "boot.err"))
-        if cwd is None and where == "subprocess":
+        if cwd is None and where in FRESH:
             cwd = os.path.join(self._dir, "cwd")
             os.mkdir(cwd)
         self._task = 0
@@ -112,7 +110,7 @@ class Worker:
         try:
             self.child = launch.start(where, ctl_r, res_w, boot_out=self._boot[0],
                                       boot_err=self._boot[1], cwd=cwd, env=env,
-                                      close_in_fork=tuple(_PARENT_FDS))
+                                      close_in_fork=tuple(_PARENT_FDS), hide=hide)
         except OSError as e:
             self._start_error = f"could not start the {self.label}: {one_line(e)}"
         except BaseException:

@@ -24,12 +24,22 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from .._deprecated import positional
-from .._process import BOUNDARIES, Boundary, ThreadWorker, Worker, fork_available, label, replay
+from .._process import (
+    BOUNDARIES,
+    Boundary,
+    ThreadWorker,
+    Worker,
+    bare,
+    fork_available,
+    label,
+    replay,
+)
+from .._process.launch import FRESH
 from .._text import suggest
 from ..errors import NotIdenticalError, SpecPackError
 from .compare import compare as _differences
 from .jobs import STASH
-from .judge import NO_CONTROL, Sides, control_is_cheap, hash_seeds, judge, seeded_env
+from .judge import NO_CONTROL, Sides, Verdict, control_is_cheap, hash_seeds, judge, seeded_env
 from .report import IDENTICAL, VerifyReport
 from .trace import Trace, plan_actions, record
 
@@ -115,8 +125,11 @@ def verify(
     steps, seed
         The seeded rollout both sides run.
     where
-        ``"subprocess"`` (a fresh ``python``, the default), ``"spawn"`` or ``"forkserver"``
-        (their hash seed is not set by specpack, and there is no hash control).
+        ``"subprocess"`` (a fresh ``python``, the default), ``"bare"`` (a fresh ``python`` that
+        sees only what an installed node would have: no ``PYTHONPATH``, no user site, an
+        empty working directory, this process's own folders hidden; the report names what a
+        bare node would lack), ``"spawn"`` or ``"forkserver"`` (their hash seed is not set
+        by specpack, and there is no hash control).
     check
         Raise instead of returning a falsy report.
     timeout
@@ -148,19 +161,24 @@ def verify(
     nondeterministic = pack.nondeterministic
     cheap = control_is_cheap()
     seeds = hash_seeds(where, control=not nondeterministic and cheap)
-    remote = Worker(where, env=seeded_env(seeds.get("rebuild")) if where == "subprocess"
-                    else None)  # type: ignore[arg-type]  # checked above
+    # a bare rebuild does not see the folders of the pack's files either
+    hide = [os.path.dirname(str(a.path)) for a in getattr(pack, "assets", ())]
+    remote = Worker(where, env=seeded_env(seeds.get("rebuild")) if where in FRESH else None,
+                    hide=hide)  # type: ignore[arg-type]  # checked above
     control = None
     token = f"{os.getpid()}.{next(_TOKENS)}"
     try:
         if "control" in seeds:
-            control = Worker("subprocess", env=seeded_env(seeds["control"]))
+            control = Worker(where, env=seeded_env(seeds["control"]),  # type: ignore[arg-type]
+                             hide=hide)
         STASH[token] = pack  # the side here pickles it (see jobs.plan_here)
         local: Worker | ThreadWorker = Worker("fork") if fork_available() else ThreadWorker()
         try:
             v = judge(token, Sides(local, remote, control, seeds),
                       {"steps": steps, "seed": seed, "ignore_info": list(ignored)},
                       nondeterministic=nondeterministic, deadline=deadline, timeout=timeout)
+            if where == "bare":
+                _bare_findings(v, remote)
         finally:
             local.close()
     finally:
@@ -169,7 +187,7 @@ def verify(
         if control is not None:
             control.close()
     replay(v.here)
-    if where == "subprocess" and not cheap and not nondeterministic:
+    if where in FRESH and not cheap and not nondeterministic:
         v.notes.append(NO_CONTROL)
     if isinstance(local, ThreadWorker):
         v.notes.append("the build here ran in a thread (this platform cannot fork)")
@@ -188,6 +206,16 @@ def verify(
             v.differences,
         )
     return report
+
+
+def _bare_findings(v: Verdict, remote: Worker) -> None:
+    """What a bare node would lack, first among the findings (read from the rebuild's errors),
+    and a note naming the mechanism that hid this machine's folders."""
+    report = bare.read_report(remote.child.report if remote.child is not None else None)
+    out = v.outcome
+    texts = [*v.differences, *((out.error, out.detail, out.stderr) if out else ())]
+    v.differences[:0] = bare.lacking(texts, report)
+    v.notes.append(bare.summary(report))
 
 
 def diff(env_a: Any, env_b: Any, *args: Any, steps: int = 100, seed: int = 0) -> list[str]:

@@ -24,6 +24,7 @@ from multiprocessing.connection import wait
 from typing import Any
 
 from .._process import Outcome, ThreadWorker, Worker, label
+from .._process.launch import FRESH
 from .._text import one_line
 from .compare import compare, not_comparable, same, show
 from .jobs import PLAN_HERE_JOB, RUN_JOB
@@ -66,14 +67,14 @@ def this_process_seed() -> int | None:
 def hash_seeds(where: str, control: bool) -> dict[str, int | None]:
     """The ``PYTHONHASHSEED`` of each process verify starts (the report's ``hash_seeds``).
 
-    A fresh interpreter runs under this process's seed when it has one (so the rebuild and the
+    A fresh interpreter (``"subprocess"`` or ``"bare"``) runs under this process's seed when it has one (so the rebuild and the
     build here hash alike) or :data:`REBUILD_HASH_SEED`; the control under the next one. A
     spawn child inherits this process's environment; a forkserver child's seed is the
     forkserver's, which specpack does not know (left out).
     """
     here = this_process_seed()
     seeds: dict[str, int | None] = {"here": here}
-    if where == "subprocess":
+    if where in FRESH:  # a bare interpreter is a fresh one too
         rebuild = REBUILD_HASH_SEED if here is None else here
         seeds["rebuild"] = rebuild
         if control:

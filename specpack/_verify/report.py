@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from .._process.launch import label
+
 __all__ = [
     "IDENTICAL",
     "NOT_COMPARED",
@@ -71,7 +73,7 @@ class VerifyReport:
     differences
         One line per finding (a rebuild error carries the worker's traceback text).
     where
-        The worker's start method (``"subprocess"``, ``"spawn"``, ``"forkserver"``).
+        The worker's start method (``"subprocess"``, ``"bare"``, ``"spawn"``, ``"forkserver"``).
     steps, seed
         The rollout compared.
     rollout_compared
@@ -119,7 +121,7 @@ class VerifyReport:
         return self.status == IDENTICAL
 
     def __str__(self) -> str:
-        place = "fresh interpreter" if self.where == "subprocess" else f"{self.where} child"
+        place = label(self.where)
         head = _HEADLINES[self.status]
         if self.differences and self.status != IDENTICAL:
             head += f" ({len(self.differences)} finding{'s' if len(self.differences) > 1 else ''})"

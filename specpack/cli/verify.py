@@ -11,6 +11,7 @@ import argparse
 import json
 from typing import Any
 
+from .._process.launch import label
 from .._text import printable
 from .._verify.report import seeds_text
 from ..errors import SpecPackError
@@ -28,7 +29,7 @@ def command(ns: argparse.Namespace) -> int:
         raise SpecPackError(f"--steps {ns.steps}: must be 0 or more")
     run_imports(ns)
     pack = load_pack(ns)
-    where = "a fresh interpreter" if ns.where == "subprocess" else f"a {ns.where} child"
+    where = f"a {label(ns.where)}"
     with spinner(f"verifying {pack.label} in {where} ({ns.steps} steps, seed {ns.seed})"), \
             stdout_to_stderr():
         report = pack.verify(steps=ns.steps, seed=ns.seed, where=ns.where, timeout=ns.timeout,
