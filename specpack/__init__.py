@@ -17,6 +17,7 @@ from ._version import __version__
 from .backends.recorders import register_recorder
 from .carry import Blob, CodeRef, EnumRef
 from .errors import (
+    AssetError,
     BackendUnavailableError,
     BuildError,
     CaptureError,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from .vector import make_vec
 
 __all__ = [
+    "AssetError",
     "AuditReport",
     "BackendUnavailableError",
     "Blob",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from gymnasium import error as _gym_error
 
 __all__ = [
+    "AssetError",
     "BackendUnavailableError",
     "BuildError",
     "CaptureError",
@@ -121,6 +122,14 @@ class BuildError(SpecPackError, RuntimeError):
     as the subclass that is also an instance of its type where that is safe
     (:func:`build_error_for`): a ``TypeError`` from the constructor is caught by
     ``except TypeError`` as it would be around ``gymnasium.make``.
+    """
+
+
+class AssetError(BuildError):
+    """A file the pack was captured with is missing here, or holds other bytes.
+
+    Raised by ``make()`` before the env is built, naming the path and the fix (carry the file
+    with ``capture(..., self_contained=True)``, or put the same file there).
     """
 
 

@@ -112,7 +112,8 @@ def check_skew(recorded: Mapping[str, str], what: str) -> None:
     if diffs:
         warnings.warn(
             f"{what} was captured under other versions: {'; '.join(diffs)}. The rebuild may "
-            "differ; run pack.verify() here, or capture again with these versions",
+            "differ; prove it with pack.check() on a sealed pack (pack.seal() where it was "
+            "captured, or specpack check FILE for a sealed file), or capture again here",
             VersionSkewWarning,
             stacklevel=4,
         )

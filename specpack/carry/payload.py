@@ -18,18 +18,41 @@ whole pack, while they hold.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import io
 import os
 import sys
 import threading
 import types
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .importable import MAIN_NAMES, non_importable_modules, reference_of
 from .sources import Located
 
-__all__ = ["Witness", "dumps_witnessed", "portable_dumps"]
+__all__ = ["Witness", "by_value_modules", "dumps_witnessed", "forced_modules",
+           "portable_dumps"]
+
+#: Modules every payload made in this context pickles by value (``capture(...,
+#: self_contained=True)``: the user's own modules, importable here but not on another node).
+_FORCED: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
+    "specpack_forced_by_value", default=frozenset())
+
+
+@contextlib.contextmanager
+def by_value_modules(modules: Iterable[str]) -> Iterator[None]:
+    """Within the block, payloads also carry ``modules`` by value (not by reference)."""
+    token = _FORCED.set(_FORCED.get() | frozenset(modules))
+    try:
+        yield
+    finally:
+        _FORCED.reset(token)
+
+
+def forced_modules() -> frozenset[str]:
+    """The modules :func:`by_value_modules` forces here (empty outside such a block)."""
+    return _FORCED.get()
 
 _pickle_lock = threading.Lock()
 _MISSING = object()
@@ -89,7 +112,7 @@ def _dumps(obj: Any, modules: set[str], scan: frozenset[str] | None
 
 
 def _modules(scan: frozenset[str], force_modules: set[str] | None) -> set[str]:
-    modules = set(scan)
+    modules = set(scan) | _FORCED.get()
     if force_modules:
         modules |= force_modules
     return modules

@@ -1,0 +1,157 @@
+"""What a pack needs where it is built, found at capture: ``requires`` and ``assets``.
+
+``requires`` names the installed distributions of the code a pack names by reference (and,
+when capture builds the env, of the modules the build imported and of the objects the env
+holds: mujoco for an Ant). ``assets`` are the files the env is given: kwargs and the entry
+point's defaults that name an existing file, and the paths named in ``capture(assets=...)``.
+Files inside the standard library or an installed distribution are not assets (their
+distribution is required instead). The mechanisms are :mod:`specpack._provenance` and
+:mod:`specpack._assets`; this module only applies them to a pack.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+import sysconfig
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ._assets import Asset, find_paths, read_asset
+from ._provenance import requires_of, user_modules
+from .carry.code import CodeRef
+from .carry.values import lower_mapping
+from .errors import CaptureError
+
+__all__ = ["built_requires", "entry_defaults", "find_assets", "requires_of_pack",
+           "user_code", "with_needs"]
+
+
+def entry_defaults(entry: Any, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The entry point's parameter defaults not overridden by ``given`` (nothing on failure)."""
+    try:
+        params = inspect.signature(entry).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: p.default for p in params
+            if p.default is not inspect.Parameter.empty and p.name not in given
+            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def _installed_dirs() -> tuple[str, ...]:
+    names = ("stdlib", "platstdlib", "purelib", "platlib")
+    paths = sysconfig.get_paths()
+    return tuple({os.path.realpath(paths[n]) + os.sep for n in names if n in paths})
+
+
+def _user_file(path: str) -> bool:
+    """Whether ``path`` is the user's (not inside the stdlib or an installed distribution)."""
+    return not os.path.realpath(path).startswith(_installed_dirs())
+
+
+def find_assets(
+    kwargs: Mapping[str, Any], defaults: Mapping[str, Any], named: Iterable[Any], *,
+    carry: bool, limit: int, label: str,
+) -> tuple[tuple[Asset, ...], dict[str, Any]]:
+    """The assets of an env and, when carried, the defaults that name one.
+
+    Returns the assets (kwargs' first, then defaults', then ``named``) and the entry-point
+    defaults naming a carried file: those become explicit kwargs, so that ``make()`` can pass
+    the local copy's path (the default itself is the capturing machine's path).
+    """
+    found = [p for p in find_paths(kwargs) if _user_file(p)]
+    from_defaults = {}
+    for name, value in defaults.items():
+        for p in find_paths({name: value}):
+            if _user_file(p) and p not in found:
+                found.append(p)
+                from_defaults[name] = value
+    for item in named:
+        try:
+            p = os.path.abspath(os.fspath(item))
+        except TypeError:
+            raise CaptureError(f"assets=[...] takes paths (str or os.PathLike), got "
+                               f"{type(item).__name__} for {label!r}") from None
+        if not os.path.exists(p):
+            raise CaptureError(f"assets=[...] names {p}, which does not exist; give the path "
+                               f"of a file or folder {label!r} reads")
+        if p not in found:
+            found.append(p)
+    assets: list[Asset] = []
+    left = limit
+    for p in found:
+        asset = read_asset(p, carry=carry, limit=max(left, 0))
+        left -= asset.size if carry else 0
+        assets.append(asset)
+    return tuple(assets), (from_defaults if carry else {})
+
+
+def lowered(extra: Mapping[str, Any], label: str) -> tuple[dict[str, Any], bool]:
+    """Default values made explicit, lowered as capture lowers kwargs."""
+    return lower_mapping(dict(extra), label, "kwargs", None)
+
+
+def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
+    """The distributions of the code a pack names by reference."""
+    return requires_of(c.module for c in code if not c.by_value)
+
+
+def built_requires(env: Any, imported: Iterable[str]) -> dict[str, str]:
+    """The distributions a build needed: modules it imported, and of the objects it holds.
+
+    A module imported before the build is not seen as imported, so the types of the
+    unwrapped env's attributes (an ``MjModel``: mujoco) are looked at too.
+    """
+    modules = set(imported)
+    node = getattr(env, "unwrapped", env)
+    for cls in type(node).__mro__:
+        modules.add(cls.__module__)
+    for value in list(getattr(node, "__dict__", {}).values()):
+        modules.add(type(value).__module__)
+    return requires_of(m for m in modules if m in sys.modules)
+
+
+def user_code() -> list[str]:
+    """The loaded modules that are the user's own (what ``self_contained`` carries by value)."""
+    return user_modules(name for name, mod in list(sys.modules.items())
+                        if mod is not None and name != "__main__")
+
+
+#: Packs with their needs recorded, by the resolved pack's identity: a memoised capture with
+#: the same needs returns the same object again.
+_needs_memo: dict[int, tuple[Any, Any]] = {}
+
+
+def with_needs(pack: Any, named: tuple[Any, ...], carry: bool, limit: int) -> Any:
+    """``pack`` with ``requires`` and ``assets`` recorded (files read now, every capture).
+
+    Parameters
+    ----------
+    pack
+        The resolved pack.
+    named
+        The paths given in ``capture(assets=...)``.
+    carry, limit
+        Carry the files' bytes (self-contained), at most ``limit`` bytes in all.
+    """
+    entry = pack.entry_point
+    obj = entry._obj if entry._obj is not None else entry.load()
+    given = pack.kwargs
+    found, explicit = find_assets(given, entry_defaults(obj, given), named, carry=carry,
+                                  limit=limit, label=pack.label)
+    requires = requires_of_pack(c for c in pack.carried() if isinstance(c, CodeRef))
+    hit = _needs_memo.get(id(pack))
+    if (hit is not None and hit[0] is pack and not found and not hit[1].assets
+            and dict(hit[1].requires) == requires):
+        return hit[1]
+    changes: dict[str, Any] = {"requires": requires, "assets": found}
+    if explicit:
+        extra, plain = lowered(explicit, pack.label)
+        changes.update(kwargs={**pack._kwargs, **extra}, plain=pack._plain and plain)
+    out = pack._evolve(**changes)
+    if not found:
+        if len(_needs_memo) > 4096:
+            _needs_memo.clear()
+        _needs_memo[id(pack)] = (pack, out)
+    return out
