@@ -16,13 +16,16 @@ import os
 import sys
 import sysconfig
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._assets import Asset, find_paths, read_asset
 from ._provenance import requires_of, user_modules
 from .carry.code import CodeRef
 from .carry.values import lower_mapping
 from .errors import CaptureError
+
+if TYPE_CHECKING:
+    from .pack import SpecPack
 
 __all__ = ["built_requires", "entry_defaults", "find_assets", "requires_of_pack",
            "user_code", "with_needs"]
@@ -120,10 +123,10 @@ def user_code() -> list[str]:
 
 #: Packs with their needs recorded, by the resolved pack's identity: a memoised capture with
 #: the same needs returns the same object again.
-_needs_memo: dict[int, tuple[Any, Any]] = {}
+_needs_memo: dict[int, tuple[SpecPack, SpecPack]] = {}
 
 
-def with_needs(pack: Any, named: tuple[Any, ...], carry: bool, limit: int) -> Any:
+def with_needs(pack: SpecPack, named: tuple[Any, ...], carry: bool, limit: int) -> SpecPack:
     """``pack`` with ``requires`` and ``assets`` recorded (files read now, every capture).
 
     Parameters

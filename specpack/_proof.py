@@ -8,7 +8,7 @@ Mixed into :class:`~specpack.SpecPack`; the machinery is :mod:`specpack._verify`
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ._deprecated import positional
 from ._process import Boundary
@@ -17,6 +17,7 @@ from .errors import SpecPackError
 if TYPE_CHECKING:
     from ._seal import CheckReport, Seal
     from ._verify.report import VerifyReport
+    from .pack import SpecPack
 
 __all__ = ["ProofFace"]
 
@@ -68,7 +69,7 @@ class ProofFace:
         flags = positional(args, ("steps", "seed", "where", "check", "timeout"), "pack.verify()",
                            {"steps": steps, "seed": seed, "where": where, "check": check,
                             "timeout": timeout})
-        return verify(self, **flags, ignore_info=ignore_info)
+        return verify(cast("SpecPack", self), **flags, ignore_info=ignore_info)
 
     def seal(self, steps: int = 100, seed: int = 0, *, timeout: float = 120.0) -> Any:
         """This pack holding its own proof: a reference rollout made in a fresh interpreter.
