@@ -150,7 +150,7 @@ def capture(
     if not self_contained:
         return _capture(target, options, kwargs, backend, by_value, record_spaces,
                         tuple(assets), False, max_asset_bytes)
-    with by_value_modules(user_code()):
+    with by_value_modules(user_code):
         return _capture(target, options, kwargs, backend, by_value, record_spaces,
                         tuple(assets), True, max_asset_bytes)
 

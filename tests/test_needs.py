@@ -29,6 +29,7 @@ ENV_CODE = '''
 import os
 import gymnasium
 import numpy as np
+from HELPERS import first_byte
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -40,8 +41,7 @@ class FileEnv(gymnasium.Env):
     action_space = gymnasium.spaces.Discrete(2)
 
     def __init__(self, data_file=os.path.join(HERE, "assets", "layout.txt")):
-        with open(data_file, "rb") as fh:
-            self.value = float(fh.read()[0])
+        self.value = first_byte(data_file)
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
@@ -58,7 +58,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no
     name = f"proj_envs_{uuid.uuid4().hex[:8]}"
     root = tmp_path / "project"
     (root / "assets").mkdir(parents=True)
-    (root / f"{name}.py").write_text(textwrap.dedent(ENV_CODE))
+    (root / f"{name}.py").write_text(ENV_CODE.replace("HELPERS", f"{name}_helpers"))
+    (root / f"{name}_helpers.py").write_text(
+        "def first_byte(path):\n    with open(path, 'rb') as fh:\n"
+        "        return float(fh.read()[0])\n")
     (root / "assets" / "layout.txt").write_bytes(b"A default layout")
     (root / "robot.txt").write_bytes(b"Robot")
     monkeypatch.syspath_prepend(str(root))
@@ -67,6 +70,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no
     yield root, name, env_id
     gymnasium.registry.pop(env_id, None)
     sys.modules.pop(name, None)
+    sys.modules.pop(f"{name}_helpers", None)
 
 
 def _first(pack: specpack.SpecPack) -> float:
@@ -202,6 +206,7 @@ def test_self_contained_pack_builds_in_a_fresh_interpreter_after_the_project_is_
     assert made.stdout.split() == ["True", "False"]
     (root / "robot.txt").rename(tmp_path / "moved.txt")
     (root / f"{name}.py").unlink()
+    (root / f"{name}_helpers.py").unlink()  # a module the env's module imports travels too
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     script = textwrap.dedent(f"""
