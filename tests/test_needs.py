@@ -199,6 +199,9 @@ def test_self_contained_pack_builds_in_a_fresh_interpreter_after_the_project_is_
         plain = specpack.capture({env_id!r}, data_file=robot)
         open({str(tmp_path / "a.pkl")!r}, "wb").write(pickle.dumps(pack))
         open({str(tmp_path / "b.pkl")!r}, "wb").write(pickle.dumps(plain))
+        import specpack.ray  # Ray's worker hook: the pack travels whole in it
+        hook = specpack.ray.runtime_env(pack)["worker_process_setup_hook"]
+        open({str(tmp_path / "hook.pkl")!r}, "wb").write(pickle.dumps(hook))
         print(pack.entry_point.by_value, plain.entry_point.by_value)
     """), root, str(root))
     assert made.returncode == 0, made.stderr
@@ -219,12 +222,16 @@ def test_self_contained_pack_builds_in_a_fresh_interpreter_after_the_project_is_
                 out[name] = float(pack.make().reset(seed=0)[0][0])
             except Exception as e:
                 out[name] = type(e).__name__
+        import gymnasium
+        pickle.load(open({str(tmp_path / "hook.pkl")!r}, "rb"))()  # as a Ray worker runs it
+        out["ray"] = float(gymnasium.make({env_id!r}).reset(seed=0)[0][0])
         print(json.dumps(out))
     """)
     done = _fresh(script, elsewhere)
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout.strip().splitlines()[-1])
-    assert got == {"a": ord("R"), "b": "AssetError"}  # b: the control, not self-contained
+    # b: the control, the same pack not self-contained; ray: through specpack.ray.runtime_env
+    assert got == {"a": ord("R"), "b": "AssetError", "ray": ord("R")}
 
 
 def test_missing_required_distribution_is_named_with_pip_install_in_a_fresh_interpreter(

@@ -83,3 +83,13 @@ def test_a_signed_file_with_an_edited_asset_fails_its_signature(tmp_path: Path) 
 def test_malformed_needs_fields_are_refused_naming_the_field(edit: Any, message: str) -> None:
     with pytest.raises(PackFormatError, match=message):
         SpecPack.from_json(_edited(_pack(), edit))
+
+
+def test_describe_lists_requires_and_assets_without_the_carried_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "ant.specpack"
+    specpack.dump(_pack(), path, key=KEY)
+    manifest = specpack.files.describe(path)["manifest"]
+    assert manifest["requires"] == {"gymnasium": "1.0.0", "mujoco": "3.3.0"}
+    [asset] = manifest["assets"]
+    assert asset["path"] == "/project/robots/long_ant.xml" and asset["carried"] is True
+    assert "data" not in asset
