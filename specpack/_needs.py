@@ -126,8 +126,25 @@ def user_code() -> list[str]:
 _needs_memo: dict[int, tuple[SpecPack, SpecPack]] = {}
 
 
+def _names_no_path(values: Iterable[Any]) -> bool:
+    """Whether no value (nested in lists, tuples, dicts) is a str or ``os.PathLike``."""
+    stack = list(values)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (str, os.PathLike)):
+            return False
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+    return True
+
+
 def with_needs(pack: SpecPack, named: tuple[Any, ...], carry: bool, limit: int) -> SpecPack:
     """``pack`` with ``requires`` and ``assets`` recorded (files read now, every capture).
+
+    A memoised capture (the same resolved pack) whose kwargs and entry-point defaults hold
+    no string or path at all cannot name a file: its result is reused (capture's hot path).
 
     Parameters
     ----------
@@ -138,22 +155,24 @@ def with_needs(pack: SpecPack, named: tuple[Any, ...], carry: bool, limit: int) 
     carry, limit
         Carry the files' bytes (self-contained), at most ``limit`` bytes in all.
     """
+    hit = _needs_memo.get(id(pack))
+    if hit is not None and hit[0] is pack and not named:
+        return hit[1]
     entry = pack.entry_point
     obj = entry._obj if entry._obj is not None else entry.load()
-    given = pack.kwargs
-    found, explicit = find_assets(given, entry_defaults(obj, given), named, carry=carry,
-                                  limit=limit, label=pack.label)
-    requires = requires_of_pack(c for c in pack.carried() if isinstance(c, CodeRef))
-    hit = _needs_memo.get(id(pack))
-    if (hit is not None and hit[0] is pack and not found and not hit[1].assets
-            and dict(hit[1].requires) == requires):
-        return hit[1]
-    changes: dict[str, Any] = {"requires": requires, "assets": found}
+    given = pack._kwargs if pack._plain else dict(pack.kwargs)
+    defaults = entry_defaults(obj, given)
+    found, explicit = find_assets(given, defaults, named, carry=carry, limit=limit,
+                                  label=pack.label)
+    changes: dict[str, Any] = {
+        "requires": requires_of_pack(c for c in pack.carried() if isinstance(c, CodeRef)),
+        "assets": found,
+    }
     if explicit:
         extra, plain = lowered(explicit, pack.label)
         changes.update(kwargs={**pack._kwargs, **extra}, plain=pack._plain and plain)
     out = pack._evolve(**changes)
-    if not found:
+    if not named and _names_no_path([*given.values(), *defaults.values()]):
         if len(_needs_memo) > 4096:
             _needs_memo.clear()
         _needs_memo[id(pack)] = (pack, out)
