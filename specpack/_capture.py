@@ -12,13 +12,18 @@ are different keys), and each hit is re-validated against the registry.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._assets import DEFAULT_LIMIT
-from ._needs import built_requires, user_code, with_needs
-from ._provenance import imported_during, source_of
+from ._needs import (
+    built_requires,
+    check_needs_options,
+    user_by_value,
+    user_code,
+    with_needs,
+)
+from ._provenance import imported_during
 from ._surface import record_surface
 from .backends import Backend, Recipe, check_kwargs, detect_backend, get_backend
 from .carry.code import CodeRef, code_ref, code_ref_from_string, witness_of
@@ -147,12 +152,14 @@ def capture(
     if backend is not None and not isinstance(backend, str):
         raise CaptureError(f"backend={backend!r} must be 'gymnasium' or 'gym'; if 'backend' is "
                            "a kwarg of your env, pass env_kwargs={'backend': ...}")
+    named = check_needs_options(assets, self_contained, max_asset_bytes, by_value)
     if not self_contained:
-        return _capture(target, options, kwargs, backend, by_value, record_spaces,
-                        tuple(assets), False, max_asset_bytes)
+        return _capture(target, options, kwargs, backend, by_value, record_spaces, named,
+                        False, max_asset_bytes)
     with by_value_modules(user_code):
-        return _capture(target, options, kwargs, backend, by_value, record_spaces,
-                        tuple(assets), True, max_asset_bytes)
+        return _capture(target, options, kwargs, backend, by_value, record_spaces, named,
+                        True, max_asset_bytes)
+
 
 
 def _capture(
@@ -320,14 +327,6 @@ def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
     return hit
 
 
-def _user_value(ref: CodeRef, obj: Any, self_contained: bool, what: str) -> CodeRef:
-    """``ref``, carried by value instead when self-contained and it is the user's own code."""
-    if (not self_contained or ref.by_value or ref.module in ("__main__", "__mp_main__")
-            or ref.module not in sys.modules or source_of(ref.module).origin != "user"):
-        return ref
-    return code_ref(obj, by_value=True, what=what)
-
-
 def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
               self_contained: bool = False) -> SpecPack:
     label = recipe.id or getattr(recipe.entry, "__qualname__", None) or "env"
@@ -342,7 +341,7 @@ def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
             raise CaptureError(f"the entry point of {label!r} ({recipe.entry!r}) is not callable")
         entry_obj = recipe.entry
         entry = code_ref(recipe.entry, by_value=by_value, what=f"entry point of {label!r}")
-    entry = _user_value(entry, entry_obj, self_contained, f"entry point of {label!r}")
+    entry = user_by_value(entry, entry_obj, self_contained, f"entry point of {label!r}")
     for k in recipe.kwargs:
         if type(k) is not str:
             raise CaptureError(f"env kwarg names must be strings, got {k!r} for {label!r}")
@@ -363,7 +362,7 @@ def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
         if layer is None:
             ref = code_ref(cls, by_value=None if lib else by_value,
                            what=f"wrapper {cls.__qualname__}")
-            ref = _user_value(ref, cls, self_contained, f"wrapper {cls.__qualname__}")
+            ref = user_by_value(ref, cls, self_contained, f"wrapper {cls.__qualname__}")
             lowered, lplain = lower_mapping(lkw, label, f"{cls.__qualname__} kwargs", by_value)
             layer = Layer(ref, lowered)
             carries = carries or ref.by_value or not lplain

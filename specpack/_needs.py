@@ -19,16 +19,36 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._assets import Asset, find_paths, read_asset
-from ._provenance import requires_of, user_modules
-from .carry.code import CodeRef
+from ._provenance import requires_of, source_of, user_modules
+from .carry.code import CodeRef, code_ref
 from .carry.values import lower_mapping
 from .errors import CaptureError
 
 if TYPE_CHECKING:
     from .pack import SpecPack
 
-__all__ = ["built_requires", "entry_defaults", "find_assets", "requires_of_pack",
-           "user_code", "with_needs"]
+__all__ = ["built_requires", "check_needs_options", "entry_defaults", "find_assets", "requires_of_pack",
+           "user_by_value", "user_code", "with_needs"]
+
+
+def check_needs_options(assets: Any, self_contained: bool, limit: Any,
+                        by_value: bool | None) -> tuple[Any, ...]:
+    """Check ``capture``'s ``assets``, ``self_contained`` and ``max_asset_bytes``.
+
+    Returns the named assets as a tuple (one path alone is taken as one asset).
+    """
+    if type(limit) is not int or limit < 0:
+        raise CaptureError(f"max_asset_bytes={limit!r} must be a number of bytes (an int >= 0)")
+    if self_contained and by_value is False:
+        raise CaptureError("self_contained=True carries the user's own code by value, which "
+                           "by_value=False forbids; drop one of them")
+    if isinstance(assets, (str, bytes, os.PathLike)):
+        return (assets,)
+    try:
+        return tuple(assets)
+    except TypeError:
+        raise CaptureError(f"assets={assets!r} must be a list of paths (str or "
+                           "os.PathLike)") from None
 
 
 def entry_defaults(entry: Any, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -113,6 +133,14 @@ def built_requires(env: Any, imported: Iterable[str]) -> dict[str, str]:
     for value in list(getattr(node, "__dict__", {}).values()):
         modules.add(type(value).__module__)
     return requires_of(m for m in modules if m in sys.modules)
+
+
+def user_by_value(ref: CodeRef, obj: Any, self_contained: bool, what: str) -> CodeRef:
+    """``ref``, carried by value instead when self-contained and it is the user's own code."""
+    if (not self_contained or ref.by_value or ref.module in ("__main__", "__mp_main__")
+            or ref.module not in sys.modules or source_of(ref.module).origin != "user"):
+        return ref
+    return code_ref(obj, by_value=True, what=what)
 
 
 def user_code() -> list[str]:

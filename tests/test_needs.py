@@ -8,6 +8,7 @@ project is gone, and a missing distribution is named with its pip install line.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pickle
@@ -22,6 +23,7 @@ import gymnasium
 import pytest
 
 import specpack
+from specpack._assets import Asset
 from specpack.cli.describe import render_description
 from specpack.files import describe
 
@@ -250,3 +252,36 @@ def test_missing_required_distribution_is_named_with_pip_install_in_a_fresh_inte
     done = _fresh(script, tmp_path)
     assert "BuildError:" in done.stdout, done.stderr
     assert "pip install no-such-dist-w21==1.2.3" in done.stdout
+
+
+def test_named_assets_are_recorded_one_path_alone_too(project) -> None:  # type: ignore[no-untyped-def]
+    root, _, env_id = project
+    extra = root / "robot.txt"
+    for given in ([extra], str(extra)):
+        pack = specpack.capture(env_id, assets=given)
+        assert str(extra) in [a.path for a in pack.assets]
+    with pytest.raises(specpack.CaptureError, match="does not exist"):
+        specpack.capture(env_id, assets=[root / "nowhere.xml"])
+
+
+def test_capture_refuses_contradictory_or_bad_file_options(project) -> None:  # type: ignore[no-untyped-def]
+    root, _, env_id = project
+    with pytest.raises(specpack.CaptureError, match="by_value=False"):
+        specpack.capture(env_id, self_contained=True, by_value=False)
+    with pytest.raises(specpack.CaptureError, match="max_asset_bytes"):
+        specpack.capture(env_id, max_asset_bytes="64MB")
+    with pytest.raises(specpack.CaptureError, match="max_asset_bytes"):  # 5 bytes over 3
+        specpack.capture(env_id, data_file=str(root / "robot.txt"), self_contained=True,
+                         max_asset_bytes=3)
+
+
+def test_unpickle_cache_tells_a_carried_asset_from_a_checked_one() -> None:
+    data = b"robot"
+    common = {"path": "/project/robot.xml", "kind": "file", "size": 5,
+              "sha256": hashlib.sha256(data).hexdigest()}
+    pack = specpack.capture("CartPole-v1")
+    checked = pack._evolve(assets=(Asset(**common, carried=False),))
+    carried = pack._evolve(assets=(Asset(**common, carried=True, data=data),))
+    assert checked == carried  # the same env: the same file
+    assert pickle.loads(pickle.dumps(checked)).assets[0].carried is False
+    assert pickle.loads(pickle.dumps(carried)).assets[0].data == data
