@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._assets import Asset, find_paths, read_asset
 from ._provenance import requires_of, source_of, user_modules
+from .carry.carried import Blob
 from .carry.code import CodeRef, code_ref
 from .carry.values import lower_mapping
 from .errors import CaptureError
@@ -154,6 +155,19 @@ def user_code() -> list[str]:
 _needs_memo: dict[int, tuple[SpecPack, SpecPack]] = {}
 
 
+def _path_view(value: Any) -> Any:
+    """Lowered kwargs with only what may name a file: strings, and the ``pathlib`` paths
+    capture itself just pickled (loaded back: nothing else is unpickled at capture, so no
+    object's code runs here; any other carried object counts as no path)."""
+    if isinstance(value, dict):
+        return {k: _path_view(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_path_view(v) for v in value]
+    if isinstance(value, Blob):
+        return value.load() if value.type_name.startswith("pathlib.") else None
+    return value
+
+
 def _names_no_path(values: Iterable[Any]) -> bool:
     """Whether no value (nested in lists, tuples, dicts) is a str or ``os.PathLike``."""
     stack = list(values)
@@ -188,7 +202,7 @@ def with_needs(pack: SpecPack, named: tuple[Any, ...], carry: bool, limit: int) 
         return hit[1]
     entry = pack.entry_point
     obj = entry._obj if entry._obj is not None else entry.load()
-    given = pack._kwargs if pack._plain else dict(pack.kwargs)
+    given = pack._kwargs if pack._plain else _path_view(pack._kwargs)
     defaults = entry_defaults(obj, given)
     found, explicit = find_assets(given, defaults, named, carry=carry, limit=limit,
                                   label=pack.label)

@@ -285,3 +285,15 @@ def test_unpickle_cache_tells_a_carried_asset_from_a_checked_one() -> None:
     assert checked == carried  # the same env: the same file
     assert pickle.loads(pickle.dumps(checked)).assets[0].carried is False
     assert pickle.loads(pickle.dumps(carried)).assets[0].data == data
+
+
+def test_a_pathlib_kwarg_is_found_and_a_carried_copy_is_passed_as_a_path(
+        project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    root, _, env_id = project
+    monkeypatch.setenv("SPECPACK_CACHE", str(tmp_path / "cache"))
+    pack = specpack.capture(env_id, data_file=root / "robot.txt", self_contained=True)
+    assert [a.path for a in pack.assets] == [str(root / "robot.txt")]
+    (root / "robot.txt").unlink()
+    env = pack.make()
+    assert env.unwrapped.value == ord("R")
+    env.close()
