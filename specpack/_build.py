@@ -17,7 +17,7 @@ from .carry.code import CodeRef
 from .carry.values import is_plain, materialize
 from .errors import SpecPackError
 from .layer import Layer
-from .versions import check_skew
+from .versions import check_skew, skew_free
 
 __all__ = ["BuildFace"]
 
@@ -55,10 +55,11 @@ class BuildFace:
             if not self._skew_checked:
                 object.__setattr__(self, "_skew_checked", True)
                 check_skew(self.versions, f"pack {self.label}")
-                if self.requires:
+                needs = skew_free(self.requires, self.versions)
+                if needs:
                     from ._provenance import check_requires
 
-                    check_requires(self.requires, label=f"pack {self.label}")
+                    check_requires(needs, label=f"pack {self.label}")
             bp = Blueprint(
                 label=self.label,
                 entry=self.entry_point,

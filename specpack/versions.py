@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from .errors import VersionSkewWarning
 
-__all__ = ["check_skew", "current_versions", "distribution_of", "version_record"]
+__all__ = ["check_skew", "current_versions", "distribution_of", "skew_free", "version_record"]
 
 #: Record keys that make() compares with the running versions.
 SKEW_KEYS = ("gymnasium", "gym", "numpy", "pettingzoo", "supersuit")
@@ -117,3 +117,12 @@ def check_skew(recorded: Mapping[str, str], what: str) -> None:
             VersionSkewWarning,
             stacklevel=4,
         )
+
+
+def skew_free(requires: Mapping[str, str], recorded: Mapping[str, str]) -> dict[str, str]:
+    """``requires`` without the distributions :func:`check_skew` already compares (the
+    backend, numpy, the env's distribution), so that one difference gives one warning."""
+    compared = {k for k in SKEW_KEYS if k in recorded}
+    if recorded.get("env_distribution"):
+        compared.add(recorded["env_distribution"])
+    return {k: v for k, v in requires.items() if k not in compared}

@@ -297,3 +297,14 @@ def test_a_pathlib_kwarg_is_found_and_a_carried_copy_is_passed_as_a_path(
     env = pack.make()
     assert env.unwrapped.value == ord("R")
     env.close()
+
+
+def test_one_version_difference_gives_one_warning() -> None:
+    pack = specpack.capture("CartPole-v1")
+    skewed = pack._evolve(versions={**pack.versions, "gymnasium": "0.0.1"},
+                          requires={**pack.requires, "gymnasium": "0.0.1"})
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        skewed.make().close()
+    skews = [w for w in seen if issubclass(w.category, specpack.VersionSkewWarning)]
+    assert len(skews) == 1 and "gymnasium 0.0.1" in str(skews[0].message)
