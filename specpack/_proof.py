@@ -98,7 +98,7 @@ class ProofFace:
 
         return self._evolve(seal=make_seal(self, steps=steps, seed=seed, timeout=timeout))
 
-    def check(self, *, where: str = "here", timeout: float = 120.0) -> CheckReport:
+    def check(self, *, where: str | None = None, timeout: float = 120.0) -> CheckReport:
         """Rebuild here and compare with the sealed reference rollout (see :meth:`seal`).
 
         Unlike :meth:`verify`, which compares two builds on this machine, this compares with
@@ -108,9 +108,16 @@ class ProofFace:
         Parameters
         ----------
         where
-            Where the rebuild runs (as :func:`specpack._seal.check_seal` takes it).
+            Where the rebuild runs (as :func:`specpack._seal.check_seal` takes it; ``None``:
+            its default).
         timeout
             Seconds for the rebuild and rollout.
+
+        Example::
+
+            pack = specpack.load("cartpole.specpack")   # sealed elsewhere
+            report = pack.check()
+            assert report, report                        # names the first differing step
 
         Raises
         ------
@@ -123,4 +130,6 @@ class ProofFace:
                 "captured with sealed = pack.seal(steps=100, seed=0) and check that pack")
         from ._seal import check_seal
 
+        if where is None:  # check_seal's own default
+            return check_seal(self, self.sealed, timeout=timeout)
         return check_seal(self, self.sealed, where=where, timeout=timeout)

@@ -8,6 +8,7 @@ project is gone, and a missing distribution is named with its pip install line.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -308,3 +309,13 @@ def test_one_version_difference_gives_one_warning() -> None:
         skewed.make().close()
     skews = [w for w in seen if issubclass(w.category, specpack.VersionSkewWarning)]
     assert len(skews) == 1 and "gymnasium 0.0.1" in str(skews[0].message)
+
+
+def test_check_compares_with_the_carried_seal_and_names_the_first_differing_step() -> None:
+    sealed = specpack.capture("CartPole-v1").seal(steps=3, seed=0)
+    assert sealed.sealed is not None and sealed.sealed.steps == 3
+    assert bool(sealed.check())
+    first, *rest = sealed.sealed.digests
+    forged = dataclasses.replace(sealed.sealed, digests=(("0" * 64,) * len(first), *rest))
+    report = sealed._evolve(seal=forged).check()
+    assert not report and report.step == 0
