@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import pathlib
 import sys
 import sysconfig
 from collections.abc import Iterable, Mapping
@@ -87,6 +88,8 @@ def find_assets(
     found = [p for p in find_paths(kwargs) if _user_file(p)]
     from_defaults = {}
     for name, value in defaults.items():
+        if not _absolute(value):
+            continue  # a relative default is the env's to resolve (Ant's "ant.xml")
         for p in find_paths({name: value}):
             if _user_file(p) and p not in found:
                 found.append(p)
@@ -109,6 +112,40 @@ def find_assets(
         left -= asset.size if carry else 0
         assets.append(asset)
     return tuple(assets), (from_defaults if carry else {})
+
+
+def _absolute(value: Any) -> bool:
+    """Whether ``value`` is an absolute path (a str or ``os.PathLike``)."""
+    try:
+        path = os.fspath(value)
+    except TypeError:
+        return False
+    return isinstance(path, str) and os.path.isabs(path)
+
+
+def _looks_like_path(text: str) -> bool:
+    """A relative string that names an existing file by a path-like name: ``robots/a.xml``
+    or ``a.xml`` (not ``"human"``, even if such a file happens to be in the cwd)."""
+    if not text or "\0" in text or os.path.isabs(text):
+        return False
+    named = os.sep in text or "/" in text or bool(os.path.splitext(text)[1])
+    return named and os.path.exists(text)
+
+
+def absolute_kwargs(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The top-level kwargs that are relative paths of existing files, made absolute.
+
+    A relative path is read from the cwd of wherever the env is built; the asset recorded
+    (and checked) is the file it names here. Passing the absolute path keeps the two the same
+    file (another cwd elsewhere would otherwise read another file, unchecked).
+    """
+    out: dict[str, Any] = {}
+    for key, value in given.items():
+        if isinstance(value, str) and _looks_like_path(value):
+            out[key] = os.path.abspath(value)
+        elif isinstance(value, pathlib.PurePath) and _looks_like_path(str(value)):
+            out[key] = type(value)(os.path.abspath(value))
+    return out
 
 
 def lowered(extra: Mapping[str, Any], label: str) -> tuple[dict[str, Any], bool]:
@@ -210,6 +247,7 @@ def with_needs(pack: SpecPack, named: tuple[Any, ...], carry: bool, limit: int) 
         "requires": requires_of_pack(c for c in pack.carried() if isinstance(c, CodeRef)),
         "assets": found,
     }
+    explicit = {**absolute_kwargs(given), **explicit}
     if explicit:
         extra, plain = lowered(explicit, pack.label)
         changes.update(kwargs={**pack._kwargs, **extra}, plain=pack._plain and plain)

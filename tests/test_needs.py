@@ -319,3 +319,24 @@ def test_check_compares_with_the_carried_seal_and_names_the_first_differing_step
     forged = dataclasses.replace(sealed.sealed, digests=(("0" * 64,) * len(first), *rest))
     report = sealed._evolve(seal=forged).check()
     assert not report and report.step == 0
+
+
+def test_a_relative_kwarg_path_is_made_absolute_so_another_cwd_reads_the_checked_file(
+        project, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    root, _, env_id = project
+    monkeypatch.chdir(root)
+    pack = specpack.capture(env_id, data_file="robot.txt")
+    assert pack.kwargs["data_file"] == str(root / "robot.txt")
+    assert [a.path for a in pack.assets] == [str(root / "robot.txt")]
+    elsewhere = root / "assets"
+    monkeypatch.chdir(elsewhere)
+    (elsewhere / "robot.txt").write_bytes(b"Zother robot in the other cwd")
+    assert _first(pack) == ord("R")
+
+
+def test_a_word_kwarg_is_not_taken_for_a_file_of_that_name_in_the_cwd(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rgb_array").write_text("not a render mode")
+    pack = specpack.capture("CartPole-v1", render_mode="rgb_array")
+    assert pack.kwargs["render_mode"] == "rgb_array"
