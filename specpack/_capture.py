@@ -191,6 +191,7 @@ def _capture(
             )
         pack = _assemble(impl, impl.from_env(target), by_value, self_contained)
         pack = with_needs(pack, assets, self_contained, limit)
+        pack = pack._evolve(requires={**pack.requires, **built_requires(target, ())})
         if callable(getattr(target, "observation_space", None)):
             return pack  # a multi-agent env: spaces per agent, no single surface
         return pack.with_surface(record_surface(target))

@@ -21,6 +21,7 @@ import warnings
 from pathlib import Path
 
 import gymnasium
+import numpy as np
 import pytest
 
 import specpack
@@ -31,6 +32,7 @@ from specpack.files import describe
 ENV_CODE = '''
 import os
 import gymnasium
+import numpy as np
 import numpy as np
 from HELPERS import first_byte
 
@@ -340,3 +342,12 @@ def test_a_word_kwarg_is_not_taken_for_a_file_of_that_name_in_the_cwd(
     (tmp_path / "rgb_array").write_text("not a render mode")
     pack = specpack.capture("CartPole-v1", render_mode="rgb_array")
     assert pack.kwargs["render_mode"] == "rgb_array"
+
+
+def test_a_live_env_adds_the_distributions_of_what_it_holds() -> None:
+    env = gymnasium.make("CartPole-v1")
+    env.reset(seed=0)  # its state is a numpy array now
+    pack = specpack.capture(env)
+    env.close()
+    assert pack.requires["numpy"] == np.__version__
+    assert pack.requires["gymnasium"] == gymnasium.__version__
