@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._assets import Asset
 from .backends import Blueprint, get_backend
 from .carry.code import CodeRef
 from .carry.values import is_plain, materialize
 from .errors import SpecPackError
 from .layer import Layer
-from .versions import check_skew
+from .versions import check_skew, skew_free
 
 __all__ = ["BuildFace"]
 
@@ -37,6 +38,8 @@ class BuildFace:
     vector: bool
     _blueprint: Blueprint | None
     _skew_checked: bool
+    requires: Mapping[str, str]
+    assets: tuple[Asset, ...]
 
     @property
     def label(self) -> str:  # the pack's own
@@ -52,6 +55,11 @@ class BuildFace:
             if not self._skew_checked:
                 object.__setattr__(self, "_skew_checked", True)
                 check_skew(self.versions, f"pack {self.label}")
+                needs = skew_free(self.requires, self.versions)
+                if needs:
+                    from ._provenance import check_requires
+
+                    check_requires(needs, label=f"pack {self.label}")
             bp = Blueprint(
                 label=self.label,
                 entry=self.entry_point,
@@ -100,14 +108,30 @@ class BuildFace:
                 f"entry_point), so there is no single env to make; use "
                 f"specpack.make_vec(pack, num_envs)"
             )
-        kw = dict(self._kwargs) if self._plain else materialize(self._kwargs)
+        kw = self._kwargs_here()
         if kwargs:
             kw.update(kwargs)
         return get_backend(self.backend).build(bp, kw)
 
+    def _kwargs_here(self) -> dict[str, Any]:
+        """Fresh constructor kwargs, with the assets checked and carried ones' local paths.
+
+        A file that is not carried must be here with the captured bytes (``AssetError``
+        otherwise: checked at every build, so a pack never builds with another file); a
+        carried one is written once into the local cache and its path passed instead.
+        """
+        kw = dict(self._kwargs) if self._plain else materialize(self._kwargs)
+        if self.assets:
+            from ._assets import check_assets, remap
+            from ._assets import materialize as write_assets
+
+            check_assets(self.assets, label=f"pack {self.label}")
+            kw = remap(kw, write_assets(self.assets))
+        return kw
+
     def _make_vector(self, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
         """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
-        kw = dict(self._kwargs) if self._plain else materialize(self._kwargs)
+        kw = self._kwargs_here()
         kw.update(kwargs)
         return get_backend(self.backend).build_vector(self._blueprint or self._plan(), num_envs,
                                                       kw)

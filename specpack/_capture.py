@@ -12,13 +12,22 @@ are different keys), and each hit is re-validated against the registry.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ._assets import DEFAULT_LIMIT
+from ._needs import (
+    built_requires,
+    check_needs_options,
+    user_by_value,
+    user_code,
+    with_needs,
+)
+from ._provenance import imported_during
 from ._surface import record_surface
 from .backends import Backend, Recipe, check_kwargs, detect_backend, get_backend
 from .carry.code import CodeRef, code_ref, code_ref_from_string, witness_of
-from .carry.payload import Witness
+from .carry.payload import Witness, by_value_modules
 from .carry.values import (
     MAX_INT_BITS,
     SCALAR_TYPES,
@@ -36,7 +45,8 @@ __all__ = ["capture"]
 #: The options ``capture`` takes besides env kwargs (a kwarg of the same name goes in
 #: ``env_kwargs=``).
 OPTIONS = ("max_episode_steps", "disable_env_checker", "autoreset", "apply_api_compatibility",
-           "backend", "by_value", "env_kwargs", "record_spaces")
+           "backend", "by_value", "env_kwargs", "record_spaces", "assets", "self_contained",
+           "max_asset_bytes")
 
 
 def capture(
@@ -51,6 +61,9 @@ def capture(
     by_value: bool | None = None,
     env_kwargs: Mapping[str, Any] | None = None,
     record_spaces: bool = False,
+    assets: Iterable[Any] = (),
+    self_contained: bool = False,
+    max_asset_bytes: int = DEFAULT_LIMIT,
     **kwargs: Any,
 ) -> SpecPack:
     """Resolve ``target`` now and return a self-contained, picklable :class:`SpecPack`.
@@ -80,7 +93,18 @@ def capture(
     record_spaces
         Build the env once now to record its spaces, metadata and render mode in the pack
         (``pack.observation_space``...), so that ``make_vec`` and other creators need not build
-        one in their process. A live env's are always recorded.
+        one in their process. A live env's are always recorded. The distributions the build
+        imports are then added to ``pack.requires``.
+    assets
+        More files or folders the env reads (a folder for an XML with ``<include>``s or
+        meshes), besides the kwargs and entry-point defaults that name an existing file, which
+        are found on their own. Each is recorded in ``pack.assets`` with its sha256.
+    self_contained
+        Carry the user's own code (modules from no installed distribution) by value, and the
+        assets' bytes, so that the pack builds on a node without the project folder. Code from
+        installed distributions stays by reference (``pack.requires`` names them).
+    max_asset_bytes
+        The most asset bytes a self-contained pack carries (default 64 MiB).
     **kwargs
         Env constructor kwargs, as ``gymnasium.make(id, **kwargs)`` takes them.
 
@@ -128,12 +152,29 @@ def capture(
     if backend is not None and not isinstance(backend, str):
         raise CaptureError(f"backend={backend!r} must be 'gymnasium' or 'gym'; if 'backend' is "
                            "a kwarg of your env, pass env_kwargs={'backend': ...}")
+    named = check_needs_options(assets, self_contained, max_asset_bytes, by_value)
+    if not self_contained:
+        return _capture(target, options, kwargs, backend, by_value, record_spaces, named,
+                        False, max_asset_bytes)
+    with by_value_modules(user_code):
+        return _capture(target, options, kwargs, backend, by_value, record_spaces, named,
+                        True, max_asset_bytes)
+
+
+
+def _capture(
+    target: Any, options: dict[str, Any], kwargs: dict[str, Any], backend: str | None,
+    by_value: bool | None, record_spaces: bool, assets: tuple[Any, ...],
+    self_contained: bool, limit: int,
+) -> SpecPack:
+    """``capture`` once its options are checked: resolve, then record what the pack needs."""
     impl: Backend
     if type(target) is str:
-        pack = _capture_id(target, options, kwargs, backend, by_value)
+        pack = _capture_id(target, options, kwargs, backend, by_value, self_contained)
+        pack = with_needs(pack, assets, self_contained, limit)
         return _with_spaces(pack) if record_spaces else pack
     if isinstance(target, SpecPack):
-        if options or kwargs or backend or by_value is not None:
+        if options or kwargs or backend or by_value is not None or assets or self_contained:
             raise CaptureError(
                 "capture(pack, ...) got options: a pack is already resolved; capture the "
                 "original target again with the new options"
@@ -148,7 +189,9 @@ def capture(
                 "a live env is captured as it is; to change it, capture its id or class with "
                 "those arguments instead"
             )
-        pack = _assemble(impl, impl.from_env(target), by_value)
+        pack = _assemble(impl, impl.from_env(target), by_value, self_contained)
+        pack = with_needs(pack, assets, self_contained, limit)
+        pack = pack._evolve(requires={**pack.requires, **built_requires(target, ())})
         if callable(getattr(target, "observation_space", None)):
             return pack  # a multi-agent env: spaces per agent, no single surface
         return pack.with_surface(record_surface(target))
@@ -161,17 +204,20 @@ def capture(
             f"cannot capture {type(target).__name__} {target!r}: pass an env id, an EnvSpec, "
             "an env class or factory, or a live env"
         )
-    pack = _assemble(impl, recipe, by_value)
+    pack = _assemble(impl, recipe, by_value, self_contained)
+    pack = with_needs(pack, assets, self_contained, limit)
     return _with_spaces(pack) if record_spaces else pack
 
 
 def _with_spaces(pack: SpecPack) -> SpecPack:
-    """``pack`` with its surface recorded from one build here (vector-only packs: as is)."""
+    """``pack`` with its surface recorded from one build here (vector-only packs: as is), and
+    the distributions the build needed added to ``requires``."""
     if pack.vector or pack.surface is not None:
         return pack
-    env = pack.make()
+    env, imported = imported_during(pack.make)
     try:
-        return pack.with_surface(record_surface(env))
+        requires = {**pack.requires, **built_requires(env, imported)}
+        return pack._evolve(surface=record_surface(env), requires=requires)
     finally:
         try:
             env.close()
@@ -190,13 +236,13 @@ _layer_cache: dict[Any, Layer] = {}
 
 def _capture_id(
     target: str, options: dict[str, Any], kwargs: dict[str, Any], backend: str | None,
-    by_value: bool | None,
+    by_value: bool | None, self_contained: bool = False,
 ) -> SpecPack:
     """``capture("Some-v0", ...)``, memoised on the exact kwargs."""
     key: Any = None
     if all(type(v) in SCALAR_TYPES for v in kwargs.values()):
         key = (
-            target, backend, by_value,
+            target, backend, by_value, self_contained,
             tuple((k, exact_key(options[k])) for k in sorted(options)),
             tuple((k, exact_key(kwargs[k])) for k in sorted(kwargs)),
         )
@@ -209,7 +255,7 @@ def _capture_id(
     # Snapshot the registry before resolving, check it after: a pack is filed only under the
     # state it was made from (an import during resolution or another thread may re-register).
     token = impl.memo_token(target) if key is not None else None
-    pack = _assemble(impl, impl.from_id(target, options, kwargs), by_value)
+    pack = _assemble(impl, impl.from_id(target, options, kwargs), by_value, self_contained)
     if token is not None and pack._plain and impl.memo_valid(target, token):
         found = [witness_of(c) for c in _code(pack) if c.by_value]
         witnesses = tuple(w for w in found if w is not None)
@@ -282,7 +328,8 @@ def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
     return hit
 
 
-def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None) -> SpecPack:
+def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
+              self_contained: bool = False) -> SpecPack:
     label = recipe.id or getattr(recipe.entry, "__qualname__", None) or "env"
     if recipe.entry_ref is not None and by_value is not True:
         entry, entry_obj = recipe.entry_ref, recipe.entry
@@ -295,6 +342,7 @@ def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None) -> SpecPack:
             raise CaptureError(f"the entry point of {label!r} ({recipe.entry!r}) is not callable")
         entry_obj = recipe.entry
         entry = code_ref(recipe.entry, by_value=by_value, what=f"entry point of {label!r}")
+    entry = user_by_value(entry, entry_obj, self_contained, f"entry point of {label!r}")
     for k in recipe.kwargs:
         if type(k) is not str:
             raise CaptureError(f"env kwarg names must be strings, got {k!r} for {label!r}")
@@ -315,6 +363,7 @@ def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None) -> SpecPack:
         if layer is None:
             ref = code_ref(cls, by_value=None if lib else by_value,
                            what=f"wrapper {cls.__qualname__}")
+            ref = user_by_value(ref, cls, self_contained, f"wrapper {cls.__qualname__}")
             lowered, lplain = lower_mapping(lkw, label, f"{cls.__qualname__} kwargs", by_value)
             layer = Layer(ref, lowered)
             carries = carries or ref.by_value or not lplain

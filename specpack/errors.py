@@ -127,7 +127,11 @@ class BuildError(SpecPackError, RuntimeError):
 
 class AssetError(BuildError):
     """A file the pack needs is missing or differs on this node, or a carried one cannot be
-    materialised (its bytes are corrupt, or the cache folder cannot be written)."""
+    materialised (its bytes are corrupt, or the cache folder cannot be written).
+
+    Raised by ``make()`` before the env is built, naming the path and the fix (carry the file
+    with ``capture(..., self_contained=True)``, or put the same file there).
+    """
 
 
 class BuildTypeError(BuildError, TypeError):

@@ -21,9 +21,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from ._assets import Asset
 from ._build import BuildFace
-from ._deprecated import positional
-from ._process import Boundary
+from ._proof import ProofFace
 from ._surface import Surface, SurfaceFace
 from ._text import short
 from .backends import Blueprint
@@ -35,18 +35,19 @@ from .layer import Layer
 from .typedjson.encode import Encoder, canonical_json
 
 if TYPE_CHECKING:
-    from ._verify.report import VerifyReport
+    from ._seal import Seal
 
 __all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
 
 #: Version of a pickled pack's state layout; readers accept every version up to this one
-#: (1: specpack 0.1; 2: a tuple of builtins led by the fingerprint). The JSON manifest has its
-#: own version (``fileformat.manifest.FORMAT``).
-FORMAT_VERSION = 2
+#: (1: specpack 0.1; 2: a tuple of builtins led by the fingerprint; 3: format 2 followed by
+#: ``requires``, ``assets`` and ``seal``, as builtins). The JSON manifest has its own version
+#: (``fileformat.manifest.FORMAT``).
+FORMAT_VERSION = 3
 
 
 
-class SpecPack(SurfaceFace, FileFace, BuildFace):
+class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
     """How to build one env, resolved in the process where it was known.
 
     Make one with :func:`specpack.capture`; rebuild with :meth:`make` in any process::
@@ -57,6 +58,21 @@ class SpecPack(SurfaceFace, FileFace, BuildFace):
 
     The pack describes construction, not run-time state: running statistics of a wrapper,
     an episode in progress or an RNG position are not captured (seed with ``reset(seed=...)``).
+
+    What a rebuild elsewhere needs is on the pack too:
+
+    ``requires``
+        ``{distribution: version}`` that must be installed where it is built (the
+        distributions of the code it names by reference; with ``record_spaces=True`` also
+        those the build imported, e.g. mujoco). ``make()`` refuses a missing one
+        (``BuildError`` naming ``pip install name==version``) and warns for another version.
+    ``assets``
+        The files the env is given (:class:`~specpack._assets.Asset`: path, size, sha256,
+        carried). ``make()`` checks a file that is not carried (``AssetError`` when missing
+        or different) and writes a carried one into a local cache, passing that path.
+    ``sealed``
+        The reference rollout of :meth:`seal` (``None`` until sealed); :meth:`check` compares
+        a rebuild with it.
     """
 
     __slots__ = (
@@ -68,12 +84,15 @@ class SpecPack(SurfaceFace, FileFace, BuildFace):
         "_reduced",
         "_skew_checked",
         "_surface",
+        "assets",
         "auto_render",
         "backend",
         "entry_point",
         "id",
         "layers",
         "notes",
+        "requires",
+        "sealed",
         "spec",
         "vector",
         "versions",
@@ -95,6 +114,9 @@ class SpecPack(SurfaceFace, FileFace, BuildFace):
     _reduced: tuple[Any, ...] | None
     _skew_checked: bool
     _surface: Surface | None
+    requires: Mapping[str, str]
+    assets: tuple[Asset, ...]
+    sealed: Seal | None
 
     def __init__(
         self,
@@ -111,6 +133,9 @@ class SpecPack(SurfaceFace, FileFace, BuildFace):
         plain: bool | None = None,
         vector: bool = False,
         surface: Surface | None = None,
+        requires: Mapping[str, str] | None = None,
+        assets: Iterable[Asset] = (),
+        seal: Seal | None = None,
     ) -> None:
         """Assemble a pack from already lowered parts (use :func:`specpack.capture`)."""
         s = object.__setattr__
@@ -130,6 +155,9 @@ class SpecPack(SurfaceFace, FileFace, BuildFace):
         s(self, "_reduced", None)
         s(self, "_skew_checked", False)
         s(self, "_surface", surface)
+        s(self, "requires", MappingProxyType(dict(requires or {})))
+        s(self, "assets", tuple(assets))
+        s(self, "sealed", seal)
 
     # -- value semantics -------------------------------------------------------------------
 
@@ -161,6 +189,9 @@ class SpecPack(SurfaceFace, FileFace, BuildFace):
             self.notes,
             self.vector,
             self._surface,
+            dict(self.requires),
+            tuple(_asset_state(a) for a in self.assets),
+            None if self.sealed is None else _seal_state(self.sealed),
         )
 
     def _content(self, enc: Encoder) -> dict[str, Any]:
@@ -189,6 +220,10 @@ class SpecPack(SurfaceFace, FileFace, BuildFace):
     def fingerprint(self) -> str:
         """A stable digest of everything that shapes the env (not versions or notes).
 
+        The assets' paths and digests are in it (another file is another env); ``requires``
+        and the seal are not (they describe where and how the env was proven, like
+        ``versions``).
+
         Equal for equal content (``capture(id)`` and ``capture(gymnasium.spec(id))`` agree),
         kept by pickle and JSON round trips, different when anything that shapes the env
         differs (``0``, ``0.0``, ``-0.0`` and ``False`` are different values). Code carried by
@@ -196,8 +231,11 @@ class SpecPack(SurfaceFace, FileFace, BuildFace):
         """
         fp = self._fingerprint
         if fp is None:
+            content = self._content(Encoder(None, canonical=True))
+            if self.assets:  # the files' bytes shape the env; absent: the old fingerprints
+                content["assets"] = [[a.path, a.kind, a.sha256] for a in self.assets]
             try:
-                text = canonical_json(self._content(Encoder(None, canonical=True)))
+                text = canonical_json(content)
             except RecursionError:
                 raise PackFormatError(
                     "the pack's values are nested too deeply to fingerprint") from None
@@ -263,55 +301,48 @@ class SpecPack(SurfaceFace, FileFace, BuildFace):
 
     def with_surface(self, surface: Surface) -> SpecPack:
         """This pack with ``surface`` recorded (a new pack; the same fingerprint)."""
-        return SpecPack(
+        return self._evolve(surface=surface)
+
+    def _evolve(self, **changes: Any) -> SpecPack:
+        """A copy of this pack with ``changes`` (constructor arguments) applied."""
+        fields: dict[str, Any] = dict(
             backend=self.backend, id=self.id, entry_point=self.entry_point,
             kwargs=self._kwargs, spec=self.spec, layers=self.layers,
             auto_render=self.auto_render, versions=self.versions, notes=self.notes,
-            plain=self._plain, vector=self.vector, surface=surface,
+            plain=self._plain, vector=self.vector, surface=self._surface,
+            requires=self.requires, assets=self.assets, seal=self.sealed,
         )
+        fields.update(changes)
+        return SpecPack(**fields)
 
     @property
     def label(self) -> str:
         """A short human name: the id, else the entry point's qualified name."""
         return self.id if self.id is not None else self.entry_point.name
 
-    # -- proving (building is :mod:`specpack._build`) -----------------------------------------
 
-    def verify(
-        self,
-        *args: Any,
-        steps: int = 100,
-        seed: int = 0,
-        where: Boundary = "subprocess",
-        check: bool = False,
-        timeout: float = 120.0,
-        ignore_info: Iterable[str] = (),
-    ) -> VerifyReport:
-        """Rebuild in a fresh interpreter and compare with a rebuild here: :func:`specpack.verify`.
+def _asset_state(a: Asset) -> tuple[Any, ...]:
+    """An asset as builtins (the pickled state's form)."""
+    return (a.path, a.kind, a.size, a.sha256, a.carried, a.data)
 
-        Truthy only when both rollouts completed, were compared and matched.
 
-        Parameters
-        ----------
-        steps, seed
-            The seeded rollout both sides run (same actions on both sides).
-        where
-            ``"subprocess"`` (a fresh ``python``), ``"spawn"`` or ``"forkserver"``.
-        check
-            Raise :class:`~specpack.errors.NotIdenticalError` instead of returning a falsy
-            report.
-        timeout
-            One deadline, in seconds, for the whole call (every side, and the comparison).
-        ignore_info
-            ``info`` keys left out of the comparison (wall-clock times in episode
-            statistics); the report lists them.
-        """
-        from ._verify.engine import verify
+def _asset_from_state(state: tuple[Any, ...]) -> Asset:
+    path, kind, size, sha256, carried, data = state
+    return Asset(path=path, kind=kind, size=size, sha256=sha256, carried=carried, data=data)
 
-        flags = positional(args, ("steps", "seed", "where", "check", "timeout"), "pack.verify()",
-                           {"steps": steps, "seed": seed, "where": where, "check": check,
-                            "timeout": timeout})
-        return verify(self, **flags, ignore_info=ignore_info)
+
+def _seal_state(seal: Seal) -> tuple[Any, ...]:
+    """A seal as builtins (the pickled state's form)."""
+    return (seal.steps, seal.seed, seal.fields, seal.digests, seal.layers, seal.spaces,
+            dict(seal.made_with))
+
+
+def _seal_from_state(state: tuple[Any, ...]) -> Seal:
+    from ._seal import Seal  # lazy: sealing machinery is not needed to build
+
+    steps, seed, fields, digests, layers, spaces, made_with = state
+    return Seal(steps=steps, seed=seed, fields=fields, digests=digests, layers=layers,
+                spaces=spaces, made_with=made_with)
 
 
 #: Recently unpickled packs by everything that differs between two packs' states: the
@@ -324,21 +355,27 @@ _unpickled: dict[Any, SpecPack] = {}
 
 
 def _state_key(state: tuple[Any, ...]) -> Any:
-    """The unpickle cache's key of a format-2 state: strings, bytes and None, so ``==`` is
-    exact. The fingerprint covers each code state but its Python tag and ``allow`` (added
-    when set) and a partial's bound arguments (in the fingerprint)."""
-    fp, _, _, entry, _, _, layers, _, versions, notes, _, surface = state
+    """The unpickle cache's key of a format-2 or -3 state: strings, bytes and None, so ``==``
+    is exact. The fingerprint covers each code state but its Python tag and ``allow`` (added
+    when set) and a partial's bound arguments (in the fingerprint); it covers the assets'
+    paths and digests but not whether their bytes are carried, nor ``requires`` or the seal,
+    which are keyed here by a digest of their pickle."""
+    fp, _, _, entry, _, _, layers, _, versions, notes, _, surface = state[:12]
     seen = None if surface is None else hashlib.sha256(pickle.dumps(surface, 5)).digest()
     policy = [c[3:5] for c in (entry, *[c for c, _ in layers]) if c[3] is not None
               or c[4] is not None]
-    return (fp, tuple(versions.items()), notes, seen, tuple(policy) if policy else None)
+    extra = None
+    if len(state) > 12 and any(state[12:]):
+        extra = hashlib.sha256(pickle.dumps(state[12:], 5)).digest()
+    return (fp, tuple(versions.items()), notes, seen, tuple(policy) if policy else None, extra)
 
 
 def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
     """Unpickle a pack (``__reduce__``'s counterpart); accepts every known format version."""
-    if fmt == 2:
+    if fmt in (2, 3):
         (fp, backend, id_, entry, kwargs, spec, layers, auto_render, versions, notes,
-         vector, surface) = state
+         vector, surface) = state[:12]
+        requires, assets, seal = state[12:15] if fmt == 3 else ({}, (), None)
         try:
             key = _state_key(state)
             hit = _unpickled.get(key)
@@ -358,6 +395,9 @@ def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
             notes=notes,
             vector=vector,
             surface=surface,
+            requires=requires,
+            assets=tuple(_asset_from_state(a) for a in assets),
+            seal=None if seal is None else _seal_from_state(seal),
         )
         object.__setattr__(pack, "_fingerprint", fp)
         object.__setattr__(pack, "_reduced", (_restore, (fmt, state)))
@@ -366,7 +406,7 @@ def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
                 _unpickled.clear()
             _unpickled[key] = pack
         return pack
-    if fmt != 1:
+    if fmt != 1:  # a newer format
         raise SpecPackError(
             f"this pickle holds a pack of format {fmt!r}, but this specpack reads formats up to "
             f"{FORMAT_VERSION}; upgrade specpack"

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from .errors import VersionSkewWarning
 
-__all__ = ["check_skew", "current_versions", "distribution_of", "version_record"]
+__all__ = ["check_skew", "current_versions", "distribution_of", "skew_free", "version_record"]
 
 #: Record keys that make() compares with the running versions.
 SKEW_KEYS = ("gymnasium", "gym", "numpy", "pettingzoo", "supersuit")
@@ -112,7 +112,17 @@ def check_skew(recorded: Mapping[str, str], what: str) -> None:
     if diffs:
         warnings.warn(
             f"{what} was captured under other versions: {'; '.join(diffs)}. The rebuild may "
-            "differ; run pack.verify() here, or capture again with these versions",
+            "differ; prove it with pack.check() on a sealed pack (pack.seal() where it was "
+            "captured, or specpack check FILE for a sealed file), or capture again here",
             VersionSkewWarning,
             stacklevel=4,
         )
+
+
+def skew_free(requires: Mapping[str, str], recorded: Mapping[str, str]) -> dict[str, str]:
+    """``requires`` without the distributions :func:`check_skew` already compares (the
+    backend, numpy, the env's distribution), so that one difference gives one warning."""
+    compared = {k for k in SKEW_KEYS if k in recorded}
+    if recorded.get("env_distribution"):
+        compared.add(recorded["env_distribution"])
+    return {k: v for k, v in requires.items() if k not in compared}

@@ -227,3 +227,15 @@ def test_packs_with_one_fingerprint_but_different_recorded_spaces_unpickle_to_th
         assert ub.observation_space == b.observation_space != a.observation_space
         assert ub.metadata is not None and ub.metadata["render_fps"] == 7
         assert ua.metadata is not None and ua.metadata["render_fps"] != 7
+
+
+@pytest.mark.parametrize("release", ["0.1.0", "0.2.0"])
+def test_pickles_of_earlier_formats_load_with_no_requires_assets_or_seal(release: str) -> None:
+    from _helpers import GOLDEN
+
+    folder = GOLDEN / "pickles" / f"py{sys.version_info[0]}{sys.version_info[1]}" / release
+    pack = pickle.loads((folder / "cartpole_options.pkl").read_bytes())
+    assert (dict(pack.requires), pack.assets, pack.sealed) == ({}, (), None)
+    again = pickle.loads(pickle.dumps(pack))
+    assert again == pack and (dict(again.requires), again.assets) == ({}, ())
+    assert specpack.capture("CartPole-v1").__reduce__()[1][0] == 3  # a new pack: format 3

@@ -28,7 +28,7 @@ from .importable import (
     reference_of,
     resolve_qualname,
 )
-from .payload import Witness, dumps_witnessed, portable_dumps
+from .payload import Witness, dumps_witnessed, forced_modules, portable_dumps
 from .sources import located
 
 __all__ = ["CodeRef", "code_ref", "code_ref_from_state", "code_ref_from_string",
@@ -341,7 +341,7 @@ def payload_ref(obj: Any, modname: Any, qualname: Any, what: str) -> CodeRef:
     force: set[str] = set()
     if isinstance(modname, str) and modname not in _MAIN_NAMES and modname in sys.modules:
         force.add(modname)
-    key = (id(obj), modname, qualname)
+    key = (id(obj), modname, qualname, forced_modules())
     hit = _value_cache.get(key)
     if hit is not None and hit[0] is obj and hit[1].holds():
         return hit[2]

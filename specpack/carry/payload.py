@@ -18,18 +18,50 @@ whole pack, while they hold.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import io
 import os
 import sys
 import threading
 import types
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .importable import MAIN_NAMES, non_importable_modules, reference_of
 from .sources import Located
 
-__all__ = ["Witness", "dumps_witnessed", "portable_dumps"]
+__all__ = ["Witness", "by_value_modules", "dumps_witnessed", "forced_modules",
+           "portable_dumps"]
+
+#: What picks the modules every payload made in this context pickles by value
+#: (``capture(..., self_contained=True)``: the user's own modules, importable here but not on
+#: another node). Asked at each pickling: resolving the env imports the modules it names.
+_FORCED: contextvars.ContextVar[Callable[[], Iterable[str]] | None] = contextvars.ContextVar(
+    "specpack_forced_by_value", default=None)
+
+
+@contextlib.contextmanager
+def by_value_modules(select: Callable[[], Iterable[str]]) -> Iterator[None]:
+    """Within the block, payloads also carry the modules ``select()`` names by value.
+
+    Parameters
+    ----------
+    select
+        Called at each pickling (modules loaded by then count), returns module names.
+    """
+    token = _FORCED.set(select)
+    try:
+        yield
+    finally:
+        _FORCED.reset(token)
+
+
+def forced_modules() -> frozenset[str]:
+    """The modules :func:`by_value_modules` forces now (empty outside such a block)."""
+    select = _FORCED.get()
+    return frozenset() if select is None else frozenset(select())
+
 
 _pickle_lock = threading.Lock()
 _MISSING = object()
@@ -89,7 +121,7 @@ def _dumps(obj: Any, modules: set[str], scan: frozenset[str] | None
 
 
 def _modules(scan: frozenset[str], force_modules: set[str] | None) -> set[str]:
-    modules = set(scan)
+    modules = set(scan) | forced_modules()
     if force_modules:
         modules |= force_modules
     return modules

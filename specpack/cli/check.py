@@ -29,8 +29,8 @@ NOT_SEALED = ("this pack file is not sealed: make it with pack.seal() before dum
 
 
 def seal_of(pack: Any, path: str) -> Seal:
-    """The seal a loaded pack carries (``pack.seal``), or an error naming the fix."""
-    seal = getattr(pack, "seal", None)
+    """The seal a loaded pack carries (``pack.sealed``), or an error naming the fix."""
+    seal = getattr(pack, "sealed", None)
     if not isinstance(seal, Seal):
         raise SpecPackError(f"{path}: {NOT_SEALED}")
     return seal

@@ -93,6 +93,7 @@ def render_description(path: str, desc: dict[str, Any]) -> str:
     if isinstance(versions, dict):
         rows.append(("versions", ", ".join(f"{k} {v}" for k, v in versions.items())))
     rows.append(_fingerprint(desc, m))
+    rows += _needs(m)
     code = [(d, p) for d, p in payloads.items() if isinstance(p, dict)]
     for i, (digest, p) in enumerate(code):
         rows.append((
@@ -112,6 +113,27 @@ def render_description(path: str, desc: dict[str, Any]) -> str:
         rows += [("notes" if i == 0 else "", str(n)) for i, n in enumerate(notes)]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
+
+
+def _needs(m: dict[str, Any]) -> list[tuple[str, str]]:
+    """Rows for what a rebuild needs: distributions (one a line), assets, the seal."""
+    rows: list[tuple[str, str]] = []
+    requires = m.get("requires")
+    if isinstance(requires, dict) and requires:
+        rows += [("requires" if i == 0 else "", f"{k}=={v}")
+                 for i, (k, v) in enumerate(requires.items())]
+    assets = m.get("assets")
+    if isinstance(assets, list):
+        for i, a in enumerate(x for x in assets if isinstance(x, dict)):
+            how = "carried" if a.get("carried") else "not carried: checked at make()"
+            rows.append(("assets" if i == 0 else "",
+                         f"{a.get('path')} ({size_text(_int(a.get('size')))}, sha256 "
+                         f"{str(a.get('sha256'))[:12]}, {how})"))
+    seal = m.get("seal")
+    if isinstance(seal, dict):
+        rows.append(("seal", f"{seal.get('steps')} steps, seed {seal.get('seed')}: "
+                             "pack.check() / specpack check FILE compares a rebuild with it"))
+    return rows
 
 
 def _manifest_of(desc: Any) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from ..layer import Layer
 from ..typedjson.encode import Encoder, encode
 from ..typedjson.walk import payload_uses, references
 from .manifest import FORMAT, PackFields, dumps
+from .needs import needs_to_json
 from .read import read_fields
 
 __all__ = ["FileFace"]
@@ -48,6 +49,9 @@ class FileFace:
     versions: Any
     notes: tuple[str, ...]
     _surface: Surface | None
+    requires: Any
+    assets: Any
+    sealed: Any
 
     @property
     def fingerprint(self) -> str:  # the pack's own
@@ -86,6 +90,7 @@ class FileFace:
             surface = surface_to_json(_data_only(self._surface), encode)
             if surface is not None:
                 data["surface"] = surface
+        data.update(needs_to_json(self.requires, self.assets, self.sealed))
         return dumps(data, indent=indent)
 
     @classmethod
@@ -151,6 +156,9 @@ class FileFace:
             notes=fields.notes,
             vector=fields.vector,
             surface=fields.surface,
+            requires=fields.requires,
+            assets=fields.assets,
+            seal=fields.seal,
         )
         return pack
 

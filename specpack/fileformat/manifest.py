@@ -3,7 +3,8 @@
 A manifest is a JSON object: ``format`` (``"specpack/1"``), ``backend``, ``id``,
 ``entry_point``, ``kwargs``, ``spec``, ``layers`` (``[{"class", "kwargs"}]`` from the outermost
 wrapper in), ``render_wrappers``, ``fingerprint``, ``versions``, ``notes`` and ``payloads``
-(by-value code and pickled objects, by digest). Values are typed JSON (:mod:`specpack.typedjson`).
+(by-value code and pickled objects, by digest); optionally ``vector``, ``surface`` and what a
+rebuild needs: ``requires``, ``assets``, ``seal`` (:mod:`.needs`). Values are typed JSON (:mod:`specpack.typedjson`).
 This module checks the shape and turns it into a pack's lowered fields (:class:`PackFields`),
 and the fields back into JSON; it never imports the pack module, never imports the code a
 manifest names and never unpickles.
@@ -16,9 +17,10 @@ import binascii
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from .._assets import Asset
 from .._surface import Surface, surface_from_json
 from .._text import printable
 from ..carry.code import CodeRef
@@ -27,6 +29,7 @@ from ..typedjson.decode import Decoder
 from ..typedjson.tags import DIGEST, MAX_JSON_DEPTH
 from ..typedjson.text import read_json
 from ..typedjson.walk import Path, path_text, payload_uses, references
+from .needs import needs_from_json
 from .schema import check_layer_kwargs, check_spec, is_make_wrapper
 from .signed import SIGNED_MAGIC
 
@@ -37,7 +40,8 @@ FORMAT = "specpack/1"
 _DIGEST = DIGEST
 _TOP_FIELDS = (
     "format", "backend", "id", "entry_point", "kwargs", "spec", "layers", "render_wrappers",
-    "fingerprint", "versions", "notes", "payloads", "vector", "surface",
+    "fingerprint", "versions", "notes", "payloads", "vector", "surface", "requires", "assets",
+    "seal",
 )
 _REQUIRED = {
     "format": str, "backend": str, "entry_point": dict, "kwargs": dict, "spec": dict,
@@ -61,6 +65,9 @@ class PackFields:
     notes: tuple[str, ...]
     vector: bool = False
     surface: Surface | None = None
+    requires: dict[str, str] = field(default_factory=dict)
+    assets: tuple[Asset, ...] = ()
+    seal: Any = None
 
 
 #: A high surrogate followed by a low one: ``\\ud83d\\ude00`` reads back as one character.
@@ -298,6 +305,7 @@ def _decode_fields(
             if allow is not None and is_make_wrapper(backend, cls.module, cls.qualname):
                 cls = CodeRef(cls.module, cls.qualname, allow=(*allow, cls.module))
         layers.append((cls, lkw))
+    requires, assets, seal = needs_from_json(data, source)
     return PackFields(
         backend=backend,
         id=data.get("id"),
@@ -310,6 +318,9 @@ def _decode_fields(
         notes=tuple(data.get("notes", [])),
         vector=data.get("vector") is True,
         surface=_surface(data, dec, source),
+        requires=requires,
+        assets=assets,
+        seal=seal,
     )
 
 

@@ -238,7 +238,8 @@ def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
     dict
         A JSON-able dict: ``path``, ``size``, ``format``, ``manifest`` (the parsed manifest,
         payload data left out), ``payloads`` (kind, name, size, digest, python, format, note,
-        ``used_at``), ``modules`` (every code reference: ``where``, ``module``, ``qualname``;
+        ``used_at``), ``requires`` and ``assets`` (in ``manifest``, carried bytes left out),
+        ``modules`` (every code reference: ``where``, ``module``, ``qualname``;
         the spec's entry-point strings too), ``signature`` (``status``: ``"unsigned"``,
         ``"signed (not checked)"``, ``"valid"`` or ``"invalid"`` (with ``key``), plus ``alg``,
         ``key_id``, ``detail``), ``fingerprint`` (``recorded``, ``computed``, ``matches``:
@@ -292,6 +293,9 @@ def _describe(f: SignedFile, k: bytes | None) -> dict[str, Any]:
     shown = dict(data)
     shown["payloads"] = {d: {kk: v for kk, v in e.items() if kk != "data"}
                          for d, e in data["payloads"].items()}
+    if isinstance(data.get("assets"), list):  # carried bytes left out, as payloads' are
+        shown["assets"] = [{kk: v for kk, v in e.items() if kk != "data"}
+                           if isinstance(e, dict) else e for e in data["assets"]]
     recorded = data.get("fingerprint")
     return {
         "path": f.source,

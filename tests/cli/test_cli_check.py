@@ -84,3 +84,29 @@ def test_check_file_names_the_first_step_that_differs_from_the_seal(
 def test_check_file_without_a_seal_refuses_the_unsealed_file(work: Path) -> None:
     with pytest.raises(sp.SpecPackError, match=r"not sealed.*pack\.seal\(\)"):
         check_file(str(work / "cartpole.pack"))
+
+
+def test_specpack_check_of_a_sealed_file_end_to_end(work: Path) -> None:
+    """A file written from ``pack.seal()`` carries its seal: ``specpack check FILE`` rebuilds it
+    and exits 0; under a changed env (the variable stands for another machine's library) it
+    exits 1 naming the first step and field that differ, also in ``--json``."""
+    import json
+    import os
+
+    sealed = sp.capture("SealCounter-v0").seal(steps=25, seed=0, ignore_info=["clock"])
+    assert sealed.sealed is not None and sealed.sealed.steps == 25
+    dump(sealed, work / "sealed.pack")
+    loaded = sp.load(work / "sealed.pack")
+    assert loaded.sealed == sealed.sealed
+    ok = specpack("check", "sealed.pack", cwd=work)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "identical" in ok.stdout
+    drifted = {**os.environ, "SEALENV_DRIFT_AT": "17"}
+    bad = specpack("check", "sealed.pack", cwd=work, env=drifted)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "step 17: observation differs from the seal" in bad.stdout
+    doc = specpack("check", "sealed.pack", "--json", cwd=work, env=drifted)
+    assert doc.returncode == 1, doc.stderr
+    report = json.loads(doc.stdout)
+    assert (report["status"], report["step"], report["field"]) == ("not_identical", 17,
+                                                                    "observation")
