@@ -100,6 +100,14 @@ def node_report(project: str) -> dict[str, Any]:
     return out
 
 
+def session_of(pid: int) -> int | None:
+    """The session of process ``pid`` (None once it has ended)."""
+    try:
+        return os.getsid(pid)
+    except OSError:
+        return None
+
+
 def on_node(resource: str) -> dict[str, Any]:
     """Ray options pinning a task to the node that has ``resource``."""
     return {"resources": {resource: 0.01}, "num_cpus": 0}
@@ -202,6 +210,9 @@ def main() -> None:
         ray.shutdown()
         if node is not None:
             result["bare_log"] = node.log_tail()
+            # run_driver's backstop (it kills the driver's session) covers the node too.
+            result["bare_sessions"] = sorted({session_of(pid) for pid in ns_members(node.ns)})
+            result["driver_session"] = os.getsid(0)
             result["bare_survivors"] = sorted(node.stop().values())
             result["bare_ns_after_kill"] = sorted(ns_members(node.ns).values())
         cluster.shutdown()
