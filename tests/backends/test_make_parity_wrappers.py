@@ -179,10 +179,31 @@ def test_an_entry_point_that_makes_and_wraps_replays_the_original_rollout() -> N
     # NormalizeReward keeps its statistics across resets: one rollout per env
     assert same_transitions(rebuilt, theirs, seed=42)
     assert same_transitions(ours(original.spec), original, seed=42)
-    # Not compared: the stacks. The spec lists FlattenObservation, which the entry point
-    # applies itself; gymnasium.make skips a spec's wrappers the entry point already applied
-    # (it counts them after calling it), capture decides the wrappers without calling it and
-    # applies FlattenObservation again (a no-op on a flat Box, so the rollouts agree).
+    # The spec lists FlattenObservation, which the entry point applies itself: both skip it
+    assert wrapper_types(rebuilt) == wrapper_types(theirs)
+
+
+@pytest.mark.parametrize("wrapper", ["NormalizeReward", "ClipReward", "FlattenObservation"])
+def test_a_wrapper_the_entry_point_applies_itself_is_not_applied_twice(wrapper: str) -> None:
+    """A spec read from an env whose entry point wraps (``NormalizeReward(make(...))``) lists
+    that wrapper; gymnasium.make counts the wrappers the entry point applied and skips them,
+    and so does the pack (once it applied NormalizeReward twice: other rewards)."""
+    import gymnasium.wrappers as gw
+
+    args = {"NormalizeReward": {"gamma": 0.5}, "ClipReward": {"min_reward": 0.0,
+            "max_reward": 0.5}, "FlattenObservation": {}}[wrapper]
+
+    def wrapped() -> gymnasium.Env:  # type: ignore[type-arg]
+        return getattr(gw, wrapper)(gymnasium.make("CartPole-v1"), **args)
+
+    with registered("SelfWrapped-v0", entry_point=wrapped) as env_id:
+        spec = gymnasium.make(env_id).spec
+        assert spec is not None and [w.name for w in spec.additional_wrappers] == [wrapper]
+        theirs = gymnasium.make(spec)
+        rebuilt = ours(spec)
+        assert wrapper_types(rebuilt) == wrapper_types(theirs)
+        assert [t.__name__ for t in wrapper_types(rebuilt)].count(wrapper) == 1
+        assert same_transitions(rebuilt, theirs, seed=5)
 
 
 def test_a_spec_wrapper_without_recorded_arguments_is_refused_with_gymnasiums_reason() -> None:

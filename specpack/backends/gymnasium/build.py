@@ -66,8 +66,9 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
         raise
     if plan.spec is not None:
         env.unwrapped.spec = fresh_spec(plan.spec, kwargs)
+    steps = plan.steps if env is env.unwrapped else _not_applied(plan.steps, env)
     try:  # inline, not a context manager: it would cost ~1 µs per make
-        for wcls, fixed, lowered in plan.steps:
+        for wcls, fixed, lowered in steps:
             if fixed is not None:
                 env = wcls(env, **fixed) if fixed else wcls(env)
             else:
@@ -79,6 +80,33 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
     except Exception as e:  # noqa: BLE001 - raise_wrapped re-raises it
         raise_wrapped(bp.label, e)
     return env
+
+
+#: The wrappers ``gymnasium.make`` adds itself, under any spec's own wrappers.
+_MAKES_OWN = ("PassiveEnvChecker", "OrderEnforcing", "TimeLimit")
+
+
+def _not_applied(steps: tuple[Any, ...], env: Any) -> tuple[Any, ...]:
+    """``steps`` less the spec wrappers an entry point that returns a wrapped env already
+    applied, as ``gymnasium.make`` skips them.
+
+    The entry point's own wrappers are the ones its env's ``spec.additional_wrappers`` lists;
+    when the first additional layers of the pack (those over make's checker, order enforcing
+    and time limit) are those wrappers, in that order, they are not applied a second time.
+    """
+    try:
+        prior = [w.name for w in env.spec.additional_wrappers]
+    except Exception:  # noqa: BLE001 - an env whose spec cannot be read keeps every layer
+        return steps
+    if not prior:
+        return steps
+    start = 0
+    while start < len(steps) and steps[start][0].__name__ in _MAKES_OWN:
+        start += 1
+    names = [step[0].__name__ for step in steps[start:start + len(prior)]]
+    if names != prior:
+        return steps
+    return steps[:start] + steps[start + len(prior):]
 
 
 def _layer_kwargs(bp: Blueprint, plan: _Plan, wcls: Any, lowered: Mapping[str, Any]) -> Any:
