@@ -36,7 +36,7 @@ from .carry.values import (
     iter_carried,
     lower_mapping,
 )
-from .errors import CaptureError, UnexpectedKwargError, _OldRenderAPIError
+from .errors import CaptureError, UnexpectedKwargError, _CaptureTypeError, _OldRenderAPIError
 from .pack import Layer, SpecPack
 from .versions import version_record
 
@@ -200,7 +200,7 @@ def _capture(
     elif callable(target):
         recipe = impl.from_callable(target, options, kwargs)
     else:
-        raise CaptureError(
+        raise _CaptureTypeError(
             f"cannot capture {type(target).__name__} {target!r}: pass an env id, an EnvSpec, "
             "an env class or factory, or a live env"
         )
@@ -274,7 +274,7 @@ def _check_options(impl: Backend, options: dict[str, Any]) -> None:
     """Refuse gym-only ``make`` options for a backend whose ``make`` has no such option."""
     gym_only = [k for k in ("autoreset", "apply_api_compatibility") if k in options]
     if gym_only and impl.name != "gym":
-        raise CaptureError(
+        raise UnexpectedKwargError(
             f"{' and '.join(gym_only)}: only the legacy gym.make takes "
             f"{'this option' if len(gym_only) == 1 else 'these options'} (backend='gym'); "
             "gymnasium 1.x's make has none. For a gymnasium env, apply the wrapper yourself "

@@ -75,8 +75,16 @@ class _CaptureImportError(CaptureError, ImportError):
     """The entry point's module cannot be imported here."""
 
 
+class _CaptureModuleNotFoundError(_CaptureImportError, ModuleNotFoundError):
+    """The entry point's module (or a ``"module:Env-v0"`` id's) is not installed here."""
+
+
 class _CaptureAttributeError(CaptureError, AttributeError):
     """The entry point's module has no such name."""
+
+
+class _CaptureTypeError(CaptureError, TypeError):
+    """``capture`` was given something that is not an env id, spec, class, factory or env."""
 
 
 def capture_error_for(cause: BaseException) -> type[CaptureError]:
@@ -84,6 +92,8 @@ def capture_error_for(cause: BaseException) -> type[CaptureError]:
     also of the type ``gymnasium.make`` lets through for it, so code catching that still works."""
     if isinstance(cause, _gym_error.DependencyNotInstalled):
         return _CaptureDependencyError
+    if isinstance(cause, ModuleNotFoundError):
+        return _CaptureModuleNotFoundError
     if isinstance(cause, ImportError):
         return _CaptureImportError
     if isinstance(cause, AttributeError):

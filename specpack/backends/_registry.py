@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..carry.values import SCALAR_TYPES, exact_key
-from ..errors import CaptureError
+from ..errors import CaptureError, capture_error_for
 
 __all__ = ["PackEntryPoint", "import_id_module", "memo_token", "memo_valid", "register_pack",
            "spec_made", "versioned_spec"]
@@ -31,7 +31,7 @@ def import_id_module(env_id: str) -> str:
     try:
         importlib.import_module(module)
     except Exception as e:
-        raise CaptureError(
+        raise capture_error_for(e)(
             f"{env_id!r}: importing the module {module!r} to register {name!r} failed "
             f"({type(e).__name__}: {e}); install it or fix the module name"
         ) from e

@@ -9,7 +9,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, NoReturn, TypeVar
 
-from ..errors import BuildError, build_error_for
+from ..errors import BuildError, BuildTypeError, build_error_for
 from ._args import base_kwargs
 from ._registry import spec_made
 from .recipe import Blueprint, Recipe
@@ -98,7 +98,7 @@ def construct(
             f"{type(e).__name__}: {e}{hint(e)}"
         ) from e
     if env_type is not None and not isinstance(env, env_type):
-        raise BuildError(
+        raise BuildTypeError(
             f"the entry point of pack {label} returned {type(env).__name__}, not a "
             f"{env_type.__module__.partition('.')[0]}.Env; {not_env_fix}"
         )

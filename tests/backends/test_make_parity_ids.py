@@ -151,6 +151,29 @@ def test_make_options_gymnasium_1_removed_are_refused_at_capture_naming_the_way_
     assert isinstance(theirs, TypeError)
     assert f"unexpected keyword argument '{option}'" in str(theirs)
     error = raised(lambda: specpack.capture("CartPole-v1", **{option: True}))
-    assert isinstance(error, specpack.CaptureError)
+    assert isinstance(error, specpack.CaptureError) and isinstance(error, TypeError)
     assert str(error).startswith(f"{option}: only the legacy gym.make takes this option")
     assert "env_kwargs={...}" in str(error)
+
+
+def test_errors_are_of_the_types_gymnasium_make_raises_for_the_same_mistake() -> None:
+    """Code that catches what gymnasium.make raises keeps catching what capture/make raise:
+    a target that is not an env, a ``module:Id`` whose module is not installed, an entry point
+    that returns something other than an env."""
+    cases = [
+        (TypeError, lambda: gymnasium.make(3), lambda: specpack.capture(3)),  # type: ignore[arg-type]
+        (ModuleNotFoundError, lambda: gymnasium.make("no_such_module_x:Thing-v0"),
+         lambda: specpack.capture("no_such_module_x:Thing-v0")),
+    ]
+    for kind, theirs, ours_ in cases:
+        # gymnasium 1.0 asserted on a target that is not an id or a spec; 1.1+ raises TypeError
+        assert isinstance(raised(theirs), (kind, AssertionError))
+        error = raised(ours_)
+        assert isinstance(error, kind) and isinstance(error, specpack.CaptureError), error
+
+    with registered("NotAnEnv-v0", entry_point=lambda: object()) as env_id:
+        assert isinstance(raised(lambda: gymnasium.make(env_id)), TypeError)
+        pack = specpack.capture(env_id)
+        error = raised(pack.make)
+        assert isinstance(error, TypeError) and isinstance(error, specpack.BuildError), error
+        assert "returned object, not a gymnasium.Env" in str(error)
