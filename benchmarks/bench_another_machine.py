@@ -128,7 +128,7 @@ def _ant_rows(quick: bool, tmp: Path) -> list[dict[str, Any]]:
         pack.make().close()  # materialise once
         samples = side_by_side({"pack": lambda: pack.make().close(),
                                 "gym": lambda: gymnasium.make(ENV_ID).close()},
-                               rounds=5 if quick else 15)
+                               rounds=5 if quick else 15, batch_seconds=0.1)
     finally:
         del os.environ["SPECPACK_CACHE"]
     p, g, ratio = median_round(samples["pack"], samples["gym"])
