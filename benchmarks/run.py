@@ -18,6 +18,9 @@ Parts (each also runs on its own: ``python benchmarks/bench_core.py`` ...):
 * ``workers`` (bench_workers.py, from the vector-env work): worker start per start method;
 * ``slow_start`` (bench_slow_start.py): an 8-worker vector env of a 300 ms constructor, with no
   throwaway env built in the parent;
+* ``another_machine`` (bench_another_machine.py): a self-contained CustomAnt pack (Ant-v5 with a
+  project XML that ``<include>``s a second file): pickle and pack-file size, the first ``make()``
+  in a fresh process and a warm one against ``gymnasium.make``; ``check()`` against ``verify()``;
 * ``audit`` (bench_audit.py, only with ``--only audit``: one run takes minutes and needs ale-py
   and minigrid): ``specpack audit --import ale_py minigrid --jobs 2`` wall time against 0.1.0's
   107 s, with the CPU seconds and the load average around the run.
@@ -40,18 +43,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _bench import machine
 
-PARTS = ("core", "carry", "verify", "workers", "slow_start", "audit")
+PARTS = ("core", "carry", "verify", "workers", "slow_start", "another_machine", "audit")
 #: The parts run without ``--only`` (the audit takes minutes and needs ale-py and minigrid).
-DEFAULT_PARTS = ("core", "carry", "verify", "workers", "slow_start")
+DEFAULT_PARTS = ("core", "carry", "verify", "workers", "slow_start", "another_machine")
 _MODULES = {"core": "bench_core", "carry": "bench_carry", "verify": "bench_verify",
             "workers": "bench_workers", "slow_start": "bench_slow_start",
-            "audit": "bench_audit"}
+            "another_machine": "bench_another_machine", "audit": "bench_audit"}
 _TITLES = {
     "core": "make, capture and pickle (CartPole-v1)",
     "growth": "growth with kwargs and wrappers",
     "carry": "code carried by value",
     "verify": "verify",
     "slow_start": "vector-env start with a slow constructor",
+    "another_machine": "another machine: a self-contained CustomAnt pack, check vs verify",
     "audit": "specpack audit of ale-py and minigrid (wall time against 0.1.0's)",
 }
 
@@ -151,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"machine": info, "quick": args.quick, "seconds": round(seconds, 1),
                           "results": results}, indent=2))
         return 0
-    ratio_rows = [r for part in ("core", "carry", "verify", "slow_start", "audit")
+    ratio_rows = [r for part in ("core", "carry", "verify", "slow_start", "another_machine", "audit")
                   for r in results.get(part, [])]
     head = [
         f"specpack benchmarks ({'quick, ' if args.quick else ''}{seconds:.0f} s): every ratio "
