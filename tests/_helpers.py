@@ -10,13 +10,14 @@ import collections.abc
 import enum
 import json
 import math
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _hang import ProcessHang as ProcessHang
+from _hang import run_process as run_process
 
 from specpack import Blob, CodeRef, EnumRef, typedjson
 
@@ -30,14 +31,11 @@ ROOT = TESTS.parent
 def run_python(
     args: list[str], cwd: Path, timeout: float = 180, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``sys.executable`` with ``args`` in ``cwd`` (a real, fresh interpreter)."""
-    full_env = dict(os.environ)
-    if env:
-        full_env.update(env)
-    return subprocess.run(
-        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-        env=full_env,
-    )
+    """Run ``sys.executable`` with ``args`` in ``cwd`` (a real, fresh interpreter).
+
+    Through :func:`run_process`: a hang fails with every process's stacks.
+    """
+    return run_process([sys.executable, *args], cwd=cwd, timeout=timeout, env=env)
 
 
 def run_script_json(name: str, tmp_path: Path, *args: str, timeout: float = 240) -> Any:

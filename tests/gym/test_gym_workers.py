@@ -5,11 +5,10 @@ another working directory, with the parent's rollout and gym's TimeLimit truncat
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _helpers import run_python
 
 pytestmark = pytest.mark.integration
 
@@ -19,8 +18,7 @@ SCRIPT = Path(__file__).resolve().parent / "scripts" / "gym_main_guard.py"
 @pytest.fixture(scope="module")
 def result(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("gym_main_guard")
-    proc = subprocess.run([sys.executable, str(SCRIPT)], cwd=cwd, capture_output=True, text=True,
-                          timeout=240)
+    proc = run_python([str(SCRIPT)], cwd=cwd, timeout=240)  # a hang fails with every stack
     assert proc.returncode == 0, f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
     return json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1])
 

@@ -5,6 +5,7 @@ the controls (gym.make(id) and gym.make(spec) in a spawn child) and the pack's r
 spawn and forkserver children and in a fresh interpreter in another working directory.
 """
 
+import contextlib
 import json
 import multiprocessing as mp
 import pickle
@@ -59,6 +60,28 @@ def child_make(blob):
     return {"stack": stack(env), "rollout": rollout(env), "gym_module": type(env).__module__}
 
 
+@contextlib.contextmanager
+def pool_of(method, processes):
+    """A Pool whose workers end by themselves: close() and join(), never terminate().
+
+    ``with Pool(...)`` ends in terminate(), which takes the task queue's lock, drains what is
+    left in it (a late-starting worker's stop sentinel too) and SIGTERMs the workers. Under
+    coverage's ``sigterm = true`` (CI runs with it) every process has a Python-level SIGTERM
+    handler, inherited by a forkserver's children, and a child that gets the signal while it
+    is still starting loses it: the worker then waits forever for the lock, and terminate()
+    for the worker (the 240 s hang of CI). close() sends each worker its sentinel and join()
+    waits for them to leave; terminate() only on an error.
+    """
+    pool = mp.get_context(method).Pool(processes)
+    try:
+        yield pool
+    except BaseException:
+        pool.terminate()
+        raise
+    pool.close()
+    pool.join()
+
+
 FRESH = """
 import json, pickle, sys, warnings
 warnings.filterwarnings("ignore", category=DeprecationWarning)
@@ -100,11 +123,11 @@ if __name__ == "__main__":
     parent = {"stack": stack(pack.make()), "rollout": rollout(pack.make())}
     reference = rollout(gym.make("GymDrift-v0", speed=0.25))
     out = {"parent": parent, "gym_make_here": reference, "by_value": pack.entry_point.by_value}
-    with mp.get_context("spawn").Pool(1) as pool:
+    with pool_of("spawn", 1) as pool:
         out["control_id_spawn"] = pool.apply(child_control, ("GymDrift-v0",))
         out["control_spec_spawn"] = pool.apply(child_control, (pickle.dumps(gym.spec("GymDrift-v0")),))
     for method in ("spawn", "forkserver"):
-        with mp.get_context(method).Pool(2) as pool:
+        with pool_of(method, 2) as pool:
             out[method] = pool.apply(child_make, (blob,))
     with tempfile.TemporaryDirectory() as other:
         path = Path(other) / "pack.pkl"
