@@ -24,18 +24,30 @@ from .factory import WorkerEnvFn
 __all__ = ["PackAsyncVectorEnv", "PackSyncVectorEnv"]
 
 
-class _SeedOnFirstReset:
-    """Mixin: ``seed`` given to make_vec is used by the first ``reset`` that has none."""
+class SeedOnFirstReset:
+    """Mixin: ``seed`` given to make_vec is used by the first ``reset`` that has none.
+
+    The one seed-on-first-reset mechanism: the vector env classes below and the wrapper
+    ``make_vec`` puts around a vector-only pack's env set ``_pending_seed`` and pass every
+    reset's ``seed`` through :meth:`_take_seed`.
+    """
 
     _pending_seed: int | None
 
     def _take_seed(self, seed: Any) -> Any:
+        """``seed``, or the pending one (once) when ``seed`` is None.
+
+        Parameters
+        ----------
+        seed
+            The seed this reset was given.
+        """
         pending = self._pending_seed
         self._pending_seed = None
         return pending if seed is None else seed
 
 
-class PackSyncVectorEnv(_SeedOnFirstReset, SyncVectorEnv):
+class PackSyncVectorEnv(SeedOnFirstReset, SyncVectorEnv):
     """A ``SyncVectorEnv`` of ``pack.make()`` sub-envs (see :func:`make_vec`)."""
 
     def __init__(
@@ -61,7 +73,7 @@ def _exitcode(processes: list[Any], i: int) -> Any:
     return processes[i].exitcode
 
 
-class PackAsyncVectorEnv(_SeedOnFirstReset, AsyncVectorEnv):
+class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
     """An ``AsyncVectorEnv`` of ``pack.make()`` workers that report their start (see make_vec)."""
 
     def __init__(
