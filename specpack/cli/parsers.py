@@ -21,10 +21,9 @@ from .._process import BOUNDARIES
 from .._text import printable, suggest
 from .output import EXIT_BAD_INPUT, PROG
 
-__all__ = ["COMMANDS", "WHERE", "build_parser", "parse"]
+__all__ = ["COMMANDS", "build_parser", "parse"]
 
 COMMANDS = ("capture", "inspect", "verify", "check", "run", "demo", "audit")
-WHERE = BOUNDARIES
 
 _IMPORT = "--import"
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
@@ -294,7 +293,7 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     p.add_argument("--steps", type=int, default=100, metavar="N",
                    help="rollout steps to compare (default 100)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="rollout seed (default 0)")
-    p.add_argument("--where", choices=WHERE, default="subprocess",
+    p.add_argument("--where", choices=BOUNDARIES, default="subprocess",
                    help="where to rebuild (default: a fresh interpreter)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                    help="give up on the rebuild after this long (default 120)")
@@ -310,7 +309,7 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
             "captured. Exit code 1 if they differ.",
             "example:\n  specpack check ant.pack --trust")
     _loading(p)
-    p.add_argument("--where", choices=("here", *WHERE), default="subprocess",
+    p.add_argument("--where", choices=("here", *BOUNDARIES), default="subprocess",
                    help="where to rebuild (default: a fresh interpreter; 'here': this process)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                    help="give up on the rebuild after this long (default 120)")
@@ -349,7 +348,7 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     p.add_argument("--backend", choices=BACKENDS, default="gymnasium",
                    help="what TARGETs name: gymnasium registry entries (the default), or "
                    "PettingZoo families/env modules ('pettingzoo.butterfly', 'mpe2')")
-    p.add_argument("--where", choices=WHERE, default="subprocess",
+    p.add_argument("--where", choices=BOUNDARIES, default="subprocess",
                    help="kind of worker process (default: a fresh python)")
     p.add_argument("--steps", type=int, default=None, metavar="N",
                    help="rollout length (default 50)")
