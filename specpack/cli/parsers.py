@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._audit.api import DEFAULT_TIMEOUT, REFERENCES
-from .._audit.families import BACKENDS
 from .._imports import swallowed_hint
 from .._process import BOUNDARIES
 from .._text import printable, suggest
+from ..backends import DEFAULT_BACKEND, with_trait
 from .output import EXIT_BAD_INPUT, PROG
 
 __all__ = ["COMMANDS", "build_parser", "parse"]
@@ -260,8 +260,8 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
                    help="as gymnasium.make(max_episode_steps=N); -1 for no TimeLimit")
     p.add_argument("--disable-env-checker", action="store_true", default=None,
                    help="as gymnasium.make(disable_env_checker=True)")
-    p.add_argument("--backend", choices=("gymnasium", "gym"), default=None,
-                   help="the registry to resolve the id in (default: gymnasium)")
+    p.add_argument("--backend", choices=with_trait("ids"), default=None,
+                   help=f"the registry to resolve the id in (default: {DEFAULT_BACKEND})")
     carry = p.add_mutually_exclusive_group()
     carry.add_argument("--by-value", dest="by_value", action="store_const", const=True,
                        help="carry the env's code by value even if it is importable")
@@ -345,7 +345,7 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     p.add_argument("--wrappers", action="store_true",
                    help="also audit every wrapper class of gymnasium.wrappers and the imports")
     p.add_argument("--wrappers-only", action="store_true", help="audit the wrappers alone")
-    p.add_argument("--backend", choices=BACKENDS, default="gymnasium",
+    p.add_argument("--backend", choices=with_trait("audit"), default=DEFAULT_BACKEND,
                    help="what TARGETs name: gymnasium registry entries (the default), or "
                    "PettingZoo families/env modules ('pettingzoo.butterfly', 'mpe2')")
     p.add_argument("--where", choices=BOUNDARIES, default="subprocess",

@@ -20,6 +20,7 @@ import gymnasium
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
 from .._capture import capture
+from ..backends import with_trait
 from ..errors import SpecPackError
 from ..pack import SpecPack
 from .envs import PackAsyncVectorEnv, PackSyncVectorEnv, SeedOnFirstReset
@@ -227,13 +228,13 @@ def _as_pack(obj: Any) -> SpecPack:
     if not isinstance(obj, SpecPack):
         obj = capture(obj)
     assert isinstance(obj, SpecPack)
-    if obj.backend == "pettingzoo":
+    if obj.backend in with_trait("multi_agent"):
         raise SpecPackError(
             f"make_vec builds gymnasium vector envs, but pack {obj.label} is a PettingZoo env; "
             "use specpack.adapters.supersuit_vec(pack, num_envs, num_cpus) for SuperSuit's "
             "vector envs"
         )
-    if obj.backend != "gymnasium":
+    if obj.backend not in with_trait("vector"):
         raise SpecPackError(
             f"make_vec builds gymnasium vector envs, but pack {obj.label} was captured with "
             f"backend={obj.backend!r}; for a legacy gym env use gym's own vector env, e.g. "

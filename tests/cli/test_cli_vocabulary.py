@@ -31,3 +31,18 @@ def test_where_fork_is_refused_since_a_fork_proves_nothing_about_a_boundary(
     with pytest.raises(SystemExit):
         build_parser().parse_args(["verify", "CartPole-v1", "--where", "fork"])
     assert "invalid choice: 'fork'" in capsys.readouterr().err
+
+
+def _backend_choices(command: str) -> tuple[str, ...]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    action = next(a for a in sub.choices[command]._actions if a.dest == "backend")  # type: ignore[index]
+    return tuple(action.choices)
+
+
+def test_backend_choices_come_from_the_backend_registry() -> None:
+    from specpack.backends import BACKENDS, with_trait
+
+    assert _backend_choices("capture") == with_trait("ids") == ("gymnasium", "gym")
+    assert _backend_choices("audit") == with_trait("audit") == ("gymnasium", "pettingzoo")
+    assert set(with_trait("ids")) | set(with_trait("audit")) <= set(BACKENDS)
