@@ -16,9 +16,10 @@ from typing import Any, Literal
 from .._imports import import_targets
 from .._process import BOUNDARIES, Boundary
 from .._verify.engine import check_rollout_options
+from ..backends import DEFAULT_BACKEND, with_trait
 from ..errors import SpecPackError
 from .env_job import EnvJob
-from .families import BACKENDS, pettingzoo_jobs
+from .families import pettingzoo_jobs
 from .jobs import Context, Job
 from .report import AuditReport, Finding
 from .scheduler import Scheduler
@@ -97,7 +98,7 @@ def audit(
     *,
     reference: str | None = None,
     progress: Callable[[Finding, int, int], None] | None = None,
-    backend: str = "gymnasium",
+    backend: str = DEFAULT_BACKEND,
 ) -> AuditReport:
     """Check that every selected env (and wrapper) survives a process boundary.
 
@@ -157,17 +158,21 @@ def audit(
         targets = [targets]
     imported = import_targets([imports] if isinstance(imports, str) else list(imports),
                               option="imports")
-    if backend not in BACKENDS:
-        raise SpecPackError(f"backend={backend!r} is not one of {', '.join(BACKENDS)}")
-    if backend != "gymnasium" and wrappers:
+    audited = with_trait("audit")
+    if backend not in audited:
+        raise SpecPackError(f"backend={backend!r} is not one of {', '.join(audited)}")
+    # The audit's two kinds of target: registry ids (and gymnasium wrappers), or the env
+    # modules of multi-agent (PettingZoo) families.
+    multi_agent = backend in with_trait("multi_agent")
+    if multi_agent and wrappers:
         raise SpecPackError(f"wrappers= audits gymnasium wrapper classes; drop it with "
                             f"backend={backend!r}")
-    env_ids = [] if wrappers == "only" or backend != "gymnasium" else select(list(targets))
+    env_ids = [] if wrappers == "only" or multi_agent else select(list(targets))
     tmp = tempfile.mkdtemp(prefix="specpack-audit-")
     ctx = Context(steps=steps, seed=seed, timeout=float(timeout), where=where, tmp=tmp)
     job_list: list[Job] = [EnvJob(i, ctx) for i in env_ids]
     decided: list[Finding] = []
-    if backend == "pettingzoo":
+    if multi_agent:
         try:
             job_list, decided = pettingzoo_jobs(list(targets) or list(imported), ctx)
         except BaseException:

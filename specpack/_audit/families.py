@@ -17,10 +17,8 @@ from .env_job import EnvJob
 from .jobs import Context, Job
 from .report import CAPTURE_ERROR, MISSING_DEPENDENCY, Finding
 
-__all__ = ["BACKENDS", "FAMILIES", "pettingzoo_jobs"]
+__all__ = ["FAMILIES", "pettingzoo_jobs"]
 
-#: The audit's backends: what its targets name.
-BACKENDS = ("gymnasium", "pettingzoo")
 #: The families audited when no target is given (PettingZoo's own; add ``"mpe2"`` by name).
 FAMILIES = ("pettingzoo.atari", "pettingzoo.butterfly", "pettingzoo.classic",
             "pettingzoo.mpe", "pettingzoo.sisl")

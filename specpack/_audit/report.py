@@ -1,6 +1,7 @@
 """What an audit found: the statuses, one :class:`Finding` per env or wrapper, the report.
 
-The statuses are the audit's vocabulary, defined once here; :data:`FAILING` says which of them
+The statuses are verify's verdicts (:mod:`specpack._verify.report`, defined there once) and
+the audit's own additions, defined here; :data:`FAILING` says which of them
 make ``specpack audit`` exit 1. ``not_reproducible`` and ``needs_arguments`` are properties of
 the env as registered (two builds in the auditing process differ; the registration cannot be
 built without arguments), not of the process boundary, so they are reported in rows of their
@@ -19,6 +20,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._text import printable
+from .._verify.report import (
+    IDENTICAL,
+    NOT_COMPARED,
+    NOT_IDENTICAL,
+    NOT_REPRODUCIBLE,
+    REBUILD_ERROR,
+    ROLLOUT_ERROR,
+    TIMEOUT,
+)
 
 __all__ = [
     "CAPTURE_ERROR",
@@ -41,16 +51,15 @@ __all__ = [
     "summary",
 ]
 
-IDENTICAL = "identical"
-NOT_IDENTICAL = "not_identical"
-NOT_REPRODUCIBLE = "not_reproducible"
-NOT_COMPARED = "not_compared"
+# The verdicts verify also gives (identical ... timeout) are verify's, imported above; these
+# are the audit's own: what happened before or instead of a comparison.
+#: The registration cannot be built without arguments.
 NEEDS_ARGUMENTS = "needs_arguments"
-ROLLOUT_ERROR = "rollout_error"
+#: Capturing the env in the auditing process failed.
 CAPTURE_ERROR = "capture_error"
-REBUILD_ERROR = "rebuild_error"
+#: A module the env needs is not installed here.
 MISSING_DEPENDENCY = "missing_dependency"
-TIMEOUT = "timeout"
+#: Not checked (a wrapper that could not be built around any env).
 SKIPPED = "skipped"
 
 #: Every status a finding can have, in the order the tables list them (``skipped`` is for

@@ -16,6 +16,7 @@ import platform
 from collections.abc import Sequence
 from typing import Any
 
+from ..backends import DEFAULT_BACKEND
 from ..versions import _dist_version, current_versions
 from .compare import not_comparable
 from .jobs import digest, run_trace
@@ -58,7 +59,7 @@ def pickled(payload: bytes, *, token: str) -> dict[str, Any]:
 
 
 def rollout_digests(payload: bytes, *, steps: int, seed: int, ignore_info: Sequence[str] = (),
-                    backend: str = "gymnasium", names: Sequence[str] = ()) -> dict[str, Any]:
+                    backend: str = DEFAULT_BACKEND, names: Sequence[str] = ()) -> dict[str, Any]:
     """Build the pack in ``payload``, roll it out, and return the digests a seal holds.
 
     Parameters

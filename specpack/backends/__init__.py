@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from ..errors import BackendUnavailableError, CaptureError
 from ._args import check_coverage, check_kwargs, ezpickle_kwargs
@@ -23,6 +23,7 @@ from .recipe import Blueprint, Recipe
 
 __all__ = [
     "BACKENDS",
+    "DEFAULT_BACKEND",
     "Backend",
     "Blueprint",
     "Recipe",
@@ -31,9 +32,35 @@ __all__ = [
     "detect_backend",
     "ezpickle_kwargs",
     "get_backend",
+    "with_trait",
 ]
 
-BACKENDS = ("gymnasium", "gym", "pettingzoo")
+#: What a backend supports, known without importing its library: ``ids`` (``capture`` resolves
+#: a registered id by name, ``specpack capture --backend``), ``audit`` (``specpack audit
+#: --backend`` walks its targets), ``vector`` (``make_vec`` builds gymnasium vector envs of its
+#: packs), ``multi_agent`` (its envs are PettingZoo AEC/parallel envs).
+Trait = Literal["ids", "audit", "vector", "multi_agent"]
+#: The one table of backend names (the first is the default) and what each supports.
+_TRAITS: dict[str, frozenset[Trait]] = {
+    "gymnasium": frozenset({"ids", "audit", "vector"}),
+    "gym": frozenset({"ids"}),
+    "pettingzoo": frozenset({"audit", "multi_agent"}),
+}
+#: Every backend name, the default first.
+BACKENDS: tuple[str, ...] = tuple(_TRAITS)
+#: The backend of ``capture`` and ``audit`` when none is named.
+DEFAULT_BACKEND: str = BACKENDS[0]
+
+
+def with_trait(trait: Trait) -> tuple[str, ...]:
+    """The names of the backends that support ``trait``, in :data:`BACKENDS` order.
+
+    Parameters
+    ----------
+    trait
+        ``"ids"``, ``"audit"``, ``"vector"`` or ``"multi_agent"`` (see :data:`Trait`).
+    """
+    return tuple(name for name, traits in _TRAITS.items() if trait in traits)
 
 
 class PackLike(Protocol):

@@ -15,16 +15,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._audit.api import DEFAULT_TIMEOUT, REFERENCES
-from .._audit.families import BACKENDS
 from .._imports import swallowed_hint
 from .._process import BOUNDARIES
 from .._text import printable, suggest
+from ..backends import DEFAULT_BACKEND, with_trait
 from .output import EXIT_BAD_INPUT, PROG
 
-__all__ = ["COMMANDS", "WHERE", "build_parser", "parse"]
+__all__ = ["COMMANDS", "build_parser", "parse"]
 
 COMMANDS = ("capture", "inspect", "verify", "check", "run", "demo", "audit")
-WHERE = BOUNDARIES
 
 _IMPORT = "--import"
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
@@ -261,8 +260,8 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
                    help="as gymnasium.make(max_episode_steps=N); -1 for no TimeLimit")
     p.add_argument("--disable-env-checker", action="store_true", default=None,
                    help="as gymnasium.make(disable_env_checker=True)")
-    p.add_argument("--backend", choices=("gymnasium", "gym"), default=None,
-                   help="the registry to resolve the id in (default: gymnasium)")
+    p.add_argument("--backend", choices=with_trait("ids"), default=None,
+                   help=f"the registry to resolve the id in (default: {DEFAULT_BACKEND})")
     carry = p.add_mutually_exclusive_group()
     carry.add_argument("--by-value", dest="by_value", action="store_const", const=True,
                        help="carry the env's code by value even if it is importable")
@@ -294,7 +293,7 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     p.add_argument("--steps", type=int, default=100, metavar="N",
                    help="rollout steps to compare (default 100)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="rollout seed (default 0)")
-    p.add_argument("--where", choices=WHERE, default="subprocess",
+    p.add_argument("--where", choices=BOUNDARIES, default="subprocess",
                    help="where to rebuild (default: a fresh interpreter)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                    help="give up on the rebuild after this long (default 120)")
@@ -310,7 +309,7 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
             "captured. Exit code 1 if they differ.",
             "example:\n  specpack check ant.pack --trust")
     _loading(p)
-    p.add_argument("--where", choices=("here", *WHERE), default="subprocess",
+    p.add_argument("--where", choices=("here", *BOUNDARIES), default="subprocess",
                    help="where to rebuild (default: a fresh interpreter; 'here': this process)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                    help="give up on the rebuild after this long (default 120)")
@@ -346,10 +345,10 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     p.add_argument("--wrappers", action="store_true",
                    help="also audit every wrapper class of gymnasium.wrappers and the imports")
     p.add_argument("--wrappers-only", action="store_true", help="audit the wrappers alone")
-    p.add_argument("--backend", choices=BACKENDS, default="gymnasium",
+    p.add_argument("--backend", choices=with_trait("audit"), default=DEFAULT_BACKEND,
                    help="what TARGETs name: gymnasium registry entries (the default), or "
                    "PettingZoo families/env modules ('pettingzoo.butterfly', 'mpe2')")
-    p.add_argument("--where", choices=WHERE, default="subprocess",
+    p.add_argument("--where", choices=BOUNDARIES, default="subprocess",
                    help="kind of worker process (default: a fresh python)")
     p.add_argument("--steps", type=int, default=None, metavar="N",
                    help="rollout length (default 50)")

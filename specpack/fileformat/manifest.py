@@ -23,6 +23,7 @@ from typing import Any
 from .._assets import Asset
 from .._surface import Surface, surface_from_json
 from .._text import printable
+from ..backends import BACKENDS
 from ..carry.code import CodeRef
 from ..errors import PackFormatError
 from ..typedjson.decode import Decoder
@@ -173,9 +174,9 @@ def parse_manifest(text: str | bytes, source: str = "<manifest>") -> dict[str, A
     if unknown:
         raise PackFormatError(f"{source}: unknown field(s) {sorted(unknown)[:5]}; a "
                               f"{FORMAT} manifest has {list(_TOP_FIELDS)}")
-    if data["backend"] not in ("gymnasium", "gym", "pettingzoo"):
+    if data["backend"] not in BACKENDS:
         raise PackFormatError(f"{source}: unknown backend {str(data['backend'])[:40]!r} "
-                              "(expected 'gymnasium', 'gym' or 'pettingzoo')")
+                              f"(expected one of {', '.join(map(repr, BACKENDS))})")
     for key in ("id", "fingerprint"):
         if data.get(key) is not None and type(data[key]) is not str:
             raise PackFormatError(f"{source}: field {key!r} must be a string or null, got "

@@ -11,34 +11,43 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.connection
-import multiprocessing.context
-import os
 import pickle
 import time
-import traceback
 from typing import Any
 
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
-from .._surface import SurfaceEnv
 from ..errors import WorkerError
 from ..pack import SpecPack
+from .factory import WorkerEnvFn
 
 __all__ = ["PackAsyncVectorEnv", "PackSyncVectorEnv"]
 
 
-class _SeedOnFirstReset:
-    """Mixin: ``seed`` given to make_vec is used by the first ``reset`` that has none."""
+class SeedOnFirstReset:
+    """Mixin: ``seed`` given to make_vec is used by the first ``reset`` that has none.
+
+    The one seed-on-first-reset mechanism: the vector env classes below and the wrapper
+    ``make_vec`` puts around a vector-only pack's env set ``_pending_seed`` and pass every
+    reset's ``seed`` through :meth:`_take_seed`.
+    """
 
     _pending_seed: int | None
 
     def _take_seed(self, seed: Any) -> Any:
+        """``seed``, or the pending one (once) when ``seed`` is None.
+
+        Parameters
+        ----------
+        seed
+            The seed this reset was given.
+        """
         pending = self._pending_seed
         self._pending_seed = None
         return pending if seed is None else seed
 
 
-class PackSyncVectorEnv(_SeedOnFirstReset, SyncVectorEnv):
+class PackSyncVectorEnv(SeedOnFirstReset, SyncVectorEnv):
     """A ``SyncVectorEnv`` of ``pack.make()`` sub-envs (see :func:`make_vec`)."""
 
     def __init__(
@@ -51,97 +60,10 @@ class PackSyncVectorEnv(_SeedOnFirstReset, SyncVectorEnv):
     ) -> None:
         self.pack = pack
         self._pending_seed = seed
-        super().__init__([_BoundMake(pack, kw) for kw in env_kwargs], **vector_kwargs)
+        super().__init__([WorkerEnvFn(pack, kw).build for kw in env_kwargs], **vector_kwargs)
 
     def reset(self, *, seed: Any = None, options: Any = None) -> Any:
         return super().reset(seed=self._take_seed(seed), options=options)
-
-
-class _BoundMake:
-    """``pack.make(**env_kwargs)`` as a picklable zero-argument callable."""
-
-    def __init__(self, pack: SpecPack, env_kwargs: dict[str, Any]) -> None:
-        self.pack = pack
-        self.env_kwargs = env_kwargs
-
-    def __call__(self) -> Any:
-        return self.pack.make(**self.env_kwargs)
-
-
-class _WorkerEnvFn:
-    """The env factory each async worker runs: rebuild the pack, report the outcome.
-
-    The pack travels as pickle bytes and is unpickled inside the reported ``try`` (so a
-    failure to load it is reported too). The report pipe's write end travels through
-    multiprocessing's own pickler while the worker is being started (a plain or cloudpickle
-    dump could not carry a pipe into a spawn/forkserver child); under fork it is inherited.
-    Called in the parent (gymnasium builds one env there to read the spaces) it returns a
-    :class:`~specpack._surface.SurfaceEnv` when the pack recorded its spaces, else it builds.
-    """
-
-    def __init__(
-        self,
-        blob: bytes,
-        index: int,
-        env_kwargs: dict[str, Any],
-        writer: multiprocessing.connection.Connection | None,
-        parent_pid: int,
-        pack: SpecPack | None = None,
-    ) -> None:
-        self.blob = blob
-        self.index = index
-        self.env_kwargs = env_kwargs
-        self.writer = writer
-        self.parent_pid = parent_pid
-        self._pack = pack  # the parent's own pack object (not pickled)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        channel = None
-        if self.writer is not None and multiprocessing.context.get_spawning_popen() is not None:
-            from multiprocessing.reduction import ForkingPickler
-
-            channel = bytes(ForkingPickler.dumps(self.writer))
-        return (_rebuild_env_fn, (self.blob, self.index, self.env_kwargs, channel,
-                                  self.parent_pid))
-
-    def __call__(self) -> Any:
-        if os.getpid() == self.parent_pid:
-            # gymnasium builds env_fns[0]() in the parent only to read the spaces: a pack
-            # that recorded them answers without building anything here.
-            mine: SpecPack = self._pack if self._pack is not None else pickle.loads(self.blob)
-            self._pack = mine
-            if mine.surface is not None and not self.env_kwargs:
-                # (kwargs of its own may change the spaces: then it builds, as gymnasium does)
-                return SurfaceEnv(mine.surface)
-            return mine.make(**self.env_kwargs)
-        try:
-            pack: SpecPack = pickle.loads(self.blob)
-            env = pack.make(**self.env_kwargs)
-        except Exception as e:  # noqa: BLE001 - reported to the parent, which raises it
-            self._report((self.index, False, f"{type(e).__name__}: {e}", traceback.format_exc()))
-            # The parent raises WorkerError with this report; exit quietly (no second
-            # traceback on stderr, whatever worker function runs us).
-            raise SystemExit(1) from None
-        self._report((self.index, True, "", ""))
-        return env
-
-    def _report(self, message: tuple[int, bool, str, str]) -> None:
-        writer = self.writer
-        if writer is None:
-            return
-        try:
-            writer.send(message)
-            writer.close()
-        except OSError:  # the parent has gone; nothing to tell
-            pass
-        self.writer = None
-
-
-def _rebuild_env_fn(
-    blob: bytes, index: int, env_kwargs: dict[str, Any], channel: bytes | None, parent_pid: int
-) -> _WorkerEnvFn:
-    writer = pickle.loads(channel) if channel is not None else None
-    return _WorkerEnvFn(blob, index, env_kwargs, writer, parent_pid)
 
 
 def _exitcode(processes: list[Any], i: int) -> Any:
@@ -151,7 +73,7 @@ def _exitcode(processes: list[Any], i: int) -> Any:
     return processes[i].exitcode
 
 
-class PackAsyncVectorEnv(_SeedOnFirstReset, AsyncVectorEnv):
+class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
     """An ``AsyncVectorEnv`` of ``pack.make()`` workers that report their start (see make_vec)."""
 
     def __init__(
@@ -174,9 +96,8 @@ class PackAsyncVectorEnv(_SeedOnFirstReset, AsyncVectorEnv):
         self._report_readers: list[multiprocessing.connection.Connection] = [r for r, _ in pipes]
         self._report_writers: list[multiprocessing.connection.Connection] = [w for _, w in pipes]
         blob = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
-        pid = os.getpid()
         fns = [
-            _WorkerEnvFn(blob, i, env_kwargs[i], w, pid, pack)
+            WorkerEnvFn(pack, env_kwargs[i], report=(i, w), blob=blob)
             for i, w in enumerate(self._report_writers)
         ]
         try:

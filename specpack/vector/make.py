@@ -20,9 +20,10 @@ import gymnasium
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
 from .._capture import capture
+from ..backends import with_trait
 from ..errors import SpecPackError
 from ..pack import SpecPack
-from .envs import PackAsyncVectorEnv, PackSyncVectorEnv
+from .envs import PackAsyncVectorEnv, PackSyncVectorEnv, SeedOnFirstReset
 from .forkserver import forkserver_modules, merge_forkserver_preload
 
 __all__ = ["make_vec"]
@@ -209,32 +210,31 @@ def _vector_only(
         raise SpecPackError(f"make_vec: pack {pack.label} is vector-only; its creator takes one "
                             "set of kwargs (env_kwargs as one mapping)")
     env = pack._make_vector(num_envs, dict(env_kwargs or {}))
-    return _SeededOnFirstReset(env, seed) if seed is not None else env
+    return _SeededVectorOnly(env, seed) if seed is not None else env
 
 
-class _SeededOnFirstReset(gymnasium.vector.VectorWrapper):
+class _SeededVectorOnly(SeedOnFirstReset, gymnasium.vector.VectorWrapper):
     """``make_vec(..., seed=s)`` for a vector-only pack: the first unseeded reset uses ``s``."""
 
     def __init__(self, env: gymnasium.vector.VectorEnv, seed: int) -> None:
         super().__init__(env)
-        self._pending: int | None = seed
+        self._pending_seed = seed
 
     def reset(self, *, seed: Any = None, options: Any = None) -> Any:
-        pending, self._pending = self._pending, None
-        return self.env.reset(seed=pending if seed is None else seed, options=options)
+        return self.env.reset(seed=self._take_seed(seed), options=options)
 
 
 def _as_pack(obj: Any) -> SpecPack:
     if not isinstance(obj, SpecPack):
         obj = capture(obj)
     assert isinstance(obj, SpecPack)
-    if obj.backend == "pettingzoo":
+    if obj.backend in with_trait("multi_agent"):
         raise SpecPackError(
             f"make_vec builds gymnasium vector envs, but pack {obj.label} is a PettingZoo env; "
             "use specpack.adapters.supersuit_vec(pack, num_envs, num_cpus) for SuperSuit's "
             "vector envs"
         )
-    if obj.backend != "gymnasium":
+    if obj.backend not in with_trait("vector"):
         raise SpecPackError(
             f"make_vec builds gymnasium vector envs, but pack {obj.label} was captured with "
             f"backend={obj.backend!r}; for a legacy gym env use gym's own vector env, e.g. "

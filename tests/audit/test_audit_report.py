@@ -137,3 +137,15 @@ def test_clip_puts_text_on_one_line_within_the_width() -> None:
     assert clip("a\n  b\tc", 80) == "a b c"
     assert len(clip("x" * 500, 40)) <= 40
     assert "\x1b" not in clip("red \x1b[31m text", 80)
+
+
+def test_audit_statuses_are_verifys_verdicts_plus_the_audits_own() -> None:
+    from specpack._audit import report as audit_report
+    from specpack._verify import report as verify_report
+
+    assert set(verify_report.STATUSES) <= set(audit_report.STATUSES)
+    extra = set(audit_report.STATUSES) - set(verify_report.STATUSES)
+    assert extra == {"needs_arguments", "capture_error", "missing_dependency", "skipped"}
+    for name in ("IDENTICAL", "NOT_IDENTICAL", "NOT_REPRODUCIBLE", "NOT_COMPARED",
+                 "ROLLOUT_ERROR", "REBUILD_ERROR", "TIMEOUT"):
+        assert getattr(audit_report, name) is getattr(verify_report, name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 
 import gymnasium
@@ -121,3 +122,25 @@ def test_verify_holds_the_recorded_spaces_against_the_rebuilt_env() -> None:
     report = wrong.verify(steps=5)
     assert not report and report.status == "not_identical"
     assert any("action_space recorded in the pack differs" in d for d in report.differences)
+
+
+@pytest.mark.parametrize("context", ["spawn", "fork"])
+def test_make_vec_worker_refuses_an_env_whose_spaces_differ_from_the_recorded_ones_by_a_hair(
+    context: str,
+) -> None:
+    # gymnasium's own check (Box.__eq__, np.allclose) lets a bound 1e-6 away pass; the worker
+    # factory make_vec shares with specpack.adapters compares the spaces exactly.
+    pack = specpack.capture("CartPole-v1", record_spaces=True)
+    assert pack.surface is not None
+    shown = pack.surface.observation_space
+    high = shown.high.copy()
+    high[0] = np.nextafter(high[0], np.float32(np.inf))
+    nudged = gymnasium.spaces.Box(shown.low, high, dtype=shown.dtype)
+    assert nudged == shown  # gymnasium calls them equal
+    tampered = pack.with_surface(dataclasses.replace(pack.surface, observation_space=nudged))
+    with pytest.raises(specpack.WorkerError, match=r"(?s)worker 0 could not build the env: "
+                       r"SpecPackError: pack CartPole-v1: the env built in this worker does "
+                       r"not match the spaces its parent was shown \(observation_space: "):
+        specpack.make_vec(tampered, 2, context=context).close()
+    with pytest.raises(specpack.SpecPackError, match="does not match the spaces its parent"):
+        specpack.make_vec(tampered, 2, vectorization_mode="sync").close()
