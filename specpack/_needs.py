@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ._assets import Asset, find_paths, read_asset
 from ._provenance import requires_of, source_of, user_modules
 from .carry.carried import Blob
-from .carry.code import CodeRef, code_ref
+from .carry.code import CodeRef, code_ref, live_object
 from .carry.values import lower_mapping
 from .errors import CaptureError
 
@@ -70,9 +70,21 @@ def _installed_dirs() -> tuple[str, ...]:
     return tuple({os.path.realpath(paths[n]) + os.sep for n in names if n in paths})
 
 
+#: Where a path names the machine, not the env's data (``/dev/null``, ``/proc/cpuinfo``).
+_SYSTEM_DIRS = tuple(os.sep + d + os.sep for d in ("proc", "sys", "dev", "run"))
+
+
 def _user_file(path: str) -> bool:
-    """Whether ``path`` is the user's (not inside the stdlib or an installed distribution)."""
-    return not os.path.realpath(path).startswith(_installed_dirs())
+    """Whether a path found in the kwargs or defaults is an asset: a regular file of the
+    user's (not inside the stdlib, an installed distribution or a system folder).
+
+    A folder is an asset only when named in ``assets=[...]``: a kwarg that names a folder is
+    as often where the env writes (``log_dir="/tmp"``, ``video_folder="."``) as what it
+    reads, and reading a whole folder to digest it must be asked for.
+    """
+    real = os.path.realpath(path)
+    return (os.path.isfile(real) and not real.startswith(_installed_dirs())
+            and not real.startswith(_SYSTEM_DIRS))
 
 
 def find_assets(
@@ -238,7 +250,7 @@ def with_needs(pack: SpecPack, named: tuple[Any, ...], carry: bool, limit: int) 
     if hit is not None and hit[0] is pack and not named:
         return hit[1]
     entry = pack.entry_point
-    obj = entry._obj if entry._obj is not None else entry.load()
+    obj = live_object(entry)
     given = pack._kwargs if pack._plain else _path_view(pack._kwargs)
     defaults = entry_defaults(obj, given)
     found, explicit = find_assets(given, defaults, named, carry=carry, limit=limit,

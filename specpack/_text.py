@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["format_exception", "one_line", "printable", "short", "size_text", "suggest"]
+__all__ = ["format_exception", "one_line", "printable", "public_name", "short", "size_text", "suggest"]
 
 
 def short(value: Any, limit: int = 80) -> str:
@@ -40,11 +40,21 @@ def printable(text: str, limit: int = 200) -> str:
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
+def public_name(cls: type) -> str:
+    """The name of ``cls``, or of its first public base when it is private (specpack's
+    ``_CaptureTypeError`` is shown as the ``CaptureError`` users catch)."""
+    for base in cls.__mro__:
+        if not base.__name__.startswith("_"):
+            return base.__name__
+    return cls.__name__
+
+
 def one_line(exc: BaseException, limit: int = 400) -> str:
     """``"Type: first line of the message"``, bounded (what a report's one-line reason shows)."""
-    text = f"{type(exc).__name__}: {exc}".strip()
-    first = text.splitlines()[0] if text else type(exc).__name__
-    first = first.rstrip(": ") or type(exc).__name__
+    name = public_name(type(exc))
+    text = f"{name}: {exc}".strip()
+    first = text.splitlines()[0] if text else name
+    first = first.rstrip(": ") or name
     return first if len(first) <= limit else first[: limit - 3] + "..."
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._text import one_line
+from .._text import one_line, public_name
 from .describe import describe_space, plain, type_name
 
 __all__ = ["Trace", "info_value", "plan_actions", "record", "writable"]
@@ -135,7 +135,7 @@ def _kwarg(v: Any) -> Any:
 
 def _error(method: str, step: int, e: BaseException) -> dict[str, Any]:
     text = one_line(e)
-    name = type(e).__name__
+    name = public_name(type(e))
     message = text[len(name) + 2:] if text.startswith(f"{name}: ") else ""
     return {"method": method, "step": step, "type": type_name(type(e)), "message": message}
 

@@ -54,8 +54,8 @@ class CodeRef:
     (what an env package registers as ``entry_point=partial(make, variant=...)``).
     """
 
-    __slots__ = ("_bound_key", "_digest", "_obj", "_witness", "allow", "bound", "module",
-                 "payload", "python", "qualname", "registered")
+    __slots__ = ("_bound_key", "_digest", "_live", "_obj", "_witness", "allow", "bound",
+                 "module", "payload", "python", "qualname", "registered")
 
     module: str
     qualname: str
@@ -67,6 +67,7 @@ class CodeRef:
     _bound_key: Any
     _digest: str | None
     _obj: Any
+    _live: Any
     _witness: Witness | None
 
     def __init__(
@@ -90,6 +91,7 @@ class CodeRef:
         object.__setattr__(self, "_bound_key", None)
         object.__setattr__(self, "_digest", None)
         object.__setattr__(self, "_obj", None)
+        object.__setattr__(self, "_live", None)
         object.__setattr__(self, "_witness", None)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -354,6 +356,7 @@ def payload_ref(obj: Any, modname: Any, qualname: Any, what: str) -> CodeRef:
         ) from e
     out = CodeRef(str(modname), str(qualname), payload, _PY)
     object.__setattr__(out, "_witness", witness)
+    object.__setattr__(out, "_live", obj)  # what was pickled; never what load() returns
     if witness is not None:
         if len(_value_cache) > 256:
             _value_cache.clear()
@@ -364,6 +367,18 @@ def payload_ref(obj: Any, modname: Any, qualname: Any, what: str) -> CodeRef:
 #: By-value CodeRefs of live objects, reused while the witness of their payload holds (the
 #: object, and everything cloudpickle read from it, unchanged: see :mod:`.payload`).
 _value_cache: dict[Any, tuple[Any, Witness, CodeRef]] = {}
+
+
+def live_object(ref: CodeRef) -> Any:
+    """The object ``ref`` stands for in this process without loading a payload: the one it
+    was made from here (``None`` for a by-value ref read from a pickle or a file). Loading a
+    payload in the process that pickled it would hand back the live class with the
+    payload's state written over it (cloudpickle's class tracking), so capture never does."""
+    if ref._obj is not None:
+        return ref._obj
+    if ref.payload is not None:
+        return ref._live
+    return ref.load()
 
 
 def witness_of(ref: CodeRef) -> Witness | None:

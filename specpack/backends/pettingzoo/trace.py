@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from pettingzoo.utils.env import ParallelEnv
 
-from ..._text import one_line
+from ..._text import one_line, public_name
 from .stack import inner
 
 __all__ = ["choose", "is_multi_agent", "layer_names", "plan_actions", "record"]
@@ -184,7 +184,7 @@ def record(env: Any, actions: list[dict[str, Any]], seed: int, *, describe: Desc
         rollout(env, actions, seed, t, state, describe, infos)
     except Exception as e:  # noqa: BLE001 - a failing rollout is part of the trace
         text = one_line(e)
-        name = type(e).__name__
+        name = public_name(type(e))
         t["error"] = {"method": state["method"], "step": state["step"],
                       "type": f"{type(e).__module__}.{type(e).__qualname__}",
                       "message": text[len(name) + 2:] if text.startswith(f"{name}: ") else ""}
