@@ -13,6 +13,9 @@ Parts (each also runs on its own: ``python benchmarks/bench_core.py`` ...):
 * ``core`` (bench_core.py): ``pack.make()`` vs ``gymnasium.make`` vs the hand-built floor,
   ``capture`` vs ``gymnasium.make``, pickle size and dumps/loads time vs the ``EnvSpec``, and
   how they grow with the number of kwargs and wrappers;
+* ``import`` (bench_import.py): whole processes by CPU time: a worker's ``pickle.loads(blob).make()``
+  vs ``import gymnasium; gymnasium.make(...)``, and ``import gymnasium, specpack`` vs
+  ``import gymnasium``;
 * ``carry`` (bench_carry.py): by-value pack size and first-load time for 1, 10, 100 classes;
 * ``verify`` (bench_verify.py): ``verify()`` vs the bare ``python -c "import gymnasium"``;
 * ``workers`` (bench_workers.py, from the vector-env work): worker start per start method;
@@ -26,7 +29,8 @@ Parts (each also runs on its own: ``python benchmarks/bench_core.py`` ...):
   107 s, with the CPU seconds and the load average around the run.
 
 Goals (from the issues): make <= 0.9x gymnasium.make and <= 1.1x the floor; capture <= 0.1x
-gymnasium.make; by-reference pickle <= 1.5x the EnvSpec; verify <= 1.5x interpreter start; the audit of ale-py + minigrid <= 107 s (1.0x 0.1.0's).
+gymnasium.make; by-reference pickle <= 1.5x the EnvSpec; verify <= 1.5x interpreter start; a worker's
+loads + make and ``import specpack`` <= 1.05x gymnasium's own; the audit of ale-py + minigrid <= 107 s (1.0x 0.1.0's).
 """
 
 from __future__ import annotations
@@ -43,15 +47,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _bench import machine
 
-PARTS = ("core", "carry", "verify", "workers", "slow_start", "another_machine", "audit")
+PARTS = ("core", "import", "carry", "verify", "workers", "slow_start", "another_machine", "audit")
 #: The parts run without ``--only`` (the audit takes minutes and needs ale-py and minigrid).
-DEFAULT_PARTS = ("core", "carry", "verify", "workers", "slow_start", "another_machine")
-_MODULES = {"core": "bench_core", "carry": "bench_carry", "verify": "bench_verify",
+DEFAULT_PARTS = ("core", "import", "carry", "verify", "workers", "slow_start", "another_machine")
+_MODULES = {"core": "bench_core", "import": "bench_import", "carry": "bench_carry",
+            "verify": "bench_verify",
             "workers": "bench_workers", "slow_start": "bench_slow_start",
             "another_machine": "bench_another_machine", "audit": "bench_audit"}
 _TITLES = {
     "core": "make, capture and pickle (CartPole-v1)",
     "growth": "growth with kwargs and wrappers",
+    "import": "what a process pays: whole fresh interpreters (CPU)",
     "carry": "code carried by value",
     "verify": "verify",
     "slow_start": "vector-env start with a slow constructor",
@@ -155,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"machine": info, "quick": args.quick, "seconds": round(seconds, 1),
                           "results": results}, indent=2))
         return 0
-    ratio_rows = [r for part in ("core", "carry", "verify", "slow_start", "another_machine", "audit")
+    ratio_rows = [r for part in ("core", "import", "carry", "verify", "slow_start",
+                                 "another_machine", "audit")
                   for r in results.get(part, [])]
     head = [
         f"specpack benchmarks ({'quick, ' if args.quick else ''}{seconds:.0f} s): every ratio "

@@ -5,17 +5,17 @@ kwargs, ``max_episode_steps``, the whole wrapper stack in true order), carries b
 a fresh interpreter could not import, pickles with plain ``pickle``, and ``pack.make()`` rebuilds
 the same env in any worker: spawn, forkserver, a fresh ``python``, Ray, loky, SB3.
 
-The public face is small; heavier pieces (files, vector envs, audit) load on first use.
+The public face is small and every piece of it loads on first use: ``import specpack`` costs
+little next to ``import gymnasium``, and a worker that unpickles a pack and calls ``make()``
+loads only the pack, its carried values and its backend (no worker protocol, file format or
+verifier).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._capture import capture
 from ._version import __version__
-from .backends.recorders import register_recorder
-from .carry import Blob, CodeRef, EnumRef
 from .errors import (
     AssetError,
     BackendUnavailableError,
@@ -33,14 +33,17 @@ from .errors import (
     VersionSkewWarning,
     WorkerError,
 )
-from .pack import Layer, SpecPack
 
 if TYPE_CHECKING:
     from . import testing
     from ._audit import AuditReport, audit
+    from ._capture import capture
     from ._verify.engine import diff, verify
     from ._verify.report import VerifyReport
+    from .backends.recorders import register_recorder
+    from .carry import Blob, CodeRef, EnumRef
     from .files.io import dump, load
+    from .pack import Layer, SpecPack
     from .vector import make_vec
 
 __all__ = [
@@ -79,6 +82,13 @@ __all__ = [
 ]
 
 _LAZY = {
+    "capture": ("_capture", "capture"),
+    "SpecPack": ("pack", "SpecPack"),
+    "Layer": ("pack", "Layer"),
+    "Blob": ("carry", "Blob"),
+    "CodeRef": ("carry", "CodeRef"),
+    "EnumRef": ("carry", "EnumRef"),
+    "register_recorder": ("backends.recorders", "register_recorder"),
     "diff": ("_verify.engine", "diff"),
     "verify": ("_verify.engine", "verify"),
     "VerifyReport": ("_verify.report", "VerifyReport"),

@@ -10,7 +10,8 @@ XML's ``<include file="part.xml">`` still finds its neighbour.
 
 The cache folder is ``$SPECPACK_CACHE/assets`` when that variable is set, else
 ``$XDG_CACHE_HOME/specpack/assets``, else ``~/.cache/specpack/assets``; each asset lives at
-``<cache>/<sha256>/<name>``. Digests, links and the folder archive: see :mod:`._assets_tree`.
+``<cache>/<sha256>/<name>``. Digests, links and the folder archive: see :mod:`._assets_tree`; the cache and the tree load
+when an asset is read, checked or written (a pack without assets never loads them).
 """
 
 from __future__ import annotations
@@ -23,12 +24,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._assets_cache import cache_root, check_one, place
-from ._assets_tree import LimitExceeded, Refused, scan
-from ._text import size_text
 from .errors import AssetError, CaptureError
 
-__all__ = ["DEFAULT_LIMIT", "Asset", "cache_root", "check_assets", "find_paths", "materialize",
+__all__ = ["DEFAULT_LIMIT", "Asset", "check_assets", "find_paths", "materialize",
            "read_asset", "remap"]
 
 #: The largest total of carried bytes one asset may have (``capture(max_asset_bytes=...)``).
@@ -130,6 +128,9 @@ def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAUL
     carry: keep the bytes (a self-contained pack).
     limit: the most bytes a carried asset may hold (``capture(max_asset_bytes=...)``).
     """
+    from ._assets_tree import LimitExceeded, Refused, scan  # lazy: only capture reads assets
+    from ._text import size_text
+
     absolute = _absolute(path)
     if absolute is None:
         raise CaptureError(f"the asset {path!r} is not a path to a file or folder; name it as "
@@ -160,6 +161,9 @@ def check_assets(assets: Sequence[Asset], *, label: str) -> None:
     assets: the pack's assets (carried ones are skipped: :func:`materialize` checks those).
     label: the pack's name for messages (its env id).
     """
+    from ._assets_cache import check_one
+    from ._assets_tree import Refused
+
     for asset in assets:
         if asset.carried:
             continue
@@ -199,6 +203,9 @@ def materialize(assets: Sequence[Asset], *, label: str = "the pack") -> dict[str
     assets: the pack's assets.
     label: the pack's name for messages (its env id).
     """
+    from ._assets_cache import cache_root, place
+    from ._assets_tree import Refused
+
     check_assets(assets, label=label)
     mapping: dict[str, str] = {}
     root = cache_root()

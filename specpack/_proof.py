@@ -11,10 +11,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
 from ._deprecated import positional
-from ._process import Boundary
 from .errors import SpecPackError
 
 if TYPE_CHECKING:
+    from ._process import Boundary
     from ._seal import CheckReport, Seal
     from ._verify.report import VerifyReport
     from .pack import SpecPack

@@ -9,7 +9,7 @@ modules a worker would have to pre-import.
 Its identity (``fingerprint``, ``==``, ``hash``) comes from its own fields in canonical typed
 JSON; nothing is imported or unpickled to compute it. It pickles with plain ``pickle`` through
 a ``__reduce__`` that names only specpack itself. Its other faces live below this module: its
-text form (:mod:`specpack.fileformat.face`), how it builds (:mod:`specpack._build`) and its
+text form (:mod:`specpack._fileface`), how it builds (:mod:`specpack._build`) and its
 recorded surface (:mod:`specpack._surface`).
 """
 
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._assets import Asset
 from ._build import BuildFace
+from ._fileface import FileFace
 from ._proof import ProofFace
 from ._surface import Surface, SurfaceFace
 from ._text import short
@@ -30,12 +31,11 @@ from .backends import Blueprint
 from .carry.code import CodeRef, code_ref_from_state
 from .carry.values import Blob, is_plain, iter_carried, materialize, pickle_exact
 from .errors import PackFormatError, SpecPackError
-from .fileformat.face import FileFace
 from .layer import Layer
-from .typedjson.encode import Encoder, canonical_json
 
 if TYPE_CHECKING:
     from ._seal import Seal
+    from .typedjson.encode import Encoder
 
 __all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
 
@@ -231,6 +231,9 @@ class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
         """
         fp = self._fingerprint
         if fp is None:
+            # lazy: a worker that unpickles a pack (fingerprint carried) and builds never needs it
+            from .typedjson.encode import Encoder, canonical_json
+
             content = self._content(Encoder(None, canonical=True))
             if self.assets:  # the files' bytes shape the env; absent: the old fingerprints
                 content["assets"] = [[a.path, a.kind, a.sha256] for a in self.assets]

@@ -16,7 +16,6 @@ import importlib.machinery
 import os
 import site
 import sys
-import sysconfig
 import types
 from typing import Any
 
@@ -34,6 +33,8 @@ def _installation_paths() -> tuple[str, ...]:
     That is the stdlib and site directories, the entries added by ``.pth`` files in them and
     ``PYTHONPATH``; not the script directory, the working directory or runtime additions.
     """
+    import sysconfig  # lazy: capture asks, a worker that builds never does
+
     paths: list[str] = []
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         p = sysconfig.get_paths().get(key)
@@ -188,6 +189,8 @@ def _is_stdlib_or_site(path: str) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def _site_and_stdlib() -> tuple[str, ...]:
+    import sysconfig
+
     paths = [sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")]
     try:
         paths.extend(site.getsitepackages())

@@ -13,8 +13,6 @@ import importlib
 import time
 from typing import Any
 
-from ..._process import run_one
-
 __all__ = ["registered_ids", "registered_in_fresh_interpreter"]
 
 
@@ -33,6 +31,8 @@ def registered_in_fresh_interpreter(module: str, timeout: float = 120.0) -> froz
     Empty when the import fails or takes longer than ``timeout`` seconds (checked once per
     module and process).
     """
+    from ..._process import run_one  # lazy: only capture probes; a worker that builds never does
+
     outcome = run_one("subprocess", f"{__name__}:registered_ids", b"", {"module": module},
                       deadline=time.monotonic() + timeout)
     ids: Any = outcome.value if outcome.status == "ok" else None

@@ -1,23 +1,23 @@
 """A pack's file face: :meth:`to_json` and :meth:`from_json` (mixed into ``SpecPack``).
 
-Written here, with the manifest schema and the trust policy, so the pack module holds the value
-and this package holds its text form; nothing here imports the pack module.
+The manifest schema and the trust policy live in :mod:`specpack.fileformat`; this mixin only
+calls them, importing them when a method runs, so a worker that unpickles a pack and builds it
+never loads the file format or the typed-JSON codec. Nothing here imports the pack module.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._surface import Surface, surface_to_json
-from ..errors import PackFormatError
-from ..layer import Layer
-from ..typedjson.encode import Encoder, encode
-from ..typedjson.walk import payload_uses, references
-from .manifest import FORMAT, PackFields, dumps
-from .needs import needs_to_json
-from .read import read_fields
+from ._surface import Surface, surface_to_json
+from .errors import PackFormatError
+from .layer import Layer
+
+if TYPE_CHECKING:
+    from .fileformat.manifest import PackFields
+    from .typedjson.encode import Encoder
 
 __all__ = ["FileFace"]
 
@@ -31,6 +31,9 @@ def _data_only(surface: Surface) -> Surface:
     item that would be written as one (an enum member, a class) is left out, as are items
     that cannot be written at all.
     """
+    from .typedjson.encode import encode
+    from .typedjson.walk import payload_uses, references
+
     kept = {}
     for key, value in surface.metadata.items():
         try:
@@ -73,6 +76,10 @@ class FileFace:
         str
             Strict JSON (no NaN literals); by-value code and objects in its ``payloads`` table.
         """
+        from .fileformat.manifest import FORMAT, dumps
+        from .fileformat.needs import needs_to_json
+        from .typedjson.encode import Encoder, encode
+
         payloads: dict[str, Any] = {}
         try:
             body = self._content(Encoder(payloads, canonical=False))
@@ -137,6 +144,8 @@ class FileFace:
         SignatureError
             ``key`` does not verify the text.
         """
+        from .fileformat.read import read_fields
+
         return cls._from_fields(read_fields(text, trust=trust, key=key, allow=allow,
                                             source=source))
 
