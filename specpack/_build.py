@@ -8,6 +8,7 @@ Nothing here imports the pack module.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,7 +39,7 @@ class BuildFace:
     vector: bool
     _blueprint: Blueprint | None
     _skew_checked: bool
-    requires: Mapping[str, str]
+    _built: frozenset[str] | None
     assets: tuple[Asset, ...]
 
     @property
@@ -47,6 +48,13 @@ class BuildFace:
 
     @property
     def nondeterministic(self) -> bool:  # the pack's own
+        raise NotImplementedError
+
+    @property
+    def requires(self) -> Mapping[str, str]:  # the pack's own
+        raise NotImplementedError
+
+    def _record_build(self, before: set[str], env: Any) -> None:  # the pack's own
         raise NotImplementedError
 
     def _plan(self) -> Blueprint:
@@ -111,7 +119,12 @@ class BuildFace:
         kw = self._kwargs_here()
         if kwargs:
             kw.update(kwargs)
-        return get_backend(self.backend).build(bp, kw)
+        if self._built is not None:
+            return get_backend(self.backend).build(bp, kw)
+        before = set(sys.modules)
+        env = get_backend(self.backend).build(bp, kw)
+        self._record_build(before, env)
+        return env
 
     def _kwargs_here(self) -> dict[str, Any]:
         """Fresh constructor kwargs, with the assets checked and carried ones' local paths.

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -62,10 +63,12 @@ class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
     What a rebuild elsewhere needs is on the pack too:
 
     ``requires``
-        ``{distribution: version}`` that must be installed where it is built (the
-        distributions of the code it names by reference; with ``record_spaces=True`` also
-        those the build imported, e.g. mujoco). ``make()`` refuses a missing one
-        (``BuildError`` naming ``pip install name==version``) and warns for another version.
+        ``{distribution: version}`` that must be installed where it is built: the
+        distributions of the code it names by reference and, once the pack has been built
+        (``make()`` in this process, or ``record_spaces=True`` at capture), those whose
+        modules the build imported or whose objects the env holds (mujoco for an Ant).
+        ``make()`` refuses a missing one (``BuildError`` naming ``pip install
+        name==version``) and warns for another version.
     ``assets``
         The files the env is given (:class:`~specpack._assets.Asset`: path, size, sha256,
         carried). ``make()`` checks a file that is not carried (``AssetError`` when missing
@@ -78,10 +81,12 @@ class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
     __slots__ = (
         "__weakref__",
         "_blueprint",
+        "_built",
         "_fingerprint",
         "_kwargs",
         "_plain",
         "_reduced",
+        "_requires",
         "_skew_checked",
         "_surface",
         "assets",
@@ -91,7 +96,6 @@ class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
         "id",
         "layers",
         "notes",
-        "requires",
         "sealed",
         "spec",
         "vector",
@@ -114,7 +118,8 @@ class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
     _reduced: tuple[Any, ...] | None
     _skew_checked: bool
     _surface: Surface | None
-    requires: Mapping[str, str]
+    _requires: Mapping[str, str]
+    _built: frozenset[str] | None
     assets: tuple[Asset, ...]
     sealed: Seal | None
 
@@ -155,7 +160,8 @@ class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
         s(self, "_reduced", None)
         s(self, "_skew_checked", False)
         s(self, "_surface", surface)
-        s(self, "requires", MappingProxyType(dict(requires or {})))
+        s(self, "_requires", MappingProxyType(dict(requires or {})))
+        s(self, "_built", None)
         s(self, "assets", tuple(assets))
         s(self, "sealed", seal)
 
@@ -317,6 +323,34 @@ class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
         )
         fields.update(changes)
         return SpecPack(**fields)
+
+    @property
+    def requires(self) -> Mapping[str, str]:
+        """``{distribution: version}`` the env needs installed (see the class docstring).
+
+        What a first build in this process imported is resolved to distributions when this
+        is read (or the pack pickled or written), not at ``make()``: a worker pays nothing.
+        """
+        built = self._built
+        if not built:
+            return self._requires
+        from ._provenance import requires_of
+
+        found = requires_of(m for m in built if m in sys.modules)
+        merged = MappingProxyType({**found, **self._requires})
+        object.__setattr__(self, "_requires", merged)
+        object.__setattr__(self, "_built", frozenset())
+        return merged
+
+    def _record_build(self, before: set[str], env: Any) -> None:
+        """Note, once per process, the modules the first build imported and those of the
+        objects the env holds (``requires`` resolves them when read)."""
+        modules = set(sys.modules).difference(before)
+        node = getattr(env, "unwrapped", env)
+        modules.update(c.__module__ for c in type(node).__mro__)
+        modules.update(type(v).__module__ for v in list(getattr(node, "__dict__", {}).values()))
+        object.__setattr__(self, "_built", frozenset(m for m in modules if isinstance(m, str)))
+        object.__setattr__(self, "_reduced", None)  # the pickled state now holds more
 
     @property
     def label(self) -> str:

@@ -19,6 +19,7 @@ import textwrap
 import uuid
 import warnings
 from pathlib import Path
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -351,3 +352,36 @@ def test_a_live_env_adds_the_distributions_of_what_it_holds() -> None:
     env.close()
     assert pack.requires["numpy"] == np.__version__
     assert pack.requires["gymnasium"] == gymnasium.__version__
+
+
+class HoldsAStrategy(gymnasium.Env):  # type: ignore[type-arg]
+    """An env whose build needs a distribution its entry point's module does not name:
+    the constructor imports it and keeps one of its objects."""
+
+    observation_space = gymnasium.spaces.Discrete(2)
+    action_space = gymnasium.spaces.Discrete(2)
+
+    def __init__(self) -> None:
+        import hypothesis.strategies
+
+        self.strategy = hypothesis.strategies.integers()
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        super().reset(seed=seed)
+        return 0, {}
+
+    def step(self, action: Any) -> Any:
+        return 0, 0.0, False, False, {}
+
+
+def test_requires_names_what_the_build_needed_once_the_pack_has_been_built() -> None:
+    """``pack.requires`` before a build names the code's distributions; after ``make()`` in
+    this process also those the build imported or holds objects of, and so does a pickle."""
+    from importlib.metadata import version
+
+    pack = specpack.capture(HoldsAStrategy)
+    assert "hypothesis" not in pack.requires
+    pack.make().close()
+    assert pack.requires.get("hypothesis") == version("hypothesis")
+    assert pickle.loads(pickle.dumps(pack)).requires.get("hypothesis") == version("hypothesis")
+    assert pickle.loads(pickle.dumps(pack)) == pack  # requires is not in the identity
