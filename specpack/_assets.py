@@ -59,6 +59,16 @@ class Asset:
     carried: bool
     data: bytes | None = field(default=None, repr=False, compare=False)
 
+    def state(self) -> tuple[Any, ...]:
+        """The asset as builtins (a pickled pack's form)."""
+        return (self.path, self.kind, self.size, self.sha256, self.carried, self.data)
+
+    @classmethod
+    def from_state(cls, state: tuple[Any, ...]) -> Asset:
+        """The asset :meth:`state` gave."""
+        path, kind, size, sha256, carried, data = state
+        return cls(path=path, kind=kind, size=size, sha256=sha256, carried=carried, data=data)
+
 
 def _absolute(value: Any, cwd: str | None = None) -> str | None:
     """The absolute, normalised path a str or ``os.PathLike`` names (``None`` for other values,

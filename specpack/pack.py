@@ -196,8 +196,8 @@ class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
             self.vector,
             self._surface,
             dict(self.requires),
-            tuple(_asset_state(a) for a in self.assets),
-            None if self.sealed is None else _seal_state(self.sealed),
+            tuple(a.state() for a in self.assets),
+            None if self.sealed is None else self.sealed.to_data(),
         )
 
     def _content(self, enc: Encoder) -> dict[str, Any]:
@@ -358,30 +358,6 @@ class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
         return self.id if self.id is not None else self.entry_point.name
 
 
-def _asset_state(a: Asset) -> tuple[Any, ...]:
-    """An asset as builtins (the pickled state's form)."""
-    return (a.path, a.kind, a.size, a.sha256, a.carried, a.data)
-
-
-def _asset_from_state(state: tuple[Any, ...]) -> Asset:
-    path, kind, size, sha256, carried, data = state
-    return Asset(path=path, kind=kind, size=size, sha256=sha256, carried=carried, data=data)
-
-
-def _seal_state(seal: Seal) -> tuple[Any, ...]:
-    """A seal as builtins (the pickled state's form)."""
-    return (seal.steps, seal.seed, seal.fields, seal.digests, seal.layers, seal.spaces,
-            dict(seal.made_with))
-
-
-def _seal_from_state(state: tuple[Any, ...]) -> Seal:
-    from ._seal import Seal  # lazy: sealing machinery is not needed to build
-
-    steps, seed, fields, digests, layers, spaces, made_with = state
-    return Seal(steps=steps, seed=seed, fields=fields, digests=digests, layers=layers,
-                spaces=spaces, made_with=made_with)
-
-
 #: Recently unpickled packs by everything that differs between two packs' states: the
 #: fingerprint (exact for all that shapes the env), the entry point's and layers' code states
 #: (which add ``allow`` and the payloads' Python), versions, notes and the recorded surface
@@ -405,6 +381,12 @@ def _state_key(state: tuple[Any, ...]) -> Any:
     if len(state) > 12 and any(state[12:]):
         extra = hashlib.sha256(pickle.dumps(state[12:], 5)).digest()
     return (fp, tuple(versions.items()), notes, seen, tuple(policy) if policy else None, extra)
+
+
+def _seal_from_data(data: dict[str, Any]) -> Seal:
+    from ._seal import Seal  # lazy: sealing machinery is not needed to build
+
+    return Seal.from_data(data)
 
 
 def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
@@ -433,8 +415,8 @@ def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
             vector=vector,
             surface=surface,
             requires=requires,
-            assets=tuple(_asset_from_state(a) for a in assets),
-            seal=None if seal is None else _seal_from_state(seal),
+            assets=tuple(Asset.from_state(a) for a in assets),
+            seal=None if seal is None else _seal_from_data(seal),
         )
         object.__setattr__(pack, "_fingerprint", fp)
         object.__setattr__(pack, "_reduced", (_restore, (fmt, state)))

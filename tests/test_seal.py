@@ -247,3 +247,13 @@ def test_bad_options_are_refused_before_any_process_starts(
         check_seal(pack, seal.to_data())  # type: ignore[arg-type]
     with pytest.raises(SpecPackError, match="where='bogus'"):
         check_seal(pack, seal, where="bogus")
+
+
+def test_a_sealed_pack_keeps_its_whole_seal_through_pickle() -> None:
+    """Every field of the seal, ``ignore_info`` included, survives a pickle of the pack."""
+    import pickle
+
+    sealed = specpack.capture("SealCounter-v0").seal(steps=5, seed=0, ignore_info=["clock"])
+    again = pickle.loads(pickle.dumps(sealed))
+    assert again.sealed == sealed.sealed and again.sealed.ignore_info == ("clock",)
+    assert again.check(where="here")
