@@ -164,3 +164,20 @@ def _specpack_version() -> str:
     import specpack
 
     return str(specpack.__version__)
+
+
+def part_main(run: Callable[[bool], list[dict[str, Any]]], description: str,
+              argv: list[str] | None = None) -> int:
+    """The command line of one benchmark part: ``--quick``, ``--json``; prints its rows."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    from run import format_rows
+
+    rows = run(args.quick)
+    print(json.dumps(rows, indent=2) if args.json else format_rows(rows))
+    return 0

@@ -25,8 +25,6 @@ No goals: these are what the issue asks the note to give. Usage:
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import pickle
 import shutil
@@ -38,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium
-from _bench import median_round, row, side_by_side, size, us
+from _bench import median_round, part_main, row, side_by_side, size, us
 
 import specpack
 
@@ -162,15 +160,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="another machine: CustomAnt, check vs verify")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    from run import format_rows
-
-    rows = run(args.quick)
-    print(json.dumps(rows, indent=2) if args.json else format_rows(rows))
-    return 0
+    return part_main(run, "another machine: CustomAnt, check vs verify", argv)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,6 @@ Usage: ``python benchmarks/bench_carry.py [--quick] [--json]``.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import shutil
 import sys
@@ -22,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from _bench import median_round, row, run_python, size, us
+from _bench import median_round, part_main, row, run_python, size, us
 
 SIZES = (1, 10, 100)
 
@@ -144,15 +142,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="by-value pack size and load time")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    from run import format_rows
-
-    rows = run(args.quick)
-    print(json.dumps(rows, indent=2) if args.json else format_rows(rows))
-    return 0
+    return part_main(run, "by-value pack size and load time", argv)
 
 
 if __name__ == "__main__":

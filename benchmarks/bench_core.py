@@ -12,15 +12,13 @@ Usage: ``python benchmarks/bench_core.py [--quick] [--json]``.
 
 from __future__ import annotations
 
-import argparse
 import itertools
-import json
 import pickle
 import sys
 from typing import Any
 
 import gymnasium
-from _bench import median_round, row, side_by_side, size, us
+from _bench import median_round, part_main, row, side_by_side, size, us
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 from gymnasium.envs.registration import WrapperSpec
 from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker, TimeLimit
@@ -176,15 +174,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="in-process make/capture/pickle figures")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    from run import format_rows
-
-    rows = run(args.quick)
-    print(json.dumps(rows, indent=2) if args.json else format_rows(rows))
-    return 0
+    return part_main(run, "in-process make/capture/pickle figures", argv)
 
 
 if __name__ == "__main__":

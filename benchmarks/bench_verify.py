@@ -10,14 +10,12 @@ Usage: ``python benchmarks/bench_verify.py [--quick] [--json]``.
 
 from __future__ import annotations
 
-import argparse
-import json
 import subprocess
 import sys
 import time
 from typing import Any
 
-from _bench import median_round, row, us
+from _bench import median_round, part_main, row, us
 
 import specpack
 
@@ -53,15 +51,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="verify() vs interpreter start")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    from run import format_rows
-
-    rows = run(args.quick)
-    print(json.dumps(rows, indent=2) if args.json else format_rows(rows))
-    return 0
+    return part_main(run, "verify() vs interpreter start", argv)
 
 
 if __name__ == "__main__":
