@@ -12,6 +12,7 @@ Usage: ``python benchmarks/bench_core.py [--quick] [--json]``.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import pickle
 import sys
@@ -47,7 +48,7 @@ def _uncached_capture() -> Any:
     return specpack.capture("CartPole-v1")
 
 
-_capture_module = sys.modules["specpack._capture"]
+_capture_module = importlib.import_module("specpack._capture")
 
 
 def _floor() -> Any:
@@ -76,7 +77,7 @@ def headline(rounds: int) -> list[dict[str, Any]]:
     spec = gymnasium.spec(env_id)
     pack_blob = pickle.dumps(pack)
     spec_blob = pickle.dumps(spec)
-    unpickled = sys.modules["specpack.pack"]._unpickled
+    unpickled = importlib.import_module("specpack.pack")._unpickled
 
     def loads_cold() -> object:
         unpickled.clear()  # as the first unpickling of this pack in a process
