@@ -48,21 +48,16 @@ PLAN_VARIABLE = "SPECPACK_BARE_PLAN"
 DROPPED = ("PYTHONPATH", "PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONINSPECT", "PYTHONSAFEPATH")
 #: Never hidden: the system's own trees (the bind-backs read /proc/self/fd).
 _SYSTEM = ("/", "/proc", "/dev", "/sys")
-#: The child's boot: this file runs on its own first (no package import: numpy's thread pool
-#: would make a user namespace impossible), then the worker loop as in a fresh interpreter.
-BOOT = (
+#: The child's boot before the worker loop: this file runs on its own first (no package
+#: import: numpy's thread pool would make a user namespace impossible); the worker loop's boot
+#: (the same as a fresh interpreter's) follows it.
+PRELUDE = (
     "import importlib.util, sys\n"
     "spec = importlib.util.spec_from_file_location('_specpack_bare', {source!r})\n"
     "bare = importlib.util.module_from_spec(spec)\n"
     "spec.loader.exec_module(bare)\n"
     "bare.enter()\n"
     "del bare, spec\n"
-    "sys.path.insert(0, {home!r})\n"
-    "try:\n"
-    "    from specpack._process.child import main\n"
-    "finally:\n"
-    "    sys.path.remove({home!r})\n"
-    "main()\n"
 )
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 4096, 16384, 1 << 18
@@ -116,7 +111,7 @@ def _mechanisms() -> list[str]:
 
 
 def command(environment: Mapping[str, str], *, home: str, hide: Iterable[str],
-            keep: Iterable[str | None], report: str) -> tuple[list[str], dict[str, str]]:
+            keep: Iterable[str | None], report: str, loop: str) -> tuple[list[str], dict[str, str]]:
     """The command line and environment of a bare child.
 
     Parameters
@@ -125,6 +120,9 @@ def command(environment: Mapping[str, str], *, home: str, hide: Iterable[str],
         The environment a fresh interpreter would get (``PYTHONPATH`` already absolute).
     home
         The folder specpack is imported from (its ``specpack`` package stays visible).
+    loop
+        The worker loop's boot code (a fresh interpreter's), run once this file has hidden
+        what it must.
     hide
         More paths to hide (a file hides its folder).
     keep
@@ -142,7 +140,7 @@ def command(environment: Mapping[str, str], *, home: str, hide: Iterable[str],
             "mechanisms": _mechanisms()}
     env[PLAN_VARIABLE] = json.dumps(plan)
     flags = ["-s", "-P"] if sys.version_info >= (3, 11) else ["-s"]
-    boot = BOOT.format(home=home, source=os.path.abspath(__file__))
+    boot = PRELUDE.format(source=os.path.abspath(__file__)) + loop
     return [sys.executable, *flags, "-c", boot], env
 
 

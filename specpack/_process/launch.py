@@ -169,11 +169,12 @@ def start(where: Where, ctl_r: int, res_w: int, *, boot_out: str, boot_err: str,
     """
     if where in FRESH:
         environment = {**child_environment(env), FDS_VARIABLE: f"{ctl_r},{res_w}"}
-        argv, report = [sys.executable, "-c", _BOOT.format(home=_HOME)], None
+        loop = _BOOT.format(home=_HOME)
+        argv, report = [sys.executable, "-c", loop], None
         if where == "bare":
             report = os.path.join(os.path.dirname(boot_out), "bare.json")
             argv, environment = bare.command(environment, home=_HOME, hide=hide, report=report,
-                                             keep=(os.path.dirname(boot_out), cwd))
+                                             keep=(os.path.dirname(boot_out), cwd), loop=loop)
         with open(boot_out, "ab") as out, open(boot_err, "ab") as err:
             proc = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
