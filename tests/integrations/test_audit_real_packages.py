@@ -32,6 +32,23 @@ MW_NEEDS = ("MT1", "ML1-train", "ML1-test", "goal_hidden", "goal_observable", "c
             "custom-ml-envs")
 #: Vector creators that raise with their registered defaults (gymnasium.make_vec too).
 MW_BROKEN = ("ML10-test", "ML25-train", "ML25-test", "ML45-train", "ML45-test")
+#: plain gymnasium, no specpack: do two builds of highway-v0, reset with one seed, put
+#: different actions in their reset info (an action sampled from an unseeded space)?
+HIGHWAY_CONTROL = """
+import json, gymnasium, highway_env
+seen = [repr(gymnasium.make("highway-v0").reset(seed=0)[1]["action"]) for _ in range(8)]
+print(json.dumps(len(set(seen)) > 1))
+"""
+#: plain gymnasium, no specpack: what does ML10-train's vector env's seeded reset raise?
+ML10_CONTROL = """
+import json, gymnasium, metaworld
+env = gymnasium.make_vec("Meta-World/ML10-train")
+try:
+    env.reset(seed=0)
+    print(json.dumps(None))
+except Exception as e:
+    print(json.dumps(type(e).__name__))
+"""
 #: plain gymnasium, no specpack: does ``gymnasium.make_vec(id)`` raise with these defaults?
 MW_CONTROL = """
 import json, sys, gymnasium, metaworld
@@ -93,8 +110,16 @@ if os.environ.get("SPECPACK_REAL_PACKAGES") == "1":
         assert json.loads(control.stdout.splitlines()[-1]) == dict.fromkeys(wrong, True)
         # highway-env replaces its action space on every reset (28 of its 31 envs were "not
         # identical" under the old protocol) and intersection-v0 changes class attributes that
-        # other envs read: identical now.
-        assert {k: envs[k]["status"] for k in HIGHWAY} == dict.fromkeys(HIGHWAY, "identical")
+        # other envs read: neither is taken for a difference across the boundary. Every info
+        # value is compared now, and highway-env's reset info holds an action sampled from an
+        # unseeded space, so two builds in one process already differ (not_reproducible): the
+        # control below shows it with plain gymnasium.
+        assert {k: envs[k]["status"] for k in HIGHWAY} == dict.fromkeys(HIGHWAY,
+                                                                        "not_reproducible")
+        assert all("reset info['action'] differs" in envs[k]["reason"] for k in HIGHWAY)
+        plain = run(["-c", HIGHWAY_CONTROL], tmp_path, timeout=600)
+        assert plain.returncode == 0, plain.stderr[-3000:]
+        assert json.loads(plain.stdout.splitlines()[-1]) is True
 
         # The Adroit sparse envs: the EzPickle gap named, with the argument and both values.
         for env_id in ADROIT_SPARSE:
@@ -118,7 +143,13 @@ if os.environ.get("SPECPACK_REAL_PACKAGES") == "1":
         status = {k[len(MW):]: f["status"] for k, f in envs.items() if k.startswith(MW)}
         assert {k: status[k] for k in MW_NEEDS} == dict.fromkeys(MW_NEEDS, "needs_arguments")
         assert "'env_name'" in envs[MW + "ML1-train"]["reason"]
-        assert status["ML10-train"] == "identical"
+        # its vector env's reset(seed=0) raises AssertionError (plain gymnasium.make_vec too:
+        # ML10_CONTROL): nothing was compared, so it is a rollout_error, never identical
+        assert status["ML10-train"] == "rollout_error"
+        assert "AssertionError in reset() at step 0" in envs[MW + "ML10-train"]["reason"]
+        plain = run(["-c", ML10_CONTROL], tmp_path, timeout=600)
+        assert plain.returncode == 0, plain.stderr[-3000:]
+        assert json.loads(plain.stdout.splitlines()[-1]) == "AssertionError"
         assert status["MT10"] == status["MT25"] == "not_reproducible"  # tasks drawn unseeded
         assert status["MT50"] in ("not_reproducible", "timeout")  # 50 MuJoCo sims, 3 builds
         assert {k: status[k] for k in MW_BROKEN} == dict.fromkeys(MW_BROKEN, "capture_error")
