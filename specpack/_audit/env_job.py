@@ -18,15 +18,13 @@
 from __future__ import annotations
 
 import pickle
-import time
 from dataclasses import replace
 from typing import Any
 
 from .._capture import capture
-from .._process import Outcome, Worker
+from .._process import Outcome
 from .._verify import RUN_JOB, Trace, compare, plan_actions, run_trace
 from .._verify.jobs import carried_exactly, multi_agent
-from .._verify.judge import CONTROL_HASH_SEED, REBUILD_HASH_SEED, seeded_env
 from .checks import ezpickle_gaps, first_step, live_capture
 from .classify import failure, raised, rollout_missing, unset_required
 from .control import close_quietly, control, trace_of
@@ -36,7 +34,7 @@ from .select import entry_of
 from .timelimit import time_limit
 from .vector_job import REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB, sub_envs
 
-__all__ = ["EnvJob", "hash_control", "reference"]
+__all__ = ["EnvJob", "reference"]
 
 #: This module's job function, as workers import it.
 REFERENCE_JOB = f"{__name__}:reference"
@@ -144,7 +142,6 @@ class EnvJob(Job):
         self.live_failures: list[str] = []
         self.results: dict[str, Any] = {}
         self.nondeterministic = False
-        self.params: dict[str, Any] = {}
 
     def prepare(self) -> None:
         if isinstance(self.target, str):
@@ -229,7 +226,6 @@ class EnvJob(Job):
         self.gaps = value["gaps"]
         self.notes.extend(self.gaps["notes"])
         params = {"steps": self.ctx.steps, "seed": self.ctx.seed, "actions": value["actions"]}
-        self.params = params
         self.add_task("rebuild", REMOTE, self.run_job, self.payload, **params, **self.extra)
         live = value["live"]
         if live is not None:
@@ -254,39 +250,4 @@ class EnvJob(Job):
                 for d in compare(here, replace(live, spec={}), labels=labels, shared=False)
             ]
         uncompared = self.nondeterministic or self.here.nondeterministic or there.nondeterministic
-        if step is not None and not uncompared and not self.gaps["failures"]:
-            hashed = hash_control(self.run_job, self.payload, {**self.params, **self.extra},
-                                  self.ctx.timeout)
-            if hashed:
-                return self.finish(
-                    NOT_REPRODUCIBLE,
-                    "it depends on hash order: two fresh interpreters under different "
-                    f"PYTHONHASHSEEDs already differ, so no rebuild can match: {hashed[0]}",
-                    differences=tuple(hashed), step=first_step(hashed))
         return self.judge(diffs, step, self.here.error, uncompared)
-
-
-def hash_control(job: str, payload: bytes, params: dict[str, Any], timeout: float) -> list[str]:
-    """The differences between two fresh interpreters under ``PYTHONHASHSEED`` 1 and 2 that
-    rebuild the pack and run the same actions (verify's hash control; run only for an env whose
-    remote rebuild differs from the reference, so an identical env costs nothing more).
-
-    A difference there is the env's dependence on hash order (a set of strings' order in an
-    observation or info), not something a pack could carry. Empty when they agree or when
-    either could not finish.
-    """
-    seeds = (REBUILD_HASH_SEED, CONTROL_HASH_SEED)
-    workers = [Worker("subprocess", env=seeded_env(s)) for s in seeds]
-    try:
-        for worker in workers:
-            worker.submit(job, payload, params)
-        deadline = time.monotonic() + timeout
-        outcomes = [w.collect(timeout=max(deadline - time.monotonic(), 0.0)) for w in workers]
-    finally:
-        for worker in workers:
-            worker.close()
-    if any(o.status != "ok" for o in outcomes):
-        return []
-    a, b = (traces(o.value)[0] for o in outcomes)
-    labels = (f"PYTHONHASHSEED={seeds[0]}", f"PYTHONHASHSEED={seeds[1]}")
-    return compare(a, b, labels=labels, shared=False)

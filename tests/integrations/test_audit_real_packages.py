@@ -93,13 +93,6 @@ if os.environ.get("SPECPACK_REAL_PACKAGES") == "1":
         envs: dict[str, Any] = {f["name"]: f for f in doc["envs"]}
         assert len(envs) > 250, len(envs)
 
-        # FrankaKitchen-v1 lists its tasks (a set of strings) in hash order in its info: two
-        # fresh interpreters under different PYTHONHASHSEEDs differ, so not_reproducible.
-        kitchen = envs["FrankaKitchen-v1"]
-        assert kitchen["status"] == "not_reproducible", kitchen
-        assert "depends on hash order" in kitchen["reason"], kitchen
-        assert "tasks_to_complete" in kitchen["reason"], kitchen
-
         # Every env called not_identical is reproducible in one process (an independent control
         # with plain gymnasium), and the highway-env envs the old protocol flagged are fine.
         wrong = sorted(k for k, f in envs.items() if f["status"] == "not_identical")
