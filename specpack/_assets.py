@@ -63,6 +63,11 @@ class Asset:
         """The asset as builtins (a pickled pack's form)."""
         return (self.path, self.kind, self.size, self.sha256, self.carried, self.data)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        from ._pickled import restore_asset  # the pickle names only specpack._pickled
+
+        return (restore_asset, (self.state(),))
+
     @classmethod
     def from_state(cls, state: tuple[Any, ...]) -> Asset:
         """The asset :meth:`state` gave."""

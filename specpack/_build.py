@@ -1,175 +1,109 @@
-"""How a pack becomes an env: its build plan, :meth:`make`, the vector build and registering.
+"""How a pack becomes an env: its build plan, ``make``, the vector build and registering.
 
-Mixed into :class:`~specpack.SpecPack` (the value and its fields are :mod:`specpack.pack`):
-the fields are turned once into a backend :class:`~specpack.backends.Blueprint` (the version
-skew is checked then), and each build hands the blueprint and fresh kwargs to the backend.
-Nothing here imports the pack module.
+:class:`~specpack.SpecPack`'s building methods call these functions: the fields are turned
+once into a backend :class:`~specpack.backends.Blueprint` (the version skew is checked then),
+and each build hands the blueprint and fresh kwargs to the backend. Nothing here imports the
+pack module at load time.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._assets import Asset
 from .backends import Blueprint, get_backend
-from .carry.code import CodeRef
 from .carry.values import is_plain, materialize
 from .errors import SpecPackError
-from .layer import Layer
 from .versions import check_skew, skew_free
 
-__all__ = ["BuildFace"]
+if TYPE_CHECKING:
+    from .pack import SpecPack
+
+__all__ = ["kwargs_here", "make", "make_vector", "plan", "register"]
 
 
-class BuildFace:
-    """The building methods of a pack (its fields are read through the pack's own slots)."""
+def plan(pack: SpecPack) -> Blueprint:
+    """The pack's build plan, made once (checking version skew and ``requires`` then)."""
+    bp = pack._blueprint
+    if bp is None:
+        if not pack._skew_checked:
+            object.__setattr__(pack, "_skew_checked", True)
+            check_skew(pack.versions, f"pack {pack.label}")
+            needs = skew_free(pack.requires, pack.versions)
+            if needs:
+                from ._provenance import check_requires
 
-    __slots__ = ()
-    backend: str
-    id: str | None
-    entry_point: CodeRef
-    _kwargs: dict[str, Any]
-    _plain: bool
-    spec: Mapping[str, Any]
-    layers: tuple[Layer, ...]
-    auto_render: bool
-    versions: Mapping[str, str]
-    vector: bool
-    _blueprint: Blueprint | None
-    _skew_checked: bool
-    _built: frozenset[str] | None
-    assets: tuple[Asset, ...]
+                check_requires(needs, label=f"pack {pack.label}")
+        bp = Blueprint(
+            label=pack.label,
+            entry=pack.entry_point,
+            layers=tuple(
+                (layer.cls, layer._kwargs, all(is_plain(v) for v in layer._kwargs.values()))
+                for layer in reversed(pack.layers)
+            ),
+            spec=pack.spec,
+            auto_render=pack.auto_render,
+            versions=pack.versions,
+        )
+        object.__setattr__(pack, "_blueprint", bp)
+    return bp
 
-    @property
-    def label(self) -> str:  # the pack's own
-        raise NotImplementedError
 
-    @property
-    def nondeterministic(self) -> bool:  # the pack's own
-        raise NotImplementedError
-
-    @property
-    def requires(self) -> Mapping[str, str]:  # the pack's own
-        raise NotImplementedError
-
-    def _record_build(self, before: set[str], env: Any) -> None:  # the pack's own
-        raise NotImplementedError
-
-    def _plan(self) -> Blueprint:
-        bp = self._blueprint
-        if bp is None:
-            if not self._skew_checked:
-                object.__setattr__(self, "_skew_checked", True)
-                check_skew(self.versions, f"pack {self.label}")
-                needs = skew_free(self.requires, self.versions)
-                if needs:
-                    from ._provenance import check_requires
-
-                    check_requires(needs, label=f"pack {self.label}")
-            bp = Blueprint(
-                label=self.label,
-                entry=self.entry_point,
-                layers=tuple(
-                    (layer.cls, layer._kwargs,
-                     all(is_plain(v) for v in layer._kwargs.values()))
-                    for layer in reversed(self.layers)
-                ),
-                spec=self.spec,
-                auto_render=self.auto_render,
-                versions=self.versions,
-            )
-            object.__setattr__(self, "_blueprint", bp)
-        return bp
-
-    def make(self, **kwargs: Any) -> Any:
-        """Build the env, in this process, exactly as captured.
-
-        Works without the registry and without pre-importing the env's module.
-
-        Parameters
-        ----------
-        **kwargs
-            Merged over the captured constructor kwargs (``pack.make(render_mode="rgb_array")``).
-
-        Returns
-        -------
-        gymnasium.Env
-            The env with its wrapper stack, as ``gymnasium.make`` would have built it.
-
-        Raises
-        ------
-        BuildError
-            The constructor or a wrapper raised (chained to the original; also an instance of
-            the original's type where that is safe, e.g. ``TypeError``), or carried code could
-            not be loaded here.
-        UntrustedPackError
-            A reference resolves outside the ``allow`` list the pack was loaded with.
-        SpecPackError
-            The pack is vector-only: use :func:`specpack.make_vec`.
-        """
-        bp = self._blueprint or self._plan()
-        if self.vector:
-            raise SpecPackError(
-                f"pack {self.label} is vector-only (its spec has a vector_entry_point and no "
-                f"entry_point), so there is no single env to make; use "
-                f"specpack.make_vec(pack, num_envs)"
-            )
-        kw = self._kwargs_here()
-        if kwargs:
-            kw.update(kwargs)
-        if self._built is not None:
-            return get_backend(self.backend).build(bp, kw)
-        before = set(sys.modules)
-        env = get_backend(self.backend).build(bp, kw)
-        self._record_build(before, env)
-        return env
-
-    def _kwargs_here(self) -> dict[str, Any]:
-        """Fresh constructor kwargs, with the assets checked and carried ones' local paths.
-
-        A file that is not carried must be here with the captured bytes (``AssetError``
-        otherwise: checked at every build, so a pack never builds with another file); a
-        carried one is written once into the local cache and its path passed instead.
-        """
-        kw = dict(self._kwargs) if self._plain else materialize(self._kwargs)
-        if self.assets:
-            from ._assets import check_assets, remap
-            from ._assets import materialize as write_assets
-
-            check_assets(self.assets, label=f"pack {self.label}")
-            kw = remap(kw, write_assets(self.assets))
-        return kw
-
-    def _make_vector(self, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
-        """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
-        kw = self._kwargs_here()
+def make(pack: SpecPack, kwargs: dict[str, Any]) -> Any:
+    """``pack.make(**kwargs)``: build the env here (see :meth:`SpecPack.make`)."""
+    bp = pack._blueprint or plan(pack)
+    if pack.vector:
+        raise SpecPackError(
+            f"pack {pack.label} is vector-only (its spec has a vector_entry_point and no "
+            f"entry_point), so there is no single env to make; use "
+            f"specpack.make_vec(pack, num_envs)"
+        )
+    kw = kwargs_here(pack)
+    if kwargs:
         kw.update(kwargs)
-        return get_backend(self.backend).build_vector(self._blueprint or self._plan(), num_envs,
-                                                      kw)
+    if pack._built is not None:
+        return get_backend(pack.backend).build(bp, kw)
+    before = set(sys.modules)
+    env = get_backend(pack.backend).build(bp, kw)
+    _record_build(pack, before, env)
+    return env
 
-    def register(self, id: str | None = None) -> str:
-        """Put this pack into this process's registry under ``id`` (default: ``pack.id``).
 
-        For tools that only take env ids, e.g. inside a worker. ``gymnasium.make(id)`` then
-        builds exactly ``pack.make()`` (no wrapper applied twice). Idempotent: registering the
-        same pack again under the same id is a no-op.
+def _record_build(pack: SpecPack, before: set[str], env: Any) -> None:
+    """Note, once per process, the modules the first build imported and those of the
+    objects the env holds (``pack.requires`` resolves them when read)."""
+    modules = set(sys.modules).difference(before)
+    node = getattr(env, "unwrapped", env)
+    modules.update(c.__module__ for c in type(node).__mro__)
+    modules.update(type(v).__module__ for v in list(getattr(node, "__dict__", {}).values()))
+    object.__setattr__(pack, "_built", frozenset(m for m in modules if isinstance(m, str)))
+    object.__setattr__(pack, "_reduced", None)  # the pickled state now holds more
 
-        Parameters
-        ----------
-        id
-            The id to register under; needed when the pack has none (captured from a class).
 
-        Returns
-        -------
-        str
-            The id registered.
+def kwargs_here(pack: SpecPack) -> dict[str, Any]:
+    """Fresh constructor kwargs, with the assets checked and carried ones' local paths.
 
-        Raises
-        ------
-        CaptureError
-            The pack has no id and none was given, or another env holds the id.
-        """
-        return get_backend(self.backend).register(self, id)
+    A file that is not carried must be here with the captured bytes (``AssetError``
+    otherwise: checked at every build, so a pack never builds with another file); a
+    carried one is written once into the local cache and its path passed instead.
+    """
+    kw = dict(pack._kwargs) if pack._plain else materialize(pack._kwargs)
+    if pack.assets:
+        from ._assets import check_assets, remap
+        from ._assets import materialize as write_assets
 
+        check_assets(pack.assets, label=f"pack {pack.label}")
+        kw = remap(kw, write_assets(pack.assets))
+    return kw
+
+
+def make_vector(pack: SpecPack, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
+    """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
+    kw = kwargs_here(pack)
+    kw.update(kwargs)
+    return get_backend(pack.backend).build_vector(pack._blueprint or plan(pack), num_envs, kw)
+
+
+def register(pack: SpecPack, id: str | None) -> str:
+    """``pack.register(id)``: put the pack into this process's registry (see the method)."""
+    return get_backend(pack.backend).register(pack, id)

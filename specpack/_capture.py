@@ -191,10 +191,10 @@ def _capture(
             )
         pack = _assemble(impl, impl.from_env(target), by_value, self_contained)
         pack = with_needs(pack, assets, self_contained, limit)
-        pack = pack._evolve(requires={**pack.requires, **built_requires(target, ())})
+        pack = pack.evolve(requires={**pack.requires, **built_requires(target, ())})
         if callable(getattr(target, "observation_space", None)):
             return pack  # a multi-agent env: spaces per agent, no single surface
-        return pack.with_surface(record_surface(target))
+        return pack.evolve(surface=record_surface(target))
     elif _is_spec(target):
         recipe = impl.from_spec(target, options, kwargs)
     elif callable(target):
@@ -217,7 +217,7 @@ def _with_spaces(pack: SpecPack) -> SpecPack:
     env, imported = imported_during(pack.make)
     try:
         requires = {**pack.requires, **built_requires(env, imported)}
-        return pack._evolve(surface=record_surface(env), requires=requires)
+        return pack.evolve(surface=record_surface(env), requires=requires)
     finally:
         try:
             env.close()
@@ -375,11 +375,11 @@ def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
         backend=impl.name,
         id=recipe.id,
         entry_point=entry,
-        kwargs=kwargs,
+        _kwargs=kwargs,
         spec=spec,
         layers=tuple(layers),
         auto_render=recipe.auto_render,
-        versions=version_record(impl.name, None if entry.by_value else entry.module),
+        versions=dict(version_record(impl.name, None if entry.by_value else entry.module)),
         notes=tuple(notes),
         plain=plain,
         vector=recipe.vector,

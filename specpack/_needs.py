@@ -262,8 +262,8 @@ def with_needs(pack: SpecPack, named: tuple[Any, ...], carry: bool, limit: int) 
     explicit = {**absolute_kwargs(given), **explicit}
     if explicit:
         extra, plain = lowered(explicit, pack.label)
-        changes.update(kwargs={**pack._kwargs, **extra}, plain=pack._plain and plain)
-    out = pack._evolve(**changes)
+        changes.update(_kwargs={**pack._kwargs, **extra}, plain=pack._plain and plain)
+    out = pack.evolve(**changes)
     if not named and _names_no_path([*given.values(), *defaults.values()]):
         if len(_needs_memo) > 4096:
             _needs_memo.clear()

@@ -117,6 +117,11 @@ class Seal:
                 "digests": self.digests, "layers": self.layers, "spaces": self.spaces,
                 "made_with": dict(self.made_with), "ignore_info": self.ignore_info}
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        from ._pickled import restore_seal  # the pickle names only specpack._pickled
+
+        return (restore_seal, (self.to_data(),))
+
     @classmethod
     def from_data(cls, data: Any) -> Seal:
         """The seal :meth:`to_data` gave (read from a file: every part is checked).

@@ -10,9 +10,7 @@ dropped, so a surface is a value: equal envs give equal surfaces.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 import gymnasium
@@ -20,7 +18,6 @@ import gymnasium
 __all__ = [
     "Surface",
     "SurfaceEnv",
-    "SurfaceFace",
     "record_surface",
     "space_from_json",
     "space_to_json",
@@ -37,6 +34,12 @@ class Surface:
     action_space: gymnasium.spaces.Space[Any]
     metadata: dict[str, Any]
     render_mode: str | None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        from ._pickled import restore_surface  # the pickle names only specpack._pickled
+
+        return (restore_surface, (self.observation_space, self.action_space, self.metadata,
+                                  self.render_mode))
 
 
 def _quiet(space: Any) -> Any:
@@ -65,44 +68,6 @@ def record_surface(env: Any) -> Surface:
         metadata={k: v for k, v in dict(metadata).items() if isinstance(k, str)},
         render_mode=getattr(env, "render_mode", None),
     )
-
-
-class SurfaceFace:
-    """What a pack shows of its recorded surface (mixed into :class:`~specpack.SpecPack`)."""
-
-    __slots__ = ()
-    _surface: Surface | None
-
-    @property
-    def observation_space(self) -> Any:
-        """The observation space recorded at capture (a fresh copy), or None if not recorded.
-
-        Recorded when capturing a live env, or with ``capture(..., record_spaces=True)`` (one
-        build at capture). Not part of the fingerprint: it describes the env, it does not
-        shape it (``verify`` checks it against the rebuilt env).
-        """
-        return None if self._surface is None else copy.deepcopy(self._surface.observation_space)
-
-    @property
-    def action_space(self) -> Any:
-        """The action space recorded at capture (a fresh copy), or None if not recorded."""
-        return None if self._surface is None else copy.deepcopy(self._surface.action_space)
-
-    @property
-    def metadata(self) -> Mapping[str, Any] | None:
-        """The env's ``metadata`` recorded at capture (read-only), or None if not recorded."""
-        return None if self._surface is None else MappingProxyType(self._surface.metadata)
-
-    @property
-    def render_mode(self) -> str | None:
-        """The env's ``render_mode`` recorded at capture (None also when not recorded)."""
-        return None if self._surface is None else self._surface.render_mode
-
-    @property
-    def surface(self) -> Surface | None:
-        """Spaces, metadata and render mode as recorded at capture, or None."""
-        return self._surface
-
 
 
 class SurfaceEnv(gymnasium.Env):  # type: ignore[type-arg]

@@ -31,7 +31,9 @@ class Layer:
         raise AttributeError(f"Layer is immutable (cannot set {name!r})")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Layer, (self.cls, pickle_exact(self._kwargs)))
+        from ._pickled import restore_layer  # the pickle names only specpack._pickled
+
+        return (restore_layer, (self.cls, pickle_exact(self._kwargs)))
 
     @property
     def name(self) -> str:

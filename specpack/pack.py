@@ -6,49 +6,49 @@ deep copy), the spec metadata the env sees as ``env.spec``, and the wrapper stac
 :class:`Layer` from the outermost wrapper inwards. Nothing in it refers to the registry or to
 modules a worker would have to pre-import.
 
-Its identity (``fingerprint``, ``==``, ``hash``) comes from its own fields in canonical typed
-JSON; nothing is imported or unpickled to compute it. It pickles with plain ``pickle`` through
-a ``__reduce__`` that names only specpack itself. Its other faces live below this module: its
-text form (:mod:`specpack._fileface`), how it builds (:mod:`specpack._build`) and its
-recorded surface (:mod:`specpack._surface`).
+Its fields are declared once, as a frozen slotted dataclass; its pickled state, its copy
+(:meth:`SpecPack.evolve`), the manifest's fields and its identity all follow that list. Its
+identity (``fingerprint``, ``==``, ``hash``) comes from the fields in canonical typed JSON;
+nothing is imported or unpickled to compute it. It pickles with plain ``pickle`` through a
+``__reduce__`` naming only :mod:`specpack._pickled`. What it does lives in the modules it
+delegates to: :mod:`specpack._build` (building), :mod:`specpack._proof` (verify, seal, check),
+:mod:`specpack._fileface` (its text form) and :mod:`specpack._state` (pickled state, identity).
 """
 
 from __future__ import annotations
 
-import hashlib
-import pickle
+import copy
+import dataclasses
 import sys
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import InitVar, dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from . import _build, _fileface, _proof
 from ._assets import Asset
-from ._build import BuildFace
-from ._fileface import FileFace
-from ._proof import ProofFace
-from ._surface import Surface, SurfaceFace
+from ._pickled import restore_pack
+from ._state import FORMAT_VERSION, fingerprint_of, from_state, state_of
+from ._surface import Surface
 from ._text import short
 from .backends import Blueprint
-from .carry.code import CodeRef, code_ref_from_state
-from .carry.values import Blob, is_plain, iter_carried, materialize, pickle_exact
-from .errors import PackFormatError, SpecPackError
+from .carry.code import CodeRef
+from .carry.values import Blob, is_plain, iter_carried, materialize
 from .layer import Layer
 
 if TYPE_CHECKING:
-    from ._seal import Seal
-    from .typedjson.encode import Encoder
+    from ._process import Boundary
+    from ._seal import CheckReport, Seal
+    from ._verify.report import VerifyReport
 
-__all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
+__all__ = ["FORMAT_VERSION", "Layer", "SpecPack", "from_state"]
 
-#: Version of a pickled pack's state layout; readers accept every version up to this one
-#: (1: specpack 0.1; 2: a tuple of builtins led by the fingerprint; 3: format 2 followed by
-#: ``requires``, ``assets`` and ``seal``, as builtins). The JSON manifest has its own version
-#: (``fileformat.manifest.FORMAT``).
-FORMAT_VERSION = 3
+#: The name pickles made before :mod:`specpack._pickled` give the pack's restore function.
+_restore = restore_pack
 
 
-
-class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
+@dataclass(frozen=True, slots=True, eq=False, repr=False, kw_only=True)
+class SpecPack:
     """How to build one env, resolved in the process where it was known.
 
     Make one with :func:`specpack.capture`; rebuild with :meth:`make` in any process::
@@ -59,168 +59,126 @@ class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
 
     The pack describes construction, not run-time state: running statistics of a wrapper,
     an episode in progress or an RNG position are not captured (seed with ``reset(seed=...)``).
+    It is immutable; :meth:`evolve` gives a changed copy. The constructor takes the fields
+    below as keywords, already lowered (``capture`` and ``load`` make packs; build one by hand
+    only from another pack's parts).
 
-    What a rebuild elsewhere needs is on the pack too:
-
-    ``requires``
-        ``{distribution: version}`` that must be installed where it is built: the
-        distributions of the code it names by reference and, once the pack has been built
-        (``make()`` in this process, or ``record_spaces=True`` at capture), those whose
-        modules the build imported or whose objects the env holds (mujoco for an Ant).
-        ``make()`` refuses a missing one (``BuildError`` naming ``pip install
-        name==version``) and warns for another version.
-    ``assets``
+    Attributes
+    ----------
+    backend
+        The backend that builds it: ``"gymnasium"``, ``"gym"`` or ``"pettingzoo"``.
+    id
+        The registered env id it was captured from, or None (captured from a class, a
+        function or a live env that has no spec).
+    entry_point
+        The env constructor, a :class:`~specpack.carry.CodeRef`: by reference
+        (``module:qualname``) or carried by value (a cloudpickle payload).
+    spec
+        The spec fields the built env shows as ``env.spec`` (read-only mapping).
+    layers
+        The wrapper stack, outermost first, as :class:`~specpack.layer.Layer` values (class and
+        constructor kwargs of each wrapper).
+    auto_render
+        Whether ``make()`` adds the render wrappers ``gymnasium.make`` adds for a render mode
+        (written ``render_wrappers`` in a manifest).
+    versions
+        ``{name: version}`` of Python and the libraries where it was captured (read-only); a
+        rebuild under other versions warns (:class:`~specpack.errors.VersionSkewWarning`).
+    notes
+        Remarks from capture (what travels by value and why), as strings.
+    vector
+        True for a vector-only env (a spec with a ``vector_entry_point`` only): build it with
+        :func:`specpack.make_vec`.
+    surface
+        Spaces, metadata and render mode as recorded at capture
+        (:class:`~specpack._surface.Surface`), or None. Recorded when capturing a live env,
+        or with ``capture(..., record_spaces=True)``. Not part of the fingerprint: it
+        describes the env, it does not shape it (``verify`` checks it against the rebuild).
+    assets
         The files the env is given (:class:`~specpack._assets.Asset`: path, size, sha256,
         carried). ``make()`` checks a file that is not carried (``AssetError`` when missing
         or different) and writes a carried one into a local cache, passing that path.
-    ``sealed``
-        The reference rollout of :meth:`seal` (``None`` until sealed); :meth:`check` compares
-        a rebuild with it.
+    sealed
+        The reference rollout of :meth:`seal` (a ``Seal``; None until sealed); :meth:`check`
+        compares a rebuild with it.
     """
 
-    __slots__ = (
-        "__weakref__",
-        "_blueprint",
-        "_built",
-        "_fingerprint",
-        "_kwargs",
-        "_plain",
-        "_reduced",
-        "_requires",
-        "_skew_checked",
-        "_surface",
-        "assets",
-        "auto_render",
-        "backend",
-        "entry_point",
-        "id",
-        "layers",
-        "notes",
-        "sealed",
-        "spec",
-        "vector",
-        "versions",
-    )
-
+    # The fields, in the order of the pickled state (append only: see specpack._state).
     backend: str
     id: str | None
     entry_point: CodeRef
     _kwargs: dict[str, Any]
-    _plain: bool
     spec: Mapping[str, Any]
     layers: tuple[Layer, ...]
     auto_render: bool
     versions: Mapping[str, str]
-    notes: tuple[str, ...]
-    vector: bool
-    _fingerprint: str | None
-    _blueprint: Blueprint | None
-    _reduced: tuple[Any, ...] | None
-    _skew_checked: bool
-    _surface: Surface | None
-    _requires: Mapping[str, str]
-    _built: frozenset[str] | None
-    assets: tuple[Asset, ...]
-    sealed: Seal | None
+    notes: tuple[str, ...] = ()
+    vector: bool = False
+    surface: Surface | None = None
+    _requires: Mapping[str, str] = field(default_factory=dict)
+    assets: tuple[Asset, ...] = ()
+    sealed: Seal | None = None
+    #: Whether ``_kwargs`` hold only immutable builtins (computed when not given).
+    plain: InitVar[bool | None] = None
+    # Caches: derived, not part of the value (no init, no compare), set by object.__setattr__.
+    _plain: bool = field(default=False, init=False, compare=False, repr=False)
+    _fingerprint: str | None = field(default=None, init=False, compare=False, repr=False)
+    _blueprint: Blueprint | None = field(default=None, init=False, compare=False, repr=False)
+    _reduced: tuple[Any, ...] | None = field(default=None, init=False, compare=False,
+                                             repr=False)
+    _skew_checked: bool = field(default=False, init=False, compare=False, repr=False)
+    _built: frozenset[str] | None = field(default=None, init=False, compare=False, repr=False)
 
-    def __init__(
-        self,
-        *,
-        backend: str,
-        id: str | None,
-        entry_point: CodeRef,
-        kwargs: dict[str, Any],
-        spec: Mapping[str, Any],
-        layers: tuple[Layer, ...],
-        auto_render: bool,
-        versions: Mapping[str, str] | tuple[tuple[str, str], ...],
-        notes: tuple[str, ...] = (),
-        plain: bool | None = None,
-        vector: bool = False,
-        surface: Surface | None = None,
-        requires: Mapping[str, str] | None = None,
-        assets: Iterable[Asset] = (),
-        seal: Seal | None = None,
-    ) -> None:
-        """Assemble a pack from already lowered parts (use :func:`specpack.capture`)."""
+    def __post_init__(self, plain: bool | None) -> None:
         s = object.__setattr__
-        s(self, "backend", backend)
-        s(self, "id", id)
-        s(self, "entry_point", entry_point)
-        s(self, "_kwargs", kwargs)
-        s(self, "spec", MappingProxyType(spec if type(spec) is dict else dict(spec)))
-        s(self, "layers", tuple(layers))
-        s(self, "auto_render", bool(auto_render))
-        s(self, "versions", MappingProxyType(dict(versions)))
-        s(self, "notes", tuple(notes))
-        s(self, "vector", bool(vector))
-        s(self, "_plain", all(is_plain(v) for v in kwargs.values()) if plain is None else plain)
-        s(self, "_fingerprint", None)
-        s(self, "_blueprint", None)
-        s(self, "_reduced", None)
-        s(self, "_skew_checked", False)
-        s(self, "_surface", surface)
-        s(self, "_requires", MappingProxyType(dict(requires or {})))
-        s(self, "_built", None)
-        s(self, "assets", tuple(assets))
-        s(self, "sealed", seal)
+        s(self, "spec", MappingProxyType(self.spec if type(self.spec) is dict
+                                         else dict(self.spec)))
+        s(self, "layers", tuple(self.layers))
+        s(self, "auto_render", bool(self.auto_render))
+        s(self, "versions", MappingProxyType(dict(self.versions)))
+        s(self, "notes", tuple(self.notes))
+        s(self, "vector", bool(self.vector))
+        s(self, "_requires", MappingProxyType(dict(self._requires)))
+        s(self, "assets", tuple(self.assets))
+        s(self, "_plain", all(is_plain(v) for v in self._kwargs.values()) if plain is None
+          else plain)
 
     # -- value semantics -------------------------------------------------------------------
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"SpecPack is immutable (cannot set {name!r}); capture again instead")
+    def evolve(self, **changes: Any) -> SpecPack:
+        """A copy of this pack with ``changes`` applied (this pack is unchanged).
 
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"SpecPack is immutable (cannot delete {name!r})")
+        Parameters
+        ----------
+        **changes
+            New values of fields, by name: ``surface``, ``assets``, ``sealed``, ``notes``,
+            ``versions``, ``requires``... (and the private ``_kwargs``: lowered kwargs).
+
+        Returns
+        -------
+        SpecPack
+            The new pack; the same fingerprint unless a field that shapes the env changed.
+        """
+        # what a build here added to requires is kept
+        changes["_requires"] = changes.pop("requires", self.requires)
+        return dataclasses.replace(self, **changes)
 
     def __reduce__(self) -> tuple[Any, ...]:
         reduced = self._reduced
         if reduced is None:
-            reduced = (_restore, (FORMAT_VERSION, self._state()))
+            reduced = (restore_pack, (FORMAT_VERSION, self._state()))
             object.__setattr__(self, "_reduced", reduced)
         return reduced
 
     def _state(self) -> tuple[Any, ...]:
-        """The pickled state: builtins only, led by the fingerprint (see :func:`_restore`)."""
-        return (
-            self.fingerprint,
-            self.backend,
-            self.id,
-            self.entry_point._state(),
-            self._kwargs if self._plain else pickle_exact(self._kwargs),
-            pickle_exact(dict(self.spec)),
-            tuple((layer.cls._state(), pickle_exact(layer._kwargs)) for layer in self.layers),
-            self.auto_render,
-            dict(self.versions),
-            self.notes,
-            self.vector,
-            self._surface,
-            dict(self.requires),
-            tuple(a.state() for a in self.assets),
-            None if self.sealed is None else self.sealed.to_data(),
-        )
+        """The pickled state: the fingerprint, then each field's state, in field order.
 
-    def _content(self, enc: Encoder) -> dict[str, Any]:
-        """The fields that shape the env, as typed JSON (the fingerprint's and manifest's body).
-
-        ``vector`` appears only for a vector-only pack, so that every other pack keeps the
-        fingerprint it had before the field existed.
+        Builtins (strings, numbers, tuples, dicts, bytes, None) except where a field holds
+        objects: lowered kwargs with code, objects or arrays (``CodeRef``, ``Blob``,
+        ``EnumRef``, arrays) and a recorded surface (gymnasium spaces); each reduces to a
+        function of :mod:`specpack._pickled` (see :func:`specpack._state.state_of`).
         """
-        content = {
-            "backend": self.backend,
-            "id": self.id,
-            "entry_point": enc.value(self.entry_point, 0),
-            "kwargs": enc.value(self._kwargs, 0),
-            "spec": enc.value(dict(self.spec), 0),
-            "layers": [
-                {"class": enc.value(layer.cls, 0), "kwargs": enc.value(layer._kwargs, 0)}
-                for layer in self.layers
-            ],
-            "render_wrappers": "make" if self.auto_render else None,
-        }
-        if self.vector:
-            content["vector"] = True
-        return content
+        return state_of(self)
 
     @property
     def fingerprint(self) -> str:
@@ -237,18 +195,7 @@ class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
         """
         fp = self._fingerprint
         if fp is None:
-            # lazy: a worker that unpickles a pack (fingerprint carried) and builds never needs it
-            from .typedjson.encode import Encoder, canonical_json
-
-            content = self._content(Encoder(None, canonical=True))
-            if self.assets:  # the files' bytes shape the env; absent: the old fingerprints
-                content["assets"] = [[a.path, a.kind, a.sha256] for a in self.assets]
-            try:
-                text = canonical_json(content)
-            except RecursionError:
-                raise PackFormatError(
-                    "the pack's values are nested too deeply to fingerprint") from None
-            fp = "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
+            fp = fingerprint_of(self)
             object.__setattr__(self, "_fingerprint", fp)
         return fp
 
@@ -283,6 +230,28 @@ class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
         return MappingProxyType(materialize(self._kwargs))
 
     @property
+    def requires(self) -> Mapping[str, str]:
+        """``{distribution: version}`` that must be installed where the pack is built.
+
+        The distributions of the code it names by reference and, once the pack has been
+        built (``make()`` in this process, or ``record_spaces=True`` at capture), those whose
+        modules the build imported or whose objects the env holds (mujoco for an Ant).
+        ``make()`` refuses a missing one (``BuildError`` naming ``pip install name==version``)
+        and warns for another version. What a first build imported is resolved when this is
+        read (or the pack pickled or written), not at ``make()``: a worker pays nothing.
+        """
+        built = self._built
+        if not built:
+            return self._requires
+        from ._provenance import requires_of
+
+        found = requires_of(m for m in built if m in sys.modules)
+        merged = MappingProxyType({**found, **self._requires})
+        object.__setattr__(self, "_requires", merged)
+        object.__setattr__(self, "_built", frozenset())
+        return merged
+
+    @property
     def max_episode_steps(self) -> int | None:
         """The episode limit of the outermost ``TimeLimit`` layer (as ``env.spec`` reports)."""
         for layer in self.layers:
@@ -300,6 +269,31 @@ class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
         """The spec's ``nondeterministic`` flag (verify skips the rollout comparison then)."""
         return bool(self.spec.get("nondeterministic", False))
 
+    @property
+    def label(self) -> str:
+        """A short human name: the id, else the entry point's qualified name."""
+        return self.id if self.id is not None else self.entry_point.name
+
+    @property
+    def observation_space(self) -> Any:
+        """The observation space recorded at capture (a fresh copy), or None if not recorded."""
+        return None if self.surface is None else copy.deepcopy(self.surface.observation_space)
+
+    @property
+    def action_space(self) -> Any:
+        """The action space recorded at capture (a fresh copy), or None if not recorded."""
+        return None if self.surface is None else copy.deepcopy(self.surface.action_space)
+
+    @property
+    def metadata(self) -> Mapping[str, Any] | None:
+        """The env's ``metadata`` recorded at capture (read-only), or None if not recorded."""
+        return None if self.surface is None else MappingProxyType(self.surface.metadata)
+
+    @property
+    def render_mode(self) -> str | None:
+        """The env's ``render_mode`` recorded at capture (None also when not recorded)."""
+        return None if self.surface is None else self.surface.render_mode
+
     def carried(self) -> Iterator[CodeRef | Blob]:
         """Every piece of code and opaque object the pack carries (entry point first)."""
         yield self.entry_point
@@ -308,139 +302,200 @@ class SpecPack(SurfaceFace, FileFace, BuildFace, ProofFace):
             yield layer.cls
             yield from iter_carried(layer._kwargs)
 
-    def with_surface(self, surface: Surface) -> SpecPack:
-        """This pack with ``surface`` recorded (a new pack; the same fingerprint)."""
-        return self._evolve(surface=surface)
+    # -- building (specpack._build) ----------------------------------------------------------
 
-    def _evolve(self, **changes: Any) -> SpecPack:
-        """A copy of this pack with ``changes`` (constructor arguments) applied."""
-        fields: dict[str, Any] = dict(
-            backend=self.backend, id=self.id, entry_point=self.entry_point,
-            kwargs=self._kwargs, spec=self.spec, layers=self.layers,
-            auto_render=self.auto_render, versions=self.versions, notes=self.notes,
-            plain=self._plain, vector=self.vector, surface=self._surface,
-            requires=self.requires, assets=self.assets, seal=self.sealed,
-        )
-        fields.update(changes)
-        return SpecPack(**fields)
+    def make(self, **kwargs: Any) -> Any:
+        """Build the env, in this process, exactly as captured.
 
-    @property
-    def requires(self) -> Mapping[str, str]:
-        """``{distribution: version}`` the env needs installed (see the class docstring).
+        Works without the registry and without pre-importing the env's module.
 
-        What a first build in this process imported is resolved to distributions when this
-        is read (or the pack pickled or written), not at ``make()``: a worker pays nothing.
+        Parameters
+        ----------
+        **kwargs
+            Merged over the captured constructor kwargs (``pack.make(render_mode="rgb_array")``).
+
+        Returns
+        -------
+        gymnasium.Env
+            The env with its wrapper stack, as ``gymnasium.make`` would have built it.
+
+        Raises
+        ------
+        BuildError
+            The constructor or a wrapper raised (chained to the original; also an instance of
+            the original's type where that is safe, e.g. ``TypeError``), or carried code could
+            not be loaded here.
+        UntrustedPackError
+            A reference resolves outside the ``allow`` list the pack was loaded with.
+        SpecPackError
+            The pack is vector-only: use :func:`specpack.make_vec`.
         """
-        built = self._built
-        if not built:
-            return self._requires
-        from ._provenance import requires_of
+        return _build.make(self, kwargs)
 
-        found = requires_of(m for m in built if m in sys.modules)
-        merged = MappingProxyType({**found, **self._requires})
-        object.__setattr__(self, "_requires", merged)
-        object.__setattr__(self, "_built", frozenset())
-        return merged
+    def register(self, id: str | None = None) -> str:
+        """Put this pack into this process's registry under ``id`` (default: ``pack.id``).
 
-    def _record_build(self, before: set[str], env: Any) -> None:
-        """Note, once per process, the modules the first build imported and those of the
-        objects the env holds (``requires`` resolves them when read)."""
-        modules = set(sys.modules).difference(before)
-        node = getattr(env, "unwrapped", env)
-        modules.update(c.__module__ for c in type(node).__mro__)
-        modules.update(type(v).__module__ for v in list(getattr(node, "__dict__", {}).values()))
-        object.__setattr__(self, "_built", frozenset(m for m in modules if isinstance(m, str)))
-        object.__setattr__(self, "_reduced", None)  # the pickled state now holds more
+        For tools that only take env ids, e.g. inside a worker. ``gymnasium.make(id)`` then
+        builds exactly ``pack.make()`` (no wrapper applied twice). Idempotent: registering the
+        same pack again under the same id is a no-op.
 
-    @property
-    def label(self) -> str:
-        """A short human name: the id, else the entry point's qualified name."""
-        return self.id if self.id is not None else self.entry_point.name
+        Parameters
+        ----------
+        id
+            The id to register under; needed when the pack has none (captured from a class).
 
+        Returns
+        -------
+        str
+            The id registered.
 
-#: Recently unpickled packs by everything that differs between two packs' states: the
-#: fingerprint (exact for all that shapes the env), the entry point's and layers' code states
-#: (which add ``allow`` and the payloads' Python), versions, notes and the recorded surface
-#: (spaces, metadata, render mode: not in the fingerprint), by a digest of its pickle. A pack is
-#: an immutable value, so every unpickled copy of one can be the same object (Ray and SB3 ship
-#: the same pack many times); it then also keeps its build plan. Bounded: cleared past 256.
-_unpickled: dict[Any, SpecPack] = {}
+        Raises
+        ------
+        CaptureError
+            The pack has no id and none was given, or another env holds the id.
+        """
+        return _build.register(self, id)
 
+    def _make_vector(self, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
+        """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
+        return _build.make_vector(self, num_envs, kwargs)
 
-def _state_key(state: tuple[Any, ...]) -> Any:
-    """The unpickle cache's key of a format-2 or -3 state: strings, bytes and None, so ``==``
-    is exact. The fingerprint covers each code state but its Python tag and ``allow`` (added
-    when set) and a partial's bound arguments (in the fingerprint); it covers the assets'
-    paths and digests but not whether their bytes are carried, nor ``requires`` or the seal,
-    which are keyed here by a digest of their pickle."""
-    fp, _, _, entry, _, _, layers, _, versions, notes, _, surface = state[:12]
-    seen = None if surface is None else hashlib.sha256(pickle.dumps(surface, 5)).digest()
-    policy = [c[3:5] for c in (entry, *[c for c, _ in layers]) if c[3] is not None
-              or c[4] is not None]
-    extra = None
-    if len(state) > 12 and any(state[12:]):
-        extra = hashlib.sha256(pickle.dumps(state[12:], 5)).digest()
-    return (fp, tuple(versions.items()), notes, seen, tuple(policy) if policy else None, extra)
+    # -- proving (specpack._proof) -----------------------------------------------------------
 
+    def verify(self, *args: Any, steps: int = 100, seed: int = 0,
+               where: Boundary = "subprocess", check: bool = False, timeout: float = 120.0,
+               ignore_info: Iterable[str] = ()) -> VerifyReport:
+        """Rebuild in a fresh interpreter and compare with a rebuild here: :func:`specpack.verify`.
 
-def _seal_from_data(data: dict[str, Any]) -> Seal:
-    from ._seal import Seal  # lazy: sealing machinery is not needed to build
+        Truthy only when both rollouts completed, were compared and matched.
 
-    return Seal.from_data(data)
+        Parameters
+        ----------
+        steps, seed
+            The seeded rollout both sides run (same actions on both sides).
+        where
+            ``"subprocess"`` (a fresh ``python``), ``"spawn"`` or ``"forkserver"``.
+        check
+            Raise :class:`~specpack.errors.NotIdenticalError` instead of returning a falsy
+            report.
+        timeout
+            One deadline, in seconds, for the whole call (every side, and the comparison).
+        ignore_info
+            ``info`` keys left out of the comparison (wall-clock times in episode
+            statistics); the report lists them.
+        """
+        return _proof.verify(self, args, steps=steps, seed=seed, where=where, check=check,
+                             timeout=timeout, ignore_info=ignore_info)
 
+    def seal(self, steps: int = 100, seed: int = 0, *, timeout: float = 120.0,
+             ignore_info: Iterable[str] = ()) -> SpecPack:
+        """This pack holding its own proof: a reference rollout made in a fresh interpreter.
 
-def _restore(fmt: int, state: tuple[Any, ...]) -> SpecPack:
-    """Unpickle a pack (``__reduce__``'s counterpart); accepts every known format version."""
-    if fmt in (2, 3):
-        (fp, backend, id_, entry, kwargs, spec, layers, auto_render, versions, notes,
-         vector, surface) = state[:12]
-        requires, assets, seal = state[12:15] if fmt == 3 else ({}, (), None)
-        try:
-            key = _state_key(state)
-            hit = _unpickled.get(key)
-        except (TypeError, ValueError, RecursionError, pickle.PicklingError):  # not cached
-            key, hit = None, None
-        if hit is not None:
-            return hit
-        pack = SpecPack(
-            backend=backend,
-            id=id_,
-            entry_point=code_ref_from_state(entry),
-            kwargs=kwargs,
-            spec=spec,
-            layers=tuple(Layer(code_ref_from_state(c), kw) for c, kw in layers),
-            auto_render=auto_render,
-            versions=versions,
-            notes=notes,
-            vector=vector,
-            surface=surface,
-            requires=requires,
-            assets=tuple(Asset.from_state(a) for a in assets),
-            seal=None if seal is None else _seal_from_data(seal),
-        )
-        object.__setattr__(pack, "_fingerprint", fp)
-        object.__setattr__(pack, "_reduced", (_restore, (fmt, state)))
-        if key is not None:
-            if len(_unpickled) >= 256:
-                _unpickled.clear()
-            _unpickled[key] = pack
-        return pack
-    if fmt != 1:  # a newer format
-        raise SpecPackError(
-            f"this pickle holds a pack of format {fmt!r}, but this specpack reads formats up to "
-            f"{FORMAT_VERSION}; upgrade specpack"
-        )
-    backend, id_, entry, kwargs, spec, layers, auto_render, versions, notes = state[:9]
-    return SpecPack(
-        backend=backend,
-        id=id_,
-        entry_point=entry,
-        kwargs=kwargs,
-        spec=spec,
-        layers=tuple(layers),
-        auto_render=auto_render,
-        versions=versions,
-        notes=tuple(notes),
-        vector=len(state) > 9 and bool(state[9]),
-    )
+        The returned pack (same fingerprint) carries per-step digests of a seeded rollout
+        (``pack.sealed``); :meth:`check`, anywhere it is run later (another machine, a
+        container, another version), rebuilds and compares with them. Dump it to a file to
+        take the proof along::
 
+            sealed = specpack.capture("CartPole-v1").seal(steps=100, seed=0)
+            specpack.dump(sealed, "cartpole.specpack")
+
+        Parameters
+        ----------
+        steps, seed
+            The seeded rollout recorded (the same actions on every later check).
+        timeout
+            Seconds for the reference rollout.
+        ignore_info
+            ``info`` keys left out of the seal (wall-clock times in episode statistics); the
+            seal records them, so every check leaves out the same ones.
+
+        Returns
+        -------
+        SpecPack
+            A new pack, the same fingerprint, ``sealed`` set.
+        """
+        return self.evolve(sealed=_proof.seal(self, steps=steps, seed=seed, timeout=timeout,
+                                              ignore_info=ignore_info))
+
+    def check(self, *, where: str | None = None, timeout: float = 120.0) -> CheckReport:
+        """Rebuild here and compare with the sealed reference rollout (see :meth:`seal`).
+
+        Unlike :meth:`verify`, which compares two builds on this machine, this compares with
+        the rollout recorded where the pack was sealed. The report is truthy only when
+        identical; it names the first differing step and field::
+
+            pack = specpack.load("cartpole.specpack")   # sealed elsewhere
+            report = pack.check()
+            assert report, report
+
+        Parameters
+        ----------
+        where
+            Where the rebuild runs (as :func:`specpack._seal.check_seal` takes it; ``None``:
+            its default).
+        timeout
+            Seconds for the rebuild and rollout.
+
+        Raises
+        ------
+        SpecPackError
+            The pack holds no seal: make one with ``pack.seal()``.
+        """
+        return _proof.check(self, where=where, timeout=timeout)
+
+    # -- text form (specpack._fileface) ------------------------------------------------------
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The typed, human-readable manifest (see docs/file-format.md).
+
+        Parameters
+        ----------
+        indent
+            JSON indentation (``None``: one line).
+
+        Returns
+        -------
+        str
+            Strict JSON (no NaN literals); by-value code and objects in its ``payloads`` table.
+        """
+        return _fileface.to_json(self, indent)
+
+    @classmethod
+    def from_json(cls, text: str | bytes, *, trust: bool = False, key: bytes | None = None,
+                  allow: Iterable[str] | str | None = None,
+                  source: str = "<manifest>") -> SpecPack:
+        """Read a manifest (or a signed file's bytes): the same checks as :func:`specpack.load`.
+
+        Nothing is imported or unpickled here.
+
+        Parameters
+        ----------
+        text
+            The manifest (``pack.to_json()``), or the bytes of a pack file, signed or not.
+        trust
+            Accept by-value payloads without a signature (they run when ``make()`` loads them).
+        key
+            The HMAC key (bytes) the text must be signed with; a verified text's payloads are
+            accepted.
+        allow
+            Module names and exact ``module:qualname`` references: refuse references outside
+            them now; at ``make()`` a module admits its env and wrapper classes and values, a
+            function or other callable needs its exact entry.
+        source
+            How messages name the text.
+
+        Returns
+        -------
+        SpecPack
+            The pack, code references still lazy and payloads still bytes.
+
+        Raises
+        ------
+        PackFormatError
+            The text is malformed (the message names the field).
+        UntrustedPackError
+            Payloads without trust or key, or references outside ``allow``.
+        SignatureError
+            ``key`` does not verify the text.
+        """
+        return cls(**_fileface.read(text, trust=trust, key=key, allow=allow, source=source))

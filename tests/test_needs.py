@@ -121,10 +121,10 @@ def test_assets_digests_shape_the_fingerprint_requires_and_seal_do_not(project) 
     (root / "robot.txt").write_bytes(b"Other robot")
     other = specpack.capture(env_id, data_file=str(root / "robot.txt"))
     assert pack.fingerprint != other.fingerprint
-    assert other._evolve(requires={"x": "1"}).fingerprint == other.fingerprint
+    assert other.evolve(requires={"x": "1"}).fingerprint == other.fingerprint
     # a pack without files keeps the fingerprint it had before assets existed
     cart = specpack.capture("CartPole-v1")
-    assert cart._evolve(assets=()).fingerprint == cart.fingerprint
+    assert cart.evolve(assets=()).fingerprint == cart.fingerprint
 
 
 def test_requires_names_the_by_reference_distributions_and_build_imports() -> None:
@@ -154,7 +154,7 @@ def test_new_fields_survive_pickle_and_the_pack_file(project, tmp_path: Path) ->
 
 def test_unpickle_cache_tells_packs_apart_by_requires_and_seal() -> None:
     pack = specpack.capture("CartPole-v1")
-    other = pack._evolve(requires={"gymnasium": "0.0"})
+    other = pack.evolve(requires={"gymnasium": "0.0"})
     assert pickle.loads(pickle.dumps(other)).requires == {"gymnasium": "0.0"}
     assert pickle.loads(pickle.dumps(pack)).requires == dict(pack.requires)
 
@@ -178,7 +178,7 @@ def test_inspect_shows_requires_and_assets(project, tmp_path: Path) -> None:  # 
 
 def test_version_skew_warning_points_at_check_not_verify() -> None:
     pack = specpack.capture("CartPole-v1")
-    skewed = pack._evolve(versions={**pack.versions, "numpy": "0.0.1"})
+    skewed = pack.evolve(versions={**pack.versions, "numpy": "0.0.1"})
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         skewed.make().close()
@@ -243,7 +243,7 @@ def test_self_contained_pack_builds_in_a_fresh_interpreter_after_the_project_is_
 def test_missing_required_distribution_is_named_with_pip_install_in_a_fresh_interpreter(
         tmp_path: Path) -> None:
     pack = specpack.capture("CartPole-v1")
-    needy = pack._evolve(requires={**pack.requires, "no-such-dist-w21": "1.2.3"})
+    needy = pack.evolve(requires={**pack.requires, "no-such-dist-w21": "1.2.3"})
     (tmp_path / "p.pkl").write_bytes(pickle.dumps(needy))
     script = textwrap.dedent(f"""
         import pickle, specpack
@@ -284,8 +284,8 @@ def test_unpickle_cache_tells_a_carried_asset_from_a_checked_one() -> None:
     common = {"path": "/project/robot.xml", "kind": "file", "size": 5,
               "sha256": hashlib.sha256(data).hexdigest()}
     pack = specpack.capture("CartPole-v1")
-    checked = pack._evolve(assets=(Asset(**common, carried=False),))
-    carried = pack._evolve(assets=(Asset(**common, carried=True, data=data),))
+    checked = pack.evolve(assets=(Asset(**common, carried=False),))
+    carried = pack.evolve(assets=(Asset(**common, carried=True, data=data),))
     assert checked == carried  # the same env: the same file
     assert pickle.loads(pickle.dumps(checked)).assets[0].carried is False
     assert pickle.loads(pickle.dumps(carried)).assets[0].data == data
@@ -305,7 +305,7 @@ def test_a_pathlib_kwarg_is_found_and_a_carried_copy_is_passed_as_a_path(
 
 def test_one_version_difference_gives_one_warning() -> None:
     pack = specpack.capture("CartPole-v1")
-    skewed = pack._evolve(versions={**pack.versions, "gymnasium": "0.0.1"},
+    skewed = pack.evolve(versions={**pack.versions, "gymnasium": "0.0.1"},
                           requires={**pack.requires, "gymnasium": "0.0.1"})
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
@@ -320,7 +320,7 @@ def test_check_compares_with_the_carried_seal_and_names_the_first_differing_step
     assert bool(sealed.check())
     first, *rest = sealed.sealed.digests
     forged = dataclasses.replace(sealed.sealed, digests=(("0" * 64,) * len(first), *rest))
-    report = sealed._evolve(seal=forged).check()
+    report = sealed.evolve(sealed=forged).check()
     assert not report and report.step == 0
 
 

@@ -218,7 +218,7 @@ def test_packs_with_one_fingerprint_but_different_recorded_spaces_unpickle_to_th
     other = dataclasses.replace(
         surface, observation_space=gymnasium.spaces.Box(-1.0, 1.0, (4,), dtype=np.float64),
         metadata={**surface.metadata, "render_fps": 7})
-    a, b = base.with_surface(surface), base.with_surface(other)
+    a, b = base.evolve(surface=surface), base.evolve(surface=other)
     assert a.fingerprint == b.fingerprint
     for _ in range(2):  # the second round is served from the unpickle cache
         ua, ub = pickle.loads(pickle.dumps(a)), pickle.loads(pickle.dumps(b))

@@ -66,8 +66,11 @@ def with_trait(trait: Trait) -> tuple[str, ...]:
 class PackLike(Protocol):
     """The public face of a pack that registering needs."""
 
-    id: str | None
-    spec: Mapping[str, Any]
+    @property
+    def id(self) -> str | None: ...
+
+    @property
+    def spec(self) -> Mapping[str, Any]: ...
 
     @property
     def label(self) -> str: ...

@@ -45,7 +45,9 @@ class Blob:
         raise AttributeError(f"Blob is immutable (cannot set {name!r})")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Blob, (self.payload, self.type_name, self.python))
+        from .._pickled import restore_blob  # the pickle names only specpack._pickled
+
+        return (restore_blob, (self.payload, self.type_name, self.python))
 
     @property
     def digest(self) -> str:
@@ -103,9 +105,11 @@ class EnumRef:
         raise AttributeError("EnumRef is immutable")
 
     def __reduce__(self) -> tuple[Any, ...]:
+        from .._pickled import restore_enum_ref  # the pickle names only specpack._pickled
+
         if self.allow is None:
-            return (EnumRef, (self.module, self.qualname, self.member))
-        return (EnumRef, (self.module, self.qualname, self.member, self.allow))
+            return (restore_enum_ref, (self.module, self.qualname, self.member))
+        return (restore_enum_ref, (self.module, self.qualname, self.member, self.allow))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, EnumRef) and (self.module, self.qualname, self.member) == (

@@ -98,17 +98,20 @@ class CodeRef:
         raise AttributeError(f"CodeRef is immutable (cannot set {name!r})")
 
     def __reduce__(self) -> tuple[Any, ...]:
+        from .._pickled import restore_code_ref  # the pickle names only specpack._pickled
+
         if self.bound is not None:
             from .bound import exact_bound
 
-            return (CodeRef, (self.module, self.qualname, None, None, self.allow, None,
-                              exact_bound(self.bound)))
+            return (restore_code_ref, (self.module, self.qualname, None, None, self.allow,
+                                       None, exact_bound(self.bound)))
         if self.registered is not None:
-            return (CodeRef, (self.module, self.qualname, None, None, self.allow,
-                              self.registered))
+            return (restore_code_ref, (self.module, self.qualname, None, None, self.allow,
+                                       self.registered))
         if self.allow is None:
-            return (CodeRef, (self.module, self.qualname, self.payload, self.python))
-        return (CodeRef, (self.module, self.qualname, self.payload, self.python, self.allow))
+            return (restore_code_ref, (self.module, self.qualname, self.payload, self.python))
+        return (restore_code_ref, (self.module, self.qualname, self.payload, self.python,
+                                   self.allow))
 
     @property
     def by_value(self) -> bool:

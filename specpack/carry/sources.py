@@ -112,7 +112,9 @@ class Located:
         self.sources = sources
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (restore_sources, (self.obj, self.files, self.sources))
+        from .._pickled import restore_sources as restore  # names only specpack._pickled
+
+        return (restore, (self.obj, self.files, self.sources))
 
 
 def _relabel(code: types.CodeType, files: dict[tuple[str, int], str]) -> types.CodeType:

@@ -200,11 +200,13 @@ class _ExactArray:
         self.array = array
 
     def __reduce__(self) -> tuple[Any, ...]:
+        from .._pickled import restore_array  # the pickle names only specpack._pickled
+
         a = self.array
-        return (_rebuild_array, (a.dtype, a.shape, np.ascontiguousarray(a).tobytes()))
+        return (restore_array, (a.dtype, a.shape, np.ascontiguousarray(a).tobytes()))
 
 
-def _rebuild_array(dtype: np.dtype, shape: tuple[int, ...], data: bytes) -> np.ndarray:
+def exact_array(dtype: np.dtype, shape: tuple[int, ...], data: bytes) -> np.ndarray:
     """``_ExactArray``'s unpickler: a read-only array of exactly that dtype and shape."""
     if data:
         arr = np.frombuffer(data, dtype=dtype).reshape(shape)
@@ -212,6 +214,10 @@ def _rebuild_array(dtype: np.dtype, shape: tuple[int, ...], data: bytes) -> np.n
         arr = np.zeros(shape, dtype=dtype)
         arr.flags.writeable = False
     return arr
+
+
+#: The name pickles made before :mod:`specpack._pickled` give :func:`exact_array`.
+_rebuild_array = exact_array
 
 
 def pickle_exact(tree: Any) -> Any:

@@ -5,7 +5,7 @@ A manifest is a JSON object: ``format`` (``"specpack/1"``), ``backend``, ``id``,
 wrapper in), ``render_wrappers``, ``fingerprint``, ``versions``, ``notes`` and ``payloads``
 (by-value code and pickled objects, by digest); optionally ``vector``, ``surface`` and what a
 rebuild needs: ``requires``, ``assets``, ``seal`` (:mod:`.needs`). Values are typed JSON (:mod:`specpack.typedjson`).
-This module checks the shape and turns it into a pack's lowered fields (:class:`PackFields`),
+This module checks the shape and turns it into a pack's lowered fields (:data:`PackFields`),
 and the fields back into JSON; it never imports the pack module, never imports the code a
 manifest names and never unpickles.
 """
@@ -17,15 +17,14 @@ import binascii
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
-from .._assets import Asset
 from .._surface import Surface, surface_from_json
 from .._text import printable
 from ..backends import BACKENDS
 from ..carry.code import CodeRef
 from ..errors import PackFormatError
+from ..layer import Layer
 from ..typedjson.decode import Decoder
 from ..typedjson.tags import DIGEST, MAX_JSON_DEPTH
 from ..typedjson.text import read_json
@@ -51,24 +50,9 @@ _REQUIRED = {
 _PAYLOAD_FIELDS = ("kind", "name", "python", "size", "digest", "format", "note", "data")
 
 
-@dataclass(frozen=True)
-class PackFields:
-    """A pack's lowered fields, as decoded from a manifest (what ``SpecPack`` is made of)."""
-
-    backend: str
-    id: str | None
-    entry_point: CodeRef
-    kwargs: dict[str, Any]
-    spec: dict[str, Any]
-    layers: tuple[tuple[CodeRef, dict[str, Any]], ...]
-    auto_render: bool
-    versions: dict[str, str]
-    notes: tuple[str, ...]
-    vector: bool = False
-    surface: Surface | None = None
-    requires: dict[str, str] = field(default_factory=dict)
-    assets: tuple[Asset, ...] = ()
-    seal: Any = None
+#: A pack's lowered fields as decoded from a manifest: ``SpecPack``'s constructor arguments,
+#: by its own field names (``SpecPack(**fields)`` makes the pack; the names are not restated).
+PackFields = dict[str, Any]
 
 
 #: A high surrogate followed by a low one: ``\\ud83d\\ude00`` reads back as one character.
@@ -307,22 +291,22 @@ def _decode_fields(
                 cls = CodeRef(cls.module, cls.qualname, allow=(*allow, cls.module))
         layers.append((cls, lkw))
     requires, assets, seal = needs_from_json(data, source)
-    return PackFields(
-        backend=backend,
-        id=data.get("id"),
-        entry_point=entry,
-        kwargs=kwargs,
-        spec=spec,
-        layers=tuple(layers),
-        auto_render=data.get("render_wrappers") == "make",
-        versions=dict(data["versions"]),
-        notes=tuple(data.get("notes", [])),
-        vector=data.get("vector") is True,
-        surface=_surface(data, dec, source),
-        requires=requires,
-        assets=assets,
-        seal=seal,
-    )
+    return {
+        "backend": backend,
+        "id": data.get("id"),
+        "entry_point": entry,
+        "_kwargs": kwargs,
+        "spec": spec,
+        "layers": tuple(Layer(c, kw) for c, kw in layers),
+        "auto_render": data.get("render_wrappers") == "make",
+        "versions": dict(data["versions"]),
+        "notes": tuple(data.get("notes", [])),
+        "vector": data.get("vector") is True,
+        "surface": _surface(data, dec, source),
+        "_requires": requires,
+        "assets": assets,
+        "sealed": seal,
+    }
 
 
 def _surface(data: dict[str, Any], dec: Decoder, source: str) -> Surface | None:

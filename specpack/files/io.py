@@ -283,7 +283,7 @@ def _describe(f: SignedFile, k: bytes | None) -> dict[str, Any]:
                 signature.update(status="invalid", detail=str(e))
     if not f.signed and k is not None:
         signature["detail"] = "a key was given, but the file is not signed"
-    pack = SpecPack._from_fields(decode_fields(data, f.source))
+    pack = SpecPack(**decode_fields(data, f.source))
     uses = payload_uses(data)
     payloads = []
     for entry in code_payloads(data):

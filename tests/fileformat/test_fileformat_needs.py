@@ -25,7 +25,7 @@ KEY = b"k" * 32
 def _pack() -> SpecPack:
     asset = Asset(path="/project/robots/long_ant.xml", kind="file", size=len(DATA),
                   sha256=hashlib.sha256(DATA).hexdigest(), carried=True, data=DATA)
-    return specpack.capture("CartPole-v1")._evolve(
+    return specpack.capture("CartPole-v1").evolve(
         requires={"gymnasium": "1.0.0", "mujoco": "3.3.0"}, assets=(asset,))
 
 

@@ -111,7 +111,7 @@ def test_a_pack_that_does_not_pickle_fails_in_the_driver(local_pack: specpack.Sp
     # Built by hand around capture's checks: a raw lock among the kwargs.
     locked = specpack.SpecPack(
         backend=local_pack.backend, id="Locked-v0", entry_point=local_pack.entry_point,
-        kwargs={"scale": threading.Lock()}, spec=dict(local_pack.spec),
+        _kwargs={"scale": threading.Lock()}, spec=dict(local_pack.spec),
         layers=local_pack.layers, auto_render=local_pack.auto_render,
         versions=dict(local_pack.versions))
     with pytest.raises(UncarriableValueError, match=r"'Locked-v0' cannot travel to Ray workers"):

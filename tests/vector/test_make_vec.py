@@ -230,7 +230,7 @@ def test_bad_make_vec_arguments_raise_specpack_error_in_parent(
 def test_legacy_gym_pack_is_refused_with_a_clear_error() -> None:
     pack = SpecPack(
         backend="gym", id="LegacyThing-v0", entry_point=CodeRef("legacy_pkg", "Thing"),
-        kwargs={}, spec={}, layers=(), auto_render=False, versions={},
+        _kwargs={}, spec={}, layers=(), auto_render=False, versions={},
     )
     with pytest.raises(SpecPackError, match=r"backend='gym'.*gym\.vector\.AsyncVectorEnv"):
         specpack.make_vec(pack, 2)

@@ -98,7 +98,7 @@ def test_dict_and_tuple_spaces_survive_the_manifest() -> None:
     obs = s.Dict({"pos": s.Box(-1.0, 1.0, (2,), np.float32),
                   "ids": s.Tuple((s.Discrete(3, start=-1), s.MultiBinary(4))),
                   "grid": s.MultiDiscrete([2, 3])})
-    pack = specpack.capture(Counted).with_surface(
+    pack = specpack.capture(Counted).evolve(surface=
         Surface(obs, s.Discrete(2), {"render_fps": 5}, None))
     assert specpack.SpecPack.from_json(pack.to_json(), trust=True).observation_space == obs
 
@@ -117,7 +117,7 @@ def test_verify_holds_the_recorded_spaces_against_the_rebuilt_env() -> None:
 
     pack = specpack.capture("CartPole-v1", record_spaces=True)
     assert pack.verify(steps=5)
-    wrong = pack.with_surface(Surface(pack.observation_space, gymnasium.spaces.Discrete(3),
+    wrong = pack.evolve(surface=Surface(pack.observation_space, gymnasium.spaces.Discrete(3),
                                       {}, None))
     report = wrong.verify(steps=5)
     assert not report and report.status == "not_identical"
@@ -137,7 +137,7 @@ def test_make_vec_worker_refuses_an_env_whose_spaces_differ_from_the_recorded_on
     high[0] = np.nextafter(high[0], np.float32(np.inf))
     nudged = gymnasium.spaces.Box(shown.low, high, dtype=shown.dtype)
     assert nudged == shown  # gymnasium calls them equal
-    tampered = pack.with_surface(dataclasses.replace(pack.surface, observation_space=nudged))
+    tampered = pack.evolve(surface=dataclasses.replace(pack.surface, observation_space=nudged))
     with pytest.raises(specpack.WorkerError, match=r"(?s)worker \d+ could not build the env: "
                        r"SpecPackError: pack CartPole-v1: the env built in this worker does "
                        r"not match the spaces its parent was shown \(observation_space: "):

@@ -155,7 +155,7 @@ def test_recorded_space_that_differs_from_the_rebuilt_one_is_still_a_finding():
     surface = pack.surface
     changed = type(surface)(gymnasium.spaces.Box(-2.0, 2.0, (2,), np.float64),
                             surface.action_space, surface.metadata, surface.render_mode)
-    report = pack.with_surface(changed).verify(steps=3, timeout=60)
+    report = pack.evolve(surface=changed).verify(steps=3, timeout=60)
     assert report.status == "not_identical", str(report)
     assert "observation_space recorded in the pack differs" in report.differences[0]
 

@@ -1,0 +1,194 @@
+"""A pack's state as data: what it pickles as, what its fingerprint digests, and back.
+
+Everything here follows the one field list of :class:`~specpack.SpecPack` (its dataclass
+fields): the pickled state is the fingerprint followed by each field's state in field order
+(:data:`TO_STATE` says how a field that is not already builtins is stored, :data:`FROM_STATE`
+how it is read back), and :func:`content` is the typed JSON of the fields that shape the env.
+A new field is appended, with a new :data:`FORMAT_VERSION` when old readers must refuse it.
+Nothing here imports the pack module at load time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import pickle
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ._assets import Asset
+from ._pickled import restore_pack
+from .carry.code import code_ref_from_state
+from .carry.values import pickle_exact
+from .errors import PackFormatError, SpecPackError
+from .layer import Layer
+
+if TYPE_CHECKING:
+    from .pack import SpecPack
+    from .typedjson.encode import Encoder
+
+__all__ = ["FORMAT_VERSION", "content", "fields", "fingerprint_of", "from_state", "state_of"]
+
+#: Version of a pickled pack's state layout; readers accept every version up to this one
+#: (1: specpack 0.1; 2: builtins led by the fingerprint; 3: format 2 followed by
+#: ``requires``, ``assets`` and ``seal``). The JSON manifest has its own version
+#: (``fileformat.manifest.FORMAT``).
+FORMAT_VERSION = 3
+
+
+_FIELDS: tuple[str, ...] = ()
+
+
+def fields() -> tuple[str, ...]:
+    """The pack's constructor fields, in declaration order (the pickled state's order)."""
+    global _FIELDS
+    if not _FIELDS:
+        from .pack import SpecPack
+
+        _FIELDS = tuple(f.name for f in dataclasses.fields(SpecPack) if f.init)
+    return _FIELDS
+
+
+def _seal_state(seal: Any) -> Any:
+    return None if seal is None else seal.to_data()
+
+
+def _seal_from(data: Any) -> Any:
+    if data is None:
+        return None
+    from ._seal import Seal  # lazy: sealing machinery is not needed to build
+
+    return Seal.from_data(data)
+
+
+#: How a field is stored in the pickled state, when not as itself.
+TO_STATE: dict[str, Callable[[Any], Any]] = {
+    "entry_point": lambda ref: ref._state(),
+    "spec": lambda spec: pickle_exact(dict(spec)),
+    "layers": lambda layers: tuple((la.cls._state(), pickle_exact(la._kwargs)) for la in layers),
+    "versions": dict,
+    "_requires": dict,
+    "assets": lambda assets: tuple(a.state() for a in assets),
+    "sealed": _seal_state,
+}
+
+#: How a stored field is read back, when not as itself.
+FROM_STATE: dict[str, Callable[[Any], Any]] = {
+    "entry_point": code_ref_from_state,
+    "layers": lambda layers: tuple(Layer(code_ref_from_state(c), kw) for c, kw in layers),
+    "assets": lambda assets: tuple(Asset.from_state(a) for a in assets),
+    "sealed": _seal_from,
+}
+
+
+def state_of(pack: SpecPack) -> tuple[Any, ...]:
+    """The pickled state of ``pack``: its fingerprint, then each field's state in order."""
+    out: list[Any] = [pack.fingerprint]
+    for name in fields():
+        if name == "_requires":
+            value: Any = pack.requires  # what a build here added, resolved now
+        elif name == "_kwargs":
+            value = pack._kwargs if pack._plain else pickle_exact(pack._kwargs)
+        else:
+            value = getattr(pack, name)
+        convert = TO_STATE.get(name)
+        out.append(value if convert is None else convert(value))
+    return tuple(out)
+
+
+#: Recently unpickled packs by everything that differs between two packs' states (see
+#: :func:`_state_key`). A pack is an immutable value, so every unpickled copy of one can be the
+#: same object (Ray and SB3 ship the same pack many times); it then also keeps its build plan.
+#: Bounded: cleared past 256.
+_unpickled: dict[Any, SpecPack] = {}
+
+
+def _state_key(state: tuple[Any, ...]) -> Any:
+    """The unpickle cache's key of a format-2 or -3 state: strings, bytes and None, so ``==``
+    is exact. The fingerprint covers each code state but its Python tag and ``allow`` (added
+    when set) and a partial's bound arguments (in the fingerprint); it covers the assets'
+    paths and digests but not whether their bytes are carried, nor the versions, notes, the
+    recorded surface, ``requires`` or the seal, which are keyed here (the last three by a
+    digest of their pickle)."""
+    at = {name: i + 1 for i, name in enumerate(fields())}
+    entry, layers, surface = state[at["entry_point"]], state[at["layers"]], state[at["surface"]]
+    seen = None if surface is None else hashlib.sha256(pickle.dumps(surface, 5)).digest()
+    policy = [c[3:5] for c in (entry, *[c for c, _ in layers]) if c[3] is not None
+              or c[4] is not None]
+    tail = state[at["_requires"]:]
+    extra = hashlib.sha256(pickle.dumps(tail, 5)).digest() if any(tail) else None
+    return (state[0], tuple(state[at["versions"]].items()), state[at["notes"]], seen,
+            tuple(policy) if policy else None, extra)
+
+
+def from_state(fmt: int, state: tuple[Any, ...]) -> SpecPack:
+    """The pack of a pickled state of format ``fmt`` (every known format is read)."""
+    from .pack import SpecPack
+
+    if fmt == 1:  # specpack 0.1: objects, no fingerprint
+        names = ("backend", "id", "entry_point", "_kwargs", "spec", "layers", "auto_render",
+                 "versions", "notes", "vector")
+        given = dict(zip(names, state[:10]))
+        given["vector"] = bool(given.get("vector", False))
+        return SpecPack(**given)
+    if fmt not in (2, 3):  # a newer format
+        raise SpecPackError(
+            f"this pickle holds a pack of format {fmt!r}, but this specpack reads formats up to "
+            f"{FORMAT_VERSION}; upgrade specpack")
+    try:
+        key = _state_key(state)
+        hit = _unpickled.get(key)
+    except (TypeError, ValueError, RecursionError, pickle.PicklingError):  # not cached
+        key, hit = None, None
+    if hit is not None:
+        return hit
+    given = {}
+    for name, value in zip(fields(), state[1:]):  # format 2 stops before _requires
+        convert = FROM_STATE.get(name)
+        given[name] = value if convert is None else convert(value)
+    pack = SpecPack(**given)
+    object.__setattr__(pack, "_fingerprint", state[0])
+    object.__setattr__(pack, "_reduced", (restore_pack, (fmt, state)))
+    if key is not None:
+        if len(_unpickled) >= 256:
+            _unpickled.clear()
+        _unpickled[key] = pack
+    return pack
+
+
+def content(pack: SpecPack, enc: Encoder) -> dict[str, Any]:
+    """The fields that shape the env, as typed JSON (the fingerprint's and manifest's body).
+
+    ``vector`` appears only for a vector-only pack, so that every other pack keeps the
+    fingerprint it had before the field existed.
+    """
+    body = {
+        "backend": pack.backend,
+        "id": pack.id,
+        "entry_point": enc.value(pack.entry_point, 0),
+        "kwargs": enc.value(pack._kwargs, 0),
+        "spec": enc.value(dict(pack.spec), 0),
+        "layers": [
+            {"class": enc.value(layer.cls, 0), "kwargs": enc.value(layer._kwargs, 0)}
+            for layer in pack.layers
+        ],
+        "render_wrappers": "make" if pack.auto_render else None,
+    }
+    if pack.vector:
+        body["vector"] = True
+    return body
+
+
+def fingerprint_of(pack: SpecPack) -> str:
+    """``sha256:`` of the canonical typed JSON of :func:`content` (and the assets' digests)."""
+    # lazy: a worker that unpickles a pack (fingerprint carried) and builds never needs it
+    from .typedjson.encode import Encoder, canonical_json
+
+    body = content(pack, Encoder(None, canonical=True))
+    if pack.assets:  # the files' bytes shape the env; absent: the old fingerprints
+        body["assets"] = [[a.path, a.kind, a.sha256] for a in pack.assets]
+    try:
+        text = canonical_json(body)
+    except RecursionError:
+        raise PackFormatError("the pack's values are nested too deeply to fingerprint") from None
+    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
