@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import sys
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import InitVar, dataclass, field
 from types import MappingProxyType
@@ -162,6 +163,12 @@ class SpecPack:
         # what a build here added to requires is kept
         changes["_requires"] = changes.pop("requires", self.requires)
         return dataclasses.replace(self, **changes)
+
+    def with_surface(self, surface: Surface) -> SpecPack:
+        """Deprecated: ``pack.evolve(surface=surface)`` (removed in specpack 0.4)."""
+        warnings.warn("SpecPack.with_surface(s) is deprecated and stops working in specpack "
+                      "0.4; use pack.evolve(surface=s)", DeprecationWarning, stacklevel=2)
+        return self.evolve(surface=surface)
 
     def __reduce__(self) -> tuple[Any, ...]:
         reduced = self._reduced

@@ -242,3 +242,65 @@ def test_pickles_of_earlier_formats_load_with_no_requires_assets_or_seal(release
     again = pickle.loads(pickle.dumps(pack))
     assert again == pack and again.assets == () and set(again.requires) <= {"gymnasium", "numpy"}
     assert specpack.capture("CartPole-v1").__reduce__()[1][0] == 3  # a new pack: format 3
+
+
+# -- one declaration of the fields --------------------------------------------------------------
+
+
+def _init_fields() -> list[str]:
+    import dataclasses
+
+    return [f.name for f in dataclasses.fields(specpack.SpecPack) if f.init]
+
+
+def test_the_pack_is_one_frozen_slotted_dataclass_without_mixins():
+    import dataclasses
+
+    pack = specpack.capture("CartPole-v1")
+    assert dataclasses.is_dataclass(specpack.SpecPack)
+    assert specpack.SpecPack.__mro__ == (specpack.SpecPack, object)  # no face mixins
+    assert not hasattr(pack, "__dict__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        pack.id = "Other-v0"
+    assert _init_fields() == ["backend", "id", "entry_point", "_kwargs", "spec", "layers",
+                              "auto_render", "versions", "notes", "vector", "surface",
+                              "_requires", "assets", "sealed"]
+
+
+def test_the_pickled_state_is_the_fingerprint_then_each_field_in_declaration_order():
+    pack = specpack.capture("CartPole-v1", max_episode_steps=9, record_spaces=True)
+    state = pack._state()
+    assert state[0] == pack.fingerprint and len(state) == 1 + len(_init_fields())
+    at = {name: state[i + 1] for i, name in enumerate(_init_fields())}
+    assert (at["backend"], at["id"], at["surface"]) == ("gymnasium", "CartPole-v1",
+                                                        pack.surface)
+    assert at["versions"] == dict(pack.versions) and at["_requires"] == dict(pack.requires)
+
+
+def test_the_manifest_fields_are_the_packs_constructor_fields():
+    from specpack.fileformat.manifest import decode_fields, parse_manifest
+
+    pack = specpack.capture(Goal, goal=0.5, max_episode_steps=5, record_spaces=True)
+    fields = decode_fields(parse_manifest(pack.to_json()))
+    assert list(fields) == _init_fields()
+    assert specpack.SpecPack(**fields) == pack
+
+
+def test_evolve_copies_with_changes_and_leaves_the_pack_as_it_was():
+    pack = specpack.capture("CartPole-v1", max_episode_steps=9)
+    noted = pack.evolve(notes=("checked",), requires={"gymnasium": "1.0.0"})
+    assert noted.notes == ("checked",) and dict(noted.requires) == {"gymnasium": "1.0.0"}
+    assert noted.fingerprint == pack.fingerprint and noted is not pack
+    assert pack.notes == () and pack.requires.get("gymnasium") != "1.0.0"
+    same = pack.evolve()
+    assert all(getattr(same, name) == getattr(pack, name) for name in _init_fields())
+    assert pack.evolve(id="Other-v1").fingerprint != pack.fingerprint
+    with pytest.raises(TypeError):
+        pack.evolve(colour="red")
+
+
+def test_with_surface_still_works_for_one_release_with_a_deprecation_warning():
+    pack = specpack.capture("CartPole-v1", record_spaces=True)
+    with pytest.warns(DeprecationWarning, match=r"evolve\(surface=s\)"):
+        again = specpack.capture("CartPole-v1").with_surface(pack.surface)
+    assert again.surface == pack.surface
