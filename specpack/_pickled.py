@@ -66,7 +66,7 @@ __all__ = [
 
 
 def restore_pack(fmt: int, state: tuple[Any, ...]) -> SpecPack:
-    """A pickled pack: ``state`` in layout ``fmt`` (1, 2 or 3; see ``pack.FORMAT_VERSION``)."""
+    """A pickled pack: ``state`` in layout ``fmt`` (1, 2 or 3; see ``specpack._state.FORMAT_VERSION``)."""
     from ._state import from_state  # lazy: the state module imports this one
 
     return from_state(fmt, state)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from . import _build, _fileface, _proof
 from ._assets import Asset
 from ._pickled import restore_pack
-from ._state import FORMAT_VERSION, fingerprint_of, from_state, state_of
+from ._state import FORMAT_VERSION, fingerprint_of, state_of
 from ._surface import Surface
 from ._text import short
 from .backends import Blueprint
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from ._seal import CheckReport, Seal
     from ._verify.report import VerifyReport
 
-__all__ = ["FORMAT_VERSION", "Layer", "SpecPack", "from_state"]
+__all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
 
 #: The name pickles made before :mod:`specpack._pickled` give the pack's restore function.
 _restore = restore_pack
