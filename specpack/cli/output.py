@@ -2,7 +2,8 @@
 
 An env may print (from Python or from C) while it is built or stepped; when a command's stdout
 is a JSON document (``--json``) or a table, those prints must not end up inside it. Commands
-that run env code do so inside :func:`stdout_to_stderr` and write their own result after it.
+that run env code do so inside :func:`stdout_to_stderr` and write their own result after it
+(``audit`` goes further: it captures them per env, see :mod:`specpack.cli.audit`).
 """
 
 from __future__ import annotations
