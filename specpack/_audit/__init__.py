@@ -9,10 +9,12 @@ checks what the env records about its constructor arguments (EzPickle, the live 
 Each env gets exactly one status (see :data:`STATUSES`; :data:`FAILING` fail the audit); only
 a rollout that ran to its end on both sides and matched is ``identical``.
 
-Modules, each one concern: :mod:`.report` (statuses, findings, the report and its summary),
-:mod:`.select` (which ids), :mod:`.classify` (exception to verdict), :mod:`.checks` (EzPickle,
-live stack), :mod:`.control` (the local repeat control), :mod:`.env_job` and :mod:`.wrapper_job` (+ :mod:`.wrapper_fixtures`),
-:mod:`.vector_job`, :mod:`.scheduler` (jobs over workers of :mod:`specpack._process`),
+Modules, each one concern: :mod:`.report` (statuses, findings, the report), :mod:`.table`
+(its summary table), :mod:`.output` (what the envs print, captured per env), :mod:`.select`
+(which ids), :mod:`.classify` (exception to verdict), :mod:`.checks` (EzPickle, live stack),
+:mod:`.control` (the local repeat control), :mod:`.env_job` and :mod:`.wrapper_job` (+
+:mod:`.wrapper_fixtures`), :mod:`.vector_job`, :mod:`.scheduler` (jobs over workers of
+:mod:`specpack._process`),
 :mod:`.api` (``audit``, ``audit_one``). The command line (``specpack audit``) is
 :mod:`specpack.cli.audit`; it prints :func:`summary` or ``report.to_json()``.
 """
@@ -30,8 +32,8 @@ from .report import (
     STATUSES,
     AuditReport,
     Finding,
-    summary,
 )
+from .table import summary
 
 __all__ = [
     "DEFAULT_TIMEOUT",

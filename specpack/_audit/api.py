@@ -21,6 +21,7 @@ from ..errors import SpecPackError
 from .env_job import EnvJob
 from .families import pettingzoo_jobs
 from .jobs import Context, Job
+from .output import Capture, sections
 from .report import AuditReport, Finding
 from .scheduler import Scheduler
 from .select import select
@@ -144,7 +145,10 @@ def audit(
     Returns
     -------
     AuditReport
-        Truthy iff no finding fails the audit.
+        Truthy iff no finding fails the audit. What the envs print (Python or C, here or in
+        a worker) is captured from fds 1 and 2 and kept in each finding's ``output``, what
+        importing and selecting printed in the report's ``output``; none of it is written to
+        this process's streams (see :mod:`.output`).
 
     Raises
     ------
@@ -156,31 +160,18 @@ def audit(
     start = time.perf_counter()
     if isinstance(targets, str):
         targets = [targets]
-    imported = import_targets([imports] if isinstance(imports, str) else list(imports),
-                              option="imports")
     audited = with_trait("audit")
     if backend not in audited:
         raise SpecPackError(f"backend={backend!r} is not one of {', '.join(audited)}")
-    # The audit's two kinds of target: registry ids (and gymnasium wrappers), or the env
-    # modules of multi-agent (PettingZoo) families.
-    multi_agent = backend in with_trait("multi_agent")
-    if multi_agent and wrappers:
-        raise SpecPackError(f"wrappers= audits gymnasium wrapper classes; drop it with "
-                            f"backend={backend!r}")
-    env_ids = [] if wrappers == "only" or multi_agent else select(list(targets))
     tmp = tempfile.mkdtemp(prefix="specpack-audit-")
     ctx = Context(steps=steps, seed=seed, timeout=float(timeout), where=where, tmp=tmp)
-    job_list: list[Job] = [EnvJob(i, ctx) for i in env_ids]
-    decided: list[Finding] = []
-    if multi_agent:
-        try:
-            job_list, decided = pettingzoo_jobs(list(targets) or list(imported), ctx)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-    if wrappers:
-        extra = package_bases(imported)
-        job_list += [WrapperJob(n, c, ctx, extra) for n, c in wrapper_classes(imported)]
+    printed = Capture()  # the imports' and the selection's prints: the report's own output
+    try:
+        with printed:
+            job_list, decided = _jobs(list(targets), imports, wrappers, backend, ctx)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     n_workers = max(1, min(jobs or os.cpu_count() or 1, len(job_list) or 1))
     total = len(job_list)
     done = [0]
@@ -204,7 +195,32 @@ def audit(
         jobs=n_workers,
         timeout=float(timeout),
         versions=_versions(),
+        output=sections([("importing and selecting (here)", printed.stdout, printed.stderr)]),
     )
+
+
+def _jobs(targets: list[str], imports: str | Sequence[str], wrappers: bool | str,
+          backend: str, ctx: Context) -> tuple[list[Job], list[Finding]]:
+    """Import ``imports`` and select what to audit: the jobs, and findings decided already.
+
+    The audit's two kinds of target: registry ids (and gymnasium wrappers), or the env modules
+    of multi-agent (PettingZoo) families.
+    """
+    imported = import_targets([imports] if isinstance(imports, str) else list(imports),
+                              option="imports")
+    multi_agent = backend in with_trait("multi_agent")
+    if multi_agent and wrappers:
+        raise SpecPackError(f"wrappers= audits gymnasium wrapper classes; drop it with "
+                            f"backend={backend!r}")
+    env_ids = [] if wrappers == "only" or multi_agent else select(targets)
+    job_list: list[Job] = [EnvJob(i, ctx) for i in env_ids]
+    decided: list[Finding] = []
+    if multi_agent:
+        job_list, decided = pettingzoo_jobs(targets or list(imported), ctx)
+    if wrappers:
+        extra = package_bases(imported)
+        job_list += [WrapperJob(n, c, ctx, extra) for n, c in wrapper_classes(imported)]
+    return job_list, decided
 
 
 def audit_one(

@@ -18,6 +18,7 @@ from typing import Any
 
 from .._process import Outcome, label
 from .classify import raised
+from .output import sections
 from .report import (
     CAPTURE_ERROR,
     IDENTICAL,
@@ -103,6 +104,7 @@ class Job:
         self.tainted = False
         self.remote: list[Task] = []
         self.first: Finding | None = None
+        self.printed: dict[str, tuple[str, str]] = {}
 
     # -- what subclasses implement
 
@@ -125,6 +127,17 @@ class Job:
         """Drop what the remote tasks brought (before they run again in clean workers)."""
 
     # -- shared
+
+    def hear(self, source: str, stdout: str, stderr: str) -> None:
+        """Keep what the env's code printed at ``source`` (a task run again replaces it)."""
+        if stdout or stderr:
+            self.printed[source] = (stdout, stderr)
+        else:
+            self.printed.pop(source, None)
+
+    def output(self) -> str:
+        """Everything the env's code printed, as :attr:`.report.Finding.output` holds it."""
+        return sections((source, *texts) for source, texts in self.printed.items())
 
     def add_task(
         self, label: str, side: str, function: str, payload: bytes, **params: Any

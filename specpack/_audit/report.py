@@ -48,7 +48,6 @@ __all__ = [
     "AuditReport",
     "Finding",
     "clip",
-    "summary",
 ]
 
 # The verdicts verify also gives (identical ... timeout) are verify's, imported above; these
@@ -83,8 +82,8 @@ STATUSES = (
 FAILING = frozenset({NOT_IDENTICAL, ROLLOUT_ERROR, CAPTURE_ERROR, REBUILD_ERROR, TIMEOUT})
 
 #: The ``schema`` of ``--json`` (2: ``not_reproducible``/``needs_arguments`` and ``step``;
-#: 3: ``not_compared`` and ``rollout_error``).
-SCHEMA = "specpack.audit/3"
+#: 3: ``not_compared`` and ``rollout_error``; 4: ``output``, per finding and of the report).
+SCHEMA = "specpack.audit/4"
 
 
 @dataclass(frozen=True)
@@ -96,7 +95,9 @@ class Finding:
     one (the worker's own for a rebuild error). ``step`` is the first rollout step where the
     compared runs differ (``not_identical``, ``not_reproducible``, an EzPickle gap that changes
     the rollout) or where the rollout raised (``rollout_error``, ``missing_dependency`` found by
-    the rollout), else None.
+    the rollout), else None. ``output`` is what the env's code printed wherever it ran (see
+    :mod:`.output`: a ``[source, stream]`` line before each part, each cut to
+    :data:`.output.OUTPUT_LIMIT` characters), ``""`` when it printed nothing.
     """
 
     kind: str
@@ -112,6 +113,7 @@ class Finding:
     base_env: str | None = None
     args: Mapping[str, str] = field(default_factory=dict)
     defaulted: Mapping[str, str] = field(default_factory=dict)
+    output: str = ""
 
     @property
     def portable(self) -> bool:
@@ -131,6 +133,7 @@ class Finding:
             "detail": self.detail,
             "notes": list(self.notes),
             "elapsed": round(self.elapsed, 4),
+            "output": self.output,
         }
         if self.kind == "wrapper":
             out["base_env"] = self.base_env
@@ -149,6 +152,8 @@ class AuditReport:
 
     ``envs`` and ``wrappers`` keep the order of selection; ``counts()`` gives the number per
     status, ``to_json()`` the machine-readable report, ``str(report)`` the summary table.
+    ``output`` is what the audit's own process printed outside any one env (importing the
+    ``imports`` modules, selecting the targets), in the form of :attr:`Finding.output`.
     """
 
     envs: list[Finding]
@@ -160,6 +165,7 @@ class AuditReport:
     jobs: int
     timeout: float
     versions: dict[str, str] = field(default_factory=dict)
+    output: str = ""
 
     @property
     def findings(self) -> list[Finding]:
@@ -205,6 +211,7 @@ class AuditReport:
             "jobs": self.jobs,
             "timeout": self.timeout,
             "versions": dict(self.versions),
+            "output": self.output,
             "counts": {"envs": self.counts("env"), "wrappers": self.counts("wrapper")},
             "envs": [f.to_dict() for f in self.envs],
             "wrappers": [f.to_dict() for f in self.wrappers],
@@ -214,119 +221,20 @@ class AuditReport:
         """:meth:`to_dict` as JSON text."""
         return json.dumps(self.to_dict(), indent=indent, default=str)
 
+    def summary(self, *, verbose: bool = False, width: int | None = None) -> str:
+        """The summary table (``str(report)``), wrapped within ``width`` columns (default: the
+        terminal's); ``verbose``: with what each env printed, under it."""
+        from .table import summary
+
+        return summary(self, verbose=verbose, width=width)
+
     def __str__(self) -> str:
-        return summary(self)
+        return self.summary()
 
 
-# -- the summary table ------------------------------------------------------------------------
+# -- one line of text --------------------------------------------------------------------------
 
 
 def clip(text: str, width: int) -> str:
     """``text`` on one line (whitespace runs collapsed), cut to ``width`` characters."""
     return printable(" ".join(text.split()), limit=max(width - 3, 1))
-
-
-def _more(f: Finding, indent: int, limit: int = 5) -> list[str]:
-    """The differences after the first (the reason), indented, at most ``limit``."""
-    rest = list(f.differences[1:])
-    out = [f"{' ' * indent}- {clip(d, 160)}" for d in rest[:limit]]
-    if len(rest) > limit:
-        out.append(f"{' ' * indent}  ... and {len(rest) - limit} more (see --json)")
-    return out
-
-
-def _listing(title: str, findings: list[Finding], text: Any) -> list[str]:
-    """A titled block: one line per finding, ``text(f)`` after its name and status."""
-    if not findings:
-        return []
-    names = [printable(f.name) for f in findings]
-    width = max(map(len, names))
-    lines = ["", f"{title} ({len(findings)}):"]
-    for f, name in zip(findings, names):
-        lines.append(f"  {name:<{width}}  {f.status:<18} {clip(text(f), 160)}")
-        if not f.portable:
-            lines += _more(f, 6)
-    return lines
-
-
-def _env_lines(report: AuditReport) -> list[str]:
-    lines = ["", f"  {'status':<20} {'envs':>5}"]
-    for status, count in report.counts("env").items():
-        lines.append(f"  {status:<20} {count:>5}")
-    envs = report.envs
-    lines += _listing("not portable", [f for f in envs if not f.portable], lambda f: f.reason)
-    lines += _listing(
-        "not reproducible in one process (a property of the env, not a failure of the audit)",
-        [f for f in envs if f.status == NOT_REPRODUCIBLE],
-        lambda f: f.reason,
-    )
-    lines += _listing(
-        "rollout not compared: the spec says nondeterministic=True (not a failure of the audit)",
-        [f for f in envs if f.status == NOT_COMPARED],
-        lambda f: f.reason,
-    )
-    lines += _listing(
-        "need arguments to be built (not a failure of the audit)",
-        [f for f in envs if f.status == NEEDS_ARGUMENTS],
-        lambda f: f.reason,
-    )
-    noted = [f for f in envs if f.status == IDENTICAL and f.notes]
-    shown = _listing("identical, with notes", noted[:10], lambda f: f.notes[0])
-    if len(noted) > 10:
-        shown.append(f"  ... and {len(noted) - 10} more (see --json)")
-    lines += shown
-    missing: dict[str, list[str]] = {}
-    for f in envs:
-        if f.status == MISSING_DEPENDENCY:
-            missing.setdefault(f.package or "unknown", []).append(f.name)
-    if missing:
-        lines.append("")
-        lines.append(f"missing dependencies (skipped, {sum(map(len, missing.values()))} envs):")
-        for pkg, names in sorted(missing.items()):
-            shown_names = ", ".join(names[:4]) + (
-                f", ... ({len(names)} envs)" if len(names) > 4 else ""
-            )
-            lines.append(f"  {printable(pkg)}: {printable(shown_names, 400)}")
-    return lines
-
-
-def _wrapper_lines(report: AuditReport) -> list[str]:
-    lines = ["", "wrappers (arguments given; '*' marks a wrapper that records them faithfully):"]
-    names = [printable(f.name) for f in report.wrappers]
-    width = max(map(len, names))
-    for f, name in zip(report.wrappers, names):
-        mark = "*" if f.status == IDENTICAL else " "
-        args = ", ".join(f"{k}={v}" for k, v in f.args.items()) or "-"
-        lines.append(f" {mark}{name:<{width}}  {f.status:<18} {clip(args, 80)}")
-        if f.status != IDENTICAL:
-            lines.append(f"      - {clip(f.reason, 160)}")
-            lines += _more(f, 6)
-    counts = ", ".join(f"{k} {v}" for k, v in report.counts("wrapper").items() if v)
-    lines.append(f"  ({counts})")
-    return lines
-
-
-def summary(report: AuditReport) -> str:
-    """The human summary: counts per status, what fails, what is not reproducible, notes,
-    missing packages, and the wrapper table; the last line says whether the audit passed."""
-    n = len(report.envs)
-    head = (
-        f"{report.jobs} {report.where} worker{'s' if report.jobs != 1 else ''}, "
-        f"{report.steps} steps, seed {report.seed}"
-    )
-    lines = [
-        f"specpack audit: {n} env{'s' if n != 1 else ''}"
-        + (f" and {len(report.wrappers)} wrappers" if report.wrappers else "")
-        + f" in {report.elapsed:.1f} s ({head})"
-    ]
-    if report.envs:
-        lines += _env_lines(report)
-    if report.wrappers:
-        lines += _wrapper_lines(report)
-    lines.append("")
-    lines.append(
-        "portable"
-        if report.portable
-        else f"NOT portable: {len(report.failures)} finding(s) fail the audit"
-    )
-    return "\n".join(lines)

@@ -26,14 +26,16 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from multiprocessing.connection import wait
 from typing import Any
 
-from .._process import Outcome, Worker, replay
+from .._process import Outcome, Worker
 from .._process.child import load_job
 from .._text import format_exception, one_line
 from ..typedjson import decode, encode
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, Task
+from .output import Capture
 from .report import CAPTURE_ERROR, NOT_IDENTICAL, REBUILD_ERROR, Finding
 from .timelimit import Overtime, time_limit
 
@@ -52,9 +54,16 @@ def _outcome(status: str, *, value: Any = None, error: str = "", detail: str = "
 def run_here(task: Task, timeout: float) -> Outcome:
     """Run a task's job function in this process, bounded by ``timeout`` where possible.
 
-    The value goes through typed JSON as it would from a worker, so both paths give the
-    verdict the same values.
+    The value goes through typed JSON as it would from a worker, and what the job printed is
+    captured from fds 1 and 2 as a worker's would be, so both paths give the verdict the same.
     """
+    printed = Capture()
+    with printed:
+        outcome = _run_here(task, timeout)
+    return replace(outcome, stdout=printed.stdout, stderr=printed.stderr)
+
+
+def _run_here(task: Task, timeout: float) -> Outcome:
     start = time.perf_counter()
     try:
         with time_limit(timeout):
@@ -154,6 +163,8 @@ class Scheduler:
             job.rerun_remote(finding)
             self.queue_tasks(job)
             return
+        if job.printed:
+            finding = replace(finding, output=job.output())
         job.finding = finding
         self.findings[self.order[id(job)]] = finding
         if job in self.active:
@@ -182,8 +193,8 @@ class Scheduler:
             return
         job.outstanding.discard(task.label)
         job.tainted = job.tainted or task.reused
-        if task.side == REFERENCE:
-            replay([outcome])  # the reference is "here": what the env printed is shown
+        where = "here" if task.side == REFERENCE else self.ctx.remote_label
+        job.hear(f"{task.label} ({where})", outcome.stdout, outcome.stderr)
         try:
             job.take(task.label, outcome)
         except Decided as d:
@@ -202,10 +213,16 @@ class Scheduler:
     def prepare_one(self) -> None:
         job = self.queue.popleft()
         job.t0 = time.perf_counter()
-        try:
-            job.prepare()
-        except Decided as d:
-            self.decide(job, d.finding)
+        decided: Finding | None = None
+        printed = Capture()  # capture(id) may import the env's module: its prints are its own
+        with printed:
+            try:
+                job.prepare()
+            except Decided as d:
+                decided = d.finding
+        job.hear("capture (here)", printed.stdout, printed.stderr)
+        if decided is not None:
+            self.decide(job, decided)
             return
         self.active.append(job)
         self.queue_tasks(job)
@@ -274,9 +291,10 @@ class Scheduler:
         now = time.perf_counter()
         for slot in busy:
             if slot.task is not None and now - slot.started > self.ctx.timeout:
-                self.finish(slot, _outcome("timeout", error=f"did not finish within "
-                                           f"{self.ctx.timeout:g} s",
-                                           elapsed=now - slot.started))
+                assert slot.worker is not None
+                # collect(0): the answer if it just came, else the worker is killed and the
+                # outcome is a timeout with what the task printed until then
+                self.finish(slot, slot.worker.collect(0.0))
 
     # -- the loop
 

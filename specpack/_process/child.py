@@ -34,7 +34,9 @@ from .forking import hard_exit
 from .protocol import FrameReader, ProtocolError, pack_frame, read_request
 from .tree import become_subreaper, kill_tree
 
-__all__ = ["FDS_VARIABLE", "fork_main", "load_job", "main", "mp_main", "run_job", "serve"]
+__all__ = [
+    "FDS_VARIABLE", "captured", "fork_main", "load_job", "main", "mp_main", "run_job", "serve",
+]
 
 #: The environment variable that gives a fresh interpreter its pipe fds (``"CTL,RES"``).
 FDS_VARIABLE = "SPECPACK_WORKER_FDS"
@@ -74,11 +76,23 @@ def _error_answer(e: BaseException) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def _captured(stdout_path: str, stderr_path: str) -> Iterator[None]:
-    """Point fds 1 and 2 (and fresh sys.stdout/sys.stderr on them) at the capture files."""
-    for stream in (sys.stdout, sys.stderr):
+def captured(stdout_path: str, stderr_path: str) -> Iterator[None]:
+    """Point fds 1 and 2 (and fresh sys.stdout/sys.stderr on them) at the capture files.
+
+    What a job writes meanwhile lands in the files: prints, C-level writes, the processes it
+    starts. Streams that still hold the old fds (``sys.__stdout__``, a logging handler's) are
+    flushed before the fds go back, so what they buffered lands in the files too. The
+    audit's own process uses it as well (:mod:`specpack._audit.output`).
+
+    Raises
+    ------
+    OSError
+        fd 1 or 2 is not open (nothing was changed).
+    """
+    olds = (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)
+    for stream in olds:
         with contextlib.suppress(Exception):
-            stream.flush()
+            stream.flush()  # type: ignore[union-attr]
     saved = (os.dup(1), os.dup(2))
     old_streams = (sys.stdout, sys.stderr)
     try:
@@ -90,9 +104,9 @@ def _captured(stdout_path: str, stderr_path: str) -> Iterator[None]:
         sys.stderr = _stream(2)
         yield
     finally:
-        for stream in (sys.stdout, sys.stderr):
+        for stream in (sys.stdout, sys.stderr, *olds):
             with contextlib.suppress(Exception):
-                stream.flush()
+                stream.flush()  # type: ignore[union-attr]
         sys.stdout, sys.stderr = old_streams
         os.dup2(saved[0], 1)
         os.dup2(saved[1], 2)
@@ -230,7 +244,7 @@ def _serve(ctl_fd: int, res_fd: int) -> None:
             continue
         with contextlib.suppress(OSError):
             os.remove(path)
-        with _captured(str(header["stdout"]), str(header["stderr"])):
+        with captured(str(header["stdout"]), str(header["stderr"])):
             answer = run_job(str(header["job"]), payload, header.get("params") or {})
         try:
             frame = pack_frame({"task": task, **answer}, key)

@@ -1,27 +1,54 @@
 """``specpack audit``: audit a registry with :func:`specpack.audit` and show its report.
 
 The library does the work; this handler imports the ``--import`` modules (the one
-``--import``, so ``envs/ant_envs.py`` and ``ant_envs`` both work), keeps whatever the envs
-print off stdout (``--json`` is a JSON document, nothing else), draws a progress bar on a
-terminal, and prints the report's summary or JSON. Exit code 0 portable, 1 not, 2 bad input.
+``--import``, so ``envs/ant_envs.py`` and ``ant_envs`` both work), runs the audit, and prints
+the report's summary (``--verbose``: with what each env printed, under it) or JSON. While
+it runs, file descriptors 1 and 2 are captured (:class:`specpack._audit.output.Capture`):
+the envs' prints are kept per env by the audit itself, and what the modules print while
+imported, or anything else that reaches this process's fds, is the report's own ``output``;
+nothing but the progress bar (on a terminal, drawn on a copy of the terminal's stderr) reaches
+the screen before the report. Exit code 0 portable, 1 not, 2 bad input.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
-from typing import Any
+from dataclasses import replace
+from typing import IO, Any
 
 from ..errors import SpecPackError
-from .output import EXIT_NOT_IDENTICAL, EXIT_OK, AuditProgress, stdout_to_stderr
+from .output import EXIT_NOT_IDENTICAL, EXIT_OK, AuditProgress
 from .packfile import run_imports
 
 __all__ = ["command"]
 
+#: Where the CLI's summary points for the output it does not show.
+HINT = "--verbose, or each finding's \"output\" in --json"
+
+
+def _terminal() -> IO[str] | None:
+    """A stream on a copy of stderr's fd when stderr is a terminal, else None.
+
+    The progress bar draws on it, so capturing fds 1 and 2 meanwhile does not hide it.
+    """
+    try:
+        if not sys.stderr.isatty():
+            return None
+        fd = os.dup(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+    return open(fd, "w", encoding=getattr(sys.stderr, "encoding", None) or "utf-8",
+                errors="backslashreplace", closefd=True)
+
 
 def command(ns: argparse.Namespace) -> int:
-    """Run the audit the options describe; print ``str(report)`` or ``report.to_json()``."""
+    """Run the audit the options describe; print its summary or ``report.to_json()``."""
     from .._audit import audit
+    from .._audit.output import Capture, sections
+    from .._audit.table import summary
 
     wrappers: Any = "only" if ns.wrappers_only else bool(ns.wrappers)
     if wrappers == "only" and ns.targets:
@@ -31,11 +58,23 @@ def command(ns: argparse.Namespace) -> int:
         )
     given = {name: getattr(ns, name) for name in ("steps", "seed", "jobs", "timeout", "reference")
              if getattr(ns, name) is not None}
-    show = AuditProgress(sys.stderr) if sys.stderr.isatty() and not ns.json else None
-    with stdout_to_stderr():
-        modules = run_imports(ns)
-        report = audit(ns.targets, imports=modules, wrappers=wrappers, where=ns.where,
-                       progress=show, backend=ns.backend, **given)
-    print(report.to_json() if ns.json else str(report))
+    terminal = None if ns.json else _terminal()
+    imports, elsewhere = Capture(), Capture()
+    with contextlib.ExitStack() as stack:
+        if terminal is not None:
+            stack.callback(terminal.close)
+        with imports:
+            modules = run_imports(ns)
+        with elsewhere:
+            report = audit(ns.targets, imports=modules, wrappers=wrappers, where=ns.where,
+                           progress=None if terminal is None else AuditProgress(terminal),
+                           backend=ns.backend, **given)
+    output = (sections([("importing the --import modules (here)", imports.stdout,
+                         imports.stderr)])
+              + report.output
+              + sections([("the audit's process, outside any env", elsewhere.stdout,
+                           elsewhere.stderr)]))
+    report = replace(report, output=output)
+    print(report.to_json() if ns.json else summary(report, verbose=ns.verbose, hint=HINT))
     sys.stdout.flush()
     return EXIT_OK if report else EXIT_NOT_IDENTICAL

@@ -2,7 +2,8 @@
 
 An env may print (from Python or from C) while it is built or stepped; when a command's stdout
 is a JSON document (``--json``) or a table, those prints must not end up inside it. Commands
-that run env code do so inside :func:`stdout_to_stderr` and write their own result after it.
+that run env code do so inside :func:`stdout_to_stderr` and write their own result after it
+(``audit`` goes further: it captures them per env, see :mod:`specpack.cli.audit`).
 """
 
 from __future__ import annotations
@@ -102,14 +103,32 @@ def spinner(message: str, stream: IO[str] | None = None) -> Iterator[None]:
         out.flush()
 
 
+def _columns(stream: IO[str]) -> int:
+    """``COLUMNS`` (a positive int), else the width of the terminal ``stream`` is on, else 80."""
+    with contextlib.suppress(ValueError):
+        given = int(os.environ.get("COLUMNS", ""))
+        if given > 0:
+            return given
+    try:
+        size = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        size = 0
+    return size or 80
+
+
 class AuditProgress:
-    """``specpack audit``'s one-line progress bar on a terminal (the ``progress=`` callback)."""
+    """``specpack audit``'s one-line progress bar on a terminal (the ``progress=`` callback).
+
+    The line fits the terminal's width (a narrower bar, the env's name shortened), so that
+    ``\r`` redraws it in place instead of leaving a wrapped line behind each time.
+    """
 
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
         self.start = time.perf_counter()
         self.last = 0.0
         self.bad = 0
+        self.columns = _columns(stream)
 
     def __call__(self, finding: Any, done: int, total: int) -> None:
         """Count ``finding`` and redraw at most ten times a second (and at the end)."""
@@ -119,14 +138,13 @@ class AuditProgress:
         if done < total and now - self.last < 0.1:
             return
         self.last = now
-        width = 30
+        width = min(30, max(10, self.columns - 50))  # room for the counts and a name
         filled = int(width * done / max(total, 1))
         bar = "#" * filled + "." * (width - filled)
-        name = printable(" ".join(str(finding.name).split()), limit=37)
-        self.stream.write(
-            f"\r[{bar}] {done}/{total}  {self.bad} not portable  "
-            f"{now - self.start:5.1f} s  {name:<40}"
-        )
+        counts = f"[{bar}] {done}/{total}  {self.bad} not portable  {now - self.start:5.1f} s  "
+        room = min(40, self.columns - 1 - len(counts))
+        name = printable(" ".join(str(finding.name).split()), limit=max(room - 3, 1))
+        self.stream.write(f"\r{counts}{name:<{max(room, 0)}}"[:self.columns])
         if done == total:
             self.stream.write("\n")
         self.stream.flush()

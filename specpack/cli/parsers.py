@@ -360,6 +360,8 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     p.add_argument("--reference", choices=REFERENCES, default=None,
                    help="where the reference is built: in forks of this process (the default "
                    "on Linux) or here, one at a time")
+    p.add_argument("--verbose", action="store_true",
+                   help="also show what each env printed, under it (--json always has it)")
     p.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
 
     return parser, dict(sub.choices)

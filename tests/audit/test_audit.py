@@ -430,11 +430,12 @@ def test_json_report_has_the_documented_schema(tmp_path: Path):
         "jobs",
         "timeout",
         "versions",
+        "output",
         "counts",
         "envs",
         "wrappers",
     }
-    assert doc["schema"] == "specpack.audit/3"
+    assert doc["schema"] == "specpack.audit/4"
     assert (doc["steps"], doc["seed"], doc["where"]) == (5, 3, "subprocess")
     assert isinstance(doc["elapsed"], float) and doc["jobs"] >= 1
     assert {"python", "specpack", "gymnasium", "numpy"} <= set(doc["versions"])
@@ -454,6 +455,7 @@ def test_json_report_has_the_documented_schema(tmp_path: Path):
             "detail",
             "notes",
             "elapsed",
+            "output",
         }
         assert f["kind"] == "env" and f["status"] in STATUSES
         assert isinstance(f["differences"], list) and isinstance(f["notes"], list)
@@ -499,11 +501,15 @@ def test_env_output_never_reaches_the_json_on_stdout(tmp_path: Path):
     proc = run_python(
         ["-m", "specpack", "audit", "noisy/", "--import", "noisy_envs", "--steps", "3", "--json"],
         cwd=tmp_path,
-        env={"PYTHONPATH": str(tmp_path)},
+        env={"PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path),
+                                                         os.environ.get("PYTHONPATH")]))},
     )
     doc = json.loads(proc.stdout)
     assert doc["envs"][0]["status"] == "identical"
-    assert "hello from a noisy constructor" in proc.stderr
+    # issue #23: what an env prints is kept in its finding, not sent to stderr
+    assert "hello from a noisy constructor" in doc["envs"][0]["output"]
+    assert "and from C level" in doc["envs"][0]["output"]
+    assert "hello from a noisy constructor" not in proc.stderr
 
 
 # -- the Python API ------------------------------------------------------------------------------

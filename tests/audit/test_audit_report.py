@@ -66,7 +66,7 @@ def test_the_table_has_sections_for_what_does_not_fail_the_audit() -> None:
         *noted,
         *missing,
     ], jobs=1)
-    text = summary(rep)
+    text = summary(rep, width=100)
     assert "(1 spawn worker, 50 steps, seed 7)" in text.splitlines()[0]
     assert ("not reproducible in one process (a property of the env, not a failure of the "
             "audit) (1):") in text
