@@ -83,7 +83,9 @@ def test_sample_factory_register_stores_a_picklable_creator_under_the_packs_id()
 
 
 def test_sample_factory_creator_passes_render_mode_only_when_set_and_merges_env_kwargs() -> None:
-    pack = specpack.capture(NoRenderMode)
+    # backend= named: once PufferLib (same venv) has imported the legacy gym 0.23, specpack's
+    # backend detection tries its gym-0.26 backend for classes (reported to the lead).
+    pack = specpack.capture(NoRenderMode, backend="gymnasium")
     name = sample_factory.register(pack, "no-render", env_kwargs={"scale": 0.5})
     assert name == "no-render"
     env = global_env_registry()["no-render"]("no-render", None, None, None)
