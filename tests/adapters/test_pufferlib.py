@@ -58,21 +58,21 @@ def test_pufferlib_control_id_creator_fails_in_spawn_workers_and_the_parent_wait
 
 
 def test_pufferlib_env_creator_merges_env_kwargs_and_takes_buf_and_seed() -> None:
-    pack = specpack.capture("CartPole-v1")
-    creator = env_creator(pack, sutton_barto_reward=True)
+    pack = specpack.capture("Pendulum-v1")
+    creator = env_creator(pack, g=5.0)
     assert isinstance(creator, PufferEnvCreator)
     env = pickle.loads(pickle.dumps(creator))(buf=None, seed=5)
     assert isinstance(env, GymnasiumPufferEnv)
-    assert env.env.unwrapped._sutton_barto_reward is True
+    assert env.env.unwrapped.g == 5.0
     obs, _ = env.reset(seed=2)  # one agent's row in PufferLib's buffer
-    assert obs.tolist() == [pack.make().reset(seed=2)[0].tolist()]
+    assert obs.tolist() == [pack.make(g=5.0).reset(seed=2)[0].tolist()]
 
 
 def test_pufferlib_env_creator_refuses_env_arguments_given_through_pufferlib() -> None:
-    creator = env_creator(specpack.capture("CartPole-v1"))
+    creator = env_creator(specpack.capture("Pendulum-v1"))
     with pytest.raises(specpack.SpecPackError, match=r"takes only buf= and seed= \(got "
-                       r"sutton_barto_reward\); give env arguments to specpack"):
-        pufferlib.vector.make(creator, env_kwargs={"sutton_barto_reward": True},
+                       r"g\); give env arguments to specpack"):
+        pufferlib.vector.make(creator, env_kwargs={"g": 5.0},
                               backend=pufferlib.vector.Serial, num_envs=1)
     with pytest.raises(specpack.SpecPackError, match=r"got 3\)"):
         creator(3)
