@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._text import short
 from ..errors import BackendUnavailableError, SpecPackError
 from ..pack import SpecPack
 from .workers import WorkerEnvFn
@@ -71,7 +72,7 @@ class PufferEnvCreator:
             ``env_kwargs`` of ``vector.make``): give them to :func:`env_creator`.
         """
         if args or kwargs:
-            given = [*(repr(a) for a in args), *sorted(kwargs)]
+            given = [*(short(a) for a in args), *sorted(kwargs)]
             raise SpecPackError(
                 f"{self!r} takes only buf= and seed= (got {', '.join(given)}); give env "
                 "arguments to specpack.adapters.pufferlib.env_creator(pack, **env_kwargs), not "
