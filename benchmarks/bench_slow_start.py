@@ -1,8 +1,9 @@
 """Vector-env start for an env with a slow (300 ms) constructor: no throwaway env in the parent.
 
 gymnasium's ``AsyncVectorEnv`` builds ``env_fns[0]()`` in the parent just to read the spaces
-(and TorchRL, PufferLib and Sample Factory do the same), so a slow constructor is paid once
-more, serially, before any worker starts. A pack captured with ``record_spaces=True`` carries
+(and TorchRL and PufferLib do the same; Sample Factory 2.1.1 builds its throwaway env in a
+separate spawn process, which it waits for), so a slow constructor is paid once more,
+serially, before any worker starts. A pack captured with ``record_spaces=True`` carries
 the spaces, and ``specpack.make_vec`` builds nothing in the parent.
 
 Each trial is a fresh ``python -c`` that imports a module registering ``SlowStart-v0`` (its

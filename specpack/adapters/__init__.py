@@ -6,6 +6,8 @@
 - :mod:`specpack.adapters.tianshou`: ``subproc_vector_env`` for Tianshou.
 - :mod:`specpack.adapters.minari`: ``attach``, ``recover_pack`` and ``recover_environment``
   for Minari datasets.
+- :mod:`specpack.adapters.sample_factory`: ``register`` a pack in Sample Factory's env registry.
+- :mod:`specpack.adapters.pufferlib`: ``env_creator`` for ``pufferlib.vector.make``.
 - :func:`supersuit_vec` (:mod:`.supersuit`): SuperSuit's ``concat_vec_envs_v1`` over a
   PettingZoo pack, each copy built from the pack.
 

@@ -27,8 +27,10 @@ def worker_env_fn(pack: SpecPack, **env_kwargs: Any) -> WorkerEnvFn:
     """An env factory for worker processes: nothing is built where it was made.
 
     Give it to a vectorizer that calls a factory in the parent only to read the spaces
-    (gymnasium's ``AsyncVectorEnv``, Tianshou's ``ShmemVectorEnv``, PufferLib-style
-    multiprocessing backends)::
+    (gymnasium's ``AsyncVectorEnv``, Tianshou's ``ShmemVectorEnv``). Sample Factory 2.1.1
+    builds its throwaway env in a separate spawn process, not in the parent: give it
+    :func:`specpack.adapters.sample_factory.register`; PufferLib 3.0 needs its own env type:
+    :func:`specpack.adapters.pufferlib.env_creator`::
 
         pack = specpack.capture("CustomAnt-v0", record_spaces=True)
         venv = gymnasium.vector.AsyncVectorEnv([worker_env_fn(pack)] * 8, context="spawn")

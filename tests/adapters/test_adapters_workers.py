@@ -117,3 +117,21 @@ def test_adapters_name_the_missing_library_and_how_to_install_it(
     pack = specpack.capture("CartPole-v1", record_spaces=True)
     with pytest.raises(specpack.BackendUnavailableError, match=f"pip install {library}$"):
         make(pack, 2)
+
+
+@pytest.mark.parametrize(("adapter", "function", "modules", "install"), [
+    ("specpack.adapters.sample_factory", "register",
+     ("sample_factory", "sample_factory.envs", "sample_factory.envs.env_utils"),
+     "pip install sample-factory"),
+    ("specpack.adapters.pufferlib", "env_creator", ("pufferlib", "pufferlib.emulation"),
+     "pip install pufferlib"),
+])
+def test_sample_factory_and_pufferlib_adapters_name_the_missing_library(
+    monkeypatch: pytest.MonkeyPatch, adapter: str, function: str, modules: tuple[str, ...],
+    install: str,
+) -> None:
+    for name in modules:
+        monkeypatch.setitem(sys.modules, name, None)  # importing it raises ImportError
+    make = getattr(importlib.import_module(adapter), function)
+    with pytest.raises(specpack.BackendUnavailableError, match=f"install it with: {install}"):
+        make(specpack.capture("CartPole-v1"))
