@@ -136,6 +136,13 @@ def get_backend(name: str) -> Backend:
                 "backend='gym' needs the legacy gym package, which is not installed here "
                 f"({e}); install it with: pip install 'specpack[gym]' 'numpy<2'"
             ) from e
+        version = str(getattr(sys.modules["gym"], "__version__", "?"))
+        if not version.startswith("0.26."):
+            raise BackendUnavailableError(
+                f"backend='gym' supports gym 0.26.x; gym {version} is installed here. Install "
+                "gym 0.26.2 (pip install 'gym==0.26.2' 'numpy<2'), or port the env to gymnasium "
+                "(its envs and wrappers are captured by the gymnasium backend)"
+            )
         from .gym import BACKEND as gym_backend
 
         return gym_backend
@@ -165,9 +172,21 @@ def detect_backend(obj: Any) -> Backend:
         if claims(obj):
             return get_backend("pettingzoo")
     # gym objects are only possible if gym was imported: never import it just to check.
+    # Decide ownership from gym's own classes before loading the backend, which supports gym
+    # 0.26 only: another gym (0.23, pulled in by PufferLib) imported beside gymnasium must not
+    # stop a gymnasium object from being captured.
     gym = sys.modules.get("gym")
-    if gym is not None and getattr(gym, "Env", None) is not None:
-        gym_backend = get_backend("gym")
-        if gym_backend.owns(obj) or (isinstance(obj, type) and issubclass(obj, gym.Env)):
-            return gym_backend
+    if gym is not None and _from_gym(gym, obj):
+        return get_backend("gym")
     return get_backend("gymnasium")
+
+
+def _from_gym(gym: Any, obj: Any) -> bool:
+    """Whether ``obj`` is an env, wrapper, env class or spec of the imported ``gym`` module."""
+    env = getattr(gym, "Env", None)
+    if not isinstance(env, type):
+        return False
+    if isinstance(obj, env) or (isinstance(obj, type) and issubclass(obj, env)):
+        return True
+    spec = getattr(getattr(getattr(gym, "envs", None), "registration", None), "EnvSpec", None)
+    return isinstance(spec, type) and isinstance(obj, spec)

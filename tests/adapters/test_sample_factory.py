@@ -83,9 +83,7 @@ def test_sample_factory_register_stores_a_picklable_creator_under_the_packs_id()
 
 
 def test_sample_factory_creator_passes_render_mode_only_when_set_and_merges_env_kwargs() -> None:
-    # backend= named: once PufferLib (same venv) has imported the legacy gym 0.23, specpack's
-    # backend detection tries its gym-0.26 backend for classes (reported to the lead).
-    pack = specpack.capture(NoRenderMode, backend="gymnasium")
+    pack = specpack.capture(NoRenderMode)
     name = sample_factory.register(pack, "no-render", env_kwargs={"scale": 0.5})
     assert name == "no-render"
     env = global_env_registry()["no-render"]("no-render", None, None, None)
@@ -102,3 +100,16 @@ def test_sample_factory_register_refuses_a_name_that_is_not_a_nonempty_string(na
 def test_sample_factory_register_refuses_what_is_not_a_pack() -> None:
     with pytest.raises(specpack.SpecPackError, match=r"sample_factory\.register takes a SpecPack, got str"):
         sample_factory.register("CartPole-v1")  # type: ignore[arg-type]
+
+
+def test_a_gymnasium_class_is_captured_while_an_unsupported_gym_is_imported() -> None:
+    # PufferLib pulls in the legacy gym 0.23 beside gymnasium; specpack's gym backend supports
+    # gym 0.26 only. A gymnasium class must still be captured by the gymnasium backend, and
+    # asking for the gym backend names the installed version and the fix.
+    import gym
+
+    assert not gym.__version__.startswith("0.26.")
+    pack = specpack.capture(NoRenderMode)
+    assert pack.backend == "gymnasium"
+    with pytest.raises(specpack.BackendUnavailableError, match=f"gym {gym.__version__} is installed"):
+        specpack.capture("CartPole-v1", backend="gym")
