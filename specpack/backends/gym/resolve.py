@@ -67,8 +67,11 @@ def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
             why = str(e)
         raise UnknownEnvError(
             f"no env registered as {full_id!r} in gym's registry ({why});"
-            f"{suggest(full_id, reg.registry.keys())} Register it with gym.register first, or "
-            "pass the env class: specpack.capture(MyEnv, backend='gym')"
+            f"{suggest(full_id, reg.registry.keys())}",
+            python="Register it with gym.register first, or pass the env class: "
+            "specpack.capture(MyEnv, backend='gym')",
+            cli="Import the module that registers it first (--import MODULE), or capture the "
+            "class without a registry: specpack capture --backend gym --entry-point module:Class",
         )
     return from_spec(spec, options, kwargs)
 
