@@ -107,8 +107,8 @@ def render_description(path: str, desc: dict[str, Any]) -> str:
         rows.append(("payloads", "none: no code travels by value; loads without --trust"))
     rows.append(("signature", _signature(desc)))
     if code:
-        rows.append(("trust", "loading it needs trust=True (--trust) or a valid signature key "
-                              "(--key-file): the payloads run code when the env is built"))
+        rows.append(("trust", "loading it needs --trust, or --key-file with the key that "
+                              "signed it: the payloads run code when the env is built"))
     notes = m.get("notes")
     if isinstance(notes, list):
         rows += [("notes" if i == 0 else "", str(n)) for i, n in enumerate(notes)]

@@ -96,10 +96,13 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
     steps = options.get("max_episode_steps")
     if steps == -1:
         raise CaptureError(
-            f"max_episode_steps=-1 for the gym env {spec.id!r}: -1 means 'no TimeLimit' "
+            f"a step limit of -1 for the gym env {spec.id!r}: -1 means 'no TimeLimit' "
             "only in gymnasium; gym.make would wrap TimeLimit(env, -1) and truncate every "
-            "episode at its first step. Pass a positive limit, or register the spec "
-            "without max_episode_steps"
+            "episode at its first step.",
+            python="Pass a positive max_episode_steps, or register the spec without "
+            "max_episode_steps",
+            cli="Give a positive --max-episode-steps N, or register the spec without "
+            "max_episode_steps",
         )
     flags = {}
     for key in ("autoreset", "apply_api_compatibility", "disable_env_checker"):
