@@ -85,3 +85,4 @@ def test_a_mistyped_keyword_of_load_dump_describe_gets_a_did_you_mean(
     with pytest.raises(TypeError, match=re.escape(needle)) as info:
         call(pack, path)
     assert isinstance(info.value, SpecPackError)
+
