@@ -226,3 +226,17 @@ def test_inspect_names_the_entry_point_of_a_spec_registered_with_a_class(tmp_pat
     shown = specpack("inspect", "ant.pack", cwd=tmp_path)
     spec = next(ln for ln in shown.stdout.splitlines() if ln.startswith("spec"))
     assert "entry_point=<by value: cli_ant_envs:Ant>" in spec, spec
+
+
+def test_a_reference_that_does_not_import_here_suggests_by_value_on_the_cli(
+        tmp_path: Path) -> None:
+    env_modules(tmp_path)
+    made = specpack("capture", "CliAnt-v0", "--import", "cli_ant_envs", "--by-reference",
+                    "-o", "ref.pack", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    line = assert_one_line_error(specpack("run", "../ref.pack", cwd=elsewhere),
+                                 "cannot import cli_ant_envs", "or capture with --by-value")
+    _no_python(line)
+    assert "by_value=True" not in line
