@@ -106,7 +106,8 @@ def admitted(obj: Any, module: str, qualname: str, allow: tuple[str, ...],
         home = obj.__module__
         if isinstance(home, str) and module_allowed(home, allow):
             return None
-        return (f"{name} resolves to a class defined in {home!r}, outside the allow list {list(allow)}; "
+        return (f"{name} resolves to a class defined in {home!r}, outside the allow list "
+                f"{list(allow)}; "
                 "a module in allow admits only classes defined in it. Add that module to "
                 "allow if you trust it")
     if not callable(obj):
@@ -140,7 +141,8 @@ def resolve_reference(module: str, qualname: str, allow: tuple[str, ...] | None,
     """
     name = f"{module}:{qualname}"
     if allow is not None and not may_import(module, qualname, allow):
-        raise UntrustedPackError(f"{name} is outside the allow list {list(allow)}; nothing was imported")
+        raise UntrustedPackError(f"{name} is outside the allow list {list(allow)}; nothing was "
+                                 "imported")
     try:
         obj = resolve_qualname(importlib.import_module(module), qualname)
     except NotAName as e:

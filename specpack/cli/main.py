@@ -1,11 +1,11 @@
 """``specpack``'s entry point: parse, run one command, turn errors into a message and an exit code.
 
-Exit codes: 0 ok, 1 not identical (``verify``, ``check``) or not portable (``audit``), 2 bad input or a
-failed build, 130 interrupted. An error is a ``specpack: error: ...`` line on stderr naming
-the culprit and the fix as the command line applies it (a :class:`SpecPackError`'s ``cli``
-fix: its flags, not Python's arguments), followed by the message's further lines when it has
-some (a list, one item a line); ``--debug`` (anywhere on the line) prints the traceback first. Warnings (e.g.
-``VersionSkewWarning``) are one ``specpack: warning: ...`` line each.
+Exit codes: 0 ok, 1 not identical (``verify``, ``check``) or not portable (``audit``), 2 bad
+input or a failed build, 130 interrupted. An error is a ``specpack: error: ...`` line on stderr
+naming the culprit and the fix as the command line applies it (a :class:`SpecPackError`'s
+``cli`` fix: its flags, not Python's arguments), followed by the message's further lines when
+it has some (a list, one item a line); ``--debug`` (anywhere on the line) prints the traceback
+first. Warnings (e.g. ``VersionSkewWarning``) are one ``specpack: warning: ...`` line each.
 """
 
 from __future__ import annotations
