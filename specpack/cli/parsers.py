@@ -197,7 +197,7 @@ def _loading(p: argparse.ArgumentParser) -> None:
              "and values) or an exact module:qualname (e.g. a factory function); repeat it "
              "for more entries",
     )
-    _imports(p, "e.g. modules the file's code refers to")
+    _imports(p, "e.g. one the file's code refers to")
 
 
 def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
@@ -231,7 +231,7 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     p.add_argument("--entry-point", metavar="MODULE:CLASS",
                    help="capture this env class (or factory) instead of a registered id, as "
                    "specpack.capture(Class, **kwargs) does; MODULE may be a path ending in .py")
-    _imports(p, "they register the env")
+    _imports(p, "e.g. the one that registers the env")
     p.add_argument(
         "--kwarg", dest="kwargs", metavar="KEY=JSON", action="append", default=[],
         help="an env constructor kwarg, the value as JSON (strings quoted: title='\"x\"'); "
@@ -322,7 +322,7 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     p.add_argument("targets", nargs="*", metavar="TARGET",
                    help="env id, namespace ('ALE/'), or entry-point module prefix ('minigrid'); "
                    "none: the whole registry")
-    _imports(p, "they register envs")
+    _imports(p, "e.g. one that registers envs")
     p.add_argument("--wrappers", action="store_true",
                    help="also audit every wrapper class of gymnasium.wrappers and the imports")
     p.add_argument("--wrappers-only", action="store_true", help="audit the wrappers alone")
