@@ -1,4 +1,4 @@
-"""``specpack audit --import ale_py minigrid --jobs 2``: the wall time of the whole command.
+"""``specpack audit --import ale_py --import minigrid --jobs 2``: the wall time of the whole command.
 
 The audit of ale-py's 352 Atari ids, minigrid's 178 and gymnasium's own 63 (593 envs with
 ale-py 0.12 and minigrid 3.2) as a user runs it: a fresh ``python -m specpack audit`` process,
@@ -28,7 +28,7 @@ from _bench import row
 
 #: specpack 0.1.0's wall time for this audit on a quiet 2-core machine (seconds).
 BASELINE_SECONDS = 107.0
-COMMAND = ("audit", "--import", "ale_py", "minigrid", "--jobs", "2", "--json")
+COMMAND = ("audit", "--import", "ale_py", "--import", "minigrid", "--jobs", "2", "--json")
 
 
 def _children_cpu() -> float:
@@ -68,7 +68,7 @@ def run(quick: bool = False, repeat: int = 1) -> list[dict[str, Any]]:
     for _ in range(repeat):
         m = measure()
         rows.append(row(
-            "audit", f"specpack audit --import ale_py minigrid --jobs 2 ({m['envs']} envs)",
+            "audit", f"specpack audit --import ale_py --import minigrid --jobs 2 ({m['envs']} envs)",
             f"{m['wall']:.1f} s", f"0.1.0: {BASELINE_SECONDS:g} s",
             m["wall"] / BASELINE_SECONDS, 1.0, **m))
     return rows

@@ -25,7 +25,7 @@ Parts (each also runs on its own: ``python benchmarks/bench_core.py`` ...):
   project XML that ``<include>``s a second file): pickle and pack-file size, the first ``make()``
   in a fresh process and a warm one against ``gymnasium.make``; ``check()`` against ``verify()``;
 * ``audit`` (bench_audit.py, only with ``--only audit``: one run takes minutes and needs ale-py
-  and minigrid): ``specpack audit --import ale_py minigrid --jobs 2`` wall time against 0.1.0's
+  and minigrid): ``specpack audit --import ale_py --import minigrid --jobs 2`` wall time against 0.1.0's
   107 s, with the CPU seconds and the load average around the run.
 
 Goals (from the issues): make <= 0.9x gymnasium.make and <= 1.1x the floor; capture <= 0.1x

@@ -399,7 +399,8 @@ def _carry_notes(entry: CodeRef, kwargs: dict[str, Any], layers: list[Layer]) ->
             notes.append(
                 f"{where}: {kind} ({c.module}) travels by value (cloudpickle, "
                 f"{len(c.payload or b'')} bytes): it is tied to Python {c.python} and cannot be "
-                "loaded from a file without trust=True or a signature key"
+                "loaded from a file unless trusted (trust=True; --trust on the command line) "
+                "or signed with a key (key=; --key-file)"
             )
         elif isinstance(c, Blob):
             notes.append(

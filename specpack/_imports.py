@@ -9,9 +9,8 @@ so ``--import ant_envs`` and ``--import envs/ant_envs.py`` mean the same everywh
 - any other name is a module imported by name, the working directory searched after the
   installed packages (a console script, unlike ``python -m``, does not put it on the path).
 
-``--import`` takes every name after it, so the env id or file that follows it on a command
-line is easily swallowed (``capture --import my_envs CartPole-v1``): a name that cannot be a
-module, or a module that does not exist, gets a message saying so and how to write it.
+``--import`` takes one name and is repeated for more (``--import a --import b``); a name that
+cannot be a module, or a module that does not exist, gets a message saying so.
 """
 
 from __future__ import annotations
@@ -26,25 +25,15 @@ from pathlib import Path
 from ._text import one_line, printable
 from .errors import CaptureError
 
-__all__ = ["import_targets", "swallowed_hint"]
-
-
-def swallowed_hint(name: str, option: str = "--import",
-                   what: str = "an env ID, a pack FILE or a TARGET") -> str:
-    """The advice for ``name``, which ``option`` took as a module although it may be meant as
-    ``what``: put it before ``option``, or end the ``option`` list with ``--``."""
-    return (
-        f"if {printable(name, 80)!r} is {what}, {option} took it as a module: put it before "
-        f"{option}, or end the {option} list with --"
-    )
+__all__ = ["import_targets"]
 
 
 def import_targets(names: Sequence[str], *, option: str = "--import") -> list[str]:
     """Import each of ``names`` (a module name, or a path ending in ``.py``); return the names
     of the modules imported, in order.
 
-    Every name is checked before anything is imported, so a swallowed env id
-    (``--import my_envs CartPole-v1``) stops the command before any module runs. A module
+    Every name is checked before anything is imported, so a name that cannot be a module
+    (``--import CartPole-v1``) stops the command before any module runs. A module
     already imported is not imported again (a ``.py`` file already loaded from the same path
     neither).
 
@@ -74,8 +63,7 @@ def import_targets(names: Sequence[str], *, option: str = "--import") -> list[st
         names = [names]
     for name in names:
         _check_name(name, option)
-    last = len(names) - 1
-    return [_import_one(name, option, i == last) for i, name in enumerate(names)]
+    return [_import_one(name, option) for name in names]
 
 
 def _is_module_name(name: str) -> bool:
@@ -88,12 +76,12 @@ def _check_name(name: object, option: str) -> None:
     if name.endswith(".py") or _is_module_name(name):
         return
     raise CaptureError(
-        f"{option} {printable(name, 80)!r}: not a module name or a .py file; "
-        + swallowed_hint(name, option)
+        f"{option} {printable(name, 80)!r}: not a module name or a .py file; give a module "
+        "name (my_pkg.envs) or the path of a Python file (envs/ant_envs.py)"
     )
 
 
-def _import_one(name: str, option: str, last: bool) -> str:
+def _import_one(name: str, option: str) -> str:
     try:
         if name.endswith(".py"):
             return _load_file(name, option)
@@ -106,12 +94,10 @@ def _import_one(name: str, option: str, last: bool) -> str:
         raise
     except ModuleNotFoundError as e:
         if e.name and (name == e.name or name.startswith(e.name + ".")):
-            # The last name of a list may be an env id or file the list swallowed.
-            hint = f"; {swallowed_hint(name, option)}" if last else ""
             raise CaptureError(
                 f"{option} {name}: no module named {e.name!r} among the installed packages or "
                 f"in the working directory ({os.getcwd()}); check the name and that it is "
-                f"installed{hint}"
+                "installed"
             ) from None
         raise _failed(name, option, e) from e
     except BaseException as e:  # a module may even call sys.exit()

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import difflib
 import traceback
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["format_exception", "one_line", "printable", "public_name", "short", "size_text", "suggest"]
+__all__ = ["format_exception", "one_line", "printable", "public_name", "short", "size_text", "suggest",
+           "unexpected_keywords"]
 
 
 def short(value: Any, limit: int = 80) -> str:
@@ -93,6 +94,36 @@ def suggest(word: str, choices: Iterable[str], *, n: int = 3,
     if len(close) > 1:
         text += " (also close: " + ", ".join(named[1:]) + ")"
     return text
+
+
+def unexpected_keywords(what: str, unknown: Sequence[str], names: Sequence[str], *,
+                        kinds: Mapping[str, str] | None = None) -> str:
+    """The message for keyword arguments ``what`` does not take, with a did-you-mean.
+
+    The one wording of every keyword typo specpack reports (an env's kwargs at capture,
+    ``make_vec``'s vector kwargs, ``load``'s flags...): ``"<what> got an unexpected keyword
+    argument 'shared_memroy'; did you mean 'shared_memory'? It takes: ..."``.
+
+    Parameters
+    ----------
+    what
+        How the message names the callee (``"make_vec(vectorization_mode='async')"``).
+    unknown
+        The keywords it does not take (the first is named, the rest listed after it).
+    names
+        The keywords it takes, in the order to list them.
+    kinds
+        Other names a typo may stand for, suggested but not listed as taken, each with what it
+        is (``{"max_episode_steps": "the capture option"}``).
+    """
+    kinds = dict(kinds or {})
+    k = unknown[0]
+    more = f" (nor {', '.join(map(repr, unknown[1:]))})" if len(unknown) > 1 else ""
+    hint = suggest(k, [*names, *(o for o in kinds if o not in names)],
+                   kinds={o: v for o, v in kinds.items() if o not in names})
+    takes = ", ".join(names) or "no arguments"
+    return (f"{what} got an unexpected keyword argument {k!r}{more};{hint}"
+            f"{' It' if hint else ' it'} takes: {takes}")
 
 
 def size_text(n: Any) -> str:

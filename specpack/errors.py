@@ -8,6 +8,9 @@ never as a bare traceback from a worker.
 
 from __future__ import annotations
 
+import errno as _errno
+from typing import Any, Literal
+
 from gymnasium import error as _gym_error
 
 __all__ = [
@@ -17,7 +20,11 @@ __all__ = [
     "CaptureError",
     "DeprecatedEnvError",
     "NotIdenticalError",
+    "PackFileError",
+    "PackFileNotFoundError",
     "PackFormatError",
+    "PackIsADirectoryError",
+    "PackPermissionError",
     "SignatureError",
     "SpecPackError",
     "UncarriableValueError",
@@ -25,6 +32,7 @@ __all__ = [
     "UnknownEnvError",
     "UnknownEnvNameError",
     "UnknownEnvVersionError",
+    "UnknownKeywordError",
     "UnknownNamespaceError",
     "UnrecordedArgumentsError",
     "UntrustedPackError",
@@ -32,11 +40,51 @@ __all__ = [
     "WorkerError",
     "build_error_for",
     "capture_error_for",
+    "file_error_for",
 ]
+
+#: Where a message is read: from Python (``str(error)``) or on the ``specpack`` command line.
+Surface = Literal["python", "cli"]
 
 
 class SpecPackError(Exception):
-    """Base class of every error specpack raises on bad input or a failed rebuild."""
+    """Base class of every error specpack raises on bad input or a failed rebuild.
+
+    An error whose fix depends on where it is read carries that fix per surface: ``python``
+    (joined to the message, so ``str(error)`` and tracebacks say it) and ``cli`` (what the
+    ``specpack`` command line prints instead, naming its flags). The message without a fix is
+    :attr:`problem`; :meth:`for_surface` gives the whole text as one surface reads it.
+
+    Parameters
+    ----------
+    *args
+        As for ``Exception``; the first is the message (the problem, without its fix).
+    python, cli
+        The fix as said in Python (``"pass trust=True ..."``) and on the command line
+        (``"add --trust ..."``). Either may be omitted: that surface reads the message alone.
+    """
+
+    def __init__(self, *args: object, python: str | None = None, cli: str | None = None) -> None:
+        self.problem = str(args[0]) if args else ""
+        self.fixes: dict[str, str] = {}
+        if python:
+            self.fixes["python"] = python
+        if cli:
+            self.fixes["cli"] = cli
+        if args and python:
+            args = (_join(self.problem, python), *args[1:])
+        super().__init__(*args)
+
+    def for_surface(self, surface: Surface) -> str:
+        """The message with the fix for ``surface`` (``str(self)`` when it has none)."""
+        fix = self.fixes.get(surface)
+        return _join(self.problem, fix) if fix else str(self)
+
+
+def _join(problem: str, fix: str) -> str:
+    """``problem`` and its ``fix`` as one message (the fix after a space; the problem's own
+    punctuation decides how they read together)."""
+    return f"{problem.rstrip()} {fix.strip()}" if problem.strip() else fix.strip()
 
 
 class CaptureError(SpecPackError, ValueError):
@@ -103,6 +151,11 @@ def capture_error_for(cause: BaseException) -> type[CaptureError]:
 
 class UnexpectedKwargError(CaptureError, TypeError):
     """A kwarg the env constructor (or a wrapper) cannot take; the message suggests the name."""
+
+
+class UnknownKeywordError(SpecPackError, TypeError):
+    """A specpack function or option got a keyword argument it does not take (``make_vec(...,
+    shared_memroy=False)``, ``load(path, trsut=True)``); the message suggests the name."""
 
 
 class _OldRenderAPIError(UnexpectedKwargError, _gym_error.Error):
@@ -220,6 +273,74 @@ class NotIdenticalError(SpecPackError, AssertionError):
 
 class PackFormatError(SpecPackError, ValueError):
     """A manifest or pack file is malformed (the message names the file and the field)."""
+
+
+class PackFileError(PackFormatError, OSError):
+    """A pack or key file could not be read or written: missing, a directory, not permitted.
+
+    Also the ``OSError`` the operating system gave (:attr:`errno`, :attr:`filename`,
+    :attr:`strerror` set from it), so ``except OSError`` (or ``FileNotFoundError``...) around
+    ``specpack.load(path)`` works as around ``open(path)``. Made by :func:`file_error_for`.
+    """
+
+    __str__ = BaseException.__str__  # the message, not OSError's "[Errno 2] ..." form
+
+    def __reduce__(self) -> Any:
+        # OSError's fields are not in __dict__: keep them across pickling.
+        state = dict(self.__dict__, errno=self.errno, strerror=self.strerror,
+                     filename=self.filename)
+        return type(self), self.args, state
+
+
+class PackFileNotFoundError(PackFileError, FileNotFoundError):
+    """The path does not exist (also a ``FileNotFoundError``)."""
+
+
+class PackIsADirectoryError(PackFileError, IsADirectoryError):
+    """The path is a directory, not a pack file (also an ``IsADirectoryError``)."""
+
+
+class PackPermissionError(PackFileError, PermissionError):
+    """The path may not be read or written here (also a ``PermissionError``)."""
+
+
+#: Most specific first.
+_FILE_ERRORS: tuple[tuple[type[OSError], type[PackFileError]], ...] = (
+    (FileNotFoundError, PackFileNotFoundError),
+    (IsADirectoryError, PackIsADirectoryError),
+    (PermissionError, PackPermissionError),
+)
+
+
+def file_error_for(cause: OSError | int, message: str, filename: str,
+                   **fixes: str) -> PackFileError:
+    """The :class:`PackFileError` for an ``OSError`` (or an ``errno`` number) on ``filename``.
+
+    Parameters
+    ----------
+    cause
+        The operating system's error, or the ``errno`` to report (e.g. ``errno.EISDIR``).
+    message
+        The message: what could not be done to which file, and why.
+    filename
+        The path, as ``OSError.filename`` holds it.
+    **fixes
+        ``python=``/``cli=`` fixes, as for :class:`SpecPackError`.
+    """
+    if isinstance(cause, int):
+        cause = OSError(cause, _errno_text(cause), filename)
+    cls = next((sub for base, sub in _FILE_ERRORS if isinstance(cause, base)), PackFileError)
+    error = cls(message, **fixes)
+    error.errno = cause.errno
+    error.strerror = cause.strerror
+    error.filename = filename
+    return error
+
+
+def _errno_text(number: int) -> str:
+    import os
+
+    return os.strerror(number) if number in _errno.errorcode else "error"
 
 
 class UntrustedPackError(SpecPackError, PermissionError):

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from .._deprecated import positional
+from .._keywords import checked_keywords
 from .._process import (
     BOUNDARIES,
     Boundary,
@@ -98,6 +99,7 @@ def check_ignore_info(ignore_info: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(keys))
 
 
+@checked_keywords
 def verify(
     pack: SpecPack,
     *,
@@ -218,6 +220,7 @@ def _bare_findings(v: Verdict, remote: Worker) -> None:
     v.notes.append(bare.summary(report))
 
 
+@checked_keywords
 def diff(env_a: Any, env_b: Any, *args: Any, steps: int = 100, seed: int = 0) -> list[str]:
     """Compare two envs of this process by their traces; ``[]`` means identical.
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import EzPickle
 
-from .._text import short, suggest
+from .._text import short, unexpected_keywords
 from ..errors import UnexpectedKwargError, UnrecordedArgumentsError
 from .recorders import recorder_for
 
@@ -79,15 +79,9 @@ def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str,
         return
     unknown = [k for k in kwargs if k not in names]
     if unknown:
-        k = unknown[0]
-        takes = ", ".join(n for n in names if n not in ("self", "env")) or "no arguments"
-        more = f" (nor {', '.join(map(repr, unknown[1:]))})" if len(unknown) > 1 else ""
-        hint = suggest(k, [*names, *options],
-                       kinds={o: "the capture option" for o in options if o not in names})
-        raise UnexpectedKwargError(
-            f"{what} got an unexpected keyword argument {k!r}{more};{hint}{' It' if hint else ' it'} takes: "
-            f"{takes}"
-        )
+        raise UnexpectedKwargError(unexpected_keywords(
+            what, unknown, [n for n in names if n not in ("self", "env")],
+            kinds={o: "the capture option" for o in options}))
 
 
 def init_params(cls: type, *, wrapper: bool = True) -> list[inspect.Parameter] | None:

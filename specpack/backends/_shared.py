@@ -9,8 +9,9 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, NoReturn, TypeVar
 
+from .._text import suggest
 from ..errors import BuildError, BuildTypeError, build_error_for
-from ._args import base_kwargs
+from ._args import _keyword_names, base_kwargs
 from ._registry import spec_made
 from .recipe import Blueprint, Recipe
 
@@ -77,6 +78,17 @@ def _no_hint(e: BaseException) -> str:
     return ""
 
 
+def _keyword_hint(e: BaseException, creator: Any, kwargs: dict[str, Any]) -> str:
+    """``; did you mean 'render_mode'?`` when ``e`` is the ``TypeError`` of a kwarg the
+    constructor does not take (``pack.make(render_mod=...)``); read only once it failed."""
+    if not isinstance(e, TypeError) or not kwargs:
+        return ""
+    names = _keyword_names(creator)
+    unknown = [k for k in kwargs if names is not None and k not in names]
+    hint = suggest(unknown[0], [n for n in names or () if n != "self"]) if unknown else ""
+    return f";{hint}" if hint else ""
+
+
 def construct(
     label: str,
     entry_name: str,
@@ -95,7 +107,7 @@ def construct(
     except Exception as e:
         raise build_error_for(e)(
             f"the env constructor of pack {label} ({entry_name}) raised "
-            f"{type(e).__name__}: {e}{hint(e)}"
+            f"{type(e).__name__}: {e}{_keyword_hint(e, creator, kwargs)}{hint(e)}"
         ) from e
     if env_type is not None and not isinstance(env, env_type):
         raise BuildTypeError(

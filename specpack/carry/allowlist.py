@@ -100,18 +100,19 @@ def admitted(obj: Any, module: str, qualname: str, allow: tuple[str, ...],
     if name in allow:
         return None
     if not module_allowed(module, allow):
-        return f"{name} is outside allow={list(allow)}"
+        return f"{name} is outside the allow list {list(allow)}"
     if _is_class(obj) and (is_env_class(obj) or (
             enum_class and issubclass(obj, enum.Enum))):
         home = obj.__module__
         if isinstance(home, str) and module_allowed(home, allow):
             return None
-        return (f"{name} resolves to a class defined in {home!r}, outside allow={list(allow)}; "
+        return (f"{name} resolves to a class defined in {home!r}, outside the allow list "
+                f"{list(allow)}; "
                 "a module in allow admits only classes defined in it. Add that module to "
                 "allow if you trust it")
     if not callable(obj):
         return None
-    return (f"{name} is {_kind(obj)}: a module in allow={list(allow)} admits its env and "
+    return (f"{name} is {_kind(obj)}: a module in the allow list {list(allow)} admits its env and "
             "wrapper classes and its values, not functions or other callables, which do "
             "whatever their arguments say. Nothing was called. Add the exact entry "
             f"{name!r} to allow if you trust it")
@@ -140,20 +141,23 @@ def resolve_reference(module: str, qualname: str, allow: tuple[str, ...] | None,
     """
     name = f"{module}:{qualname}"
     if allow is not None and not may_import(module, qualname, allow):
-        raise UntrustedPackError(f"{name} is outside allow={list(allow)}; nothing was imported")
+        raise UntrustedPackError(f"{name} is outside the allow list {list(allow)}; nothing was "
+                                 "imported")
     try:
         obj = resolve_qualname(importlib.import_module(module), qualname)
     except NotAName as e:
         if allow is None:
             raise BuildError(f"cannot load {name}: {e}") from e
         raise UntrustedPackError(
-            f"{e}; under allow={list(allow)} a reference reaches only code defined in an "
+            f"{e}; under the allow list {list(allow)} a reference reaches only code defined in an "
             "allowed module. Nothing it names was called"
         ) from e
     except Exception as e:
         raise BuildError(
             f"cannot import {name} in this process ({type(e).__name__}: {e}); install the "
-            "package that provides it here, or capture with by_value=True"
+            "package that provides it here,",
+            python="or capture with by_value=True",
+            cli="or capture with --by-value",
         ) from e
     if allow is not None:
         why = admitted(obj, module, qualname, allow, enum_class)

@@ -223,8 +223,8 @@ class CodeRef:
         """
         allow = self.allow
         if allow is not None and not may_import(self.module, self.qualname, allow):
-            raise UntrustedPackError(f"{self.name} is outside allow={list(allow)}; nothing was "
-                                     "imported")
+            raise UntrustedPackError(f"{self.name} is outside the allow list {list(allow)}; "
+                                     "nothing was imported")
         try:
             importlib.import_module(self.module)
         except Exception as e:
@@ -248,7 +248,8 @@ class CodeRef:
             mod, _, attr = entry.partition(":")
             if mod != self.module and not may_import(mod, attr, allow):
                 raise UntrustedPackError(
-                    f"{self.name} is registered as {entry!r}, outside allow={list(allow)}; "
+                    f"{self.name} is registered as {entry!r}, outside the allow list "
+                    f"{list(allow)}; "
                     "nothing was imported")
         obj = load_env_creator(entry) if isinstance(entry, str) else entry
         if allow is not None:
@@ -257,7 +258,8 @@ class CodeRef:
             named = isinstance(home, str) and isinstance(qual, str)
             real = f"{home}:{qual}" if named else None
             why = (admitted(obj, str(home), str(qual), allow) if named else
-                   f"it has no module and qualified name, so allow={list(allow)} cannot name it")
+                   f"it has no module and qualified name, so the allow list {list(allow)} "
+                   "cannot name it")
             if why is not None:
                 raise UntrustedPackError(f"{self.name} resolves to {real or repr(obj)}: {why}")
         return obj

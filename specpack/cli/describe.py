@@ -87,8 +87,9 @@ def render_description(path: str, desc: dict[str, Any]) -> str:
                                "render_mode, as gymnasium.make does"))
     spec = m.get("spec")
     if isinstance(spec, dict) and spec:
-        rows.append(("spec", ", ".join(f"{k}={value(v)}" for k, v in render_items(spec,
-                                                                               payloads))))
+        fields = [f"{k}={_built(m, payloads) if k == 'entry_point' and v is None else value(v)}"
+                  for k, v in render_items(spec, payloads)]
+        rows.append(("spec", ", ".join(fields)))
     versions = m.get("versions")
     if isinstance(versions, dict):
         rows.append(("versions", ", ".join(f"{k} {v}" for k, v in versions.items())))
@@ -106,13 +107,20 @@ def render_description(path: str, desc: dict[str, Any]) -> str:
         rows.append(("payloads", "none: no code travels by value; loads without --trust"))
     rows.append(("signature", _signature(desc)))
     if code:
-        rows.append(("trust", "loading it needs trust=True (--trust) or a valid signature key "
-                              "(--key-file): the payloads run code when the env is built"))
+        rows.append(("trust", "loading it needs --trust, or --key-file with the key that "
+                              "signed it: the payloads run code when the env is built"))
     notes = m.get("notes")
     if isinstance(notes, list):
         rows += [("notes" if i == 0 else "", str(n)) for i, n in enumerate(notes)]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
+
+
+def _built(m: dict[str, Any], payloads: dict[str, Any]) -> str:
+    """What a spec without an entry-point string (an env registered with a class or a
+    callable) builds: the pack's entry point, ``module:qualname`` or ``<by value: name>``."""
+    name, origin = render_code(m.get("entry_point"), payloads, full=True)
+    return f"<by value: {name}>" if origin.startswith("by value") else name
 
 
 def _needs(m: dict[str, Any]) -> list[tuple[str, str]]:

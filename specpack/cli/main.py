@@ -1,9 +1,11 @@
-"""``specpack``'s entry point: parse, run one command, turn errors into one line and an exit code.
+"""``specpack``'s entry point: parse, run one command, turn errors into a message and an exit code.
 
-Exit codes: 0 ok, 1 not identical (``verify``, ``check``) or not portable (``audit``), 2 bad input or a
-failed build, 130 interrupted. An error is one ``specpack: error: ...`` line on stderr naming
-the culprit; ``--debug`` (anywhere on the line) prints the traceback first. Warnings (e.g.
-``VersionSkewWarning``) are one ``specpack: warning: ...`` line each.
+Exit codes: 0 ok, 1 not identical (``verify``, ``check``) or not portable (``audit``), 2 bad
+input or a failed build, 130 interrupted. An error is a ``specpack: error: ...`` line on stderr
+naming the culprit and the fix as the command line applies it (a :class:`SpecPackError`'s
+``cli`` fix: its flags, not Python's arguments), followed by the message's further lines when
+it has some (a list, one item a line); ``--debug`` (anywhere on the line) prints the traceback
+first. Warnings (e.g. ``VersionSkewWarning``) are one ``specpack: warning: ...`` line each.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import warnings
 from collections.abc import Callable, Sequence
 
 from .._text import printable
-from ..errors import SpecPackError, UntrustedPackError
+from ..errors import SpecPackError
 from .output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, PROG
 from .parsers import parse
 
@@ -93,7 +95,7 @@ def _guard(run: Callable[[], int], debug: bool) -> int:
         cause = e.__cause__
         if not debug and cause is not None and not isinstance(cause, SpecPackError):
             hint = " (run again with --debug for the traceback)"
-        print(f"{PROG}: error: {_one_line(e)}{hint}", file=sys.stderr)
+        print(f"{PROG}: error: {_message(e)}{hint}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as e:  # noqa: BLE001 - the CLI promises one line, no traceback
         if debug:
@@ -104,12 +106,20 @@ def _guard(run: Callable[[], int], debug: bool) -> int:
         return EXIT_BAD_INPUT
 
 
-def _one_line(e: BaseException) -> str:
-    """The error's message on one line, escaped for the terminal."""
-    if isinstance(e, OSError) and e.filename is not None and e.strerror:
+def _message(e: SpecPackError | OSError) -> str:
+    """The error's message as the command line says it (its CLI fix, when it has one),
+    escaped for the terminal: each of its lines kept (a list stays one item a line)."""
+    if isinstance(e, SpecPackError):
+        text = e.for_surface("cli")
+    elif e.filename is not None and e.strerror:
         text = f"{e.filename}: {e.strerror}"
     else:
-        text = str(e).strip() or type(e).__name__
-    if isinstance(e, UntrustedPackError):
-        text += " [command line: add --trust, or --key-file PATH for a signed file]"
-    return printable(" ".join(text.split()), limit=4000)
+        text = str(e)
+    lines = [line for line in text.strip().splitlines() if line.strip()] or [type(e).__name__]
+    first = printable(" ".join(lines[0].split()), limit=4000)
+    return "\n".join([first] + [printable(line.rstrip(), limit=4000) for line in lines[1:]])
+
+
+def _one_line(e: BaseException) -> str:
+    """The error's message on one line, escaped for the terminal."""
+    return printable(" ".join((str(e).strip() or type(e).__name__).split()), limit=4000)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import errno
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._imports import import_targets
-from ..errors import PackFormatError
+from ..errors import file_error_for
 
 if TYPE_CHECKING:
     from ..pack import SpecPack
@@ -34,9 +35,9 @@ def check_file(path: str) -> None:
     """A pack file argument must be an existing file (a clear message before any parsing)."""
     p = Path(path)
     if not p.exists():
-        raise PackFormatError(f"{path}: no such file")
+        raise file_error_for(errno.ENOENT, f"{path}: no such file", path)
     if p.is_dir():
-        raise PackFormatError(f"{path}: is a directory, not a pack file")
+        raise file_error_for(errno.EISDIR, f"{path}: is a directory, not a pack file", path)
 
 
 def load_pack(ns: argparse.Namespace) -> SpecPack:

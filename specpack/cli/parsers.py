@@ -1,21 +1,20 @@
 """The ``specpack`` argument parsers: every subcommand, ``audit`` included, and typo checks.
 
 Usage errors are one line on stderr with exit code 2, as argparse does, plus what specpack
-adds: a did-you-mean for a mistyped command, option or choice (:func:`specpack._text.suggest`),
-and for a missing ID or FILE after an ``--import`` list the hint that ``--import`` swallowed it.
-``--import a b -- ID`` ends the import list at ``--`` and keeps parsing options after the ID.
+adds: a did-you-mean for a mistyped command, option or choice (:func:`specpack._text.suggest`).
+No parser takes an abbreviated option (``allow_abbrev=False``): ``--max-episode-step 20`` is
+an unknown option with a did-you-mean, not silently ``--max-episode-steps``. ``--import`` and
+``--allow`` take one value each and may be repeated (``--import a --import b``).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextvars
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from .._audit.api import DEFAULT_TIMEOUT, REFERENCES
-from .._imports import swallowed_hint
 from .._process import BOUNDARIES
 from .._text import printable, suggest
 from ..backends import DEFAULT_BACKEND, with_trait
@@ -25,11 +24,9 @@ __all__ = ["COMMANDS", "build_parser", "parse"]
 
 COMMANDS = ("capture", "inspect", "verify", "check", "run", "demo", "audit")
 
-_IMPORT = "--import"
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
-#: The command line being parsed, for the hint of :meth:`CliParser.error`.
-_ARGS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("specpack_args",
-                                                                        default=())
+#: The options that take one value each and may be repeated (before 0.3 each took a list).
+_REPEATED = ("--import", "--allow")
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -42,15 +39,15 @@ class _Formatter(argparse.HelpFormatter):
 
 
 class CliParser(argparse.ArgumentParser):
-    """argparse with one-line errors (exit code 2) that suggest what was probably meant."""
+    """argparse with one-line errors (exit code 2) that suggest what was probably meant, and
+    no abbreviated options."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> Any:  # argparse's signature returns NoReturn
-        """Print ``prog: error: message`` (plus the --import hint) and exit with code 2."""
-        if message.startswith("the following arguments are required"):
-            missing = message.partition(":")[2]
-            what = ("the env ID" if " ID" in missing else "the pack FILE" if "FILE" in missing
-                    else "the missing argument")
-            message += _import_hint(_ARGS.get(), what)
+        """Print ``prog: error: message`` and exit with code 2."""
         text = printable(message, limit=2000)
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
 
@@ -71,55 +68,6 @@ class CliParser(argparse.ArgumentParser):
             else f"invalid choice: {value!r} (choose from {listed})")
 
 
-def _import_hint(args: Sequence[str], what: str) -> str:
-    """``; <hint>`` naming the last item of the last ``--import`` list, if there is one."""
-    last: str | None = None
-    i = 0
-    while i < len(args):
-        if _is_import_flag(args[i]):
-            j = i + 1
-            while j < len(args) and not args[j].startswith("-"):
-                last = args[j]
-                j += 1
-            i = j
-        else:
-            i += 1
-    return f"; {swallowed_hint(last, _IMPORT, what)}" if last is not None else ""
-
-
-def _is_import_flag(token: str) -> bool:
-    return len(token) >= 4 and _IMPORT.startswith(token)
-
-
-def _end_import_lists(args: list[str]) -> list[str]:
-    """``--import a b -- ID -o f`` -> ``--import=a --import=b ID -o f``: ``--`` right after an
-    import list ends that list only, so options may still follow the ID."""
-    out: list[str] = []
-    i = 0
-    while i < len(args):
-        token = args[i]
-        if token == "--":
-            out.extend(args[i:])
-            break
-        if not _is_import_flag(token):
-            out.append(token)
-            i += 1
-            continue
-        j = i + 1
-        while j < len(args) and not args[j].startswith("-"):
-            j += 1
-        items = args[i + 1:j]
-        ends = j < len(args) and args[j] == "--"
-        follows_option = j + 1 < len(args) and args[j + 1].startswith("-")
-        if items and ends and not follows_option:
-            out.extend(f"{_IMPORT}={item}" for item in items)
-            i = j + 1
-        else:
-            out.extend(args[i:j])
-            i = j
-    return out
-
-
 def _options(parser: argparse.ArgumentParser) -> list[str]:
     # argparse keeps a parser's option strings (parents and groups included) in this map.
     return list(parser._option_string_actions)
@@ -131,10 +79,7 @@ def _check_option(parser: argparse.ArgumentParser, token: str) -> None:
     name = token.split("=", 1)[0] if token.startswith("--") else token
     if name in options:
         return
-    if token.startswith("--"):
-        if parser.allow_abbrev and any(o.startswith(name) for o in options):
-            return  # an abbreviation (argparse reports an ambiguous one itself)
-    elif len(token) > 2 and token[:2] in options:
+    if not token.startswith("--") and len(token) > 2 and token[:2] in options:
         return  # -oFILE
     hint = suggest(name, [o for o in options if o.startswith("--")] or options)
     parser.error(f"unknown option {name};{hint}" if hint else f"unknown option {name}")
@@ -168,13 +113,44 @@ def _check_tokens(parser: argparse.ArgumentParser, commands: dict[str, argparse.
 def parse(args: Sequence[str]) -> argparse.Namespace:
     """Parse a ``specpack`` command line (exits with code 2 on a usage error, 0 on --help)."""
     parser, commands = _build()
-    argv = _end_import_lists(list(args))
-    token = _ARGS.set(tuple(argv))
-    try:
-        _check_tokens(parser, commands, argv)
-        return parser.parse_args(argv)
-    finally:
-        _ARGS.reset(token)
+    argv = list(args)
+    _check_tokens(parser, commands, argv)
+    old = _list_form(argv)
+    if old is not None:
+        parser.error(old)
+    ns, extra = parser.parse_known_args(argv)
+    if extra:
+        hint = _list_form(argv, strict=False)
+        parser.error(f"unrecognized arguments: {' '.join(extra)}" + (f"; {hint}" if hint else ""))
+    return ns
+
+
+def _list_form(argv: Sequence[str], *, strict: bool = True) -> str | None:
+    """How to write an option of :data:`_REPEATED` given a list (the form before 0.3, ``--import
+    a b -- ID``), or None.
+
+    ``strict``: only a list ended by ``--`` with more values or options after it, which
+    argparse would otherwise misread (the options after ``--`` as positionals); else any
+    value run of two or more (said after argparse found arguments it did not expect).
+    """
+    for i, token in enumerate(argv):
+        if token not in _REPEATED:
+            continue
+        values: list[str] = []
+        for t in argv[i + 1:]:
+            if t == "--" or _is_option(t):
+                break
+            values.append(t)
+        after = argv[i + 1 + len(values):]
+        ended = bool(after) and after[0] == "--"
+        old = (ended and (len(values) > 1 or any(_is_option(t) for t in after[1:]))
+               if strict else len(values) > 1)
+        if old:
+            shown = " ".join(f"{token} {printable(v, 80)}" for v in values[:2])
+            return (f"{token} takes one value, so no -- is needed after it, and is repeated "
+                    f"for more ({shown}); the ID, FILE or TARGETs may come before or after "
+                    "the options")
+    return None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -196,10 +172,9 @@ def _common() -> CliParser:
 
 def _imports(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument(
-        _IMPORT, dest="imports", metavar="MODULE", action="extend", nargs="+", default=[],
-        help=f"import these modules first ({what}); a path ending in .py is loaded from that "
-        "file; the working directory is searched too. It takes every name after it: put the "
-        "ID/FILE before it, or end its list with --",
+        "--import", dest="imports", metavar="MODULE", action="append", default=[],
+        help=f"import this module first ({what}); a path ending in .py is loaded from that "
+        "file; the working directory is searched too. Repeat it for more modules",
     )
 
 
@@ -217,11 +192,12 @@ def _loading(p: argparse.ArgumentParser) -> None:
         "it and intact",
     )
     p.add_argument(
-        "--allow", metavar="MODULE", action="extend", nargs="+",
-        help="only accept code these entries admit: a module (its env and wrapper classes "
-             "and values) or an exact module:qualname (e.g. a factory function)",
+        "--allow", metavar="MODULE", action="append",
+        help="only accept code this entry admits: a module (its env and wrapper classes "
+             "and values) or an exact module:qualname (e.g. a factory function); repeat it "
+             "for more entries",
     )
-    _imports(p, "e.g. modules the file's code refers to")
+    _imports(p, "e.g. one the file's code refers to")
 
 
 def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
@@ -243,14 +219,19 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
         return sub.add_parser(name, parents=[common], formatter_class=_Formatter, help=help,
                               description=description, epilog=epilog)
 
-    p = add("capture", "capture a registered env id into a pack file",
-            "Resolve a registered env id here, exactly as gymnasium.make would, and write the "
-            "pack to a file. Code a fresh interpreter could not import travels by value.",
+    p = add("capture", "capture a registered env id (or an env class) into a pack file",
+            "Resolve a registered env id here, exactly as gymnasium.make would, or take an env "
+            "class with --entry-point (no registry needed), and write the pack to a file. Code "
+            "a fresh interpreter could not import travels by value.",
             "example:\n  specpack capture CustomAnt-v0 --import my_envs --kwarg legs=6 "
-            "--max-episode-steps 200 -o ant.pack")
-    p.add_argument("id", metavar="ID",
+            "--max-episode-steps 200 -o ant.pack\n"
+            "  specpack capture --entry-point my_envs:AntEnv --kwarg legs=6 -o ant.pack")
+    p.add_argument("id", metavar="ID", nargs="?",
                    help="a registered env id, e.g. CartPole-v1 or 'my_pkg.envs:Thing-v2'")
-    _imports(p, "they register the env")
+    p.add_argument("--entry-point", metavar="MODULE:CLASS",
+                   help="capture this env class (or factory) instead of a registered id, as "
+                   "specpack.capture(Class, **kwargs) does; MODULE may be a path ending in .py")
+    _imports(p, "e.g. the one that registers the env")
     p.add_argument(
         "--kwarg", dest="kwargs", metavar="KEY=JSON", action="append", default=[],
         help="an env constructor kwarg, the value as JSON (strings quoted: title='\"x\"'); "
@@ -336,12 +317,12 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
             "Find every env (and wrapper) that does not survive a process boundary: capture "
             "here, rebuild in fresh workers, compare. Exit code 1 if anything is not portable.",
             "example:\n  specpack audit minigrid --steps 20\n"
-            "  specpack audit --import envs/ant_envs.py -- CustomAnt-v0\n"
+            "  specpack audit --import envs/ant_envs.py CustomAnt-v0\n"
             "  specpack audit --backend pettingzoo pettingzoo.butterfly mpe2")
     p.add_argument("targets", nargs="*", metavar="TARGET",
                    help="env id, namespace ('ALE/'), or entry-point module prefix ('minigrid'); "
                    "none: the whole registry")
-    _imports(p, "they register envs")
+    _imports(p, "e.g. one that registers envs")
     p.add_argument("--wrappers", action="store_true",
                    help="also audit every wrapper class of gymnasium.wrappers and the imports")
     p.add_argument("--wrappers-only", action="store_true", help="audit the wrappers alone")

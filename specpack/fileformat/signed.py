@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import SignatureError
 
-__all__ = ["SIGNED_MAGIC", "SignedFile", "check_key", "key_id", "sign"]
+__all__ = ["MIN_KEY_BYTES", "SIGNED_MAGIC", "SignedFile", "check_key", "key_id", "sign"]
 
 #: First bytes of a signed pack file; a manifest never starts so.
 SIGNED_MAGIC = b"specpack-signed/"
@@ -66,7 +66,29 @@ def _signed_message(kid: bytes, manifest: bytes) -> bytes:
     return _PREFIX + kid + b"\n" + manifest
 
 
+#: The fewest bytes a signing key may have (HMAC-SHA256's output size): a shorter key is
+#: refused when signing, as a signed file lets anyone test guesses of the key offline.
+MIN_KEY_BYTES = 32
+
+
 def sign(key: bytes, manifest: bytes) -> bytes:
+    """``manifest`` behind a signature header made with ``key``.
+
+    Raises
+    ------
+    SignatureError
+        ``key`` is shorter than :data:`MIN_KEY_BYTES` (files signed with a shorter key before
+        0.3 still verify: only new signatures need a long key).
+    """
+    if len(key) < MIN_KEY_BYTES:
+        raise SignatureError(
+            f"the signing key is {len(key)} byte{'s' if len(key) != 1 else ''}; a key "
+            f"shorter than {MIN_KEY_BYTES} bytes can be guessed offline from any file it "
+            "signs, so specpack refuses to sign with it.",
+            python="Use a random key of 32 bytes or more: secrets.token_bytes(32)",
+            cli="Use a random key of 32 bytes or more: head -c 32 /dev/urandom > pack.key "
+            "(or secrets.token_bytes(32) in Python)",
+        )
     kid = key_id(key).encode("ascii")
     sig = hmac.new(key, _signed_message(kid, manifest), hashlib.sha256).hexdigest()
     return _PREFIX + kid + b" sig=" + sig.encode("ascii") + b"\n" + manifest
@@ -110,8 +132,11 @@ class SignedFile:
         if self.sig is None or self.kid is None:
             raise SignatureError(
                 f"{where}: the file is not signed, but a key was given; nothing signed it, so "
-                "its origin is unknown. Sign it where it was made (specpack.dump(pack, path, "
-                "key=K)), or load it without key (by-value code then needs trust=True)"
+                "its origin is unknown.",
+                python="Sign it where it was made (specpack.dump(pack, path, key=K)), or load "
+                "it without key (by-value code then needs trust=True)",
+                cli="Sign it where it was made (specpack capture ... --key-file PATH), or "
+                "leave out --key-file (by-value code then needs --trust)",
             )
         expected = hmac.new(key, _signed_message(self.kid, self.manifest),
                             hashlib.sha256).hexdigest().encode("ascii")

@@ -96,9 +96,10 @@ def normalize_allow(allow: Iterable[str] | str | None) -> tuple[str, ...] | None
                                  "['my_pkg.envs:make_env']") from None
     for p in prefixes:
         if type(p) is not str or not valid_entry(p):
-            raise UntrustedPackError(f"allow={list(prefixes)!r}: each entry must be a module "
-                                     "name such as 'my_pkg' or an exact reference such as "
-                                     f"'my_pkg.envs:make_env' (got {p!r})")
+            raise UntrustedPackError(
+                f"{p!r} is not an allow entry: each entry must be a module name such as "
+                "'my_pkg' or an exact reference such as 'my_pkg.envs:make_env'",
+                python=f"(in allow={list(prefixes)!r})", cli=f"(in --allow {printable(str(p))})")
     return prefixes
 
 
@@ -178,14 +179,16 @@ def check_allowed(data: dict[str, Any], prefixes: tuple[str, ...], source: str) 
         if len(refused) > _SHOWN:
             break
     if refused:
-        add = (f" Add {', '.join(repr(t) for t in sorted(tops))} to allow if you trust that "
-               "code (a module entry admits the env and wrapper classes and values defined "
-               "there; a function or other callable needs its exact 'module:qualname' entry, "
-               f"such as {example!r})" if tops else "")
+        names = sorted(tops)
+        why = ("if you trust that code (a module entry admits the env and wrapper classes and "
+               "values defined there; a function or other callable needs its exact "
+               f"'module:qualname' entry, such as {example!r})")
         raise UntrustedPackError(
-            f"{source}: names code outside allow={list(prefixes)}: "
+            f"{source}: names code outside allow list {list(prefixes)}: "
             + "; ".join(refused[:_SHOWN]) + (" (and more)" if len(refused) > _SHOWN else "")
-            + f". Nothing was imported.{add}"
+            + ". Nothing was imported.",
+            python=f"Add {', '.join(map(repr, names))} to allow= {why}" if names else None,
+            cli=f"Add {' '.join('--allow ' + n for n in names)} {why}" if names else None,
         )
 
 
@@ -228,16 +231,20 @@ def refuse_payloads(
     """
     lines = _payload_lines(data)
     shown = lines[:20] + ([f"  ... and {len(lines) - 20} more"] if len(lines) > 20 else [])
+    inspect = f"`specpack inspect {source}` shows the whole file."
     if kid is not None:
-        how = (f"The file is signed (key id {kid.decode('ascii')}) but no key was given: "
-               "pass key=K to check it, or trust=True")
+        signed = f"The file is signed (key id {kid.decode('ascii')}) but no key was given:"
+        python = f"{signed} pass key=K to check it, or trust=True. {inspect}"
+        cli = f"{signed} add --key-file PATH to check it, or --trust. {inspect}"
     else:
-        how = ("Pass trust=True only if you trust whoever made the file, or have it signed "
-               "(specpack.dump(pack, path, key=K)) and load with key=K")
+        python = ("Pass trust=True only if you trust whoever made the file, or have it signed "
+                  f"(specpack.dump(pack, path, key=K)) and load with key=K. {inspect}")
+        cli = ("Add --trust only if you trust whoever made the file, or have it signed "
+               f"(specpack capture ... --key-file PATH) and add --key-file PATH. {inspect}")
     return UntrustedPackError(
         f"{source}: carries {len(lines)} by-value payload(s), which make() would unpickle "
-        "and so run:\n" + "\n".join(shown)
-        + f"\nNothing was unpickled. {how}. `specpack inspect {source}` shows the whole file."
+        "and so run:\n" + "\n".join(shown) + "\nNothing was unpickled.",
+        python=python, cli=cli,
     )
 
 

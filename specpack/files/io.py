@@ -17,13 +17,15 @@ Example::
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterable
 from typing import Any, Union
 
 from .._deprecated import positional
-from ..errors import PackFormatError, SignatureError, SpecPackError
+from .._keywords import checked_keywords
+from ..errors import PackFormatError, SignatureError, SpecPackError, file_error_for
 from ..fileformat.manifest import code_payloads, decode_fields, parse_manifest
 from ..fileformat.signed import ALG, SignedFile, check_key, key_id, sign
 from ..fileformat.trust import named_modules, payload_uses
@@ -36,6 +38,7 @@ PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 _MAX_FILE = 1 << 31
 
 
+@checked_keywords
 def read_key(path: PathLike) -> bytes:
     """The HMAC key held in the file ``path``: its bytes, exactly (nothing stripped).
 
@@ -48,7 +51,8 @@ def read_key(path: PathLike) -> bytes:
         with open(path, "rb") as fh:
             data = fh.read(1 << 20)
     except OSError as e:
-        raise SignatureError(f"{source}: cannot read the key file ({e.strerror or e})") from e
+        raise file_error_for(e, f"{source}: cannot read the key file ({e.strerror or e})",
+                             source) from e
     if not data:
         raise SignatureError(f"{source}: the key file is empty; put the HMAC key in it")
     return data
@@ -78,14 +82,14 @@ def _read(path: Any) -> SignedFile:
         with open(fd, "rb", closefd=True) as fh:
             _check_regular(os.fstat(fd).st_mode, source)
             raw = _read_bounded(fh, source)
+    except SpecPackError:
+        raise  # refused by _check_regular or _read_bounded, already named
     except MemoryError:
         raise PackFormatError(f"{source}: too large to read in the memory available") from None
-    except FileNotFoundError:
-        raise PackFormatError(f"{source}: no such file") from None
-    except IsADirectoryError:
-        raise PackFormatError(f"{source}: is a directory, not a pack file") from None
+    except FileNotFoundError as e:
+        raise file_error_for(e, f"{source}: no such file", source) from None
     except OSError as e:
-        raise PackFormatError(f"{source}: cannot read it ({e.strerror or e})") from e
+        raise file_error_for(e, f"{source}: cannot read it ({e.strerror or e})", source) from e
     if not raw.strip():
         raise PackFormatError(f"{source}: empty file (a pack file holds a JSON manifest)")
     return SignedFile(source, raw)
@@ -102,8 +106,11 @@ def _check_regular(mode: int, source: str) -> None:
     if stat.S_ISREG(mode):
         return
     what = next((name for test, name in _NOT_REGULAR if test(mode)), "not a regular file")
-    raise PackFormatError(f"{source}: is {what}, not a pack file; a pack file is a regular "
-                          "file (written by specpack.dump): give its path")
+    message = (f"{source}: is {what}, not a pack file; a pack file is a regular file "
+               "(written by specpack.dump): give its path")
+    if stat.S_ISDIR(mode):
+        raise file_error_for(errno.EISDIR, message, source)
+    raise PackFormatError(message)
 
 
 def _read_bounded(fh: Any, source: str) -> bytes:
@@ -126,6 +133,7 @@ def _read_bounded(fh: Any, source: str) -> bytes:
     return b"".join(chunks)
 
 
+@checked_keywords
 def dump(pack: SpecPack, path: PathLike, *args: Any, key: bytes | None = None) -> None:
     """Write ``pack`` to ``path`` as a pack file; with ``key`` (bytes) the file is signed.
 
@@ -155,14 +163,15 @@ def dump(pack: SpecPack, path: PathLike, *args: Any, key: bytes | None = None) -
             os.unlink(tmp)
         except OSError:
             pass
-        raise SpecPackError(f"cannot write the pack file {source} ({e.strerror or e}); check "
-                            "the directory exists and is writable") from e
+        raise file_error_for(e, f"cannot write the pack file {source} ({e.strerror or e}); "
+                             "check the directory exists and is writable", source) from e
 
 
 def _manifest_bytes(pack: SpecPack) -> bytes:
     return (pack.to_json(indent=2) + "\n").encode("utf-8")  # dumps escapes lone surrogates
 
 
+@checked_keywords
 def load(
     path: PathLike,
     *args: Any,
@@ -192,6 +201,9 @@ def load(
 
     Raises
     ------
+    PackFileError
+        The file cannot be read: also the matching ``OSError`` (``FileNotFoundError``,
+        ``IsADirectoryError``, ``PermissionError``) with ``errno`` and ``filename`` set.
     PackFormatError
         The file is malformed (the message names the file and the field).
     UntrustedPackError
@@ -220,6 +232,7 @@ def _exhausted(source: str, e: BaseException) -> PackFormatError:
                            "is too large or nested too deeply")
 
 
+@checked_keywords
 def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
     """What a pack file holds, for ``specpack inspect``; nothing is imported or unpickled.
 
@@ -251,6 +264,8 @@ def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
 
     Raises
     ------
+    PackFileError
+        The file cannot be read (also the matching ``OSError``, as for :func:`load`).
     PackFormatError
         A malformed file (the message names the file and the field).
     SignatureError

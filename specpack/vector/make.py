@@ -20,8 +20,9 @@ import gymnasium
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
 from .._capture import capture
+from .._text import unexpected_keywords
 from ..backends import with_trait
-from ..errors import SpecPackError
+from ..errors import SpecPackError, UnknownKeywordError
 from ..pack import SpecPack
 from .envs import PackAsyncVectorEnv, PackSyncVectorEnv, SeedOnFirstReset
 from .forkserver import forkserver_modules, merge_forkserver_preload
@@ -244,14 +245,16 @@ def _as_pack(obj: Any) -> SpecPack:
 
 
 def _check_vector_kwargs(cls: type, kwargs: Mapping[str, Any], mode: str) -> None:
+    """Refuse a vector kwarg ``cls`` does not take, suggesting the closest of its kwargs and of
+    make_vec's own parameters (``vectorisation_mode`` means ``vectorization_mode``)."""
     params = inspect.signature(cls).parameters
     allowed = [p for p in params if p not in ("env_fns", "context")]
     unknown = sorted(k for k in kwargs if k not in allowed)
     if unknown:
-        raise SpecPackError(
-            f"make_vec(vectorization_mode={mode!r}) got unknown vector_kwargs "
-            f"{', '.join(map(repr, unknown))}; {cls.__name__} here takes "
-            f"{', '.join(map(repr, allowed))} (env constructor kwargs go in env_kwargs=...)"
+        own = [p for p in inspect.signature(make_vec).parameters if p != "vector_kwargs"]
+        raise UnknownKeywordError(
+            unexpected_keywords(f"make_vec(vectorization_mode={mode!r})", unknown, allowed,
+                                kinds={p: "make_vec's parameter" for p in own})
+            + f" (the vector kwargs of {cls.__name__} here; env constructor kwargs go in "
+            "env_kwargs=...)"
         )
-
-

@@ -146,6 +146,20 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str], *needles: str,
     return lines[-1]
 
 
+def assert_error(proc: subprocess.CompletedProcess[str], *needles: str,
+                 prefix: str = "specpack") -> list[str]:
+    """Exit code 2, one ``<prefix>: error:`` line on stderr, then only the message's further
+    lines (a list, one item a line), no traceback; returns the error's lines."""
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert lines and lines[0].startswith(f"{prefix}: error: "), proc.stderr
+    assert sum(ln.startswith(f"{prefix}: error: ") for ln in lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    for needle in needles:
+        assert needle in proc.stderr, (needle, proc.stderr)
+    return lines
+
+
 def env_modules(d: Path) -> Path:
     """Write the env modules into ``d/envs`` (and ``cli_ant_envs.py`` into ``d``); return d."""
     (d / "envs").mkdir(exist_ok=True)

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _cli_support import ANT_MODULE, assert_one_line_error, specpack
+from _cli_support import ANT_MODULE, assert_error, assert_one_line_error, specpack
 
 pytestmark = pytest.mark.integration
 
@@ -128,7 +128,8 @@ def test_custom_env_from_a_file_module_travels_by_value_and_needs_trust(work: Pa
     assert "TimeLimit(max_episode_steps=25)" in inspect
 
     refused = specpack("verify", "ant.pack", cwd=work)
-    assert_one_line_error(refused, "ant.pack", "--trust")
+    lines = assert_error(refused, "ant.pack", "Add --trust")
+    assert lines[1].startswith("  - code cli_ant_envs:Ant at entry_point: "), lines
 
     verify = specpack("verify", "ant.pack", "--trust", "--steps", "80", cwd=work)
     assert verify.returncode == 0, verify.stdout + verify.stderr
@@ -143,7 +144,7 @@ def test_custom_env_from_a_file_module_travels_by_value_and_needs_trust(work: Pa
 
 
 def test_a_signed_file_loads_with_its_key_and_is_refused_with_another(work: Path) -> None:
-    (work / "good.key").write_text("correct horse battery staple\n")
+    (work / "good.key").write_text("correct horse battery staple, 32 bytes or more\n")
     (work / "bad.key").write_text("another key\n")
     proc = specpack("capture", "CliAnt-v0", "--import", "envs/cli_ant_envs.py",
                     "--key-file", "good.key", "-o", "signed.pack", cwd=work)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import sealenvs  # noqa: F401 - registers SealCounter-v0
-from _cli_support import ANT_MODULE, assert_one_line_error, specpack
+from _cli_support import ANT_MODULE, assert_error, assert_one_line_error, specpack
 
 import specpack as sp
 from specpack._seal import make_seal
@@ -54,7 +54,7 @@ def test_check_of_a_missing_file_and_an_untrusted_by_value_file_say_so(
     made = specpack("capture", "CliAnt-v0", "-o", "ant.pack", "--import", "cli_ant_envs.py",
                     cwd=tmp_path)
     assert made.returncode == 0, made.stderr
-    assert_one_line_error(specpack("check", "ant.pack", cwd=tmp_path), "--trust")
+    assert_error(specpack("check", "ant.pack", cwd=tmp_path), "--trust")
 
 
 def test_check_file_with_the_files_seal_is_identical(work: Path) -> None:

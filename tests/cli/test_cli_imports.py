@@ -61,7 +61,7 @@ def test_a_module_in_the_working_directory_is_found_without_it_on_the_path(in_di
     ("files", "names", "needles"),
     [
         ({}, ["CartPole-v1"], ["'CartPole-v1': not a module name or a .py file",
-                               "took it as a module"]),
+                               "give a module name"]),
         ({}, ["envs/missing.py"], ["envs/missing.py: no such file"]),
         ({}, ["cli_imp_nowhere_xyz"], ["no module named 'cli_imp_nowhere_xyz'",
                                        "working directory"]),
@@ -137,7 +137,7 @@ def test_run_and_verify_import_what_a_by_reference_file_needs(envdir: Path) -> N
     sub.mkdir(exist_ok=True)
     refused = specpack("run", "../byref.pack", "--steps", "5", cwd=sub)
     assert_one_line_error(refused, "cli_ant_envs")
-    run = specpack("run", "--import", "../envs/cli_ant_envs.py", "--", "../byref.pack",
+    run = specpack("run", "--import", "../envs/cli_ant_envs.py", "../byref.pack",
                    "--steps", "5", cwd=sub)
     assert run.returncode == 0, run.stderr
     inspect = specpack("inspect", "../byref.pack", "--import", "cli_not_needed_xyz", cwd=sub)

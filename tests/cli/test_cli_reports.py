@@ -135,7 +135,7 @@ def test_inspect_json_escapes_c1_controls_and_bidi_overrides(work: Path) -> None
 
 
 def test_key_file_bytes_are_the_key_exactly(work: Path, tmp_path: Path) -> None:
-    key = b"  spaced key\n"
+    key = b"  spaced key, 32 bytes or more to sign with\n"
     (tmp_path / "exact.key").write_bytes(key)
     (tmp_path / "stripped.key").write_bytes(key.strip())
     pack = sp.capture("CartPole-v1")

@@ -1,5 +1,5 @@
-"""``specpack`` usage errors catch typos: did-you-mean for commands, options and choices, and
-the hint when ``--import`` swallowed the env id or file that followed it.
+"""``specpack`` usage errors catch typos: did-you-mean for commands, options and choices (no
+abbreviated options), and how to write ``--import``/``--allow``, which take one value each.
 
 Every case runs the real command line in a fresh interpreter and expects exit code 2 with one
 ``error:`` line (argparse's usage errors keep their ``specpack COMMAND: error:`` prefix).
@@ -58,28 +58,38 @@ def test_a_typo_is_reported_before_a_missing_required_option(tmp_path: Path) -> 
     assert "required" not in line
 
 
+def test_import_takes_one_module_and_repeats_with_the_id_anywhere(tmp_path: Path) -> None:
+    env_modules(tmp_path)
+    before = specpack("capture", "--import", "gymnasium.envs", "--import", "envs/cli_ant_envs.py",
+                      "CliAnt-v0", "-o", "y.pack", cwd=tmp_path)
+    assert before.returncode == 0, before.stderr
+    after = specpack("capture", "CliAnt-v0", "-o", "z.pack", "--import", "envs/cli_ant_envs.py",
+                     cwd=tmp_path)
+    assert after.returncode == 0, after.stderr
+    run = specpack("run", "--import", "envs/cli_ant_envs.py", "y.pack", "--trust", "--steps", "3",
+                   cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "prefix", "needles"),
     [
-        # The id is taken as a module and the ID positional is missing.
-        (["capture", "--import", "gymnasium.envs", "CartPole-v1", "-o", "y.pack"],
-         "specpack capture",
-         ["required: ID", "if 'CartPole-v1' is the env ID, --import took it as a module",
-          "put it before --import, or end the --import list with --"]),
-        # The file is taken as a module and FILE is missing.
-        (["run", "--import", "gymnasium.envs", "cartpole.pack"], "specpack run",
-         ["required: FILE", "if 'cartpole.pack' is the pack FILE, --import took it as a module"]),
-        # The id cannot be a module name: refused before anything is imported.
-        (["capture", "Ant-v5", "--import", "gymnasium.envs", "CartPole-v1", "-o", "y.pack"],
-         "specpack",
-         ["--import 'CartPole-v1': not a module name or a .py file",
-          "--import took it as a module", "end the --import list with --"]),
-        (["audit", "--import", "gymnasium.envs", "CartPole-v1"], "specpack",
-         ["--import 'CartPole-v1': not a module name or a .py file",
-          "--import took it as a module"]),
+        # The list form of 0.2: the second module became the ID, the ID is left over.
+        (["capture", "--import", "gymnasium.envs", "gymnasium", "CartPole-v1", "-o", "y.pack"],
+         "specpack", ["unrecognized arguments: CartPole-v1",
+                      "--import takes one value",
+                      "(--import gymnasium.envs --import gymnasium)"]),
+        # A list ended with --, options after the ID: argparse would take them as positionals.
+        (["capture", "--import", "gymnasium.envs", "--", "CartPole-v1", "-o", "y.pack"],
+         "specpack", ["--import takes one value, so no -- is needed after it"]),
+        (["audit", "--import", "gymnasium.envs", "gymnasium", "--", "CartPole-v1"],
+         "specpack", ["(--import gymnasium.envs --import gymnasium)"]),
+        (["run", "x.pack", "--allow", "my_pkg", "other_pkg", "--trust"], "specpack",
+         ["unrecognized arguments: other_pkg", "--allow takes one value",
+          "(--allow my_pkg --allow other_pkg)"]),
     ],
 )
-def test_an_id_swallowed_by_import_gets_the_hint_everywhere(
+def test_the_old_list_form_of_import_and_allow_says_how_to_write_it(
     tmp_path: Path, args: list[str], prefix: str, needles: list[str]
 ) -> None:
     proc = specpack(*args, cwd=tmp_path)
@@ -87,24 +97,37 @@ def test_an_id_swallowed_by_import_gets_the_hint_everywhere(
     assert not (tmp_path / "y.pack").exists()
 
 
-def test_double_dash_ends_the_import_list_and_options_may_follow_the_id(tmp_path: Path) -> None:
-    proc = specpack("capture", "--import", "gymnasium.envs", "--", "CartPole-v1", "-o", "y.pack",
-                    cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "y.pack").exists()
-    # Control: without --, the id is swallowed (the case the hint is for).
-    swallowed = specpack("capture", "--import", "gymnasium.envs", "CartPole-v1", "-o", "z.pack",
-                         cwd=tmp_path)
-    assert swallowed.returncode == 2 and not (tmp_path / "z.pack").exists()
-
-
-def test_audit_takes_a_py_path_import_and_ends_its_list_with_double_dash(tmp_path: Path) -> None:
+def test_audit_takes_a_py_path_import_before_its_targets(tmp_path: Path) -> None:
     env_modules(tmp_path)
-    proc = specpack("audit", "--import", "envs/cli_ant_envs.py", "--", "CliAnt-v0",
+    proc = specpack("audit", "--import", "envs/cli_ant_envs.py", "CliAnt-v0",
                     "--steps", "3", "--jobs", "1", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     doc = json.loads(proc.stdout)
     assert [(f["name"], f["status"]) for f in doc["envs"]] == [("CliAnt-v0", "identical")]
+
+
+@pytest.mark.parametrize(
+    ("args", "prefix", "needles"),
+    [
+        (["capture", "CartPole-v1", "--max-episode-step", "20", "-o", "y.pack"],
+         "specpack capture",
+         ["unknown option --max-episode-step; did you mean '--max-episode-steps'?"]),
+        (["capture", "CartPole-v1", "--out", "y.pack"], "specpack capture",
+         ["unknown option --out; did you mean '--output'?"]),
+        (["verify", "x.pack", "--tru"], "specpack verify",
+         ["unknown option --tru; did you mean '--trust'?"]),
+        (["audit", "CartPole-v1", "--wrappers-o"], "specpack audit",
+         ["unknown option --wrappers-o"]),
+        (["--deb", "inspect", "x.pack"], "specpack",
+         ["unknown option --deb; did you mean '--debug'?"]),
+    ],
+)
+def test_an_abbreviated_option_is_refused_with_the_full_name(
+    tmp_path: Path, args: list[str], prefix: str, needles: list[str]
+) -> None:
+    proc = specpack(*args, cwd=tmp_path)
+    assert_one_line_error(proc, *needles, prefix=prefix)
+    assert not (tmp_path / "y.pack").exists()
 
 
 def test_debug_works_on_every_subcommand_including_audit(tmp_path: Path) -> None:

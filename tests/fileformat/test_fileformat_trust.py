@@ -312,3 +312,30 @@ def test_describe_returns_raw_strings_that_json_escapes(tmp_path: Path) -> None:
     assert all(c not in text for c in "\x1b\x07\x00\x9b\u202e")
     assert "\\u001b[2J\\u202eid" in text and "\\\\x1b" not in text  # escaped once, by JSON
     assert json.loads(text) == json.loads(json.dumps(desc))
+
+
+# -- signing keys: 32 bytes or more --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", [b"short", b"k" * 31])
+def test_signing_with_a_key_shorter_than_32_bytes_is_refused_naming_token_bytes(
+        tmp_path: Path, key: bytes) -> None:
+    pack = specpack.capture("CartPole-v1")
+    with pytest.raises(SignatureError, match=r"secrets\.token_bytes\(32\)") as info:
+        specpack.dump(pack, tmp_path / "short.pack", key=key)
+    assert f"the signing key is {len(key)} bytes" in str(info.value)
+    assert not (tmp_path / "short.pack").exists()
+
+
+def test_a_32_byte_key_signs_and_a_file_signed_with_a_short_key_before_still_loads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pack = specpack.capture("CartPole-v1")
+    key = b"k" * 32
+    specpack.dump(pack, tmp_path / "ok.pack", key=key)
+    assert specpack.load(tmp_path / "ok.pack", key=key) == pack
+    # A file signed with a 5-byte key by an earlier version (no minimum then) still verifies.
+    monkeypatch.setattr("specpack.fileformat.signed.MIN_KEY_BYTES", 0)
+    specpack.dump(pack, tmp_path / "old.pack", key=b"short")
+    monkeypatch.undo()
+    assert specpack.load(tmp_path / "old.pack", key=b"short") == pack
+    assert files.describe(tmp_path / "old.pack", key=b"short")["signature"]["status"] == "valid"

@@ -82,7 +82,8 @@ if os.environ.get("SPECPACK_REAL_PACKAGES") == "1":
 
     @pytest.mark.timeout(3600)
     def test_audit_of_highway_robotics_and_metaworld(tmp_path: Path) -> None:
-        proc = run(["-m", "specpack", "audit", "--import", *PACKAGES, "--jobs", "2",
+        imports = [arg for p in PACKAGES for arg in ("--import", p)]
+        proc = run(["-m", "specpack", "audit", *imports, "--jobs", "2",
                     "--timeout", "300", "--json"], tmp_path, timeout=3600)
         try:
             doc = json.loads(proc.stdout)

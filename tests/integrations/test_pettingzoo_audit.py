@@ -117,7 +117,8 @@ def test_bad_input_is_refused_naming_the_fix() -> None:
 def test_import_names_the_families_when_no_target_is_given(tmp_path: Path) -> None:
     """The issue's form: ``specpack audit --backend pettingzoo --import FAMILY ...``."""
     proc = run_python(["-m", "specpack", "audit", "--backend", "pettingzoo", "--steps", "10",
-                       "--json", "--import", "pettingzoo.butterfly", "pzfamily.steady_v0"],
+                       "--json", "--import", "pettingzoo.butterfly", "--import",
+                       "pzfamily.steady_v0"],
                       cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     names = {f["name"]: f["status"] for f in json.loads(proc.stdout)["envs"]}

@@ -67,8 +67,11 @@ def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
             why = str(e)
         raise UnknownEnvError(
             f"no env registered as {full_id!r} in gym's registry ({why});"
-            f"{suggest(full_id, reg.registry.keys())} Register it with gym.register first, or "
-            "pass the env class: specpack.capture(MyEnv, backend='gym')"
+            f"{suggest(full_id, reg.registry.keys())}",
+            python="Register it with gym.register first, or pass the env class: "
+            "specpack.capture(MyEnv, backend='gym')",
+            cli="Import the module that registers it first (--import MODULE), or capture the "
+            "class without a registry: specpack capture --backend gym --entry-point module:Class",
         )
     return from_spec(spec, options, kwargs)
 
@@ -93,10 +96,13 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
     steps = options.get("max_episode_steps")
     if steps == -1:
         raise CaptureError(
-            f"max_episode_steps=-1 for the gym env {spec.id!r}: -1 means 'no TimeLimit' "
+            f"a step limit of -1 for the gym env {spec.id!r}: -1 means 'no TimeLimit' "
             "only in gymnasium; gym.make would wrap TimeLimit(env, -1) and truncate every "
-            "episode at its first step. Pass a positive limit, or register the spec "
-            "without max_episode_steps"
+            "episode at its first step.",
+            python="Pass a positive max_episode_steps, or register the spec without "
+            "max_episode_steps",
+            cli="Give a positive --max-episode-steps N, or register the spec without "
+            "max_episode_steps",
         )
     flags = {}
     for key in ("autoreset", "apply_api_compatibility", "disable_env_checker"):

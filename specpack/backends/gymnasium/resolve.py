@@ -111,8 +111,11 @@ def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
                     break
         raise cls(
             f"no env registered as {full_id!r} in gymnasium's registry ({why});"
-            f"{suggest(full_id, reg.registry.keys())} Register it first (or import the package "
-            "that registers it), or pass the env class: specpack.capture(MyEnv)"
+            f"{suggest(full_id, reg.registry.keys())}",
+            python="Register it first (or import the package that registers it), or pass the "
+            "env class: specpack.capture(MyEnv)",
+            cli="Import the module that registers it first (--import MODULE), or capture the "
+            "class without a registry: specpack capture --entry-point module:Class",
         )
     return from_spec(spec, options, kwargs)
 

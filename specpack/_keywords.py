@@ -1,0 +1,52 @@
+"""Keyword typos in calls to specpack's own functions, reported with a did-you-mean.
+
+Python's ``TypeError: load() got an unexpected keyword argument 'trsut'`` names the typo but not
+the fix; :func:`checked_keywords` wraps a public function so the same call raises
+:class:`~specpack.errors.UnknownKeywordError` (also a ``TypeError``) suggesting ``trust`` and
+listing what it takes, worded by :func:`specpack._text.unexpected_keywords` as every other
+keyword typo specpack reports. The check is a set comparison, done only when keywords are given.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+from ._text import unexpected_keywords
+from .errors import UnknownKeywordError
+
+__all__ = ["checked_keywords"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def checked_keywords(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn``, refusing a keyword argument it does not take with a did-you-mean.
+
+    A function that takes ``**kwargs`` is returned as it is (it checks its own). The wrapper
+    keeps ``fn``'s name, docstring and signature (``functools.wraps``), so help, docs and
+    pickling by reference see ``fn``.
+
+    Parameters
+    ----------
+    fn
+        A public function with a fixed set of keyword parameters.
+    """
+    params = inspect.signature(fn).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return fn
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    accepted = frozenset(names)
+    what = f"{fn.__qualname__}()"
+
+    @functools.wraps(fn)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        if kwargs and not accepted.issuperset(kwargs):
+            unknown = [k for k in kwargs if k not in accepted]
+            raise UnknownKeywordError(unexpected_keywords(what, unknown, names))
+        return fn(*args, **kwargs)
+
+    return call
