@@ -23,6 +23,7 @@ from ...errors import BuildError, BuildGymnasiumError
 from .. import Blueprint
 from .._shared import Plans, construct, fresh_spec, load_steps, raise_wrapped
 from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs
+from .lines import cross_line, other_line_blueprint
 from .resolve import META_DEFAULTS
 
 __all__ = ["build", "build_vector"]
@@ -34,8 +35,10 @@ class _Plan:
     __slots__ = ("creator", "skewed", "spec", "steps")
 
     def __init__(self, bp: Blueprint) -> None:
-        self.creator = bp.entry.load()
         captured = bp.versions.get("gymnasium")
+        if cross_line(captured):
+            bp = other_line_blueprint(bp, captured)
+        self.creator = bp.entry.load()
         self.skewed = captured is not None and captured != GYMNASIUM_VERSION
         fit = partial(adapt_layer_kwargs, captured_under=captured, label=bp.label)
         self.steps = load_steps(bp, fit if self.skewed else None)
