@@ -23,7 +23,7 @@ from ...errors import BuildError, BuildGymnasiumError
 from .. import Blueprint
 from .._shared import Plans, construct, fresh_spec, load_steps, raise_wrapped
 from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs
-from .lines import cross_line, other_line_blueprint
+from .lines import cross_line, other_line_blueprint, vector_api
 from .resolve import META_DEFAULTS
 
 __all__ = ["build", "build_vector"]
@@ -183,10 +183,11 @@ def build_vector(bp: Blueprint, num_envs: int | None, kwargs: dict[str, Any]) ->
             f"the vector env creator of pack {bp.label} ({bp.entry.name}) raised "
             f"{type(e).__name__}: {e}"
         ) from e
-    if not isinstance(env, gymnasium.vector.VectorEnv):
+    api = vector_api()
+    if not isinstance(env, api.VectorEnv):
         raise BuildError(
             f"the vector entry point of pack {bp.label} returned {type(env).__name__}, not a "
-            "gymnasium.vector.VectorEnv"
+            f"{api.__name__}.VectorEnv"
         )
     meta = {**META_DEFAULTS, **bp.spec}
     spec = EnvSpec(

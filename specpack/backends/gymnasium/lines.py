@@ -18,7 +18,9 @@ itself its behaviour may still differ between releases, which the version-skew w
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import replace
+from types import ModuleType
 from typing import Any
 
 import gymnasium
@@ -27,7 +29,7 @@ from ...carry.code import CodeRef
 from ...errors import BuildError
 from .. import Blueprint
 
-__all__ = ["LINE", "SAME_IN_BOTH", "cross_line", "line_of", "other_line_blueprint"]
+__all__ = ["LINE", "SAME_IN_BOTH", "cross_line", "line_of", "other_line_blueprint", "vector_api"]
 
 #: The wrappers that ``gymnasium.make`` applies in both lines, with the same constructor
 #: arguments and the same behaviour; only their module differs.
@@ -46,6 +48,15 @@ def line_of(version: str | None) -> str | None:
 
 #: The line of the gymnasium imported here.
 LINE: str | None = line_of(gymnasium.__version__)
+
+
+def vector_api() -> ModuleType:
+    """The module of gymnasium's 1.x vector API here: ``gymnasium.vector`` in 1.x,
+    ``gymnasium.experimental.vector`` in 0.28/0.29 (whose ``gymnasium.vector`` is the older,
+    autoresetting API that ``gymnasium.make_vec`` of 0.29 does not return)."""
+    return importlib.import_module(
+        "gymnasium.experimental.vector" if LINE == "0" else "gymnasium.vector"
+    )
 
 
 def _describe(line: str | None) -> str:
