@@ -29,7 +29,8 @@ from ...carry.code import CodeRef
 from ...errors import BuildError
 from .. import Blueprint
 
-__all__ = ["LINE", "SAME_IN_BOTH", "cross_line", "line_of", "other_line_blueprint", "vector_api"]
+__all__ = ["LINE", "SAME_IN_BOTH", "cross_line", "line_hint", "line_of", "other_line_blueprint",
+           "vector_api"]
 
 #: The wrappers that ``gymnasium.make`` applies in both lines, with the same constructor
 #: arguments and the same behaviour; only their module differs.
@@ -78,6 +79,16 @@ def _refusal(label: str, what: str, captured_under: str | None) -> BuildError:
         "its wrappers; only those make adds itself are the same in both). Install "
         f"gymnasium=={captured_under} here to rebuild it, or capture the env again under "
         f"gymnasium {here}"
+    )
+
+
+def line_hint(captured_under: str | None) -> str:
+    """What a constructor failure of a pack from the other line adds to its message."""
+    here = gymnasium.__version__
+    return (
+        f"; the pack was captured under gymnasium {captured_under} and gymnasium {here} runs "
+        f"here (the {_describe(LINE)} line), whose env may take other arguments: install "
+        f"gymnasium=={captured_under} here, or capture the env again under gymnasium {here}"
     )
 
 
