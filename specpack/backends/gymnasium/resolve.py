@@ -1,9 +1,11 @@
 """Resolving a gymnasium env: an id, an ``EnvSpec``, a class or factory, or a live stack.
 
-Resolution follows ``gymnasium.make`` step for step (gymnasium 1.0 through 1.4 share it):
+Resolution follows ``gymnasium.make`` step for step (gymnasium 0.28.1 through 1.4 share it):
 the spec's kwargs updated with the call's, then ``PassiveEnvChecker`` (unless disabled),
 ``OrderEnforcing`` (if ``order_enforce``), ``TimeLimit`` (the call's ``max_episode_steps``,
-else the spec's; ``-1`` means none) and the spec's ``additional_wrappers``. The render-mode
+else the spec's; ``-1`` means none), ``AutoResetWrapper`` (0.28/0.29, a spec with
+``autoreset=True``) and the spec's ``additional_wrappers``. What 0.28/0.29's make does that a
+pack does not rebuild (``TimeLimit(env, -1)``, ``EnvCompatibility``) is refused at capture. The render-mode
 wrappers depend on the final ``render_mode`` and are decided at build time
 (:mod:`.build`). Kwargs the entry point cannot take are refused here, with a suggestion.
 """
