@@ -191,9 +191,9 @@ def test_an_entry_point_that_makes_and_wraps_replays_the_original_rollout() -> N
     assert wrapper_types(rebuilt) == wrapper_types(theirs)
 
 
-# 0.28/0.29 has no ClipReward: its RecordEpisodeStatistics(deque_size) is a wrapper with kwargs
+# 0.28/0.29 has no ClipReward: its NormalizeObservation(epsilon) is a wrapper with kwargs
 @pytest.mark.parametrize("wrapper", ["NormalizeReward",
-                                     "RecordEpisodeStatistics" if GYMNASIUM_0X else "ClipReward",
+                                     "NormalizeObservation" if GYMNASIUM_0X else "ClipReward",
                                      "FlattenObservation"])
 def test_a_wrapper_the_entry_point_applies_itself_is_not_applied_twice(wrapper: str) -> None:
     """A spec read from an env whose entry point wraps (``NormalizeReward(make(...))``) lists
@@ -203,7 +203,7 @@ def test_a_wrapper_the_entry_point_applies_itself_is_not_applied_twice(wrapper: 
 
     args = {"NormalizeReward": {"gamma": 0.5}, "ClipReward": {"min_reward": 0.0,
             "max_reward": 0.5}, "FlattenObservation": {},
-            "RecordEpisodeStatistics": {"deque_size": 7}}[wrapper]
+            "NormalizeObservation": {"epsilon": 1e-4}}[wrapper]
 
     def wrapped() -> gymnasium.Env:  # type: ignore[type-arg]
         return getattr(gw, wrapper)(gymnasium.make("CartPole-v1"), **args)
