@@ -78,6 +78,9 @@ def packs():
             "same",
         ),
         "render_collection": (specpack.capture(Drift, render_mode="rgb_array_list"), "same"),
+        "render_collection_live": (
+            specpack.capture(W.RenderCollection(Drift(0.25, render_mode="rgb_array"))), "same",
+        ),
         # a wrapper 1.0 renamed or changed: refused, never rebuilt as another env
         "normalize_observation": (
             specpack.capture(W.NormalizeObservation(gymnasium.make("CartPole-v1"))),
@@ -106,7 +109,7 @@ def describe(env, steps=40, seed=5):
         if term or trunc:
             trace.append(np.asarray(env.reset()[0]).tolist())
     frames = None
-    if env.render_mode == "rgb_array_list":
+    if type(env).__name__ == "RenderCollection":
         frames = [np.asarray(f).tolist() for f in env.render()]
     return {"layers": names, "trace": trace, "frames": frames,
             "spec_id": env.spec.id if env.spec is not None else None,
@@ -180,7 +183,8 @@ def test_a_pack_from_the_other_gymnasium_line_rebuilds_the_same_env_or_is_refuse
         "SPECPACK_OTHER_LINE_PYTHON must point at a venv on the other gymnasium line"
     )
     same = {n for n, e in made["expect"].items() if e.startswith("same")}
-    assert {"cartpole_id", "main_class_in_makes_wrappers", "render_collection"} <= same
+    assert {"cartpole_id", "main_class_in_makes_wrappers", "render_collection",
+            "render_collection_live"} <= same
     assert "normalize_observation" in made["expect"]
     for name, ref in made["results"].items():
         for kind in ("pickle", "json"):
@@ -205,3 +209,4 @@ def test_a_pack_from_the_other_gymnasium_line_rebuilds_the_same_env_or_is_refuse
     assert made["results"]["main_class_in_makes_wrappers"]["layers"] == [
         "TimeLimit", "OrderEnforcing", "PassiveEnvChecker", "Drift"]
     assert made["results"]["render_collection"]["frames"]
+    assert made["results"]["render_collection_live"]["layers"] == ["RenderCollection", "Drift"]
