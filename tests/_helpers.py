@@ -12,13 +12,17 @@ import json
 import math
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
+import gymnasium
 import numpy as np
+import pytest
 from _hang import ProcessHang as ProcessHang
 from _hang import run_process as run_process
 
+import specpack
 from specpack import Blob, CodeRef, EnumRef, typedjson
 
 TESTS = Path(__file__).resolve().parent
@@ -26,6 +30,15 @@ SCRIPTS = TESTS / "scripts"
 FIXTURES = TESTS / "fixtures"
 GOLDEN = TESTS / "golden"
 ROOT = TESTS.parent
+#: The suite runs under gymnasium 0.28/0.29 (CI's 0.29.1 venv): where that line's make, wrappers
+#: or envs differ from 1.x, a test states the expectation of each line.
+GYMNASIUM_0X = gymnasium.__version__.startswith("0.")
+#: How a pack of the running line names TimeLimit (1.x moved it to gymnasium.wrappers.common).
+TIME_LIMIT_REF = f"{gymnasium.wrappers.TimeLimit.__module__}:TimeLimit"
+#: A gymnasium wrapper of the running line taking two float kwargs, and their names (0.28/0.29
+#: has no ClipReward).
+FLOAT_WRAPPER = (("NormalizeReward", "gamma", "epsilon") if GYMNASIUM_0X
+                 else ("ClipReward", "min_reward", "max_reward"))
 
 
 def run_python(
@@ -96,3 +109,20 @@ def _float_same(a: float, b: float) -> bool:
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
     return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+def refused_under_0x(pack: specpack.SpecPack) -> bool:
+    """Under gymnasium 0.28/0.29, whether ``pack`` (captured under 1.x) must be refused: its
+    CartPole takes sutton_barto_reward, which came in gymnasium 1.0. Checks the refusal names
+    the kwarg and both releases."""
+    if not (GYMNASIUM_0X and "sutton_barto_reward" in pack.kwargs):
+        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", specpack.VersionSkewWarning)
+        with pytest.raises(specpack.BuildError) as info:
+            pack.make()
+    message = str(info.value)
+    assert "sutton_barto_reward" in message, message
+    assert f"captured under gymnasium {pack.versions['gymnasium']}" in message, message
+    assert f"gymnasium {gymnasium.__version__} runs here" in message, message
+    return True

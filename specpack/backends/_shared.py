@@ -15,7 +15,7 @@ from ._args import _keyword_names, base_kwargs
 from ._registry import spec_made
 from .recipe import Blueprint, Recipe
 
-__all__ = ["Plans", "Step", "construct", "fresh_spec", "live_recipe", "load_steps",
+__all__ = ["Plans", "Step", "construct", "fresh_spec", "live_recipe", "load_steps", "no_hint",
            "raise_wrapped"]
 
 #: One layer of a build plan: the loaded callable, its ready kwargs (None: materialise them
@@ -74,7 +74,8 @@ def fresh_spec(template: Any, kwargs: dict[str, Any]) -> Any:
     return spec
 
 
-def _no_hint(e: BaseException) -> str:
+def no_hint(e: BaseException) -> str:
+    """The hint of a failure that needs none (the default of :func:`construct`)."""
     return ""
 
 
@@ -96,7 +97,7 @@ def construct(
     kwargs: dict[str, Any],
     env_type: type | None,
     not_env_fix: str,
-    hint: Callable[[BaseException], str] = _no_hint,
+    hint: Callable[[BaseException], str] = no_hint,
 ) -> Any:
     """``creator(**kwargs)``, a constructor failure named by pack, and the env type checked.
 
@@ -118,7 +119,7 @@ def construct(
 
 
 def raise_wrapped(
-    label: str, e: Exception, hint: Callable[[BaseException], str] = _no_hint
+    label: str, e: Exception, hint: Callable[[BaseException], str] = no_hint
 ) -> NoReturn:
     """Raise ``e``, a failure while applying wrappers, as a BuildError naming the pack (a
     BuildError as it is). Called in the ``except`` clause that caught ``e``: an inline

@@ -13,9 +13,14 @@ import multiprocessing
 import multiprocessing.connection
 import pickle
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+from ..backends.gymnasium.lines import LINE
+
+if TYPE_CHECKING or LINE != "0":
+    from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+else:  # gymnasium 0.28/0.29: the 1.x vector API is gymnasium.experimental.vector
+    from gymnasium.experimental.vector import AsyncVectorEnv, SyncVectorEnv
 
 from ..errors import WorkerError
 from ..pack import SpecPack

@@ -14,10 +14,19 @@ from __future__ import annotations
 import inspect
 import multiprocessing
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import gymnasium
-from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+from ..backends.gymnasium.lines import LINE
+
+if TYPE_CHECKING or LINE != "0":
+    from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv, VectorWrapper
+else:  # gymnasium 0.28/0.29: the 1.x vector API is gymnasium.experimental.vector
+    from gymnasium.experimental.vector import (
+        AsyncVectorEnv,
+        SyncVectorEnv,
+        VectorEnv,
+        VectorWrapper,
+    )
 
 from .._capture import capture
 from .._text import unexpected_keywords
@@ -43,7 +52,7 @@ def make_vec(
     preload: bool = True,
     start_timeout: float | None = 120.0,
     **vector_kwargs: Any,
-) -> gymnasium.vector.VectorEnv:
+) -> VectorEnv:
     """Build a gymnasium vector env of ``num_envs`` copies of ``pack``.
 
     Every sub-env is ``pack.make()``, so an env registered in the main guard, loaded from a file
@@ -191,7 +200,7 @@ def _vector_only(
     seed: int | None,
     env_kwargs: EnvKwargs | None,
     vector_kwargs: Mapping[str, Any],
-) -> gymnasium.vector.VectorEnv:
+) -> VectorEnv:
     """A vector-only pack: its vector creator builds all ``num_envs`` (``vector_entry_point``)."""
     if mode not in (None, "vector_entry_point"):
         raise SpecPackError(
@@ -214,10 +223,10 @@ def _vector_only(
     return _SeededVectorOnly(env, seed) if seed is not None else env
 
 
-class _SeededVectorOnly(SeedOnFirstReset, gymnasium.vector.VectorWrapper):
+class _SeededVectorOnly(SeedOnFirstReset, VectorWrapper):
     """``make_vec(..., seed=s)`` for a vector-only pack: the first unseeded reset uses ``s``."""
 
-    def __init__(self, env: gymnasium.vector.VectorEnv, seed: int) -> None:
+    def __init__(self, env: VectorEnv, seed: int) -> None:
         super().__init__(env)
         self._pending_seed = seed
 

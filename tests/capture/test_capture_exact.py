@@ -16,6 +16,7 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
+from _helpers import GYMNASIUM_0X
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 from gymnasium.wrappers import RescaleAction
 
@@ -112,12 +113,15 @@ def test_structured_np_void_kwarg_is_copied_at_capture_and_for_each_make() -> No
 @pytest.mark.parametrize("target", ["CartPole-v1", CartPoleEnv], ids=["id", "class"])
 def test_capture_with_a_misspelled_kwarg_is_refused_at_capture_with_a_suggestion(
         target: object) -> None:
-    good = specpack.capture(target, sutton_barto_reward=True)  # control: the real name works
+    # gymnasium 0.28/0.29's CartPole takes render_mode only (sutton_barto_reward came in 1.0)
+    real, typo, value = (("render_mode", "render_mod", "rgb_array") if GYMNASIUM_0X
+                         else ("sutton_barto_reward", "sutton_barto_rewrd", True))
+    good = specpack.capture(target, **{real: value})  # control: the real name works
     good.make().close()
     with pytest.raises(CaptureError) as info:
-        specpack.capture(target, sutton_barto_rewrd=True)
+        specpack.capture(target, **{typo: value})
     message = str(info.value)
-    assert "sutton_barto_rewrd" in message and "sutton_barto_reward" in message, message
+    assert typo in message and real in message, message
 
 
 # -- 23. an env kwarg named like a capture option ----------------------------------------

@@ -15,11 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _helpers import GYMNASIUM_0X
 from gymnasium.envs.registration import EnvSpec, WrapperSpec, register, registry
 
 import specpack
 
-CARTPOLE = "gymnasium.envs.classic_control.cartpole:CartPoleEnv"
+# An env and a numeric kwarg of it, a gymnasium wrapper and a float kwarg of it (gymnasium
+# 0.28/0.29 has neither CartPole's sutton_barto_reward nor ClipReward).
+if GYMNASIUM_0X:
+    CARTPOLE, KW = "gymnasium.envs.classic_control.pendulum:PendulumEnv", "g"
+    CLIP, LOW, HIGH = "NormalizeReward", "epsilon", "gamma"
+else:
+    CARTPOLE, KW = "gymnasium.envs.classic_control.cartpole:CartPoleEnv", "sutton_barto_reward"
+    CLIP, LOW, HIGH = "ClipReward", "min_reward", "max_reward"
 
 
 @pytest.fixture
@@ -34,16 +42,16 @@ def env_id() -> Any:
 def test_a_registered_kwarg_changed_to_an_equal_value_of_another_type_or_sign_is_not_served_stale(
     env_id: str, old: Any, new: Any
 ) -> None:
-    register(env_id, entry_point=CARTPOLE, kwargs={"sutton_barto_reward": old})
+    register(env_id, entry_point=CARTPOLE, kwargs={KW: old})
     first = specpack.capture(env_id)
-    assert repr(first.kwargs["sutton_barto_reward"]) == repr(old)
-    registry[env_id].kwargs["sutton_barto_reward"] = new  # the same spec, edited in place
+    assert repr(first.kwargs[KW]) == repr(old)
+    registry[env_id].kwargs[KW] = new  # the same spec, edited in place
     again = specpack.capture(env_id)
-    got = again.kwargs["sutton_barto_reward"]
+    got = again.kwargs[KW]
     assert type(got) is type(new) and repr(got) == repr(new), f"stale {got!r}, registry {new!r}"
-    registry[env_id].kwargs = {"sutton_barto_reward": old}  # a new dict, equal to the old one
+    registry[env_id].kwargs = {KW: old}  # a new dict, equal to the old one
     third = specpack.capture(env_id)
-    assert repr(third.kwargs["sutton_barto_reward"]) == repr(old)
+    assert repr(third.kwargs[KW]) == repr(old)
 
 
 def test_an_id_re_registered_by_the_import_that_resolves_it_is_not_served_the_old_pack(
@@ -76,7 +84,7 @@ def test_threads_re_registering_an_id_while_others_capture_it_never_get_a_stale_
     env_id: str,
 ) -> None:
     published = [0]  # the last tag whose registration finished
-    register(env_id, entry_point=CARTPOLE, kwargs={"sutton_barto_reward": 0})
+    register(env_id, entry_point=CARTPOLE, kwargs={KW: 0})
     done = threading.Event()
     stale: list[str] = []
     calls: list[int] = []
@@ -85,7 +93,7 @@ def test_threads_re_registering_an_id_while_others_capture_it_never_get_a_stale_
         n = 0
         while len(calls) < 600 and n < 10**6:  # one atomic swap each: the id is never missing
             n += 1
-            registry[env_id] = EnvSpec(env_id, CARTPOLE, kwargs={"sutton_barto_reward": n})
+            registry[env_id] = EnvSpec(env_id, CARTPOLE, kwargs={KW: n})
             published[0] = n
         done.set()
 
@@ -93,7 +101,7 @@ def test_threads_re_registering_an_id_while_others_capture_it_never_get_a_stale_
         try:
             while not done.is_set():
                 low = published[0]
-                got = specpack.capture(env_id).kwargs["sutton_barto_reward"]
+                got = specpack.capture(env_id).kwargs[KW]
                 calls.append(got)
                 if got < low:
                     stale.append(f"got {got} after {low} was registered")
@@ -112,17 +120,16 @@ def test_threads_re_registering_an_id_while_others_capture_it_never_get_a_stale_
     finally:
         sys.setswitchinterval(old)
     for _ in range(3):  # once the registrations are over, every capture is of the last one
-        assert specpack.capture(env_id).kwargs["sutton_barto_reward"] == published[0]
+        assert specpack.capture(env_id).kwargs[KW] == published[0]
     assert not stale, stale[:5]
     assert len(calls) >= 600
 
 
 def test_a_wrapper_kwarg_edited_in_place_in_the_registry_is_not_served_stale(
         env_id: str) -> None:
-    clip = WrapperSpec("ClipReward", "gymnasium.wrappers:ClipReward",
-                       {"min_reward": 0.0, "max_reward": 1.0})
+    clip = WrapperSpec(CLIP, f"gymnasium.wrappers:{CLIP}", {LOW: 0.0, HIGH: 1.0})
     register(env_id, entry_point=CARTPOLE, additional_wrappers=(clip,))
-    assert repr(specpack.capture(env_id).layers[0].kwargs["min_reward"]) == "0.0"
-    registry[env_id].additional_wrappers[0].kwargs["min_reward"] = -0.0  # the same dict
-    got = specpack.capture(env_id).layers[0].kwargs["min_reward"]
+    assert repr(specpack.capture(env_id).layers[0].kwargs[LOW]) == "0.0"
+    registry[env_id].additional_wrappers[0].kwargs[LOW] = -0.0  # the same dict
+    got = specpack.capture(env_id).layers[0].kwargs[LOW]
     assert repr(got) == "-0.0", got

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _helpers import run_python
+from _helpers import FLOAT_WRAPPER, TIME_LIMIT_REF, run_python
 
 import specpack
 from specpack import SpecPack, SpecPackError, UntrustedPackError
@@ -290,16 +290,17 @@ def test_a_callable_kwarg_from_an_allowed_module_needs_its_exact_entry(
 def test_env_and_wrapper_classes_and_values_of_an_allowed_module_are_admitted() -> None:
     data = _cartpole_manifest()
     data["kwargs"] = {"render_mode": None}
-    data["layers"].insert(0, {"class": {"$ref": "gymnasium.wrappers.common:TimeLimit"},
+    wrapper, low, high = FLOAT_WRAPPER
+    data["layers"].insert(0, {"class": {"$ref": TIME_LIMIT_REF},
                               "kwargs": {"max_episode_steps": 7}})
-    data["layers"].insert(0, {"class": {"$ref": "gymnasium.wrappers:ClipReward"},
-                              "kwargs": {"min_reward": 0.0, "max_reward": {
+    data["layers"].insert(0, {"class": {"$ref": f"gymnasium.wrappers:{wrapper}"},
+                              "kwargs": {low: 0.0, high: {
                                   "$ref": f"{CARTPOLE}:CartPoleEnv.metadata"}}})
     pack = SpecPack.from_json(json.dumps(data), allow=[*ALLOW, "gymnasium.wrappers"])
-    assert pack.layers[0].kwargs["max_reward"] is gymnasium_cartpole().CartPoleEnv.metadata
-    data["layers"][0]["kwargs"]["max_reward"] = 1.0
+    assert pack.layers[0].kwargs[high] is gymnasium_cartpole().CartPoleEnv.metadata
+    data["layers"][0]["kwargs"][high] = 1.0
     env = SpecPack.from_json(json.dumps(data), allow=[*ALLOW, "gymnasium.wrappers"]).make()
-    assert type(env).__name__ == "ClipReward"
+    assert type(env).__name__ == wrapper
     assert type(env.unwrapped).__name__ == "CartPoleEnv"
     env.close()
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _helpers import TIME_LIMIT_REF
 
 import specpack
 from specpack import PackFormatError, SpecPack
@@ -23,7 +24,7 @@ def _cartpole() -> dict[str, Any]:
 
 def test_time_limit_steps_as_a_string_names_the_layer_field(tmp_path: Path) -> None:
     data = _cartpole()
-    assert data["layers"][0]["class"] == {"$ref": "gymnasium.wrappers.common:TimeLimit"}
+    assert data["layers"][0]["class"] == {"$ref": TIME_LIMIT_REF}
     data["layers"][0]["kwargs"]["max_episode_steps"] = "500"
     path = tmp_path / "edited.specpack"
     path.write_text(json.dumps(data))

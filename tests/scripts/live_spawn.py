@@ -7,7 +7,7 @@ import pickle
 import gymnasium as gym
 import numpy as np
 from _common import layer_names, load_by_path, rollout
-from gymnasium.wrappers import ClipReward, NormalizeObservation, TimeLimit, TransformObservation
+from gymnasium.wrappers import NormalizeObservation, TimeLimit, TransformObservation
 
 import specpack
 
@@ -63,11 +63,15 @@ if __name__ == "__main__":
             return np.array([self.goal + action], np.float32), self.gravity, False, False, {}
 
     cases = {}
-    env = ClipReward(gym.make("CartPole-v1"), 0, 0.5)
+    if gym.__version__.startswith("0."):  # gymnasium 0.28/0.29: no ClipReward
+        env = gym.wrappers.NormalizeReward(gym.make("CartPole-v1"), gamma=0.0, epsilon=0.5)
+    else:
+        env = gym.wrappers.ClipReward(gym.make("CartPole-v1"), 0, 0.5)
     env = TimeLimit(env, 20)
     cases["order"] = NormalizeObservation(env)
     cases["file_wrapper"] = mod.ScaleReward(gym.make("CartPole-v1"), scale=3.0)
-    cases["lambda"] = TransformObservation(gym.make("CartPole-v1"), lambda o: o * 2.0, None)
+    cases["lambda"] = TransformObservation(gym.make("CartPole-v1"), lambda o: o * 2.0,
+                                           *(() if gym.__version__.startswith("0.") else (None,)))
     cases["nested"] = nested_wrapper_env()
     cases["direct_toy"] = TimeLimit(MainToy(gravity=3.0, goal=5.0), 4)
 

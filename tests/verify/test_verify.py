@@ -8,7 +8,7 @@ import os
 import gymnasium
 import numpy as np
 import pytest
-from _helpers import FIXTURES
+from _helpers import FIXTURES, GYMNASIUM_0X
 
 import specpack
 
@@ -55,10 +55,17 @@ def test_verify_is_true_for_a_deterministic_registered_env(where):
 
 
 def test_verify_is_true_for_a_live_wrapped_env_with_a_lambda():
-    env = gymnasium.wrappers.TransformObservation(
-        gymnasium.wrappers.ClipReward(gymnasium.make("Pendulum-v1"), -1.0, 0.0),
-        lambda o: o * 3.0, None,
-    )
+    if GYMNASIUM_0X:  # 0.28/0.29: no ClipReward, TransformObservation(env, f)
+        env = gymnasium.wrappers.TransformObservation(
+            gymnasium.wrappers.TransformReward(gymnasium.make("Pendulum-v1"),
+                                               lambda r: min(max(r, -1.0), 0.0)),
+            lambda o: o * 3.0,
+        )
+    else:
+        env = gymnasium.wrappers.TransformObservation(
+            gymnasium.wrappers.ClipReward(gymnasium.make("Pendulum-v1"), -1.0, 0.0),
+            lambda o: o * 3.0, None,
+        )
     assert specpack.capture(env).verify(steps=60)
 
 

@@ -21,8 +21,9 @@ from gymnasium.envs.registration import EnvSpec, WrapperSpec
 from ...carry.values import materialize
 from ...errors import BuildError, BuildGymnasiumError
 from .. import Blueprint
-from .._shared import Plans, construct, fresh_spec, load_steps, raise_wrapped
+from .._shared import Plans, construct, fresh_spec, load_steps, no_hint, raise_wrapped
 from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs
+from .lines import cross_line, line_hint, other_line_blueprint, vector_api
 from .resolve import META_DEFAULTS
 
 __all__ = ["build", "build_vector"]
@@ -31,11 +32,15 @@ __all__ = ["build", "build_vector"]
 class _Plan:
     """What every build of one blueprint in this process shares."""
 
-    __slots__ = ("creator", "skewed", "spec", "steps")
+    __slots__ = ("creator", "hint", "skewed", "spec", "steps")
 
     def __init__(self, bp: Blueprint) -> None:
-        self.creator = bp.entry.load()
         captured = bp.versions.get("gymnasium")
+        self.hint = ""
+        if cross_line(captured):
+            bp = other_line_blueprint(bp, captured)
+            self.hint = line_hint(captured)
+        self.creator = bp.entry.load()
         self.skewed = captured is not None and captured != GYMNASIUM_VERSION
         fit = partial(adapt_layer_kwargs, captured_under=captured, label=bp.label)
         self.steps = load_steps(bp, fit if self.skewed else None)
@@ -54,7 +59,8 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
         human, collection = _render_plan(creator, kwargs)
     try:
         env = construct(bp.label, bp.entry.name, creator, kwargs, gymnasium.Env,
-                        "for a legacy gym env capture with backend='gym'")
+                        "for a legacy gym env capture with backend='gym'",
+                        (lambda e: plan.hint) if plan.hint else no_hint)
     except BuildError as e:
         if human and isinstance(e.__cause__, TypeError) and "'render_mode'" in str(e.__cause__):
             raise BuildGymnasiumError(
@@ -180,10 +186,12 @@ def build_vector(bp: Blueprint, num_envs: int | None, kwargs: dict[str, Any]) ->
             f"the vector env creator of pack {bp.label} ({bp.entry.name}) raised "
             f"{type(e).__name__}: {e}"
         ) from e
-    if not isinstance(env, gymnasium.vector.VectorEnv):
+    # 0.28/0.29: a vector entry point may return either of that release's vector APIs
+    kinds = tuple(dict.fromkeys((vector_api().VectorEnv, gymnasium.vector.VectorEnv)))
+    if not isinstance(env, kinds):
         raise BuildError(
             f"the vector entry point of pack {bp.label} returned {type(env).__name__}, not a "
-            "gymnasium.vector.VectorEnv"
+            f"{' or '.join(f'{k.__module__}.VectorEnv' for k in kinds)}"
         )
     meta = {**META_DEFAULTS, **bp.spec}
     spec = EnvSpec(

@@ -1,9 +1,11 @@
 """Resolving a gymnasium env: an id, an ``EnvSpec``, a class or factory, or a live stack.
 
-Resolution follows ``gymnasium.make`` step for step (gymnasium 1.0 through 1.4 share it):
+Resolution follows ``gymnasium.make`` step for step (gymnasium 0.28.1 through 1.4 share it):
 the spec's kwargs updated with the call's, then ``PassiveEnvChecker`` (unless disabled),
 ``OrderEnforcing`` (if ``order_enforce``), ``TimeLimit`` (the call's ``max_episode_steps``,
-else the spec's; ``-1`` means none) and the spec's ``additional_wrappers``. The render-mode
+else the spec's; ``-1`` means none), ``AutoResetWrapper`` (0.28/0.29, a spec with
+``autoreset=True``) and the spec's ``additional_wrappers``. What 0.28/0.29's make does that a
+pack does not rebuild (``TimeLimit(env, -1)``, ``EnvCompatibility``) is refused at capture. The render-mode
 wrappers depend on the final ``render_mode`` and are decided at build time
 (:mod:`.build`). Kwargs the entry point cannot take are refused here, with a suggestion.
 """
@@ -33,6 +35,7 @@ from .._registry import import_id_module, versioned_spec
 from .._shared import live_recipe
 from ._probe import registered_in_fresh_interpreter
 from .compat import repair_record
+from .lines import LINE
 
 __all__ = ["META_DEFAULTS", "from_env", "from_id", "from_spec", "spec_meta"]
 
@@ -142,6 +145,8 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
         )
     max_episode_steps = options.get("max_episode_steps")
     disable_env_checker = options.get("disable_env_checker")
+    if LINE == "0":
+        _refuse_0x_only(spec, max_episode_steps)
     env_kwargs = dict(spec.kwargs)
     env_kwargs.update(kwargs)
     layers: list[tuple[type, dict[str, Any]]] = []
@@ -155,6 +160,8 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
         steps = max_episode_steps if max_episode_steps is not None else spec.max_episode_steps
         if steps is not None:
             layers.append((gymnasium.wrappers.TimeLimit, {"max_episode_steps": steps}))
+    if getattr(spec, "autoreset", False) is True:  # gymnasium 0.28/0.29 only
+        layers.append((gymnasium.wrappers.AutoResetWrapper, {}))
     for w in spec.additional_wrappers:
         if w.kwargs is None:
             raise CaptureError(
@@ -190,6 +197,32 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
         notes=notes,
         entry_ref=entry_ref,
     )
+
+
+def _refuse_0x_only(spec: EnvSpec, max_episode_steps: int | None) -> None:
+    """Refuse what gymnasium 0.28/0.29's ``make`` does but a pack does not rebuild.
+
+    ``max_episode_steps=-1`` means "no TimeLimit" to specpack and gymnasium 1.x, while 0.29's
+    make wraps ``TimeLimit(env, -1)``, which truncates every step; a spec with
+    ``apply_api_compatibility=True`` makes 0.29 build an ``EnvCompatibility`` env around an
+    old-API env, which gymnasium 1.0 removed.
+    """
+    version = gymnasium.__version__
+    if max_episode_steps == -1:
+        raise CaptureError(
+            f"max_episode_steps=-1 means no TimeLimit in specpack and gymnasium 1.x, but "
+            f"gymnasium {version}'s make would wrap TimeLimit(env, -1), which truncates every "
+            "step; to capture the env without a TimeLimit under this gymnasium, register it "
+            "with max_episode_steps=None or capture its class: specpack.capture(EnvClass, ...)"
+        )
+    if getattr(spec, "apply_api_compatibility", False) is True:
+        raise CaptureError(
+            f"the spec {spec.id!r} sets apply_api_compatibility=True: gymnasium {version}'s "
+            "make would build its old-API env inside EnvCompatibility (deprecated, removed in "
+            "gymnasium 1.0), which specpack does not rebuild; capture the legacy env with "
+            "backend='gym', or port it to the gymnasium API and register it without "
+            "apply_api_compatibility"
+        )
 
 
 def registered_ref(spec: EnvSpec, entry: Any, notes: list[str]) -> CodeRef | None:
