@@ -26,7 +26,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
-from _helpers import GOLDEN, refused_under_0x
+from _helpers import GOLDEN, GYMNASIUM_0X, refused_under_0x
 
 import specpack
 
@@ -192,8 +192,9 @@ def test_fresh_pickles_of_every_kind_of_pack_name_only_specpack_pickled(tmp_path
     asset = tmp_path / "level.txt"
     asset.write_text("1")
     live = gymnasium.wrappers.RecordEpisodeStatistics(gymnasium.make("CartPole-v1"))
+    cartpole_kwargs = {} if GYMNASIUM_0X else {"sutton_barto_reward": True}  # a 1.x kwarg
     packs = [
-        specpack.capture("CartPole-v1", max_episode_steps=50, sutton_barto_reward=True),
+        specpack.capture("CartPole-v1", max_episode_steps=50, **cartpole_kwargs),
         specpack.capture(_Local, by_value=True, offsets=np.arange(3, dtype=">f4")),
         specpack.capture("CartPole-v1", record_spaces=True),
         specpack.capture(live),
