@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
@@ -66,10 +67,17 @@ class Block:
     lang: str
     code: str
     output: str | None = None  # the ```text block right after it, for a python block
+    info: str = ""  # the fence's info string: ```python title="envs/ant_envs.py"
 
     @property
     def where(self) -> str:
         return f"{self.path.relative_to(ROOT).as_posix()}:{self.line}"
+
+    @property
+    def title(self) -> str | None:
+        """``title="envs/ant_envs.py"`` of the fence: the file the page asks the reader to save."""
+        m = re.search(r'\btitle="(?P<title>[^"]+)"', self.info)
+        return m.group("title") if m else None
 
     @property
     def install(self) -> InstallLine | None:
@@ -155,14 +163,19 @@ class InstallLine:
         return any(canonicalize_name(r.name) == "torch" for r in self.requirements())
 
 
-def project_extras() -> dict[str, list[str]]:
-    """``[project.optional-dependencies]`` of the checkout's pyproject.toml."""
+def pyproject() -> dict[str, Any]:
+    """The checkout's pyproject.toml."""
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
     with open(ROOT / "pyproject.toml", "rb") as f:
-        extras = tomllib.load(f)["project"]["optional-dependencies"]
+        return tomllib.load(f)
+
+
+def project_extras() -> dict[str, list[str]]:
+    """``[project.optional-dependencies]`` of the checkout's pyproject.toml."""
+    extras = pyproject()["project"]["optional-dependencies"]
     return {canonicalize_name(k): list(v) for k, v in extras.items()}
 
 
@@ -195,7 +208,7 @@ def blocks_of(path: Path, text: str | None = None) -> list[Block]:
             j += 1
         else:
             raise ValueError(f"{path}:{i + 1}: a ``` fence that is never closed")
-        found.append(Block(path, i + 1, lang, "\n".join(body) + "\n"))
+        found.append(Block(path, i + 1, lang, "\n".join(body) + "\n", info=info))
         i = j + 1
     # Pair each python block with a text block that follows it after blank lines only.
     paired: list[Block] = []
@@ -215,13 +228,29 @@ def python_blocks() -> list[Block]:
     return [b for p in pages() for b in blocks_of(p) if b.lang in PYTHON_FENCES]
 
 
+def is_session(block: Block) -> bool:
+    """A ```console block, or a ```text block whose first command line starts with ``$ ``
+    (tests/docs/docs_sessions.py runs them)."""
+    if block.lang not in ("console", "text"):
+        return False
+    lines = [ln for ln in block.code.splitlines() if ln.strip()]
+    if lines and lines[0].startswith("# requires:"):
+        lines = lines[1:]
+    return bool(lines) and lines[0].startswith("$ ")
+
+
+def checked_blocks() -> list[Block]:
+    """The python blocks and the command-line sessions of README.md and docs/."""
+    return [b for p in pages() for b in blocks_of(p) if b.lang in PYTHON_FENCES or is_session(b)]
+
+
 def marker_names() -> list[str]:
-    return sorted({b.install.marker for b in python_blocks() if b.install is not None})
+    return sorted({line.marker for line in install_lines()})
 
 
 def install_lines() -> list[InstallLine]:
-    """Every distinct install line the docs' blocks name, in a stable order."""
-    lines = {b.install.marker: b.install for b in python_blocks() if b.install is not None}
+    """Every distinct install line the docs' blocks and sessions name, in a stable order."""
+    lines = {b.install.marker: b.install for b in checked_blocks() if b.install is not None}
     return [lines[k] for k in sorted(lines)]
 
 
