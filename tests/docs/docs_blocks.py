@@ -151,6 +151,8 @@ class InstallLine:
             seen.add(extra)
             for dep in project_extras()[extra]:
                 req = Requirement(dep)
+                if req.marker is not None and not req.marker.evaluate({"extra": extra}):
+                    continue  # not for this Python or platform
                 if canonicalize_name(req.name) == "specpack":
                     todo += [canonicalize_name(e) for e in req.extras]
                 else:
