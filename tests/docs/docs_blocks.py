@@ -3,10 +3,15 @@
 House rule: every ```python block (also ```py, ```python3) in the README and the docs is a
 complete program that runs as written; fragments use another fence (```pycon, ```text).
 
-- A block that needs a library outside specpack's own dependencies says so on its first line:
-  ``# requires: stable-baselines3`` or ``# requires: gym, numpy<2`` (distribution names with
-  optional version specifiers or extras, comma-separated). Its test is marked
-  ``requires_<name>`` per library and fails (never passes quietly) where one is missing.
+- A block that needs a library outside specpack's own dependencies names, on its first line,
+  the install line that gives it, run from the root of a clone:
+  ``# requires: pip install ".[sb3]"`` (the extras of pyproject.toml; other requirements may
+  follow: ``pip install ".[pettingzoo]" mpe2``). The page shows the same line. Its test is
+  marked ``requires_<extras and names>`` (``requires_pettingzoo_sb3``), one marker per install
+  line, and CI runs each marker in a venv made with exactly that line (``.ci/run`` reads the
+  lines from here: ``python tests/docs/docs_blocks.py install-lines``), so a dependency the
+  extra lacks fails CI. Where the line's requirements are not met the test is skipped, and
+  under CI=true a skip is a failure.
 - A ```text block that follows a python block with nothing but blank lines between them is
   that program's output, as the page shows it: the program must print exactly that text, up
   to line wrapping (whitespace runs compare equal), numbers included.
@@ -18,11 +23,13 @@ import dataclasses
 import importlib.metadata
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
@@ -32,12 +39,14 @@ FIXTURES = ROOT / "tests" / "fixtures"
 
 PYTHON_FENCES = frozenset({"python", "py", "python3", "py3"})
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
-_REQUIRES = re.compile(r"^#\s*requires:\s*(?P<list>.+?)\s*$")
+_REQUIRES = re.compile(r"^#\s*requires:\s*(?P<line>.+?)\s*$")
 
 #: Libraries a block may import only after declaring them (``# requires: ...``): import name ->
 #: distribution. Everything else a block imports must come with specpack itself.
 OPTIONAL_IMPORTS = {
     "gym": "gym",
+    "pettingzoo": "pettingzoo",
+    "supersuit": "supersuit",
     "joblib": "joblib",
     "minari": "minari",
     "pufferlib": "pufferlib",
@@ -60,24 +69,118 @@ class Block:
     lang: str
     code: str
     output: str | None = None  # the ```text block right after it, for a python block
+    info: str = ""  # the fence's info string: ```python title="envs/ant_envs.py"
 
     @property
     def where(self) -> str:
         return f"{self.path.relative_to(ROOT).as_posix()}:{self.line}"
 
     @property
-    def requires(self) -> tuple[Requirement, ...]:
+    def title(self) -> str | None:
+        """``title="envs/ant_envs.py"`` of the fence: the file the page asks the reader to save."""
+        m = re.search(r'\btitle="(?P<title>[^"]+)"', self.info)
+        return m.group("title") if m else None
+
+    @property
+    def install(self) -> InstallLine | None:
+        """The install line of the block's ``# requires:`` header, or None without one."""
         first = self.code.split("\n", 1)[0].strip()
         m = _REQUIRES.match(first)
         if not m:
-            return ()
-        reqs = []
-        for item in m.group("list").split(","):
+            return None
+        try:
+            return InstallLine.parse(m.group("line"))
+        except ValueError as e:
+            raise ValueError(f"{self.where}: {e}") from e
+
+    @property
+    def requires(self) -> tuple[Requirement, ...]:
+        """Every requirement the install line brings beyond specpack's own dependencies."""
+        return () if self.install is None else self.install.requirements()
+
+
+@dataclasses.dataclass(frozen=True)
+class InstallLine:
+    """``pip install ".[a,b]" other``, run at the root of a clone: extras and other requirements."""
+
+    extras: tuple[str, ...]
+    others: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, line: str) -> InstallLine:
+        words = shlex.split(line)
+        if words[:2] != ["pip", "install"] or len(words) < 3:
+            raise ValueError(f"'# requires:' must name an install line, "
+                             f"'pip install \".[extra]\"', not {line!r}")
+        extras: list[str] = []
+        others: list[str] = []
+        for word in words[2:]:
+            m = re.fullmatch(r"\.(?:\[(?P<extras>[\w,-]+)\])?", word)
+            if m:
+                extras += [canonicalize_name(e) for e in (m.group("extras") or "").split(",") if e]
+                continue
             try:
-                reqs.append(Requirement(item.strip()))
+                Requirement(word)
             except InvalidRequirement as e:
-                raise ValueError(f"{self.where}: bad '# requires:' entry {item!r}: {e}") from e
-        return tuple(reqs)
+                raise ValueError(f"bad requirement {word!r} in {line!r}: {e}") from e
+            others.append(word)
+        unknown = sorted(set(extras) - set(project_extras()))
+        if unknown:
+            raise ValueError(f"{line!r} names extras pyproject.toml lacks: {', '.join(unknown)}")
+        return cls(tuple(sorted(set(extras))), tuple(others))
+
+    @property
+    def command(self) -> str:
+        """The line as the docs show it: ``pip install ".[pettingzoo,sb3]" mpe2``."""
+        dot = f".[{','.join(self.extras)}]" if self.extras else "."
+        return shlex.join(["pip", "install", dot, *self.others]).replace(f"'{dot}'", f'"{dot}"')
+
+    @property
+    def marker(self) -> str:
+        """``requires_pettingzoo_sb3``: the pytest marker of the blocks that need this line."""
+        names = [*self.extras, *(canonicalize_name(Requirement(o).name) for o in self.others)]
+        return "requires_" + "_".join(names).replace("-", "_")
+
+    def requirements(self) -> tuple[Requirement, ...]:
+        """The requirements of the extras (expanded through ``specpack[...]``) and the others."""
+        reqs: list[Requirement] = []
+        seen: set[str] = set()
+        todo = list(self.extras)
+        while todo:
+            extra = todo.pop()
+            if extra in seen:
+                continue
+            seen.add(extra)
+            for dep in project_extras()[extra]:
+                req = Requirement(dep)
+                if req.marker is not None and not req.marker.evaluate({"extra": extra}):
+                    continue  # not for this Python or platform
+                if canonicalize_name(req.name) == "specpack":
+                    todo += [canonicalize_name(e) for e in req.extras]
+                else:
+                    reqs.append(req)
+        return (*reqs, *(Requirement(o) for o in self.others))
+
+    @property
+    def needs_torch(self) -> bool:
+        """An extra lists torch: CI installs the CPU wheel ``torch==2.13.0`` first."""
+        return any(canonicalize_name(r.name) == "torch" for r in self.requirements())
+
+
+def pyproject() -> dict[str, Any]:
+    """The checkout's pyproject.toml."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+def project_extras() -> dict[str, list[str]]:
+    """``[project.optional-dependencies]`` of the checkout's pyproject.toml."""
+    extras = pyproject()["project"]["optional-dependencies"]
+    return {canonicalize_name(k): list(v) for k, v in extras.items()}
 
 
 def pages() -> list[Path]:
@@ -109,7 +212,7 @@ def blocks_of(path: Path, text: str | None = None) -> list[Block]:
             j += 1
         else:
             raise ValueError(f"{path}:{i + 1}: a ``` fence that is never closed")
-        found.append(Block(path, i + 1, lang, "\n".join(body) + "\n"))
+        found.append(Block(path, i + 1, lang, "\n".join(body) + "\n", info=info))
         i = j + 1
     # Pair each python block with a text block that follows it after blank lines only.
     paired: list[Block] = []
@@ -129,14 +232,30 @@ def python_blocks() -> list[Block]:
     return [b for p in pages() for b in blocks_of(p) if b.lang in PYTHON_FENCES]
 
 
-def marker_name(req: Requirement) -> str:
-    """``requires_stable_baselines3``; an extra is part of the name: ``requires_ray_rllib``."""
-    parts = [canonicalize_name(req.name), *sorted(canonicalize_name(e) for e in req.extras)]
-    return "requires_" + "_".join(parts).replace("-", "_")
+def is_session(block: Block) -> bool:
+    """A ```console block, or a ```text block whose first command line starts with ``$ ``
+    (tests/docs/docs_sessions.py runs them)."""
+    if block.lang not in ("console", "text"):
+        return False
+    lines = [ln for ln in block.code.splitlines() if ln.strip()]
+    if lines and lines[0].startswith("# requires:"):
+        lines = lines[1:]
+    return bool(lines) and lines[0].startswith("$ ")
+
+
+def checked_blocks() -> list[Block]:
+    """The python blocks and the command-line sessions of README.md and docs/."""
+    return [b for p in pages() for b in blocks_of(p) if b.lang in PYTHON_FENCES or is_session(b)]
 
 
 def marker_names() -> list[str]:
-    return sorted({marker_name(r) for b in python_blocks() for r in b.requires})
+    return sorted({line.marker for line in install_lines()})
+
+
+def install_lines() -> list[InstallLine]:
+    """Every distinct install line the docs' blocks and sessions name, in a stable order."""
+    lines = {b.install.marker: b.install for b in checked_blocks() if b.install is not None}
+    return [lines[k] for k in sorted(lines)]
 
 
 def missing(req: Requirement) -> str | None:
@@ -160,7 +279,7 @@ def missing(req: Requirement) -> str | None:
 
 
 def undeclared_imports(block: Block) -> list[str]:
-    """Optional libraries the block imports without declaring them in ``# requires:``."""
+    """Optional libraries the block imports that its install line does not bring."""
     declared = {canonicalize_name(r.name) for r in block.requires}
     used = set()
     for m in re.finditer(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", block.code, re.MULTILINE):
@@ -212,7 +331,8 @@ def run_block(block: Block, tmp: Path, timeout: float = 180) -> str | None:
         m = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", proc.stderr)
         if m:
             hint = (f"\n(the block imports {m.group(1)!r}: declare it on its first line, "
-                    f"'# requires: {m.group(1).split('.')[0]}', or make it a ```pycon fragment)")
+                    f"'# requires: pip install \".[extra]\"' naming an extra that installs "
+                    f"it, or make it a ```pycon fragment)")
         return (f"{block.where}: exited {proc.returncode}{hint}\nstdout:\n{_tail(proc.stdout)}"
                 f"\nstderr:\n{_tail(proc.stderr)}")
     if block.output is not None and normalized(proc.stdout) != normalized(block.output):
@@ -232,3 +352,18 @@ def _tail(text: str | bytes | None, limit: int = 6000) -> str:
 
 def _remove_tree(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
+
+
+def main(argv: list[str]) -> int:
+    """``install-lines``: one line per docs venv, ``marker<TAB>torch|-<TAB>pip arguments``."""
+    if argv != ["install-lines"]:
+        print("usage: python tests/docs/docs_blocks.py install-lines", file=sys.stderr)
+        return 2
+    for line in install_lines():
+        print(line.marker, "torch" if line.needs_torch else "-",
+              shlex.join(shlex.split(line.command)[2:]), sep="\t")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
