@@ -176,8 +176,63 @@ def part_main(run: Callable[[bool], list[dict[str, Any]]], description: str,
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    from run import format_rows
-
     rows = run(args.quick)
     print(json.dumps(rows, indent=2) if args.json else format_rows(rows))
     return 0
+
+
+#: The heading of each part's rows in a table.
+_TITLES = {
+    "core": "make, capture and pickle (CartPole-v1)",
+    "growth": "growth with kwargs and wrappers",
+    "import": "what a process pays: whole fresh interpreters (CPU)",
+    "carry": "code carried by value",
+    "verify": "verify",
+    "slow_start": "vector-env start with a slow constructor",
+    "another_machine": "another machine: a self-contained CustomAnt pack, check vs verify",
+    "audit": "specpack audit of ale-py and minigrid (wall time against 0.1.0's)",
+}
+
+
+def _ratio(r: dict[str, Any]) -> str:
+    return "" if r.get("ratio") is None else f"{r['ratio']:.2f}x"
+
+
+def _goal(r: dict[str, Any]) -> tuple[str, str]:
+    if r.get("goal") is None:
+        return "", ""
+    return f"<= {r['goal']:g}x", "met" if r.get("met") else "MISSED"
+
+
+def format_rows(rows: list[dict[str, Any]], markdown: bool = False) -> str:
+    """The ratio rows as a plain-text (or Markdown) table, grouped by part."""
+    header = ("figure", "specpack", "baseline", "ratio", "goal", "")
+    body: list[tuple[str, ...] | str] = []
+    group = None
+    for r in rows:
+        if "figure" not in r:
+            continue
+        if r["bench"] != group:
+            group = r["bench"]
+            body.append(_TITLES.get(str(group), str(group)))
+        body.append((r["figure"], r["specpack"], r["baseline"], _ratio(r), *_goal(r)))
+    cells = [b for b in body if isinstance(b, tuple)]
+    if markdown:
+        lines = ["| " + " | ".join(header[:-1]) + " | |", "|---|---:|---:|---:|---:|---|"]
+        for b in body:
+            if isinstance(b, str):
+                lines.append(f"| **{b}** | | | | | |")
+            else:
+                lines.append("| " + " | ".join(b) + " |")
+        return "\n".join(lines)
+    widths = [max(len(c[i]) for c in [header, *cells]) for i in range(len(header))]
+    right = {1, 2, 3}
+
+    def fmt(c: tuple[str, ...]) -> str:
+        return "  ".join(x.rjust(w) if i in right else x.ljust(w)
+                         for i, (x, w) in enumerate(zip(c, widths))).rstrip()
+
+    lines = [fmt(header)]
+    for b in body:
+        lines.append(f"-- {b}" if isinstance(b, str) else fmt(b))
+    return "\n".join(lines)

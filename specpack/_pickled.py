@@ -40,9 +40,9 @@ from typing import TYPE_CHECKING, Any
 from ._assets import Asset
 from ._surface import Surface
 from .carry.carried import Blob, EnumRef
-from .carry.code import CodeRef
+from .carry.ref import CodeRef
 from .carry.sources import restore_sources as _relabelled
-from .carry.values import exact_array
+from .carry.tree import exact_array
 from .layer import Layer
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ def restore_sources(obj: Any, files: dict[tuple[str, int], str], sources: dict[s
 
 def _legacy() -> dict[str, Any]:
     from . import _carry, _values, pack
-    from .carry import carried, code, sources, values
+    from .carry import carried, ref, sources, tree
 
     return {
         # specpack 0.1.0 (pack format 1: the state holds these objects)
@@ -135,12 +135,12 @@ def _legacy() -> dict[str, Any]:
         "specpack._values._rebuild_array": _values._rebuild_array,
         # specpack 0.2.0 up to 0.3.0.dev0 before this module (formats 2 and 3)
         "specpack.layer.Layer": Layer,
-        "specpack.carry.code.CodeRef": code.CodeRef,
+        "specpack.carry.code.CodeRef": ref.CodeRef,
         "specpack.carry.carried.Blob": carried.Blob,
         "specpack.carry.carried.EnumRef": carried.EnumRef,
-        "specpack.carry.values.Blob": values.Blob,
-        "specpack.carry.values.EnumRef": values.EnumRef,
-        "specpack.carry.values._rebuild_array": values._rebuild_array,
+        "specpack.carry.values.Blob": carried.Blob,
+        "specpack.carry.values.EnumRef": carried.EnumRef,
+        "specpack.carry.values._rebuild_array": tree.exact_array,
         "specpack._surface.Surface": Surface,
         # inside by-value payloads (cloudpickle bytes in a pack or a pack file)
         "specpack.carry.sources.restore_sources": sources.restore_sources,

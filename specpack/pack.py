@@ -1,18 +1,12 @@
 """The :class:`SpecPack` value: everything needed to rebuild one env, resolved and carried.
 
-A pack is immutable and self-contained. It holds the entry point (a
-:class:`~specpack.carry.CodeRef`, by reference or by value), the constructor kwargs (a private
-deep copy), the spec metadata the env sees as ``env.spec``, and the wrapper stack as a tuple of
-:class:`Layer` from the outermost wrapper inwards. Nothing in it refers to the registry or to
-modules a worker would have to pre-import.
-
-Its fields are declared once, as a frozen slotted dataclass; its pickled state, its copy
-(:meth:`SpecPack.evolve`), the manifest's fields and its identity all follow that list. Its
-identity (``fingerprint``, ``==``, ``hash``) comes from the fields in canonical typed JSON;
-nothing is imported or unpickled to compute it. It pickles with plain ``pickle`` through a
-``__reduce__`` naming only :mod:`specpack._pickled`. What it does lives in the modules it
-delegates to: :mod:`specpack._build` (building), :mod:`specpack._proof` (verify, seal, check),
-:mod:`specpack._fileface` (its text form) and :mod:`specpack._state` (pickled state, identity).
+Immutable and self-contained: the entry point (a :class:`~specpack.carry.CodeRef`), a private
+copy of the kwargs, the spec metadata and the wrapper stack (:class:`Layer`, outermost first);
+nothing in it refers to the registry. Its fields are declared once (a frozen slotted
+dataclass); its pickled state, copy, manifest fields and identity follow that list. What it
+does lives where it delegates (docs/how-it-works.md): :mod:`specpack._build` (make),
+:mod:`specpack._proof` (verify, seal, check), :mod:`specpack._fileface` (text form) and
+:mod:`specpack._state` (pickled state, identity).
 """
 
 from __future__ import annotations
@@ -33,8 +27,10 @@ from ._state import FORMAT_VERSION, fingerprint_of, state_of
 from ._surface import Surface
 from ._text import short
 from .backends import Blueprint
-from .carry.code import CodeRef
-from .carry.values import Blob, is_plain, iter_carried, materialize
+from .carry.carried import Blob
+from .carry.ref import CodeRef
+from .carry.tree import is_plain, materialize
+from .carry.values import iter_carried
 from .layer import Layer
 
 if TYPE_CHECKING:
@@ -52,56 +48,41 @@ _restore = restore_pack
 class SpecPack:
     """How to build one env, resolved in the process where it was known.
 
-    Make one with :func:`specpack.capture`; rebuild with :meth:`make` in any process::
-
-        pack = specpack.capture("CartPole-v1", max_episode_steps=200)
-        env = pack.make()                      # here, or in a spawn/forkserver worker
-        blob = pickle.dumps(pack)              # plain stdlib pickle
-
-    The pack describes construction, not run-time state: running statistics of a wrapper,
-    an episode in progress or an RNG position are not captured (seed with ``reset(seed=...)``).
-    It is immutable; :meth:`evolve` gives a changed copy. The constructor takes the fields
-    below as keywords, already lowered (``capture`` and ``load`` make packs; build one by hand
-    only from another pack's parts).
+    Make one with :func:`specpack.capture`; rebuild it with :meth:`make` in any process (a
+    spawn or forkserver worker too); it pickles with plain ``pickle``. It describes
+    construction, not run-time state (wrapper statistics, an episode in progress, an RNG
+    position). :meth:`evolve` gives a changed copy; the constructor takes the fields below as
+    keywords, already lowered (build one by hand only from another pack's parts).
 
     Attributes
     ----------
     backend
         The backend that builds it: ``"gymnasium"``, ``"gym"`` or ``"pettingzoo"``.
     id
-        The registered env id it was captured from, or None (captured from a class, a
-        function or a live env that has no spec).
+        The registered env id it was captured from, or None (a class, function or live env).
     entry_point
-        The env constructor, a :class:`~specpack.carry.CodeRef`: by reference
-        (``module:qualname``) or carried by value (a cloudpickle payload).
+        The env constructor, a :class:`~specpack.carry.CodeRef` (by reference or by value).
     spec
         The spec fields the built env shows as ``env.spec`` (read-only mapping).
     layers
-        The wrapper stack, outermost first, as :class:`~specpack.layer.Layer` values (class and
-        constructor kwargs of each wrapper).
+        The wrapper stack, outermost first, as :class:`~specpack.layer.Layer` values.
     auto_render
-        Whether ``make()`` adds the render wrappers ``gymnasium.make`` adds for a render mode
-        (written ``render_wrappers`` in a manifest).
+        Whether ``make()`` adds the render wrappers ``gymnasium.make`` adds for a render mode.
     versions
         ``{name: version}`` of Python and the libraries where it was captured (read-only); a
         rebuild under other versions warns (:class:`~specpack.errors.VersionSkewWarning`).
     notes
         Remarks from capture (what travels by value and why), as strings.
     vector
-        True for a vector-only env (a spec with a ``vector_entry_point`` only): build it with
-        :func:`specpack.make_vec`.
+        True for a vector-only env: build it with :func:`specpack.make_vec`.
     surface
-        Spaces, metadata and render mode as recorded at capture
-        (:class:`~specpack._surface.Surface`), or None. Recorded when capturing a live env,
-        or with ``capture(..., record_spaces=True)``. Not part of the fingerprint: it
-        describes the env, it does not shape it (``verify`` checks it against the rebuild).
+        Spaces, metadata and render mode recorded at capture (a live env, or
+        ``record_spaces=True``), or None; not in the fingerprint (``verify`` checks it).
     assets
-        The files the env is given (:class:`~specpack._assets.Asset`: path, size, sha256,
-        carried). ``make()`` checks a file that is not carried (``AssetError`` when missing
-        or different) and writes a carried one into a local cache, passing that path.
+        The files the env is given (:class:`~specpack._assets.Asset`); ``make()`` checks one
+        that is not carried and writes a carried one into a local cache.
     sealed
-        The reference rollout of :meth:`seal` (a ``Seal``; None until sealed); :meth:`check`
-        compares a rebuild with it.
+        The reference rollout of :meth:`seal` (None until sealed), what :meth:`check` compares.
     """
 
     # The fields, in the order of the pickled state (append only: see specpack._state).
@@ -125,8 +106,7 @@ class SpecPack:
     _plain: bool = field(default=False, init=False, compare=False, repr=False)
     _fingerprint: str | None = field(default=None, init=False, compare=False, repr=False)
     _blueprint: Blueprint | None = field(default=None, init=False, compare=False, repr=False)
-    _reduced: tuple[Any, ...] | None = field(default=None, init=False, compare=False,
-                                             repr=False)
+    _reduced: tuple[Any, ...] | None = field(default=None, init=False, compare=False, repr=False)
     _skew_checked: bool = field(default=False, init=False, compare=False, repr=False)
     _built: frozenset[str] | None = field(default=None, init=False, compare=False, repr=False)
 
@@ -147,18 +127,14 @@ class SpecPack:
     # -- value semantics -------------------------------------------------------------------
 
     def evolve(self, **changes: Any) -> SpecPack:
-        """A copy of this pack with ``changes`` applied (this pack is unchanged).
+        """A copy of this pack with ``changes`` applied: the same fingerprint unless a field
+        that shapes the env changed (this pack is unchanged).
 
         Parameters
         ----------
         **changes
             New values of fields, by name: ``surface``, ``assets``, ``sealed``, ``notes``,
             ``versions``, ``requires``... (and the private ``_kwargs``: lowered kwargs).
-
-        Returns
-        -------
-        SpecPack
-            The new pack; the same fingerprint unless a field that shapes the env changed.
         """
         # what a build here added to requires is kept
         changes["_requires"] = changes.pop("requires", self.requires)
@@ -178,28 +154,15 @@ class SpecPack:
         return reduced
 
     def _state(self) -> tuple[Any, ...]:
-        """The pickled state: the fingerprint, then each field's state, in field order.
-
-        Builtins (strings, numbers, tuples, dicts, bytes, None) except where a field holds
-        objects: lowered kwargs with code, objects or arrays (``CodeRef``, ``Blob``,
-        ``EnumRef``, arrays) and a recorded surface (gymnasium spaces); each reduces to a
-        function of :mod:`specpack._pickled` (see :func:`specpack._state.state_of`).
-        """
+        """The pickled state: the fingerprint, then each field's state, in field order
+        (:func:`specpack._state.state_of` says what each holds)."""
         return state_of(self)
 
     @property
     def fingerprint(self) -> str:
-        """A stable digest of everything that shapes the env (not versions or notes).
-
-        The assets' paths and digests are in it (another file is another env); ``requires``
-        and the seal are not (they describe where and how the env was proven, like
-        ``versions``).
-
-        Equal for equal content (``capture(id)`` and ``capture(gymnasium.spec(id))`` agree),
-        kept by pickle and JSON round trips, different when anything that shapes the env
-        differs (``0``, ``0.0``, ``-0.0`` and ``False`` are different values). Code carried by
-        value is hashed by its payload.
-        """
+        """A stable digest of everything that shapes the env, assets included (not versions,
+        notes, ``requires`` or the seal): equal for equal content, kept by pickle and JSON
+        round trips (docs/how-it-works.md, "A pack's identity")."""
         fp = self._fingerprint
         if fp is None:
             fp = fingerprint_of(self)
@@ -217,36 +180,23 @@ class SpecPack:
     def __repr__(self) -> str:
         stack = "".join(f"{layer.name}<" for layer in self.layers)
         base = self.entry_point.qualname + (" (by value)" if self.entry_point.by_value else "")
-        closing = ">" * len(self.layers)
         args = ", ".join(f"{k}={short(v, 60)}" for k, v in self._kwargs.items())
-        ident = repr(self.id) if self.id is not None else "None"
-        return (
-            f"<SpecPack id={ident} {stack}{base}({args}){closing} "
-            f"backend={self.backend} (spec only: no run-time state)>"
-        )
+        return (f"<SpecPack id={self.id!r} {stack}{base}({args}){'>' * len(self.layers)} "
+                f"backend={self.backend} (spec only: no run-time state)>")
 
     # -- reading ---------------------------------------------------------------------------
 
     @property
     def kwargs(self) -> Mapping[str, Any]:
-        """The env constructor kwargs: a read-only mapping of fresh copies, exact types kept.
-
-        Code carried by reference is imported, and by-value code and objects are unpickled,
-        to give the real values (see ``docs/security.md`` for what that means for a file).
-        """
+        """The env constructor kwargs: a read-only mapping of fresh copies, exact types kept
+        (imports referenced code and unpickles by-value values: see docs/security.md)."""
         return MappingProxyType(materialize(self._kwargs))
 
     @property
     def requires(self) -> Mapping[str, str]:
-        """``{distribution: version}`` that must be installed where the pack is built.
-
-        The distributions of the code it names by reference and, once the pack has been
-        built (``make()`` in this process, or ``record_spaces=True`` at capture), those whose
-        modules the build imported or whose objects the env holds (mujoco for an Ant).
-        ``make()`` refuses a missing one (``BuildError`` naming ``pip install name==version``)
-        and warns for another version. What a first build imported is resolved when this is
-        read (or the pack pickled or written), not at ``make()``: a worker pays nothing.
-        """
+        """``{distribution: version}`` that must be installed where the pack is built: what
+        its code names and, once built here, what the build imported; ``make()`` refuses a
+        missing one (docs/how-it-works.md, "What a pack requires")."""
         built = self._built
         if not built:
             return self._requires
@@ -262,11 +212,8 @@ class SpecPack:
     def max_episode_steps(self) -> int | None:
         """The episode limit of the outermost ``TimeLimit`` layer (as ``env.spec`` reports)."""
         for layer in self.layers:
-            if (
-                layer.name == "TimeLimit"
-                and layer.cls.module.startswith(("gymnasium.", "gym."))
-                and "max_episode_steps" in layer._kwargs
-            ):
+            if (layer.name == "TimeLimit" and layer.cls.module.startswith(("gymnasium.", "gym."))
+                    and "max_episode_steps" in layer._kwargs):
                 value = layer._kwargs["max_episode_steps"]
                 return value if type(value) is int else None
         return None
@@ -312,26 +259,19 @@ class SpecPack:
     # -- building (specpack._build) ----------------------------------------------------------
 
     def make(self, **kwargs: Any) -> Any:
-        """Build the env, in this process, exactly as captured.
-
-        Works without the registry and without pre-importing the env's module.
+        """Build the env here, with its wrapper stack, as ``gymnasium.make`` would have built
+        it; without the registry and without pre-importing the env's module.
 
         Parameters
         ----------
         **kwargs
             Merged over the captured constructor kwargs (``pack.make(render_mode="rgb_array")``).
 
-        Returns
-        -------
-        gymnasium.Env
-            The env with its wrapper stack, as ``gymnasium.make`` would have built it.
-
         Raises
         ------
         BuildError
-            The constructor or a wrapper raised (chained to the original; also an instance of
-            the original's type where that is safe, e.g. ``TypeError``), or carried code could
-            not be loaded here.
+            The constructor or a wrapper raised (chained; also of the original's type where
+            safe, e.g. ``TypeError``), or carried code could not be loaded here.
         UntrustedPackError
             A reference resolves outside the ``allow`` list the pack was loaded with.
         SpecPackError
@@ -340,21 +280,13 @@ class SpecPack:
         return _build.make(self, kwargs)
 
     def register(self, id: str | None = None) -> str:
-        """Put this pack into this process's registry under ``id`` (default: ``pack.id``).
-
-        For tools that only take env ids, e.g. inside a worker. ``gymnasium.make(id)`` then
-        builds exactly ``pack.make()`` (no wrapper applied twice). Idempotent: registering the
-        same pack again under the same id is a no-op.
+        """Put this pack into this process's registry and return the id: for tools that only
+        take ids, ``gymnasium.make(id)`` then builds exactly ``pack.make()``. Idempotent.
 
         Parameters
         ----------
         id
-            The id to register under; needed when the pack has none (captured from a class).
-
-        Returns
-        -------
-        str
-            The id registered.
+            The id to register under (default: ``pack.id``; needed when the pack has none).
 
         Raises
         ------
@@ -372,9 +304,8 @@ class SpecPack:
     def verify(self, *args: Any, steps: int = 100, seed: int = 0,
                where: Boundary = "subprocess", check: bool = False, timeout: float = 120.0,
                ignore_info: Iterable[str] = ()) -> VerifyReport:
-        """Rebuild in a fresh interpreter and compare with a rebuild here: :func:`specpack.verify`.
-
-        Truthy only when both rollouts completed, were compared and matched.
+        """Rebuild in a fresh interpreter and compare with a rebuild here: :func:`specpack.verify`
+        (the report is truthy only when both rollouts completed, were compared and matched).
 
         Parameters
         ----------
@@ -383,28 +314,20 @@ class SpecPack:
         where
             ``"subprocess"`` (a fresh ``python``), ``"spawn"`` or ``"forkserver"``.
         check
-            Raise :class:`~specpack.errors.NotIdenticalError` instead of returning a falsy
-            report.
+            Raise :class:`~specpack.errors.NotIdenticalError` instead of a falsy report.
         timeout
             One deadline, in seconds, for the whole call (every side, and the comparison).
         ignore_info
-            ``info`` keys left out of the comparison (wall-clock times in episode
-            statistics); the report lists them.
+            ``info`` keys left out of the comparison (wall-clock times); the report lists them.
         """
         return _proof.verify(self, args, steps=steps, seed=seed, where=where, check=check,
                              timeout=timeout, ignore_info=ignore_info)
 
     def seal(self, steps: int = 100, seed: int = 0, *, timeout: float = 120.0,
              ignore_info: Iterable[str] = ()) -> SpecPack:
-        """This pack holding its own proof: a reference rollout made in a fresh interpreter.
-
-        The returned pack (same fingerprint) carries per-step digests of a seeded rollout
-        (``pack.sealed``); :meth:`check`, anywhere it is run later (another machine, a
-        container, another version), rebuilds and compares with them. Dump it to a file to
-        take the proof along::
-
-            sealed = specpack.capture("CartPole-v1").seal(steps=100, seed=0)
-            specpack.dump(sealed, "cartpole.specpack")
+        """A copy of this pack (same fingerprint) holding its own proof in ``sealed``: per-step
+        digests of a seeded rollout made in a fresh interpreter, which :meth:`check` compares
+        a rebuild with anywhere later (docs/another-machine.md).
 
         Parameters
         ----------
@@ -413,33 +336,20 @@ class SpecPack:
         timeout
             Seconds for the reference rollout.
         ignore_info
-            ``info`` keys left out of the seal (wall-clock times in episode statistics); the
-            seal records them, so every check leaves out the same ones.
-
-        Returns
-        -------
-        SpecPack
-            A new pack, the same fingerprint, ``sealed`` set.
+            ``info`` keys left out of the seal, and so of every check (wall-clock times).
         """
         return self.evolve(sealed=_proof.seal(self, steps=steps, seed=seed, timeout=timeout,
                                               ignore_info=ignore_info))
 
     def check(self, *, where: str | None = None, timeout: float = 120.0) -> CheckReport:
-        """Rebuild here and compare with the sealed reference rollout (see :meth:`seal`).
-
-        Unlike :meth:`verify`, which compares two builds on this machine, this compares with
-        the rollout recorded where the pack was sealed. The report is truthy only when
-        identical; it names the first differing step and field::
-
-            pack = specpack.load("cartpole.specpack")   # sealed elsewhere
-            report = pack.check()
-            assert report, report
+        """Rebuild here and compare with the rollout recorded where the pack was sealed
+        (:meth:`seal`); the report is truthy only when identical, else names the first
+        differing step and field.
 
         Parameters
         ----------
         where
-            Where the rebuild runs (as :func:`specpack._seal.check_seal` takes it; ``None``:
-            its default).
+            Where the rebuild runs (as :func:`specpack._seal.check_seal` takes it, or its default).
         timeout
             Seconds for the rebuild and rollout.
 
@@ -453,17 +363,13 @@ class SpecPack:
     # -- text form (specpack._fileface) ------------------------------------------------------
 
     def to_json(self, indent: int | None = 2) -> str:
-        """The typed, human-readable manifest (see docs/file-format.md).
+        """The typed, human-readable manifest: strict JSON, by-value code and objects in its
+        ``payloads`` table (docs/file-format.md).
 
         Parameters
         ----------
         indent
             JSON indentation (``None``: one line).
-
-        Returns
-        -------
-        str
-            Strict JSON (no NaN literals); by-value code and objects in its ``payloads`` table.
         """
         return _fileface.to_json(self, indent)
 
@@ -471,9 +377,8 @@ class SpecPack:
     def from_json(cls, text: str | bytes, *, trust: bool = False, key: bytes | None = None,
                   allow: Iterable[str] | str | None = None,
                   source: str = "<manifest>") -> SpecPack:
-        """Read a manifest (or a signed file's bytes): the same checks as :func:`specpack.load`.
-
-        Nothing is imported or unpickled here.
+        """Read a manifest (or a pack file's bytes) with the checks of :func:`specpack.load`;
+        nothing is imported or unpickled (references stay lazy, payloads bytes).
 
         Parameters
         ----------
@@ -482,19 +387,11 @@ class SpecPack:
         trust
             Accept by-value payloads without a signature (they run when ``make()`` loads them).
         key
-            The HMAC key (bytes) the text must be signed with; a verified text's payloads are
-            accepted.
+            The HMAC key the text must be signed with (its payloads are then accepted).
         allow
-            Module names and exact ``module:qualname`` references: refuse references outside
-            them now; at ``make()`` a module admits its env and wrapper classes and values, a
-            function or other callable needs its exact entry.
+            Modules and exact ``module:qualname`` references admitted (docs/security.md).
         source
             How messages name the text.
-
-        Returns
-        -------
-        SpecPack
-            The pack, code references still lazy and payloads still bytes.
 
         Raises
         ------

@@ -1,5 +1,5 @@
 """Callables that wrap an importable function: a ``functools.partial`` travels as the function
-(a :class:`~.code.CodeRef`, by reference when a fresh interpreter can import it) plus the
+(a :class:`~.ref.CodeRef`, by reference when a fresh interpreter can import it) plus the
 arguments it binds, each lowered exactly like an env kwarg (:mod:`.values`).
 
 Env packages register dozens of ids as ``entry_point=partial(make, variant=...)``; the partial
@@ -15,11 +15,12 @@ import functools
 from typing import Any
 
 from ..errors import CaptureError
-from .code import CodeRef, payload_ref
+from .callables import payload_ref
 from .importable import fresh_importable, reference_of
-from .values import lower, lower_mapping, pickle_exact
+from .ref import CodeRef
+from .values import lower, lower_mapping
 
-__all__ = ["exact_bound", "partial_ref"]
+__all__ = ["partial_ref"]
 
 
 def partial_ref(obj: functools.partial[Any], by_value: bool | None, what: str) -> CodeRef:
@@ -57,7 +58,3 @@ def partial_ref(obj: functools.partial[Any], by_value: bool | None, what: str) -
     object.__setattr__(out, "_obj", obj)
     return out
 
-
-def exact_bound(bound: tuple[tuple[Any, ...], dict[str, Any]]) -> Any:
-    """``bound`` with its arrays pickling exactly (:func:`~.values.pickle_exact`)."""
-    return pickle_exact(bound)

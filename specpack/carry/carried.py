@@ -16,13 +16,14 @@ from typing import Any
 
 from ..errors import BuildError
 from .allowlist import resolve_reference
+from .tree import Carried
 
 __all__ = ["Blob", "EnumRef"]
 
 _PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 
 
-class Blob:
+class Blob(Carried):
     """An arbitrary object carried as a cloudpickle payload.
 
     Each :meth:`load` unpickles a fresh copy, so every env gets its own object.
@@ -63,6 +64,9 @@ class Blob:
     def __hash__(self) -> int:
         return hash(self.digest)
 
+    def _exact_key(self) -> tuple[Any, ...]:
+        return ("o", self.digest)
+
     def __repr__(self) -> str:
         return f"Blob({self.type_name}, {len(self.payload)} bytes, {self.digest})"
 
@@ -83,7 +87,7 @@ class Blob:
             ) from e
 
 
-class EnumRef:
+class EnumRef(Carried):
     """An enum member read from a manifest, resolved (imported) only when materialised."""
 
     __slots__ = ("allow", "member", "module", "qualname")
@@ -117,6 +121,9 @@ class EnumRef:
 
     def __hash__(self) -> int:
         return hash((self.module, self.qualname, self.member))
+
+    def _exact_key(self) -> tuple[Any, ...]:
+        return ("e", self.module, self.qualname, self.member)
 
     def __repr__(self) -> str:
         return f"EnumRef({self.module}:{self.qualname}.{self.member})"

@@ -8,7 +8,10 @@ nothing). Values that cannot cross a process at all (generators, locks, open fil
 refused here, in the parent, naming the kwarg.
 
 *Materialising* builds a fresh copy for each ``make()`` (as ``gymnasium.make`` deep-copies the
-spec kwargs), so envs made from one pack never share mutable state.
+spec kwargs), so envs made from one pack never share mutable state. It and the other walks a
+lowered tree shares with the carried values inside it live in :mod:`.tree`, and are re-exported
+here, where their users import them. ``specpack.carry.values._rebuild_array`` (and ``Blob``,
+``EnumRef``) are names pickles made by specpack 0.2.0 give.
 """
 
 from __future__ import annotations
@@ -26,11 +29,24 @@ import numpy as np
 
 from .._text import short
 from ..errors import UncarriableValueError
+from .callables import callable_ref
 from .carried import Blob, EnumRef
-from .code import CodeRef, code_ref, portable_dumps, reference_of
-from .importable import fresh_importable
+from .importable import fresh_importable, reference_of
+from .payload import portable_dumps
+from .ref import CodeRef
+from .tree import (
+    SCALAR_TYPES,
+    detached_void,
+    exact_array,
+    exact_key,
+    is_plain,
+    materialize,
+    pickle_exact,
+)
 
 __all__ = [
+    "MAX_INT_BITS",
+    "SCALAR_TYPES",
     "Blob",
     "EnumRef",
     "exact_key",
@@ -39,12 +55,9 @@ __all__ = [
     "lower",
     "lower_mapping",
     "materialize",
+    "pickle_exact",
 ]
 
-_PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
-_SCALARS = (type(None), bool, int, float, complex, str, bytes)
-_SCALAR_TYPES = frozenset(_SCALARS)
-SCALAR_TYPES = _SCALAR_TYPES
 _CODE_TYPES = (type, types.FunctionType, types.BuiltinFunctionType)
 _LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()), threading.Condition,
                threading.Event, threading.Semaphore, threading.Thread)
@@ -83,7 +96,7 @@ def lower(value: Any, path: str, by_value: bool | None = None, _depth: int = 0) 
     if _depth > MAX_DEPTH:
         raise UncarriableValueError(f"{path} is nested more than {MAX_DEPTH} levels deep")
     t = type(value)
-    if t in _SCALAR_TYPES:
+    if t in SCALAR_TYPES:
         if t is int and value.bit_length() > MAX_INT_BITS:
             raise UncarriableValueError(
                 f"{path} is an int of {value.bit_length()} bits; a pack carries ints up to "
@@ -109,7 +122,7 @@ def lower(value: Any, path: str, by_value: bool | None = None, _depth: int = 0) 
         out.flags.writeable = False
         return out
     if isinstance(value, np.void):
-        return _detached_void(value)
+        return detached_void(value)
     if isinstance(value, np.generic) and not isinstance(value, np.object_):
         return value
     if isinstance(value, (CodeRef, Blob)):
@@ -121,7 +134,7 @@ def lower(value: Any, path: str, by_value: bool | None = None, _depth: int = 0) 
             return EnumRef(ref[0], ref[1], value.name)
         return _blob(value, path)
     if isinstance(value, _CODE_TYPES):
-        return code_ref(value, by_value=by_value, what=f"callable {path}")
+        return callable_ref(value, by_value, f"callable {path}")
     if isinstance(value, _STREAM_TYPES):
         raise _refuse(path, value, f"a {t.__name__} is a running computation, not a value")
     if isinstance(value, _LOCK_TYPES):
@@ -142,7 +155,7 @@ def lower_mapping(
     out = {}
     plain = True
     for k, v in mapping.items():
-        if type(v) in _SCALAR_TYPES and not (type(v) is int and v.bit_length() > MAX_INT_BITS):
+        if type(v) in SCALAR_TYPES and not (type(v) is int and v.bit_length() > MAX_INT_BITS):
             out[k] = v
         else:
             plain = False
@@ -162,88 +175,6 @@ def _blob(value: Any, path: str) -> Blob:
     except Exception as e:
         raise _refuse(path, value, f"it does not pickle ({type(e).__name__}: {e})") from e
     return Blob(payload, f"{type(value).__module__}.{type(value).__qualname__}")
-
-
-def materialize(tree: Any) -> Any:
-    """A fresh Python value from a lowered tree (code loaded, blobs unpickled, arrays copied)."""
-    t = type(tree)
-    if t in _SCALAR_TYPES:
-        return tree
-    if t is dict:
-        return {materialize(k): materialize(v) for k, v in tree.items()}
-    if t is list:
-        return [materialize(v) for v in tree]
-    if t is tuple:
-        return tuple(materialize(v) for v in tree)
-    if t is set or t is frozenset:
-        return t(materialize(v) for v in tree)
-    if t is np.ndarray:
-        return tree.copy()
-    if t is CodeRef or t is Blob or t is EnumRef:
-        return tree.load()
-    if t is np.void:
-        return _detached_void(tree)  # a structured scalar is a mutable view: copy it
-    return tree  # other numpy scalars: immutable
-
-
-class _ExactArray:
-    """Pickles a lowered array with its exact dtype.
-
-    numpy's own array pickle (protocols below 5, the stdlib default on Python < 3.14)
-    rebuilds a big-endian array as a native-order one, which would change a pack's values
-    and fingerprint across a pickle round trip.
-    """
-
-    __slots__ = ("array",)
-
-    def __init__(self, array: np.ndarray) -> None:
-        self.array = array
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        from .._pickled import restore_array  # the pickle names only specpack._pickled
-
-        a = self.array
-        return (restore_array, (a.dtype, a.shape, np.ascontiguousarray(a).tobytes()))
-
-
-def exact_array(dtype: np.dtype, shape: tuple[int, ...], data: bytes) -> np.ndarray:
-    """``_ExactArray``'s unpickler: a read-only array of exactly that dtype and shape."""
-    if data:
-        arr = np.frombuffer(data, dtype=dtype).reshape(shape)
-    else:
-        arr = np.zeros(shape, dtype=dtype)
-        arr.flags.writeable = False
-    return arr
-
-
-#: The name pickles made before :mod:`specpack._pickled` give :func:`exact_array`.
-_rebuild_array = exact_array
-
-
-def pickle_exact(tree: Any) -> Any:
-    """A lowered tree whose arrays pickle exactly (byte order kept); used by ``__reduce__``."""
-    t = type(tree)
-    if t is np.ndarray:
-        return _ExactArray(tree)
-    if t is dict:
-        return {k: pickle_exact(v) for k, v in tree.items()}
-    if t is list:
-        return [pickle_exact(v) for v in tree]
-    if t is tuple:
-        return tuple(pickle_exact(v) for v in tree)
-    return tree
-
-
-def is_plain(tree: Any) -> bool:
-    """True when materialising is a no-op (only immutable scalars, no code, no arrays)."""
-    t = type(tree)
-    if t in _SCALAR_TYPES:
-        return True
-    if t is tuple or t is frozenset:
-        return all(is_plain(v) for v in tree)
-    if t is dict or t is list or t is set or t is np.ndarray or t is CodeRef or t is Blob:
-        return False
-    return isinstance(tree, np.generic) and t is not np.void
 
 
 def iter_carried(tree: Any) -> list[CodeRef | Blob]:
@@ -271,49 +202,5 @@ def iter_carried(tree: Any) -> list[CodeRef | Blob]:
     return out
 
 
-def _detached_void(value: np.void) -> np.void:
-    """A copy of a structured numpy scalar that owns its memory (not a view of the caller's)."""
-    # np.array(value, copy=True) still shares the caller's memory for a void scalar (numpy
-    # 2.4): copy field by field into a 0-d array of our own.
-    own = np.zeros((), dtype=value.dtype)
-    own[()] = value
-    out: Any = own[()]
-    return out  # type: ignore[no-any-return]
-
-
-def exact_key(tree: Any) -> Any:
-    """A hashable key that is equal for two lowered trees exactly when they are identical.
-
-    ``==`` is not identity: ``0 == 0.0 == False``, ``-0.0 == 0.0``, ``1 == 1.0``, and arrays of
-    another dtype compare equal. This key keeps types, float signs and bit patterns, dtypes and
-    byte orders apart (all NaNs of a type are one value). Caches of captures are keyed on it.
-    """
-    t = type(tree)
-    if t is str or tree is None:
-        return tree
-    if t is float:
-        return ("f", tree.hex())
-    if t is int or t is bool or t is bytes:
-        return (t.__name__, tree)
-    if t is complex:
-        return ("j", tree.real.hex(), tree.imag.hex())
-    if t is tuple or t is list:
-        return (t.__name__, tuple(exact_key(v) for v in tree))
-    if t is dict:
-        return ("d", frozenset((exact_key(k), exact_key(v)) for k, v in tree.items()))
-    if t is set or t is frozenset:
-        return (t.__name__, frozenset(exact_key(v) for v in tree))
-    if t is np.ndarray:
-        return ("a", tree.dtype.str, tree.dtype.descr if tree.dtype.names else None,
-                tree.shape, np.ascontiguousarray(tree).tobytes())
-    if isinstance(tree, np.generic):
-        arr = np.asarray(tree)
-        return ("g", arr.dtype.str, arr.dtype.descr if arr.dtype.names else None,
-                arr.tobytes())
-    if t is CodeRef:
-        return ("c", *tree._key())
-    if t is Blob:
-        return ("o", tree.digest)
-    if t is EnumRef:
-        return ("e", tree.module, tree.qualname, tree.member)
-    return ("?", t.__module__, t.__qualname__, id(tree))
+#: The name pickles made before :mod:`specpack._pickled` give :func:`~.tree.exact_array`.
+_rebuild_array = exact_array
