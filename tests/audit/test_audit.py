@@ -349,7 +349,7 @@ def test_a_wrapper_a_recorder_covers_is_faithful(tmp_path: Path):
     """Issue 14: with a recorder registered (by an imported module), the audit reads the
     wrapper's arguments as capture does, and the unrecorded wrapper becomes identical."""
     code, doc, _ = run_audit(tmp_path, "--wrappers-only", "--import", "auditpkg.wrappers",
-                             "auditpkg.recorders", "--steps", "20")
+                             "--import", "auditpkg.recorders", "--steps", "20")
     mine = {f["name"].rpartition(".")[2]: f for f in doc["wrappers"]
             if f["name"].startswith("auditpkg.wrappers.")}
     assert mine["Unrecorded"]["status"] == "identical", mine["Unrecorded"]
