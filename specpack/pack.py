@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _build, _fileface, _proof
 from ._assets import Asset
+from ._keywords import checked_keywords
 from ._pickled import restore_pack
 from ._state import FORMAT_VERSION, fingerprint_of, state_of
 from ._surface import Surface
@@ -164,6 +165,7 @@ class SpecPack:
         changes["_requires"] = changes.pop("requires", self.requires)
         return dataclasses.replace(self, **changes)
 
+    @checked_keywords
     def with_surface(self, surface: Surface) -> SpecPack:
         """Deprecated: ``pack.evolve(surface=surface)`` (removed in specpack 0.4)."""
         warnings.warn("SpecPack.with_surface(s) is deprecated and stops working in specpack "
@@ -339,6 +341,7 @@ class SpecPack:
         """
         return _build.make(self, kwargs)
 
+    @checked_keywords
     def register(self, id: str | None = None) -> str:
         """Put this pack into this process's registry under ``id`` (default: ``pack.id``).
 
@@ -369,6 +372,7 @@ class SpecPack:
 
     # -- proving (specpack._proof) -----------------------------------------------------------
 
+    @checked_keywords
     def verify(self, *args: Any, steps: int = 100, seed: int = 0,
                where: Boundary = "subprocess", check: bool = False, timeout: float = 120.0,
                ignore_info: Iterable[str] = ()) -> VerifyReport:
@@ -394,6 +398,7 @@ class SpecPack:
         return _proof.verify(self, args, steps=steps, seed=seed, where=where, check=check,
                              timeout=timeout, ignore_info=ignore_info)
 
+    @checked_keywords
     def seal(self, steps: int = 100, seed: int = 0, *, timeout: float = 120.0,
              ignore_info: Iterable[str] = ()) -> SpecPack:
         """This pack holding its own proof: a reference rollout made in a fresh interpreter.
@@ -424,6 +429,7 @@ class SpecPack:
         return self.evolve(sealed=_proof.seal(self, steps=steps, seed=seed, timeout=timeout,
                                               ignore_info=ignore_info))
 
+    @checked_keywords
     def check(self, *, where: str | None = None, timeout: float = 120.0) -> CheckReport:
         """Rebuild here and compare with the sealed reference rollout (see :meth:`seal`).
 
@@ -452,6 +458,7 @@ class SpecPack:
 
     # -- text form (specpack._fileface) ------------------------------------------------------
 
+    @checked_keywords
     def to_json(self, indent: int | None = 2) -> str:
         """The typed, human-readable manifest (see docs/file-format.md).
 
@@ -468,6 +475,7 @@ class SpecPack:
         return _fileface.to_json(self, indent)
 
     @classmethod
+    @checked_keywords
     def from_json(cls, text: str | bytes, *, trust: bool = False, key: bytes | None = None,
                   allow: Iterable[str] | str | None = None,
                   source: str = "<manifest>") -> SpecPack:
