@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .errors import AssetError, CaptureError
+from .errors import AssetError, CaptureError, file_error_for
 
 __all__ = ["DEFAULT_LIMIT", "Asset", "check_assets", "find_paths", "materialize",
            "read_asset", "remap"]
@@ -133,9 +133,11 @@ def find_paths(kwargs: Mapping[str, Any], defaults: Mapping[str, Any] = {}) -> l
 def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAULT_LIMIT) -> Asset:
     """Read the file or folder ``path`` into an :class:`Asset` (its bytes too when ``carry``).
 
-    Raises :class:`~specpack.errors.CaptureError` naming the path and the fix when it is
-    missing, not a regular file or folder, holds a FIFO/device, a dangling link or a link loop,
-    (carried) holds a link to outside itself, or (carried) is larger than ``limit`` bytes.
+    Raises :class:`~specpack.errors.CaptureError` naming the path and the fix when it is not
+    a regular file or folder, holds a FIFO/device or a link loop, (carried) holds a link to
+    outside itself, or (carried) is larger than ``limit`` bytes; a path the operating system
+    refuses (missing, a dangling link, not permitted) raises the
+    :class:`~specpack.errors.PackFileError` of that ``OSError`` (``FileNotFoundError``...).
 
     Parameters
     ----------
@@ -159,7 +161,11 @@ def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAUL
             f"capture(..., max_asset_bytes={max(e.size, 1) * 2}) to carry it, or keep it on "
             "every node (self_contained=False)") from None
     except Refused as e:
-        raise CaptureError(f"the asset {absolute} cannot be read: {e}") from None
+        message = f"the asset {absolute} cannot be read: {e}"
+        cause = e.__cause__
+        if isinstance(cause, OSError):  # missing, a directory, not permitted: an OSError too
+            raise file_error_for(cause, message, cause.filename or absolute) from None
+        raise CaptureError(message) from None
     kind: Literal["file", "dir"] = "file" if found.kind == "file" else "dir"
     return Asset(absolute, kind, found.size, found.sha256, carry, found.data)
 
