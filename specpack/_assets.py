@@ -170,6 +170,13 @@ def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAUL
     return Asset(absolute, kind, found.size, found.sha256, carry, found.data)
 
 
+#: The other fix for a file missing or different on a node, as Python and the command line say
+#: it (``specpack capture`` has no option to carry files).
+_CARRY_IN_PYTHON = "or capture(..., self_contained=True) so the pack carries it"
+_CARRY_ON_CLI = ("or capture the pack in Python with self_contained=True so it carries the file "
+                 "(specpack capture writes packs that expect their files on every node)")
+
+
 def check_assets(assets: Sequence[Asset], *, label: str) -> None:
     """Check that every asset that is not carried is on this node with its captured bytes.
 
@@ -191,8 +198,8 @@ def check_assets(assets: Sequence[Asset], *, label: str) -> None:
         if not os.path.lexists(asset.path):
             raise AssetError(
                 f"{label}: the asset {asset.path} is missing on this node; copy the same "
-                f"{asset.kind} there (sha256 {asset.sha256}), or capture(..., "
-                "self_contained=True) so the pack carries it")
+                f"{asset.kind} there (sha256 {asset.sha256}),",
+                python=_CARRY_IN_PYTHON, cli=_CARRY_ON_CLI)
         try:
             kind, sha, size = check_one(asset.path)
         except Refused as e:
@@ -201,8 +208,8 @@ def check_assets(assets: Sequence[Asset], *, label: str) -> None:
             raise AssetError(
                 f"{label}: the asset {asset.path} differs from the captured one: sha256 {sha} "
                 f"({kind}, {size:,} bytes) here, {asset.sha256} ({asset.kind}, "
-                f"{asset.size:,} bytes) captured; put the captured {asset.kind} there, or "
-                "capture(..., self_contained=True) so the pack carries it")
+                f"{asset.size:,} bytes) captured; put the captured {asset.kind} there,",
+                python=_CARRY_IN_PYTHON, cli=_CARRY_ON_CLI)
 
 
 def materialize(assets: Sequence[Asset], *, label: str = "the pack") -> dict[str, str]:
