@@ -259,3 +259,28 @@ def test_a_missing_asset_says_carry_it_with_self_contained_in_python_and_in_cli_
         pack.make()
     assert str(info.value).endswith(
         "or capture(..., self_contained=True) so the pack carries it")
+
+
+@pytest.mark.parametrize(("args", "needles"), [
+    (("--steps", "-1"), ("--steps -1: must be 0 or more",)),
+    (("--jobs", "0"), ("--jobs 0: must be 1 or more",)),
+    (("--timeout", "0"), ("--timeout 0.0: must be a positive number of seconds",)),
+    (("--wrappers", "--backend", "pettingzoo"),
+     ("--wrappers audits gymnasium wrapper classes; drop it with --backend pettingzoo",)),
+    (("Nope-v9",), ("matches no registered env", "(--import MODULE)")),
+])
+def test_the_audits_own_errors_name_its_flags_not_python_keywords(
+        tmp_path: Path, args: tuple[str, ...], needles: tuple[str, ...]) -> None:
+    line = assert_one_line_error(specpack("audit", *args, cwd=tmp_path), *needles)
+    _no_python(line)
+    for word in ("steps=", "jobs=", "timeout=", "wrappers=", "backend=", "imports="):
+        assert word not in line, (word, line)
+
+
+def test_the_audits_python_errors_keep_naming_python_keywords() -> None:
+    with pytest.raises(UnknownEnvError) as info:
+        sp.audit(["Nope-v9"])
+    assert str(info.value).endswith("(imports=[...])") and "--import" not in str(info.value)
+    assert info.value.for_surface("cli").endswith("(--import MODULE)")
+    with pytest.raises(SpecPackError, match="wrappers= audits gymnasium wrapper classes"):
+        sp.audit(["pettingzoo.butterfly"], backend="pettingzoo", wrappers=True)
