@@ -42,8 +42,6 @@ def negate(x: Any) -> Any:
 
 def _make(env_id: str, **kwargs: Any) -> Callable[[], Any]:
     def build() -> Any:
-        import gymnasium
-
         return gymnasium.make(env_id, **kwargs)
 
     return build
@@ -103,15 +101,14 @@ class FramesEnv(gymnasium.Env):  # type: ignore[type-arg]
 
 def _atari() -> Any:
     import ale_py  # noqa: F401 - registers the ALE envs
-    import gymnasium
 
     return gymnasium.make("ALE/Pong-v5", frameskip=1)
 
 
 def _frames(state: bool) -> Callable[[], Any]:
     def build() -> Any:
-        spec = EnvSpec("SpecpackFrames-v0", entry_point=FramesEnv, kwargs={"state": state},
-                       max_episode_steps=50)
+        spec = EnvSpec("SpecpackFrames-v0", entry_point=f"{__name__}:FramesEnv",
+                       kwargs={"state": state}, max_episode_steps=50)
         return gymnasium.make(spec)  # the spec records the kwargs a rebuild needs
 
     return build
@@ -259,7 +256,6 @@ def package_bases(modules: Sequence[str]) -> list[str]:
 def wrapper_classes(modules: Sequence[str]) -> list[tuple[str, type | BaseException]]:
     """``(public name, class)`` of every wrapper in gymnasium.wrappers and the given modules;
     a name whose class cannot be loaded here comes with the exception instead."""
-    import gymnasium
     import gymnasium.wrappers as gw
 
     out: dict[type, str] = {}
