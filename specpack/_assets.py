@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .errors import AssetError, CaptureError
+from .errors import AssetError, CaptureError, file_error_for
 
 __all__ = ["DEFAULT_LIMIT", "Asset", "check_assets", "find_paths", "materialize",
            "read_asset", "remap"]
@@ -133,9 +133,11 @@ def find_paths(kwargs: Mapping[str, Any], defaults: Mapping[str, Any] = {}) -> l
 def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAULT_LIMIT) -> Asset:
     """Read the file or folder ``path`` into an :class:`Asset` (its bytes too when ``carry``).
 
-    Raises :class:`~specpack.errors.CaptureError` naming the path and the fix when it is
-    missing, not a regular file or folder, holds a FIFO/device, a dangling link or a link loop,
-    (carried) holds a link to outside itself, or (carried) is larger than ``limit`` bytes.
+    Raises :class:`~specpack.errors.CaptureError` naming the path and the fix when it is not
+    a regular file or folder, holds a FIFO/device or a link loop, (carried) holds a link to
+    outside itself, or (carried) is larger than ``limit`` bytes; a path the operating system
+    refuses (missing, a dangling link, not permitted) raises the
+    :class:`~specpack.errors.PackFileError` of that ``OSError`` (``FileNotFoundError``...).
 
     Parameters
     ----------
@@ -159,9 +161,20 @@ def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAUL
             f"capture(..., max_asset_bytes={max(e.size, 1) * 2}) to carry it, or keep it on "
             "every node (self_contained=False)") from None
     except Refused as e:
-        raise CaptureError(f"the asset {absolute} cannot be read: {e}") from None
+        message = f"the asset {absolute} cannot be read: {e}"
+        cause = e.__cause__
+        if isinstance(cause, OSError):  # missing, a directory, not permitted: an OSError too
+            raise file_error_for(cause, message, cause.filename or absolute) from None
+        raise CaptureError(message) from None
     kind: Literal["file", "dir"] = "file" if found.kind == "file" else "dir"
     return Asset(absolute, kind, found.size, found.sha256, carry, found.data)
+
+
+#: The other fix for a file missing or different on a node, as Python and the command line say
+#: it (``specpack capture`` has no option to carry files).
+_CARRY_IN_PYTHON = "or capture(..., self_contained=True) so the pack carries it"
+_CARRY_ON_CLI = ("or capture the pack in Python with self_contained=True so it carries the file "
+                 "(specpack capture writes packs that expect their files on every node)")
 
 
 def check_assets(assets: Sequence[Asset], *, label: str) -> None:
@@ -185,8 +198,8 @@ def check_assets(assets: Sequence[Asset], *, label: str) -> None:
         if not os.path.lexists(asset.path):
             raise AssetError(
                 f"{label}: the asset {asset.path} is missing on this node; copy the same "
-                f"{asset.kind} there (sha256 {asset.sha256}), or capture(..., "
-                "self_contained=True) so the pack carries it")
+                f"{asset.kind} there (sha256 {asset.sha256}),",
+                python=_CARRY_IN_PYTHON, cli=_CARRY_ON_CLI)
         try:
             kind, sha, size = check_one(asset.path)
         except Refused as e:
@@ -195,8 +208,8 @@ def check_assets(assets: Sequence[Asset], *, label: str) -> None:
             raise AssetError(
                 f"{label}: the asset {asset.path} differs from the captured one: sha256 {sha} "
                 f"({kind}, {size:,} bytes) here, {asset.sha256} ({asset.kind}, "
-                f"{asset.size:,} bytes) captured; put the captured {asset.kind} there, or "
-                "capture(..., self_contained=True) so the pack carries it")
+                f"{asset.size:,} bytes) captured; put the captured {asset.kind} there,",
+                python=_CARRY_IN_PYTHON, cli=_CARRY_ON_CLI)
 
 
 def materialize(assets: Sequence[Asset], *, label: str = "the pack") -> dict[str, str]:

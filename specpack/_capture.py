@@ -270,10 +270,31 @@ def _code(pack: SpecPack) -> list[Any]:
     return [c for c in pack.carried() if isinstance(c, CodeRef)]
 
 
+#: ``make`` options only the legacy lines take: gym's, and gymnasium 0.28/0.29's.
+_LEGACY_OPTIONS = ("autoreset", "apply_api_compatibility")
+
+
+def _legacy_options_taken(impl: Backend) -> bool:
+    """Whether ``impl``'s ``make`` takes ``autoreset``/``apply_api_compatibility``: gym's does,
+    and gymnasium's up to 0.29 (1.0 removed both)."""
+    if impl.name == "gym":
+        return True
+    if impl.name != "gymnasium":
+        return False
+    from .backends.gymnasium.lines import LINE  # loaded with the gymnasium backend already
+
+    return LINE == "0"
+
+
 def _check_options(impl: Backend, options: dict[str, Any]) -> None:
-    """Refuse gym-only ``make`` options for a backend whose ``make`` has no such option."""
-    gym_only = [k for k in ("autoreset", "apply_api_compatibility") if k in options]
-    if gym_only and impl.name != "gym":
+    """Refuse gym-only ``make`` options for a backend whose ``make`` has no such option.
+
+    gymnasium 0.28/0.29's ``make`` takes them: the backend resolves them as that ``make`` does
+    (``autoreset=True`` adds ``AutoResetWrapper``; ``apply_api_compatibility=True`` is refused
+    there, pointing to ``backend='gym'``).
+    """
+    gym_only = [k for k in _LEGACY_OPTIONS if k in options]
+    if gym_only and not _legacy_options_taken(impl):
         raise UnexpectedKwargError(
             f"{' and '.join(gym_only)}: only the legacy gym.make takes "
             f"{'this option' if len(gym_only) == 1 else 'these options'} (backend='gym'); "
@@ -285,9 +306,9 @@ def _check_options(impl: Backend, options: dict[str, Any]) -> None:
 
 def _options_of(impl: Backend) -> tuple[str, ...]:
     """The capture options ``impl`` takes (what a mistyped kwarg may have meant)."""
-    if impl.name == "gym":
+    if _legacy_options_taken(impl):
         return OPTIONS
-    return tuple(o for o in OPTIONS if o not in ("autoreset", "apply_api_compatibility"))
+    return tuple(o for o in OPTIONS if o not in _LEGACY_OPTIONS)
 
 
 def _is_env(impl: Backend, obj: Any) -> bool:

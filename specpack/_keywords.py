@@ -33,12 +33,15 @@ def checked_keywords(fn: Callable[P, R]) -> Callable[P, R]:
     Parameters
     ----------
     fn
-        A public function with a fixed set of keyword parameters.
+        A public function (or method: its ``self``/``cls`` is not offered) with a fixed set
+        of keyword parameters.
     """
     params = inspect.signature(fn).parameters.values()
     if any(p.kind is p.VAR_KEYWORD for p in params):
         return fn
     names = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    if names[:1] in (["self"], ["cls"]) and "." in fn.__qualname__:
+        names = names[1:]  # a method's own first parameter is not a keyword to suggest
     accepted = frozenset(names)
     what = f"{fn.__qualname__}()"
 

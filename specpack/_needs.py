@@ -11,6 +11,7 @@ distribution is required instead). The mechanisms are :mod:`specpack._provenance
 
 from __future__ import annotations
 
+import errno
 import inspect
 import os
 import pathlib
@@ -24,7 +25,7 @@ from ._provenance import requires_of, source_of, user_modules
 from .carry.carried import Blob
 from .carry.code import CodeRef, code_ref, live_object
 from .carry.values import lower_mapping
-from .errors import CaptureError
+from .errors import CaptureError, file_error_for
 
 if TYPE_CHECKING:
     from .pack import SpecPack
@@ -113,8 +114,8 @@ def find_assets(
             raise CaptureError(f"assets=[...] takes paths (str or os.PathLike), got "
                                f"{type(item).__name__} for {label!r}") from None
         if not os.path.exists(p):
-            raise CaptureError(f"assets=[...] names {p}, which does not exist; give the path "
-                               f"of a file or folder {label!r} reads")
+            raise file_error_for(errno.ENOENT, f"assets=[...] names {p}, which does not exist; "
+                                 f"give the path of a file or folder {label!r} reads", p)
         if p not in found:
             found.append(p)
     assets: list[Asset] = []

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _build, _fileface, _proof
 from ._assets import Asset
+from ._keywords import checked_keywords
 from ._pickled import restore_pack
 from ._state import FORMAT_VERSION, fingerprint_of, state_of
 from ._surface import Surface
@@ -140,6 +141,7 @@ class SpecPack:
         changes["_requires"] = changes.pop("requires", self.requires)
         return dataclasses.replace(self, **changes)
 
+    @checked_keywords
     def with_surface(self, surface: Surface) -> SpecPack:
         """Deprecated: ``pack.evolve(surface=surface)`` (removed in specpack 0.4)."""
         warnings.warn("SpecPack.with_surface(s) is deprecated and stops working in specpack "
@@ -279,6 +281,7 @@ class SpecPack:
         """
         return _build.make(self, kwargs)
 
+    @checked_keywords
     def register(self, id: str | None = None) -> str:
         """Put this pack into this process's registry and return the id: for tools that only
         take ids, ``gymnasium.make(id)`` then builds exactly ``pack.make()``. Idempotent.
@@ -301,6 +304,7 @@ class SpecPack:
 
     # -- proving (specpack._proof) -----------------------------------------------------------
 
+    @checked_keywords
     def verify(self, *args: Any, steps: int = 100, seed: int = 0,
                where: Boundary = "subprocess", check: bool = False, timeout: float = 120.0,
                ignore_info: Iterable[str] = ()) -> VerifyReport:
@@ -323,6 +327,7 @@ class SpecPack:
         return _proof.verify(self, args, steps=steps, seed=seed, where=where, check=check,
                              timeout=timeout, ignore_info=ignore_info)
 
+    @checked_keywords
     def seal(self, steps: int = 100, seed: int = 0, *, timeout: float = 120.0,
              ignore_info: Iterable[str] = ()) -> SpecPack:
         """A copy of this pack (same fingerprint) holding its own proof in ``sealed``: per-step
@@ -341,6 +346,7 @@ class SpecPack:
         return self.evolve(sealed=_proof.seal(self, steps=steps, seed=seed, timeout=timeout,
                                               ignore_info=ignore_info))
 
+    @checked_keywords
     def check(self, *, where: str | None = None, timeout: float = 120.0) -> CheckReport:
         """Rebuild here and compare with the rollout recorded where the pack was sealed
         (:meth:`seal`); the report is truthy only when identical, else names the first
@@ -362,6 +368,7 @@ class SpecPack:
 
     # -- text form (specpack._fileface) ------------------------------------------------------
 
+    @checked_keywords
     def to_json(self, indent: int | None = 2) -> str:
         """The typed, human-readable manifest: strict JSON, by-value code and objects in its
         ``payloads`` table (docs/file-format.md).
@@ -374,6 +381,7 @@ class SpecPack:
         return _fileface.to_json(self, indent)
 
     @classmethod
+    @checked_keywords
     def from_json(cls, text: str | bytes, *, trust: bool = False, key: bytes | None = None,
                   allow: Iterable[str] | str | None = None,
                   source: str = "<manifest>") -> SpecPack:

@@ -264,7 +264,7 @@ def test_named_assets_are_recorded_one_path_alone_too(project) -> None:  # type:
     for given in ([extra], str(extra)):
         pack = specpack.capture(env_id, assets=given)
         assert str(extra) in [a.path for a in pack.assets]
-    with pytest.raises(specpack.CaptureError, match="does not exist"):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
         specpack.capture(env_id, assets=[root / "nowhere.xml"])
 
 

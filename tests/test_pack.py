@@ -310,3 +310,31 @@ def test_with_surface_still_works_for_one_release_with_a_deprecation_warning():
     with pytest.warns(DeprecationWarning, match=r"evolve\(surface=s\)"):
         again = specpack.capture("CartPole-v1").with_surface(pack.surface)
     assert again.surface == pack.surface
+
+
+@pytest.mark.parametrize(("call", "typo", "meant"), [
+    (lambda p: p.verify(stesp=3), "stesp", "steps"),
+    (lambda p: p.seal(sed=1), "sed", "seed"),
+    (lambda p: p.check(wher="here"), "wher", "where"),
+    (lambda p: p.register(idd="Typo-v0"), "idd", "id"),
+    (lambda p: p.to_json(indnt=1), "indnt", "indent"),
+    (lambda p: type(p).from_json(p.to_json(), trsut=True), "trsut", "trust"),
+    (lambda p: p.with_surface(surfce="x"), "surfce", "surface"),
+])
+def test_a_mistyped_keyword_of_a_pack_method_gets_a_did_you_mean_without_self(call, typo, meant):
+    from specpack.errors import UnknownKeywordError
+
+    pack = specpack.capture("CartPole-v1")
+    with pytest.raises(UnknownKeywordError) as info:
+        call(pack)
+    text = str(info.value)
+    assert f"'{typo}'; did you mean '{meant}'?" in text and isinstance(info.value, TypeError)
+    assert "self" not in text.split("It takes:")[1] and "cls" not in text.split("It takes:")[1]
+
+
+def test_make_keeps_taking_any_env_kwarg_and_is_not_wrapped():
+    # make() takes **kwargs for the env (its typo hint is the backend's): no wrapper, no cost.
+    assert specpack.SpecPack.make.__name__ == "make"
+    assert not hasattr(specpack.SpecPack.make, "__wrapped__")
+    with pytest.raises(TypeError, match=r"did you mean 'render_mode'\?"):
+        specpack.capture("CartPole-v1").make(rendr_mode="rgb_array")

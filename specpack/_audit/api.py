@@ -59,7 +59,9 @@ def check_options(
             "where the platform has it)"
         )
     if reference == "fork" and not _fork_available():
-        raise SpecPackError("reference='fork' needs the fork start method; use reference='here'")
+        raise SpecPackError("the fork start method is not available here, so the reference "
+                            "cannot be built in forks;", python="use reference='here'",
+                            cli="use --reference here")
     check_rollout_options(steps, 0, where, timeout)
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise SpecPackError(f"jobs={jobs!r} must be a positive int (or None for the CPU count)")

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .._text import format_exception, one_line, short
+from .._text import format_exception, one_line, printable, short
 from .report import CAPTURE_ERROR, MISSING_DEPENDENCY, NEEDS_ARGUMENTS, TIMEOUT
 from .timelimit import Overtime
 
@@ -240,8 +240,9 @@ def failure(
             "status": NEEDS_ARGUMENTS,
             "reason": f"its registration gives no {', '.join(map(repr, needs))}, which its entry "
             f"point requires, so it cannot be built as registered here either ({one_line(exc)}); "
-            "check it with them: specpack.testing.assert_portable(specpack.capture("
-            f"{short(name)}, {args}))",
+            "check it with them: in Python, specpack.testing.assert_portable("
+            f"specpack.capture({short(name)}, {args})); on the command line, specpack capture "
+            f"{printable(str(name))} --kwarg KEY=JSON -o FILE, then specpack verify FILE",
             "detail": format_exception(exc),
         }
     return {

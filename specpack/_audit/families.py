@@ -49,7 +49,9 @@ def pettingzoo_jobs(targets: Sequence[str], ctx: Context) -> tuple[list[Job], li
         from ..backends.pettingzoo.catalog import env_modules
     except ImportError as e:
         raise SpecPackError(
-            f"backend='pettingzoo' needs PettingZoo ({e}); pip install 'specpack[pettingzoo]'"
+            f"auditing PettingZoo envs needs PettingZoo ({e}): pip install "
+            "'specpack[pettingzoo]',",
+            python="or leave backend='pettingzoo' out", cli="or leave --backend pettingzoo out",
         ) from None
     jobs: list[Job] = []
     decided: list[Finding] = []

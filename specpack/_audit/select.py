@@ -110,8 +110,9 @@ def select(targets: Sequence[str]) -> list[str]:
             raise UnknownEnvError(
                 f"audit target {printable(target)!r} matches no registered env: it is not an env "
                 "id, a namespace ('ALE/') or an entry-point module prefix ('minigrid');"
-                f"{suggest(target, reg.keys())} Import the package that registers it first "
-                "(--import MODULE, or imports=[...])"
+                f"{suggest(target, reg.keys())}",
+                python="Import the package that registers it first (imports=[...])",
+                cli="Import the module that registers it first (--import MODULE)",
             )
         chosen.update(dict.fromkeys(found))
     return list(chosen)

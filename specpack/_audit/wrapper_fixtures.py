@@ -13,13 +13,18 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import gymnasium
 import numpy as np
+from gymnasium import spaces
+from gymnasium.envs.registration import EnvSpec
 
 from .._text import short
+from ..backends.gymnasium.lines import LINE
 from .select import matches, registry
 
 __all__ = [
     "LEAVE",
+    "FramesEnv",
     "arg_text",
     "args_text",
     "bases",
@@ -37,8 +42,6 @@ def negate(x: Any) -> Any:
 
 def _make(env_id: str, **kwargs: Any) -> Callable[[], Any]:
     def build() -> Any:
-        import gymnasium
-
         return gymnasium.make(env_id, **kwargs)
 
     return build
@@ -53,30 +56,88 @@ def _pixels(render_only: bool) -> Callable[[], Any]:
     return build
 
 
+class FramesEnv(gymnasium.Env):  # type: ignore[type-arg]
+    """A small env of seeded RGB frames (with ``state``: a dict of a state vector and the
+    frame): pixel observations without a renderer, for the image and dict wrappers of
+    gymnasium 0.28/0.29, whose ``gymnasium.wrappers`` has no ``AddRenderObservation`` (and
+    whose ``PixelObservationWrapper`` needs pygame to render CartPole). Importable, so a
+    rebuild elsewhere finds it by reference.
+
+    Parameters
+    ----------
+    state
+        Observe ``{"state": 4 floats, "pixels": the frame}`` instead of the frame alone.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": []}
+
+    def __init__(self, state: bool = False) -> None:
+        self.state = state
+        frame = spaces.Box(0, 255, (16, 16, 3), np.uint8)
+        self.observation_space = (
+            spaces.Dict({"state": spaces.Box(-1.0, 1.0, (4,), np.float32), "pixels": frame})
+            if state else frame)
+        self.action_space = spaces.Discrete(2)
+        self.t = 0
+
+    def _obs(self) -> Any:
+        frame = self.np_random.integers(0, 256, (16, 16, 3), dtype=np.uint8)
+        if not self.state:
+            return frame
+        return {"state": self.np_random.uniform(-1, 1, 4).astype(np.float32), "pixels": frame}
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """A fresh episode (seeded as every gymnasium env is)."""
+        super().reset(seed=seed)
+        self.t = 0
+        return self._obs(), {}
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The next frame; the reward is the action; 20 steps an episode."""
+        self.t += 1
+        return self._obs(), float(action), self.t >= 20, False, {}
+
+
 def _atari() -> Any:
     import ale_py  # noqa: F401 - registers the ALE envs
-    import gymnasium
 
     return gymnasium.make("ALE/Pong-v5", frameskip=1)
 
 
+def _frames(state: bool) -> Callable[[], Any]:
+    def build() -> Any:
+        spec = EnvSpec("SpecpackFrames-v0", entry_point=f"{__name__}:FramesEnv",
+                       kwargs={"state": state}, max_episode_steps=50)
+        return gymnasium.make(spec)  # the spec records the kwargs a rebuild needs
+
+    return build
+
+
 _RGB = "CartPole-v1 (render_mode='rgb_array')"
-_PIXELS = "AddRenderObservation(CartPole-v1) (pixel observations)"
-_DICT = "AddRenderObservation(CartPole-v1, render_only=False) (dict observations)"
 _ATARI = "ALE/Pong-v5 (frameskip=1)"
+if LINE == "0":  # 0.28/0.29: no AddRenderObservation; seeded frames need no renderer
+    _PIXELS = "FramesEnv (16x16 RGB frame observations)"
+    _DICT = "FramesEnv(state=True) (dict observations: state and pixels)"
+    _IMAGE_BASES = {_PIXELS: _frames(False), _DICT: _frames(True)}
+else:
+    _PIXELS = "AddRenderObservation(CartPole-v1) (pixel observations)"
+    _DICT = "AddRenderObservation(CartPole-v1, render_only=False) (dict observations)"
+    _IMAGE_BASES = {_PIXELS: _pixels(True), _DICT: _pixels(False)}
 _BASES: dict[str, Callable[[], Any]] = {
     "CartPole-v1": _make("CartPole-v1"),
     "Pendulum-v1": _make("Pendulum-v1"),
     _RGB: _make("CartPole-v1", render_mode="rgb_array"),
     "Pendulum-v1 (render_mode='rgb_array')": _make("Pendulum-v1", render_mode="rgb_array"),
-    _PIXELS: _pixels(True),
-    _DICT: _pixels(False),
+    **_IMAGE_BASES,
 }
 _PREFERRED: dict[str, tuple[str, ...]] = {
     "AtariPreprocessing": (_ATARI,),
     "FilterObservation": (_DICT,),
     "GrayscaleObservation": (_PIXELS,),
+    "GrayScaleObservation": (_PIXELS,),  # its 0.28/0.29 name
     "ResizeObservation": (_PIXELS,),
+    "PixelObservationWrapper": (_RGB,),  # 0.28/0.29's AddRenderObservation
     "DiscretizeObservation": ("Pendulum-v1",),
     "RescaleObservation": ("Pendulum-v1",),
     "ClipAction": ("Pendulum-v1",),
@@ -195,7 +256,6 @@ def package_bases(modules: Sequence[str]) -> list[str]:
 def wrapper_classes(modules: Sequence[str]) -> list[tuple[str, type | BaseException]]:
     """``(public name, class)`` of every wrapper in gymnasium.wrappers and the given modules;
     a name whose class cannot be loaded here comes with the exception instead."""
-    import gymnasium
     import gymnasium.wrappers as gw
 
     out: dict[type, str] = {}

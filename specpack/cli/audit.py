@@ -44,6 +44,18 @@ def _terminal() -> IO[str] | None:
                 errors="backslashreplace", closefd=True)
 
 
+def _check_numbers(ns: argparse.Namespace) -> None:
+    """Refuse an out-of-range ``--steps``/``--jobs``/``--timeout`` naming the flag (the audit
+    itself would name its Python keyword)."""
+    if ns.steps is not None and ns.steps < 0:
+        raise SpecPackError(f"--steps {ns.steps}: must be 0 or more")
+    if ns.jobs is not None and ns.jobs < 1:
+        raise SpecPackError(f"--jobs {ns.jobs}: must be 1 or more (leave it out for the CPU "
+                            "count)")
+    if ns.timeout is not None and not ns.timeout > 0:  # NaN too
+        raise SpecPackError(f"--timeout {ns.timeout}: must be a positive number of seconds")
+
+
 def command(ns: argparse.Namespace) -> int:
     """Run the audit the options describe; print its summary or ``report.to_json()``."""
     from .._audit import audit
@@ -56,6 +68,11 @@ def command(ns: argparse.Namespace) -> int:
             f"--wrappers-only takes no TARGET (got {', '.join(map(repr, ns.targets))}); drop "
             "them, or use --wrappers to audit both"
         )
+    _check_numbers(ns)
+    if ns.backend == "pettingzoo" and wrappers:
+        raise SpecPackError(
+            f"{'--wrappers-only' if wrappers == 'only' else '--wrappers'} audits gymnasium "
+            "wrapper classes; drop it with --backend pettingzoo")
     given = {name: getattr(ns, name) for name in ("steps", "seed", "jobs", "timeout", "reference")
              if getattr(ns, name) is not None}
     terminal = None if ns.json else _terminal()

@@ -22,17 +22,23 @@ from .output import EXIT_NOT_IDENTICAL, EXIT_OK, spinner, stdout_to_stderr
 from .packfile import check_file as check_path
 from .packfile import read_key, run_imports
 
-__all__ = ["NOT_SEALED", "check_file", "command", "seal_of"]
+__all__ = ["NOT_SEALED", "SEAL_IN_PYTHON", "SEAL_ON_CLI", "check_file", "command", "seal_of"]
 
-NOT_SEALED = ("this pack file is not sealed: make it with pack.seal() before dump "
-              "(e.g. specpack.dump(pack.seal(), path))")
+NOT_SEALED = "this pack file is not sealed:"
+#: The fix in Python, and on the command line (which has no way to seal: ``capture`` writes
+#: unsealed files, and ``verify`` proves a file without a seal).
+SEAL_IN_PYTHON = "make it with pack.seal() before dump (e.g. specpack.dump(pack.seal(), path))"
+SEAL_ON_CLI = ("the command line cannot seal (specpack capture writes unsealed files); seal the "
+               "pack in Python where it is captured, pack.seal() before specpack.dump, or run "
+               "specpack verify FILE, which compares two fresh builds and needs no seal")
 
 
 def seal_of(pack: Any, path: str) -> Seal:
-    """The seal a loaded pack carries (``pack.sealed``), or an error naming the fix."""
+    """The seal a loaded pack carries (``pack.sealed``), or an error naming the fix (as Python
+    and as the command line say it)."""
     seal = getattr(pack, "sealed", None)
     if not isinstance(seal, Seal):
-        raise SpecPackError(f"{path}: {NOT_SEALED}")
+        raise SpecPackError(f"{path}: {NOT_SEALED}", python=SEAL_IN_PYTHON, cli=SEAL_ON_CLI)
     return seal
 
 

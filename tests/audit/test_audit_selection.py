@@ -62,7 +62,9 @@ def test_a_target_that_is_no_module_and_matches_nothing_names_the_fix() -> None:
         select(["CartPol-v1"])
     text = str(info.value)
     assert "audit target 'CartPol-v1' matches no registered env" in text
-    assert "CartPole-v1" in text and "--import MODULE" in text
+    # Per surface (issue 23): Python names imports=[...], the command line --import MODULE.
+    assert "CartPole-v1" in text and "imports=[...]" in text and "--import" not in text
+    assert "--import MODULE" in info.value.for_surface("cli")
     with pytest.raises(UnknownEnvError, match="'no_such_module_for_specpack' matches no"):
         select(["no_such_module_for_specpack"])
 

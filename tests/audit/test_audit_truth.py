@@ -116,6 +116,16 @@ def test_lambda_entry_points_travel_by_registry_reference(
     assert "'task'" in needs["reason"] and "TypeError" in needs["reason"]
 
 
+def test_a_needs_arguments_reason_says_how_to_check_in_python_and_on_the_command_line(
+    truth: tuple[int, dict[str, Any]],
+) -> None:
+    # The reason is read in the CLI's table and in Python's report alike: it says both.
+    reason = truth[1]["truthpkg/LambdaNeedsArg-v0"]["reason"]
+    assert "in Python, specpack.testing.assert_portable(specpack.capture(" in reason
+    assert ("on the command line, specpack capture truthpkg/LambdaNeedsArg-v0 --kwarg KEY=JSON "
+            "-o FILE, then specpack verify FILE") in reason
+
+
 def test_vector_only_id_is_audited_through_make_vec(truth: tuple[int, dict[str, Any]]) -> None:
     f = truth[1]["truthpkg/VecOnly-v0"]
     assert f["status"] == "identical"

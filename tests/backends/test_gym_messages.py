@@ -150,3 +150,19 @@ def test_gym_only_make_options_are_refused_for_gymnasium_envs():
         specpack.capture("CartPole-v1", apply_api_compatibility=True)
     with pytest.raises(specpack.CaptureError, match="autoreset"):
         specpack.capture(gymnasium.spec("CartPole-v1"), autoreset=False)
+
+
+def test_on_the_command_line_the_numpy_2_fix_names_disable_env_checker_not_python(tmp_path):
+    # The CLI's capture has --disable-env-checker: its message names that, not Python keywords.
+    proc = subprocess.run(
+        [sys.executable, "-m", "specpack", "capture", "--backend", "gym", "CartPole-v1",
+         "-o", "x.pack"], cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    line = proc.stderr.strip().splitlines()[-1]
+    assert "np.bool8" in line and "pip install 'numpy<2'" in line
+    assert "specpack capture --backend gym ID --disable-env-checker -o FILE" in line
+    assert "disable_env_checker=True)" not in line and "gym.make(" not in line
+    with pytest.raises(specpack.CaptureError) as info:
+        specpack.capture(gym.make("CartPole-v1"))
+    assert "--disable-env-checker" not in str(info.value)
+    assert "--disable-env-checker" in info.value.for_surface("cli")

@@ -149,16 +149,24 @@ def test_make_options_gymnasium_1_removed_are_refused_at_capture_naming_the_way_
     option: str,
 ) -> None:
     if GYMNASIUM_0X:
-        # gymnasium 0.28/0.29's make still takes both (deprecated); capture refuses them all
-        # the same, as a pack made under 1.x could not rebuild them
+        # gymnasium 0.28/0.29's make still takes both (deprecated): capture follows it for
+        # autoreset (AutoResetWrapper) and refuses apply_api_compatibility naming backend='gym'
+        # (EnvCompatibility is not rebuilt); test_make_parity_lines.py has the rollouts.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             made = gymnasium.make("CartPole-v1", **{option: True})
         assert isinstance(made, gymnasium.Env)
-    else:
-        theirs = raised(lambda: gymnasium.make("CartPole-v1", **{option: True}))
-        assert isinstance(theirs, TypeError)
-        assert f"unexpected keyword argument '{option}'" in str(theirs)
+        if option == "autoreset":
+            pack = specpack.capture("CartPole-v1", autoreset=True)
+            assert type(pack.make()) is type(made) is gymnasium.wrappers.AutoResetWrapper
+        else:
+            error = raised(lambda: specpack.capture("CartPole-v1", apply_api_compatibility=True))
+            assert isinstance(error, specpack.CaptureError)
+            assert "EnvCompatibility" in str(error) and "backend='gym'" in str(error)
+        return
+    theirs = raised(lambda: gymnasium.make("CartPole-v1", **{option: True}))
+    assert isinstance(theirs, TypeError)
+    assert f"unexpected keyword argument '{option}'" in str(theirs)
     error = raised(lambda: specpack.capture("CartPole-v1", **{option: True}))
     assert isinstance(error, specpack.CaptureError) and isinstance(error, TypeError)
     assert str(error).startswith(f"{option}: only the legacy gym.make takes this option")

@@ -67,6 +67,39 @@ def test_a_spec_with_apply_api_compatibility_is_refused_naming_the_release_and_t
     assert "EnvCompatibility" in message and "backend='gym'" in message
 
 
+def test_the_capture_options_autoreset_and_apply_api_compatibility_follow_this_lines_make(
+) -> None:
+    if not GYMNASIUM_0X:  # gymnasium 1.0's make takes neither: refused, naming backend='gym'
+        for option in ({"autoreset": True}, {"apply_api_compatibility": False}):
+            with pytest.raises(specpack.errors.UnexpectedKwargError,
+                               match=r"backend='gym'\); gymnasium 1\.x's make has none"):
+                specpack.capture("CartPole-v1", **option)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # 0.29 warns that make(autoreset=True) is deprecated
+        theirs = gymnasium.make("CartPole-v1", max_episode_steps=5, autoreset=True)
+    pack = specpack.capture("CartPole-v1", max_episode_steps=5, autoreset=True)
+    assert wrapper_types(pack.make()) == wrapper_types(theirs)
+    assert [layer.name for layer in pack.layers][:2] == ["AutoResetWrapper", "TimeLimit"]
+    assert len([t for t in _rollout(theirs)[1:] if t[3]]) >= 4  # it went on past each episode
+    assert _rollout(pack.make()) == _rollout(theirs)
+    # The call's value decides over the spec's, as in that make.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with registered("AutoPole-v1", entry_point=CartPoleEnv, max_episode_steps=5,
+                        autoreset=True, apply_api_compatibility=True) as env_id:
+            plain = gymnasium.make(env_id, autoreset=False, apply_api_compatibility=False)
+            off = specpack.capture(env_id, autoreset=False, apply_api_compatibility=False)
+    assert wrapper_types(off.make()) == wrapper_types(plain)
+    assert "AutoResetWrapper" not in [layer.name for layer in off.layers]
+    assert _rollout(off.make()) == _rollout(plain)
+    with pytest.raises(specpack.CaptureError, match=r"EnvCompatibility.*backend='gym'"):
+        specpack.capture("CartPole-v1", apply_api_compatibility=True)
+    # make tests `is True`: autoreset=1 would silently add no wrapper there; refused here.
+    with pytest.raises(specpack.CaptureError, match="autoreset=1 for 'CartPole-v1' must be"):
+        specpack.capture("CartPole-v1", autoreset=1)
+
+
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_make_vec_builds_this_lines_vector_api_with_the_rollout_of_pack_make(mode: str) -> None:
     pack = specpack.capture("CartPole-v1", max_episode_steps=9)

@@ -235,3 +235,27 @@ def test_a_mistyped_capture_option_is_refused_with_a_suggestion_of_the_option(
         specpack.capture("CartPole-v1", **{typo: 10})
     message = str(info.value)
     assert f"did you mean the capture option {option!r}?" in message, message
+
+
+def test_a_missing_asset_is_a_file_not_found_error_naming_the_path(tmp_path):
+    missing = tmp_path / "missing.xml"
+    with pytest.raises(FileNotFoundError) as info:
+        specpack.capture("CartPole-v1", assets=[missing])
+    e = info.value
+    assert isinstance(e, specpack.SpecPackError) and isinstance(e, errors.PackFileError)
+    assert e.filename == str(missing) and str(missing) in str(e) and "does not exist" in str(e)
+    assert pickle.loads(pickle.dumps(e)).filename == str(missing)
+
+
+def test_a_dangling_link_inside_an_asset_folder_is_a_file_not_found_error_naming_the_link(
+        tmp_path):
+    folder = tmp_path / "meshes"
+    folder.mkdir()
+    (folder / "ok.stl").write_bytes(b"solid")
+    (folder / "gone.stl").symlink_to(tmp_path / "nowhere.stl")
+    for carry in (False, True):
+        with pytest.raises(FileNotFoundError) as info:
+            specpack.capture("CartPole-v1", assets=[folder], self_contained=carry)
+        e = info.value
+        assert isinstance(e, specpack.SpecPackError)
+        assert e.filename == str(folder / "gone.stl") and "dangling link" in str(e)

@@ -16,7 +16,8 @@ from _cli_support import ANT_MODULE, assert_error, assert_one_line_error, specpa
 
 import specpack as sp
 from specpack._seal import make_seal
-from specpack.cli.check import NOT_SEALED, check_file
+from specpack.cli.check import NOT_SEALED, SEAL_IN_PYTHON, SEAL_ON_CLI, check_file
+from specpack.errors import SpecPackError
 from specpack.files import dump
 
 pytestmark = pytest.mark.integration
@@ -41,10 +42,16 @@ def test_check_is_a_command_with_verifys_loading_options(tmp_path: Path) -> None
         assert option in proc.stdout, option
 
 
-def test_check_of_an_unsealed_file_is_one_line_naming_pack_seal(work: Path) -> None:
+def test_check_of_an_unsealed_file_is_one_line_saying_the_cli_cannot_seal_and_what_to_run(
+        work: Path) -> None:
+    # The command line has no seal command: it says so, where to seal, and what it can run.
     proc = specpack("check", "cartpole.pack", cwd=work)
-    line = assert_one_line_error(proc, "not sealed", "pack.seal()")
-    assert NOT_SEALED in line
+    line = assert_one_line_error(proc, "not sealed", "the command line cannot seal",
+                                 "specpack verify FILE")
+    assert NOT_SEALED in line and SEAL_ON_CLI in line and "specpack.dump(pack.seal()" not in line
+    with pytest.raises(SpecPackError) as info:
+        check_file(str(work / "cartpole.pack"))
+    assert str(info.value).endswith(SEAL_IN_PYTHON) and "specpack verify" not in str(info.value)
 
 
 def test_check_of_a_missing_file_and_an_untrusted_by_value_file_say_so(

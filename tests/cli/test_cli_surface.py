@@ -240,3 +240,47 @@ def test_a_reference_that_does_not_import_here_suggests_by_value_on_the_cli(
                                  "cannot import cli_ant_envs", "or capture with --by-value")
     _no_python(line)
     assert "by_value=True" not in line
+
+
+def test_a_missing_asset_says_carry_it_with_self_contained_in_python_and_in_cli_terms(
+        tmp_path: Path) -> None:
+    # specpack capture has no option to carry files: the CLI says where that is done, in words.
+    data = tmp_path / "terrain.bin"
+    data.write_bytes(b"\x00" * 16)
+    pack = sp.capture("CartPole-v1", assets=[data])
+    sp.dump(pack, tmp_path / "cart.pack")
+    data.unlink()
+    line = assert_one_line_error(specpack("run", "cart.pack", cwd=tmp_path),
+                                 f"the asset {data} is missing on this node",
+                                 "capture the pack in Python with self_contained=True",
+                                 "specpack capture writes packs that expect their files")
+    assert "capture(...," not in line and "self_contained=True)" not in line
+    with pytest.raises(sp.errors.AssetError) as info:
+        pack.make()
+    assert str(info.value).endswith(
+        "or capture(..., self_contained=True) so the pack carries it")
+
+
+@pytest.mark.parametrize(("args", "needles"), [
+    (("--steps", "-1"), ("--steps -1: must be 0 or more",)),
+    (("--jobs", "0"), ("--jobs 0: must be 1 or more",)),
+    (("--timeout", "0"), ("--timeout 0.0: must be a positive number of seconds",)),
+    (("--wrappers", "--backend", "pettingzoo"),
+     ("--wrappers audits gymnasium wrapper classes; drop it with --backend pettingzoo",)),
+    (("Nope-v9",), ("matches no registered env", "(--import MODULE)")),
+])
+def test_the_audits_own_errors_name_its_flags_not_python_keywords(
+        tmp_path: Path, args: tuple[str, ...], needles: tuple[str, ...]) -> None:
+    line = assert_one_line_error(specpack("audit", *args, cwd=tmp_path), *needles)
+    _no_python(line)
+    for word in ("steps=", "jobs=", "timeout=", "wrappers=", "backend=", "imports="):
+        assert word not in line, (word, line)
+
+
+def test_the_audits_python_errors_keep_naming_python_keywords() -> None:
+    with pytest.raises(UnknownEnvError) as info:
+        sp.audit(["Nope-v9"])
+    assert str(info.value).endswith("(imports=[...])") and "--import" not in str(info.value)
+    assert info.value.for_surface("cli").endswith("(--import MODULE)")
+    with pytest.raises(SpecPackError, match="wrappers= audits gymnasium wrapper classes"):
+        sp.audit(["pettingzoo.butterfly"], backend="pettingzoo", wrappers=True)

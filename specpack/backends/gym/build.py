@@ -32,7 +32,8 @@ class _Plan:
     def __init__(self, bp: Blueprint) -> None:
         problem = numpy2_problem([bp.entry.name, *(ref.name for ref, _, _ in bp.layers)])
         if problem:
-            raise BuildError(f"pack {bp.label} (a gym env) cannot be built here: {problem}")
+            raise BuildError(f"pack {bp.label} (a gym env) cannot be built here: "
+                             f"{problem.problem}", python=problem.python, cli=problem.cli)
         self.creator = bp.entry.load()
         self.steps = load_steps(bp)
         # gym.make's apply_api_compatibility: the render mode goes to EnvCompatibility.

@@ -143,7 +143,8 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
         entry_string, entry_obj, entry_name = None, entry, name_of(entry)
     problem = numpy2_problem([entry_name, *(name_of(c) for c, _ in layers)])
     if problem:
-        raise CaptureError(f"the gym env {spec.id!r} cannot run here: {problem}")
+        raise CaptureError(f"the gym env {spec.id!r} cannot run here: {problem.problem}",
+                           python=problem.python, cli=problem.cli)
     return Recipe(
         id=spec.id,
         entry=entry_obj,
@@ -174,7 +175,8 @@ def from_env(env: Any) -> Recipe:
     spec = getattr(node, "spec", None)
     problem = numpy2_problem([name_of(type(node)), *(name_of(c) for c, _ in layers)])
     if problem:
-        raise CaptureError(f"the live gym env {env!r} cannot be rebuilt here: {problem}")
+        raise CaptureError(f"the live gym env {env!r} cannot be rebuilt here: "
+                           f"{problem.problem}", python=problem.python, cli=problem.cli)
     return live_recipe(
         layers, node, spec if isinstance(spec, GymSpec) else None,
         spec_meta=spec_meta,

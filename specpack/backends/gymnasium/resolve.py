@@ -145,8 +145,9 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
         )
     max_episode_steps = options.get("max_episode_steps")
     disable_env_checker = options.get("disable_env_checker")
+    autoreset = options.get("autoreset")  # taken only on 0.28/0.29 (capture checks)
     if LINE == "0":
-        _refuse_0x_only(spec, max_episode_steps)
+        _refuse_0x_only(spec, options)
     env_kwargs = dict(spec.kwargs)
     env_kwargs.update(kwargs)
     layers: list[tuple[type, dict[str, Any]]] = []
@@ -160,7 +161,8 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
         steps = max_episode_steps if max_episode_steps is not None else spec.max_episode_steps
         if steps is not None:
             layers.append((gymnasium.wrappers.TimeLimit, {"max_episode_steps": steps}))
-    if getattr(spec, "autoreset", False) is True:  # gymnasium 0.28/0.29 only
+    # gymnasium 0.28/0.29 only, as its make decides: the call's True, else the spec's field.
+    if autoreset is True or (autoreset is None and getattr(spec, "autoreset", False) is True):
         layers.append((gymnasium.wrappers.AutoResetWrapper, {}))
     for w in spec.additional_wrappers:
         if w.kwargs is None:
@@ -199,15 +201,24 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
     )
 
 
-def _refuse_0x_only(spec: EnvSpec, max_episode_steps: int | None) -> None:
+def _refuse_0x_only(spec: EnvSpec, options: dict[str, Any]) -> None:
     """Refuse what gymnasium 0.28/0.29's ``make`` does but a pack does not rebuild.
 
     ``max_episode_steps=-1`` means "no TimeLimit" to specpack and gymnasium 1.x, while 0.29's
     make wraps ``TimeLimit(env, -1)``, which truncates every step; a spec with
     ``apply_api_compatibility=True`` makes 0.29 build an ``EnvCompatibility`` env around an
-    old-API env, which gymnasium 1.0 removed.
+    old-API env, which gymnasium 1.0 removed; so does the call's ``apply_api_compatibility=True``
+    (the call's value, when given, decides over the spec's, as in that ``make``). The call's
+    ``autoreset``/``apply_api_compatibility`` must be a bool: that ``make`` tests ``is True``,
+    so ``autoreset=1`` would silently add no wrapper.
     """
     version = gymnasium.__version__
+    max_episode_steps = options.get("max_episode_steps")
+    for key in ("autoreset", "apply_api_compatibility"):
+        value = options.get(key)
+        if value is not None and not isinstance(value, bool):
+            raise CaptureError(f"{key}={value!r} for {spec.id!r} must be True or False")
+    apply_api_compatibility = options.get("apply_api_compatibility")
     if max_episode_steps == -1:
         raise CaptureError(
             f"max_episode_steps=-1 means no TimeLimit in specpack and gymnasium 1.x, but "
@@ -215,7 +226,14 @@ def _refuse_0x_only(spec: EnvSpec, max_episode_steps: int | None) -> None:
             "step; to capture the env without a TimeLimit under this gymnasium, register it "
             "with max_episode_steps=None or capture its class: specpack.capture(EnvClass, ...)"
         )
-    if getattr(spec, "apply_api_compatibility", False) is True:
+    if apply_api_compatibility:
+        raise CaptureError(
+            f"apply_api_compatibility={apply_api_compatibility!r}: gymnasium {version}'s make "
+            f"would build {spec.id!r} inside EnvCompatibility (deprecated, removed in gymnasium "
+            "1.0), which specpack does not rebuild; capture a legacy env with backend='gym', or "
+            "port it to the gymnasium API and capture it without apply_api_compatibility"
+        )
+    if apply_api_compatibility is None and getattr(spec, "apply_api_compatibility", False):
         raise CaptureError(
             f"the spec {spec.id!r} sets apply_api_compatibility=True: gymnasium {version}'s "
             "make would build its old-API env inside EnvCompatibility (deprecated, removed in "
