@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from . import _public
 from ._version import __version__
 from .errors import (
     AssetError,
     BackendUnavailableError,
     BuildError,
     CaptureError,
+    DeprecatedEnvError,
     NotIdenticalError,
     PackFormatError,
     SignatureError,
@@ -28,6 +30,9 @@ from .errors import (
     UncarriableValueError,
     UnexpectedKwargError,
     UnknownEnvError,
+    UnknownEnvNameError,
+    UnknownEnvVersionError,
+    UnknownNamespaceError,
     UnrecordedArgumentsError,
     UntrustedPackError,
     VersionSkewWarning,
@@ -36,8 +41,11 @@ from .errors import (
 
 if TYPE_CHECKING:
     from . import testing
-    from ._audit import AuditReport, audit
+    from ._assets import Asset
+    from ._audit import AuditReport, Finding, audit
     from ._capture import capture
+    from ._seal import Seal
+    from ._verify.check_report import CheckReport
     from ._verify.engine import diff, verify
     from ._verify.report import VerifyReport
     from .backends.recorders import register_recorder
@@ -47,23 +55,31 @@ if TYPE_CHECKING:
     from .vector import make_vec
 
 __all__ = [
+    "Asset",
     "AssetError",
     "AuditReport",
     "BackendUnavailableError",
     "Blob",
     "BuildError",
     "CaptureError",
+    "CheckReport",
     "CodeRef",
+    "DeprecatedEnvError",
     "EnumRef",
+    "Finding",
     "Layer",
     "NotIdenticalError",
     "PackFormatError",
+    "Seal",
     "SignatureError",
     "SpecPack",
     "SpecPackError",
     "UncarriableValueError",
     "UnexpectedKwargError",
     "UnknownEnvError",
+    "UnknownEnvNameError",
+    "UnknownEnvVersionError",
+    "UnknownNamespaceError",
     "UnrecordedArgumentsError",
     "UntrustedPackError",
     "VerifyReport",
@@ -81,36 +97,54 @@ __all__ = [
     "verify",
 ]
 
+#: Public name -> (module, attribute) it is loaded from on first use.
 _LAZY = {
-    "capture": ("_capture", "capture"),
-    "SpecPack": ("pack", "SpecPack"),
-    "Layer": ("pack", "Layer"),
-    "Blob": ("carry", "Blob"),
-    "CodeRef": ("carry", "CodeRef"),
-    "EnumRef": ("carry", "EnumRef"),
-    "register_recorder": ("backends.recorders", "register_recorder"),
-    "diff": ("_verify.engine", "diff"),
-    "verify": ("_verify.engine", "verify"),
-    "VerifyReport": ("_verify.report", "VerifyReport"),
-    "dump": ("files.io", "dump"),
-    "load": ("files.io", "load"),
-    "make_vec": ("vector", "make_vec"),
-    "audit": ("_audit", "audit"),
-    "AuditReport": ("_audit", "AuditReport"),
+    "capture": ("specpack._capture", "capture"),
+    "SpecPack": ("specpack.pack", "SpecPack"),
+    "Layer": ("specpack.pack", "Layer"),
+    "Blob": ("specpack.carry", "Blob"),
+    "CodeRef": ("specpack.carry", "CodeRef"),
+    "EnumRef": ("specpack.carry", "EnumRef"),
+    "Asset": ("specpack._assets", "Asset"),
+    "Seal": ("specpack._seal", "Seal"),
+    "register_recorder": ("specpack.backends.recorders", "register_recorder"),
+    "diff": ("specpack._verify.engine", "diff"),
+    "verify": ("specpack._verify.engine", "verify"),
+    "VerifyReport": ("specpack._verify.report", "VerifyReport"),
+    "CheckReport": ("specpack._verify.check_report", "CheckReport"),
+    "dump": ("specpack.files", "dump"),
+    "load": ("specpack.files", "load"),
+    "make_vec": ("specpack.vector", "make_vec"),
+    "audit": ("specpack._audit", "audit"),
+    "AuditReport": ("specpack._audit", "AuditReport"),
+    "Finding": ("specpack._audit", "Finding"),
 }
+
+#: The public modules that load on first use as attributes (``specpack.vector.make_vec``).
+_SUBMODULES = ("testing", "vector", "files", "ray", "adapters")
+
+_public.claim(__name__, globals())  # the errors: tracebacks say specpack.BuildError
+_public.install_legacy_finder()  # old pickles' module paths (specpack.pack._restore, ...) still load
 
 
 def __getattr__(name: str) -> Any:
-    """Load the heavier public names on first use (keeps ``import specpack`` fast)."""
+    """Load the heavier public names on first use (keeps ``import specpack`` fast).
+
+    Every name loaded with ``name`` from the same module is bound and told it lives here
+    (``specpack.SpecPack.__module__ == "specpack"``), unless a public module (``specpack.vector``,
+    ``specpack.files``) already claimed it.
+    """
     import importlib
 
-    if name in ("testing", "vector", "files", "ray"):
-        return importlib.import_module(f".{name}", __name__)
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY:
-        module, attr = _LAZY[name]
-        value = getattr(importlib.import_module(f".{module}", __name__), attr)
-        globals()[name] = value
-        return value
+        module = importlib.import_module(_LAZY[name][0])
+        same = [n for n, (m, _) in _LAZY.items() if m == _LAZY[name][0]]
+        for other in same:
+            globals()[other] = getattr(module, _LAZY[other][1])
+        _public.claim(__name__, globals(), same)
+        return globals()[name]
     raise AttributeError(f"module 'specpack' has no attribute {name!r}")
 
 
