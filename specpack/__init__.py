@@ -124,7 +124,7 @@ _LAZY = {
 _SUBMODULES = ("testing", "vector", "files", "ray", "adapters")
 
 _public.claim(__name__, globals())  # the errors: tracebacks say specpack.BuildError
-_public.install_legacy_finder()  # old pickles' module paths (specpack.pack._restore, ...) still load
+_public.install_legacy_finder()  # the module paths that old pickles name still load
 
 
 def __getattr__(name: str) -> Any:

@@ -17,9 +17,9 @@ package), as in httpx and pypa/packaging. This script:
    (``"specpack.carry.values._walk"`` in a monkeypatch, ``specpack.cli:main`` in pyproject,
    import-linter contracts, ``::: specpack.pack.SpecPack`` in docs), file paths
    (``specpack/carry/values.py``) and ``python -m specpack.cli`` (now ``python -m specpack``);
-   in Markdown, a name that a public module exports is shown where users import it
-   (``specpack.pack.SpecPack`` -> ``specpack.SpecPack``, ``specpack.files.io.describe`` ->
-   ``specpack.files.describe``);
+   in Markdown, in reST roles of docstrings and in strings that are nothing but the name, a
+   name that a public module exports is shown where users import it (``specpack.pack.SpecPack``
+   -> ``specpack.SpecPack``, ``specpack.files.io.describe`` -> ``specpack.files.describe``);
 4. sorts the imports of the files it changed (``ruff check --select I --fix``) when ruff is
    installed, since a renamed module sorts elsewhere.
 
@@ -264,6 +264,21 @@ def public_name(dotted: str, modules: set[str], exports: dict[str, set[str]]) ->
     return dotted
 
 
+def _names_a_value(m: re.Match[str]) -> bool:
+    """Whether a dotted name in Python source is a reST role's target or a whole string.
+
+    ``:class:`~specpack.errors.BuildError``` and ``"specpack.errors.PackFormatError"`` (an
+    expected ``f"{type(e).__module__}.{type(e).__qualname__}"``) name the public object, so
+    they take its public path; other mentions (imports, ``import_module("specpack.pack")``,
+    attribute chains) keep naming the module that defines it.
+    """
+    text, start, end = m.string, m.start(), m.end()
+    if text[max(0, start - 2):start] in ("`~", ":`"):
+        return True
+    quote = text[start - 1:start]
+    return quote in ("'", '"') and text[end:end + 1] == quote
+
+
 def rewrite_mentions(text: str, *, markdown: bool, modules: set[str],
                      exports: dict[str, set[str]]) -> str:
     """``text`` with moved modules renamed wherever they are named."""
@@ -271,7 +286,7 @@ def rewrite_mentions(text: str, *, markdown: bool, modules: set[str],
 
     def dotted(m: re.Match[str]) -> str:
         new = new_module("specpack" + m.group(1))
-        return public_name(new, modules, exports) if markdown else new
+        return public_name(new, modules, exports) if markdown or _names_a_value(m) else new
 
     def path(m: re.Match[str]) -> str:
         suffix = m.group(2) or ""
