@@ -11,8 +11,8 @@ Pickles name globals by module path, and packs pickled by earlier releases name 
 no longer exist: ``specpack.pack._restore`` (0.1.0, 0.2.0), ``specpack.carry.code.CodeRef``,
 ``specpack.carry.values._rebuild_array`` (0.2.0), ``specpack._values.Blob`` (0.1.0), ... The
 tree keeps no module at those paths (they would be public-looking modules nobody should
-import). Instead :class:`LegacyFinder`, appended to :data:`sys.meta_path` by ``import
-specpack``, answers only when the import system found no real module: for a module path that
+import). Instead :class:`LegacyFinder`, put on :data:`sys.meta_path` after the path finder
+by ``import specpack``, answers only when no real module has the name: for a module path that
 :data:`specpack._pickled.LEGACY_NAMES` names, it makes a stand-in module whose attributes are
 the objects ``LEGACY_NAMES`` gives, so plain ``pickle.loads`` resolves the old path to
 today's object. Old paths that are still real modules (``specpack._carry``,
@@ -93,7 +93,7 @@ def _lookup(module: str, name: str) -> Any:
 
 
 class LegacyFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds and loads the stand-in modules of old pickle paths (last on ``sys.meta_path``)."""
+    """Finds and loads the stand-in modules of old pickle paths (after the path finder)."""
 
     def find_spec(self, fullname: str, path: Sequence[str] | None,
                   target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
@@ -127,6 +127,16 @@ class LegacyFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def install_legacy_finder() -> None:
-    """Append one :class:`LegacyFinder` to ``sys.meta_path`` (once per interpreter)."""
-    if not any(isinstance(f, LegacyFinder) for f in sys.meta_path):
-        sys.meta_path.append(LegacyFinder())
+    """Put one :class:`LegacyFinder` on ``sys.meta_path`` (once per interpreter).
+
+    Right after the path finder, which finds every real module: no real module is shadowed,
+    and a finder installed later (an editable install of another checkout) cannot serve an
+    old path from elsewhere.
+    """
+    if any(isinstance(f, LegacyFinder) for f in sys.meta_path):
+        return
+    at = len(sys.meta_path)
+    for i, finder in enumerate(sys.meta_path):
+        if finder is importlib.machinery.PathFinder:
+            at = i + 1
+    sys.meta_path.insert(at, LegacyFinder())
