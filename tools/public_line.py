@@ -1,6 +1,7 @@
 """Draw specpack's public line: move every internal module under a ``_`` name, fix references.
 
     python tools/public_line.py          # from the repository root; run it again: no change
+    python tools/public_line.py --check  # exit 1, listing what is left to do, if anything is
 
 Users import ``specpack``, ``specpack.testing``, ``specpack.ray``, ``specpack.vector``,
 ``specpack.files``, ``specpack.adapters`` and its library modules; everything else is an
@@ -109,31 +110,34 @@ def git(root: Path, *args: str) -> str:
                           text=True).stdout
 
 
-def move_modules(root: Path) -> list[str]:
-    """``git rm`` the legacy shims and ``git mv`` each module not yet moved; what was done."""
+def move_modules(root: Path, *, write: bool = True) -> list[str]:
+    """``git rm`` the legacy shims and ``git mv`` each module not yet moved; what was (or, with
+    ``write=False``, would be) done."""
     done: list[str] = []
     for path in REMOVED:
         if (root / path).is_file():
-            git(root, "rm", "-q", path)
-            done.append(f"removed {path}")
+            if write:
+                git(root, "rm", "-q", path)
+            done.append(f"remove {path}")
     for old, new in MOVES:
-        if (root / old).exists() and not (root / new).exists():
-            git(root, "mv", old, new)
-            done.append(f"moved {old} -> {new}")
-        elif (root / old).exists():
+        if (root / old).exists() and (root / new).exists():
             raise SystemExit(f"both {old} and {new} exist: merge them by hand, then run again")
+        if (root / old).exists():
+            if write:
+                git(root, "mv", old, new)
+            done.append(f"move {old} -> {new}")
     return done
 
 
 # --- 2. imports ------------------------------------------------------------------------------
 
 def _package_of(root: Path, file: Path) -> str | None:
-    """The dotted package a Python file's relative imports start from (None outside one)."""
+    """The dotted package a Python file's relative imports start from, once moved (None
+    outside the package)."""
     rel = file.relative_to(root)
     if not rel.parts or rel.parts[0] != "specpack":
         return None
-    parts = list(rel.parts[:-1])
-    return ".".join(parts)
+    return new_module(".".join(rel.parts[:-1]))
 
 
 def _relative(package: str, level: int, target: str) -> str:
@@ -317,8 +321,8 @@ def tracked_text_files(root: Path) -> list[Path]:
     return sorted(out)
 
 
-def rewrite_files(root: Path) -> list[str]:
-    """Rewrite imports and mentions in every tracked text file; the files changed."""
+def rewrite_files(root: Path, *, write: bool = True) -> list[str]:
+    """Rewrite imports and mentions in every tracked text file; the files (to be) changed."""
     modules = _modules_in(root)
     exports = _exports(root)
     changed = []
@@ -335,7 +339,8 @@ def rewrite_files(root: Path) -> list[str]:
             new = rewrite_mentions(new, markdown=file.suffix == ".md", modules=modules,
                                    exports=exports)
         if new != text:
-            file.write_text(new, encoding="utf-8")
+            if write:
+                file.write_text(new, encoding="utf-8")
             changed.append(rel)
     return changed
 
@@ -350,21 +355,28 @@ def sort_imports(root: Path, files: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Move the internal modules and rewrite what names them; print what changed."""
+    """Move the internal modules and rewrite what names them; print what changed.
+
+    ``--check`` changes nothing: it lists what is left to do and exits 1 if anything is.
+    """
     args = sys.argv[1:] if argv is None else argv
-    root = Path(args[0] if args else ".").resolve()
+    write = "--check" not in args
+    paths = [a for a in args if a != "--check"]
+    root = Path(paths[0] if paths else ".").resolve()
     if not (root / "specpack" / "__init__.py").exists():
         raise SystemExit(f"{root} is not the specpack repository root (no specpack/__init__.py)")
-    done = move_modules(root)
-    changed = rewrite_files(root)
-    sort_imports(root, changed)
+    done = move_modules(root, write=write)
+    changed = rewrite_files(root, write=write)
+    if write:
+        sort_imports(root, changed)
     for line in done:
         print(line)
     for rel in changed:
-        print(f"rewrote {rel}")
+        print(f"rewrite {rel}")
     if not done and not changed:
         print("nothing to do: the public line is drawn")
-    return 0
+        return 0
+    return 0 if write else 1
 
 
 if __name__ == "__main__":
