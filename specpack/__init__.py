@@ -13,6 +13,7 @@ verifier).
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 from . import _public
@@ -127,24 +128,36 @@ _public.claim(__name__, globals())  # the errors: tracebacks say specpack.BuildE
 _public.install_legacy_finder()  # the module paths that old pickles name still load
 
 
+def _bind_loaded() -> None:
+    """Bind every lazy name whose module is already imported, and claim it (cheap: no import).
+
+    So a class that ``capture`` or an unpickle loaded reports ``specpack`` from the first
+    public name used, whichever it was.
+    """
+    ready = []
+    for name, (module, attr) in _LAZY.items():
+        value = getattr(sys.modules.get(module), attr, None)
+        if value is not None and name not in globals():
+            globals()[name] = value
+            ready.append(name)
+    _public.claim(__name__, globals(), ready)
+
+
 def __getattr__(name: str) -> Any:
     """Load the heavier public names on first use (keeps ``import specpack`` fast).
 
-    Every name loaded with ``name`` from the same module is bound and told it lives here
-    (``specpack.SpecPack.__module__ == "specpack"``), unless a public module (``specpack.vector``,
-    ``specpack.files``) already claimed it.
+    Each name is bound here and told it lives here (``specpack.SpecPack.__module__ ==
+    "specpack"``), unless a public module (``specpack.vector``, ``specpack.files``) claimed it.
     """
     import importlib
 
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY:
-        module = importlib.import_module(_LAZY[name][0])
-        same = [n for n, (m, _) in _LAZY.items() if m == _LAZY[name][0]]
-        for other in same:
-            globals()[other] = getattr(module, _LAZY[other][1])
-        _public.claim(__name__, globals(), same)
-        return globals()[name]
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module), attr)
+        _bind_loaded()
+        return value
     raise AttributeError(f"module 'specpack' has no attribute {name!r}")
 
 
