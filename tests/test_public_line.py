@@ -250,3 +250,11 @@ def test_the_script_rewrites_each_kind_of_reference_and_is_idempotent(tmp_path: 
     docs = "::: specpack.pack.SpecPack\n[d](#specpack.files.io.describe) specpack._capture.capture"
     assert tool.rewrite_mentions(docs, markdown=True, modules=modules, exports=exports) == (
         "::: specpack.SpecPack\n[d](#specpack.files.describe) specpack.capture")
+
+
+def test_a_pack_from_capture_reports_public_classes_before_they_are_named(tmp_path: Path) -> None:
+    code = ("import specpack; pack = specpack.capture('CartPole-v1'); "
+            "print(type(pack).__module__, type(pack.entry_point).__module__)")
+    proc = run_python(["-c", code], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["specpack", "specpack"]
