@@ -9,13 +9,13 @@ tracebacks, ``help()`` and pickles of the class itself say ``specpack.SpecPack``
 
 Pickles name globals by module path, and packs pickled by earlier releases name modules that
 no longer exist: ``specpack.pack._restore`` (0.1.0, 0.2.0), ``specpack.carry.code.CodeRef``,
-``specpack.carry.values._rebuild_array`` (0.2.0), ``specpack._values.Blob`` (0.1.0), ... The
+``specpack.carry.values._rebuild_array`` (0.2.0), ``specpack.layer.Layer``, ... The
 tree keeps no module at those paths (they would be public-looking modules nobody should
 import). Instead :class:`LegacyFinder`, put on :data:`sys.meta_path` after the path finder
 by ``import specpack``, answers only when no real module has the name: for a module path that
 :data:`specpack._pickled.LEGACY_NAMES` names, it makes a stand-in module whose attributes are
 the objects ``LEGACY_NAMES`` gives, so plain ``pickle.loads`` resolves the old path to
-today's object. Old paths that are still real modules (``specpack._carry``,
+today's object. Old paths that are still real modules (``specpack._carry``, ``specpack._values``,
 ``specpack._surface``) resolve by themselves. Installing the finder imports nothing; the
 first old path looked up loads :mod:`specpack._pickled`, which an unpickle loads anyway.
 """

@@ -8,10 +8,10 @@ Users import ``specpack``, ``specpack.testing``, ``specpack.ray``, ``specpack.ve
 internal module, and an internal module's name starts with ``_`` (or it sits inside a ``_``
 package), as in httpx and pypa/packaging. This script:
 
-1. ``git mv``\\ s each module of :data:`MOVES` to its ``_`` name (and ``git rm``\\ s the 0.1.0
-   pickle shims of :data:`REMOVED`: ``specpack/_carry.py`` gives its name to the ``_carry``
-   package, which exports ``CodeRef``; the other old pickle paths are served by the legacy
-   finder of ``specpack._public``);
+1. ``git mv``\\ s each module of :data:`MOVES` to its ``_`` name (and ``git rm``\\ s
+   :data:`REMOVED`: 0.1.0's pickle shim ``specpack/_carry.py`` gives its name to the ``_carry``
+   package, which exports ``CodeRef``; the old paths that are no module any more are served by
+   the legacy finder of ``specpack._public``; ``specpack/_values.py``, already private, stays);
 2. rewrites every import of a moved module, absolute or relative (``from .pack import``,
    ``from ..carry.values import``, ``from specpack import typedjson``);
 3. rewrites every other mention of a moved module in tracked text files: dotted names
@@ -59,8 +59,8 @@ MOVES: tuple[tuple[str, str], ...] = (
     ("specpack/adapters/workers.py", "specpack/adapters/_workers.py"),
 )
 
-#: Legacy pickle shims removed before the moves (their paths are served another way).
-REMOVED: tuple[str, ...] = ("specpack/_carry.py", "specpack/_values.py")
+#: Removed before the moves: 0.1.0's shim, whose name the ``_carry`` package takes.
+REMOVED: tuple[str, ...] = ("specpack/_carry.py",)
 
 #: Files whose old module paths are meant (pickle paths, history): only imports are rewritten.
 NAMES_OLD_PATHS: frozenset[str] = frozenset({
