@@ -77,7 +77,7 @@ def headline(rounds: int) -> list[dict[str, Any]]:
     spec = gymnasium.spec(env_id)
     pack_blob = pickle.dumps(pack)
     spec_blob = pickle.dumps(spec)
-    unpickled = importlib.import_module("specpack._pack")._unpickled
+    unpickled = importlib.import_module("specpack.pack")._unpickled
 
     def loads_cold() -> object:
         unpickled.clear()  # as the first unpickling of this pack in a process

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._errors import AssetError, CaptureError
+from .errors import AssetError, CaptureError
 
 __all__ = ["DEFAULT_LIMIT", "Asset", "check_assets", "find_paths", "materialize",
            "read_asset", "remap"]
@@ -128,7 +128,7 @@ def find_paths(kwargs: Mapping[str, Any], defaults: Mapping[str, Any] = {}) -> l
 def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAULT_LIMIT) -> Asset:
     """Read the file or folder ``path`` into an :class:`Asset` (its bytes too when ``carry``).
 
-    Raises :class:`~specpack.CaptureError` naming the path and the fix when it is
+    Raises :class:`~specpack.errors.CaptureError` naming the path and the fix when it is
     missing, not a regular file or folder, holds a FIFO/device, a dangling link or a link loop,
     (carried) holds a link to outside itself, or (carried) is larger than ``limit`` bytes.
 
@@ -162,7 +162,7 @@ def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAUL
 def check_assets(assets: Sequence[Asset], *, label: str) -> None:
     """Check that every asset that is not carried is on this node with its captured bytes.
 
-    Raises :class:`~specpack.AssetError` naming the path and the fix when one is
+    Raises :class:`~specpack.errors.AssetError` naming the path and the fix when one is
     missing, and both digests when its bytes differ: a pack never builds with another file.
     Repeated checks in one process re-hash only what changed on disk (size, mtime, ctime, inode).
 
@@ -203,7 +203,7 @@ def materialize(assets: Sequence[Asset], *, label: str = "the pack") -> dict[str
     altered. Not-carried assets are checked (:func:`check_assets`) and map to themselves.
 
     Returns ``{asset.path: local path}`` for every asset. Raises
-    :class:`~specpack.AssetError` for a carried asset whose bytes are missing or corrupt
+    :class:`~specpack.errors.AssetError` for a carried asset whose bytes are missing or corrupt
     (an archive that names paths outside itself, links, wrong sizes, a digest that does not
     match) and for a cache folder that cannot be written (read-only, full): set
     ``SPECPACK_CACHE`` to a writable folder.

@@ -1,7 +1,7 @@
 """How a pack becomes an env: its build plan, :meth:`make`, the vector build and registering.
 
-Mixed into :class:`~specpack.SpecPack` (the value and its fields are :mod:`specpack._pack`):
-the fields are turned once into a backend :class:`~specpack._backends.Blueprint` (the version
+Mixed into :class:`~specpack.SpecPack` (the value and its fields are :mod:`specpack.pack`):
+the fields are turned once into a backend :class:`~specpack.backends.Blueprint` (the version
 skew is checked then), and each build hands the blueprint and fresh kwargs to the backend.
 Nothing here imports the pack module.
 """
@@ -13,12 +13,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._assets import Asset
-from ._backends import Blueprint, get_backend
-from ._carry.code import CodeRef
-from ._carry.values import is_plain, materialize
-from ._errors import SpecPackError
-from ._layer import Layer
-from ._versions import check_skew, skew_free
+from .backends import Blueprint, get_backend
+from .carry.code import CodeRef
+from .carry.values import is_plain, materialize
+from .errors import SpecPackError
+from .layer import Layer
+from .versions import check_skew, skew_free
 
 __all__ = ["BuildFace"]
 

@@ -6,7 +6,7 @@ each piece of code by reference or by value. After ``capture`` returns, nothing 
 depends on the registry, on what a worker has imported, or on the source file of by-value code.
 
 Repeated captures of the same id are served from a memo keyed on the *exact* form of the
-kwargs (:func:`~specpack._carry.values.exact_key`: ``0``, ``0.0``, ``-0.0``, ``False`` and ``0j``
+kwargs (:func:`~specpack.carry.values.exact_key`: ``0``, ``0.0``, ``-0.0``, ``False`` and ``0j``
 are different keys), and each hit is re-validated against the registry.
 """
 
@@ -16,18 +16,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._assets import DEFAULT_LIMIT
-from ._backends import Backend, Recipe, check_kwargs, detect_backend, get_backend
-from ._carry.code import CodeRef, code_ref, code_ref_from_string, witness_of
-from ._carry.payload import Witness, by_value_modules
-from ._carry.values import (
-    MAX_INT_BITS,
-    SCALAR_TYPES,
-    Blob,
-    exact_key,
-    iter_carried,
-    lower_mapping,
-)
-from ._errors import CaptureError, UnexpectedKwargError, _CaptureTypeError, _OldRenderAPIError
 from ._needs import (
     built_requires,
     check_needs_options,
@@ -35,10 +23,22 @@ from ._needs import (
     user_code,
     with_needs,
 )
-from ._pack import Layer, SpecPack
 from ._provenance import imported_during
 from ._surface import record_surface
-from ._versions import version_record
+from .backends import Backend, Recipe, check_kwargs, detect_backend, get_backend
+from .carry.code import CodeRef, code_ref, code_ref_from_string, witness_of
+from .carry.payload import Witness, by_value_modules
+from .carry.values import (
+    MAX_INT_BITS,
+    SCALAR_TYPES,
+    Blob,
+    exact_key,
+    iter_carried,
+    lower_mapping,
+)
+from .errors import CaptureError, UnexpectedKwargError, _CaptureTypeError, _OldRenderAPIError
+from .pack import Layer, SpecPack
+from .versions import version_record
 
 __all__ = ["capture"]
 

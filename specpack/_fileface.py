@@ -1,6 +1,6 @@
 """A pack's file face: :meth:`to_json` and :meth:`from_json` (mixed into ``SpecPack``).
 
-The manifest schema and the trust policy live in :mod:`specpack._fileformat`; this mixin only
+The manifest schema and the trust policy live in :mod:`specpack.fileformat`; this mixin only
 calls them, importing them when a method runs, so a worker that unpickles a pack and builds it
 never loads the file format or the typed-JSON codec. Nothing here imports the pack module.
 """
@@ -11,13 +11,13 @@ import dataclasses
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._errors import PackFormatError
-from ._layer import Layer
 from ._surface import Surface, surface_to_json
+from .errors import PackFormatError
+from .layer import Layer
 
 if TYPE_CHECKING:
-    from ._fileformat.manifest import PackFields
-    from ._typedjson.encode import Encoder
+    from .fileformat.manifest import PackFields
+    from .typedjson.encode import Encoder
 
 __all__ = ["FileFace"]
 
@@ -31,8 +31,8 @@ def _data_only(surface: Surface) -> Surface:
     item that would be written as one (an enum member, a class) is left out, as are items
     that cannot be written at all.
     """
-    from ._typedjson.encode import encode
-    from ._typedjson.walk import payload_uses, references
+    from .typedjson.encode import encode
+    from .typedjson.walk import payload_uses, references
 
     kept = {}
     for key, value in surface.metadata.items():
@@ -76,9 +76,9 @@ class FileFace:
         str
             Strict JSON (no NaN literals); by-value code and objects in its ``payloads`` table.
         """
-        from ._fileformat.manifest import FORMAT, dumps
-        from ._fileformat.needs import needs_to_json
-        from ._typedjson.encode import Encoder, encode
+        from .fileformat.manifest import FORMAT, dumps
+        from .fileformat.needs import needs_to_json
+        from .typedjson.encode import Encoder, encode
 
         payloads: dict[str, Any] = {}
         try:
@@ -144,7 +144,7 @@ class FileFace:
         SignatureError
             ``key`` does not verify the text.
         """
-        from ._fileformat.read import read_fields
+        from .fileformat.read import read_fields
 
         return cls._from_fields(read_fields(text, trust=trust, key=key, allow=allow,
                                             source=source))

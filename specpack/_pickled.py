@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._carry.carried import Blob, EnumRef
-from ._carry.code import CodeRef
-from ._carry.values import _rebuild_array
-from ._layer import Layer
-from ._pack import SpecPack, _restore
 from ._surface import Surface
+from .carry.carried import Blob, EnumRef
+from .carry.code import CodeRef
+from .carry.values import _rebuild_array
+from .layer import Layer
+from .pack import SpecPack, _restore
 
 __all__ = ["LEGACY_NAMES"]
 

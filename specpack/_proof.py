@@ -11,13 +11,13 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
 from ._deprecated import positional
-from ._errors import SpecPackError
+from .errors import SpecPackError
 
 if TYPE_CHECKING:
-    from ._pack import SpecPack
     from ._process import Boundary
     from ._seal import CheckReport, Seal
     from ._verify.report import VerifyReport
+    from .pack import SpecPack
 
 __all__ = ["ProofFace"]
 
@@ -56,7 +56,7 @@ class ProofFace:
         where
             ``"subprocess"`` (a fresh ``python``), ``"spawn"`` or ``"forkserver"``.
         check
-            Raise :class:`~specpack.NotIdenticalError` instead of returning a falsy
+            Raise :class:`~specpack.errors.NotIdenticalError` instead of returning a falsy
             report.
         timeout
             One deadline, in seconds, for the whole call (every side, and the comparison).

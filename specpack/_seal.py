@@ -27,7 +27,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._errors import BuildError, PackFormatError, SpecPackError
 from ._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label
 from ._verify.check_report import CheckReport, versions_text
 from ._verify.engine import check_ignore_info, check_rollout_options
@@ -49,6 +48,7 @@ from ._verify.sealing import (
     event_fields,
     first_divergence,
 )
+from .errors import BuildError, PackFormatError, SpecPackError
 
 __all__ = ["CheckReport", "Seal", "check_seal", "make_seal"]
 

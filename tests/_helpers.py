@@ -19,8 +19,7 @@ import numpy as np
 from _hang import ProcessHang as ProcessHang
 from _hang import run_process as run_process
 
-from specpack import Blob, CodeRef, EnumRef
-from specpack import _typedjson as typedjson
+from specpack import Blob, CodeRef, EnumRef, typedjson
 
 TESTS = Path(__file__).resolve().parent
 SCRIPTS = TESTS / "scripts"

@@ -147,7 +147,7 @@ def test_capture_of_a_pack_returns_it():
 
 
 def test_fresh_importability_uses_files_not_sys_modules(tmp_path):
-    from specpack._carry.importable import fresh_importable
+    from specpack.carry.importable import fresh_importable
 
     assert fresh_importable("gymnasium.envs.classic_control.cartpole")
     assert fresh_importable("json")

@@ -14,7 +14,7 @@ Modules, each one concern: :mod:`.report` (statuses, findings, the report and it
 live stack), :mod:`.control` (the local repeat control), :mod:`.env_job` and :mod:`.wrapper_job` (+ :mod:`.wrapper_fixtures`),
 :mod:`.vector_job`, :mod:`.scheduler` (jobs over workers of :mod:`specpack._process`),
 :mod:`.api` (``audit``, ``audit_one``). The command line (``specpack audit``) is
-:mod:`specpack.audit`; it prints :func:`summary` or ``report.to_json()``.
+:mod:`specpack.cli.audit`; it prints :func:`summary` or ``report.to_json()``.
 """
 
 from __future__ import annotations

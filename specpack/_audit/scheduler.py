@@ -32,7 +32,7 @@ from typing import Any
 from .._process import Outcome, Worker, replay
 from .._process.child import load_job
 from .._text import format_exception, one_line
-from .._typedjson import decode, encode
+from ..typedjson import decode, encode
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, Task
 from .report import CAPTURE_ERROR, NOT_IDENTICAL, REBUILD_ERROR, Finding
 from .timelimit import Overtime, time_limit

@@ -24,7 +24,6 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from .._deprecated import positional
-from .._errors import NotIdenticalError, SpecPackError
 from .._process import (
     BOUNDARIES,
     Boundary,
@@ -37,6 +36,7 @@ from .._process import (
 )
 from .._process.launch import FRESH
 from .._text import suggest
+from ..errors import NotIdenticalError, SpecPackError
 from .compare import compare as _differences
 from .jobs import STASH
 from .judge import NO_CONTROL, Sides, Verdict, control_is_cheap, hash_seeds, judge, seeded_env

@@ -4,8 +4,8 @@ with worker start reports (:mod:`.envs`), and forkserver preloading (:mod:`.fork
 from __future__ import annotations
 
 from .._public import claim
-from ._forkserver import forkserver_modules, warm_forkserver
-from ._make import make_vec
+from .forkserver import forkserver_modules, warm_forkserver
+from .make import make_vec
 
 __all__ = ["forkserver_modules", "make_vec", "warm_forkserver"]
 

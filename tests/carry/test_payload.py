@@ -24,8 +24,8 @@ import pytest
 from _helpers import run_python
 
 import specpack
-from specpack._carry.code import code_ref, witness_of
-from specpack._carry.payload import dumps_witnessed, portable_dumps
+from specpack.carry.code import code_ref, witness_of
+from specpack.carry.payload import dumps_witnessed, portable_dumps
 
 _count = itertools.count()
 

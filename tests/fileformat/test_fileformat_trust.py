@@ -33,7 +33,7 @@ from specpack import (
     UntrustedPackError,
     files,
 )
-from specpack._fileformat.signed import sign
+from specpack.fileformat.signed import sign
 
 KEY = b"test key for the trust tests 0123456789"
 CARTPOLE = "gymnasium.envs.classic_control.cartpole"

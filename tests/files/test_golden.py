@@ -22,7 +22,7 @@ from _helpers import TESTS, assert_same
 
 import specpack
 from specpack import Blob, files
-from specpack._carry.values import materialize
+from specpack.carry.values import materialize
 
 GOLDEN = TESTS / "golden"
 EXPECTED = json.loads((GOLDEN / "expected.json").read_text())

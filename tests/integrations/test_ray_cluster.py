@@ -28,7 +28,7 @@ from ray_procs import DriverRun, run_driver
 
 import specpack
 import specpack.ray
-from specpack._errors import (
+from specpack.errors import (
     BuildError,
     CaptureError,
     UncarriableValueError,

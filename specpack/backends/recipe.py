@@ -1,0 +1,51 @@
+"""What a backend resolves (:class:`Recipe`) and what it builds from (:class:`Blueprint`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..carry.code import CodeRef
+
+__all__ = ["Blueprint", "Recipe"]
+
+
+@dataclass
+class Recipe:
+    """What a backend resolved, before capture lowers it into a pack.
+
+    ``layers`` run from the outermost wrapper inwards; each is ``(class, kwargs)``.
+    ``entry_string`` keeps a registered ``"module:attr"`` entry point as written.
+    """
+
+    id: str | None
+    entry: Any
+    entry_string: str | None
+    kwargs: dict[str, Any]
+    spec: dict[str, Any]
+    layers: list[tuple[type, dict[str, Any]]] = field(default_factory=list)
+    auto_render: bool = False
+    notes: list[str] = field(default_factory=list)
+    #: The entry point is a vector env creator (a spec with only ``vector_entry_point``).
+    vector: bool = False
+    #: How the entry point travels when the backend decided it (e.g. a registry reference).
+    entry_ref: CodeRef | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Blueprint:
+    """The read-only projection of a pack that a backend builds from.
+
+    ``layers`` run from the innermost wrapper outwards (the order they are applied in); each
+    is ``(class, lowered kwargs, plain)`` where ``plain`` says the kwargs hold only immutable
+    scalars. Lowered values are never mutated: a build materialises fresh copies. Compared by
+    identity (a backend keys its build plan on it).
+    """
+
+    label: str
+    entry: CodeRef
+    layers: tuple[tuple[CodeRef, Mapping[str, Any], bool], ...]
+    spec: Mapping[str, Any]
+    auto_render: bool
+    versions: Mapping[str, str]
