@@ -22,12 +22,13 @@ first old path looked up loads :mod:`specpack._pickled`, which an unpickle loads
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
 import sys
 import types
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
 
 __all__ = ["LegacyFinder", "claim", "install_legacy_finder", "legacy_modules"]
 
@@ -92,11 +93,15 @@ def _lookup(module: str, name: str) -> Any:
             "import specpack's public names from 'specpack'") from None
 
 
-class LegacyFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds and loads the stand-in modules of old pickle paths (after the path finder)."""
+class LegacyFinder:
+    """Finds and loads the stand-in modules of old pickle paths (after the path finder).
+
+    A meta path finder and loader by protocol: subclassing ``importlib.abc``'s would make
+    ``import specpack`` import :mod:`importlib.resources`, :mod:`tempfile` and more.
+    """
 
     def find_spec(self, fullname: str, path: Sequence[str] | None,
-                  target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+                  target: types.ModuleType | None = None) -> ModuleSpec | None:
         """A spec for ``fullname`` if it is an old pickle path no real module has, else None."""
         if not fullname.startswith(_PREFIX) or _busy:
             return None
@@ -107,9 +112,12 @@ class LegacyFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             _busy.pop()
         if not known:
             return None
-        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        from importlib.machinery import ModuleSpec
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        loader: Any = self  # a loader by protocol (create_module, exec_module)
+        return ModuleSpec(fullname, loader, is_package=True)
+
+    def create_module(self, spec: ModuleSpec) -> None:
         """The default module object."""
         return None
 
@@ -137,6 +145,6 @@ def install_legacy_finder() -> None:
         return
     at = len(sys.meta_path)
     for i, finder in enumerate(sys.meta_path):
-        if finder is importlib.machinery.PathFinder:
+        if getattr(finder, "__name__", None) == "PathFinder":
             at = i + 1
     sys.meta_path.insert(at, LegacyFinder())
