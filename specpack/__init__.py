@@ -13,14 +13,17 @@ verifier).
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
+from . import _public
 from ._version import __version__
 from .errors import (
     AssetError,
     BackendUnavailableError,
     BuildError,
     CaptureError,
+    DeprecatedEnvError,
     NotIdenticalError,
     PackFileError,
     PackFormatError,
@@ -29,6 +32,9 @@ from .errors import (
     UncarriableValueError,
     UnexpectedKwargError,
     UnknownEnvError,
+    UnknownEnvNameError,
+    UnknownEnvVersionError,
+    UnknownNamespaceError,
     UnrecordedArgumentsError,
     UntrustedPackError,
     VersionSkewWarning,
@@ -37,8 +43,11 @@ from .errors import (
 
 if TYPE_CHECKING:
     from . import testing
-    from ._audit import AuditReport, audit
+    from ._assets import Asset
+    from ._audit import AuditReport, Finding, audit
     from ._capture import capture
+    from ._seal import Seal
+    from ._verify.check_report import CheckReport
     from ._verify.engine import diff, verify
     from ._verify.report import VerifyReport
     from .backends.recorders import register_recorder
@@ -48,24 +57,32 @@ if TYPE_CHECKING:
     from .vector import make_vec
 
 __all__ = [
+    "Asset",
     "AssetError",
     "AuditReport",
     "BackendUnavailableError",
     "Blob",
     "BuildError",
     "CaptureError",
+    "CheckReport",
     "CodeRef",
+    "DeprecatedEnvError",
     "EnumRef",
+    "Finding",
     "Layer",
     "NotIdenticalError",
     "PackFileError",
     "PackFormatError",
+    "Seal",
     "SignatureError",
     "SpecPack",
     "SpecPackError",
     "UncarriableValueError",
     "UnexpectedKwargError",
     "UnknownEnvError",
+    "UnknownEnvNameError",
+    "UnknownEnvVersionError",
+    "UnknownNamespaceError",
     "UnrecordedArgumentsError",
     "UntrustedPackError",
     "VerifyReport",
@@ -83,35 +100,65 @@ __all__ = [
     "verify",
 ]
 
+#: Public name -> (module, attribute) it is loaded from on first use.
 _LAZY = {
-    "capture": ("_capture", "capture"),
-    "SpecPack": ("pack", "SpecPack"),
-    "Layer": ("pack", "Layer"),
-    "Blob": ("carry", "Blob"),
-    "CodeRef": ("carry", "CodeRef"),
-    "EnumRef": ("carry", "EnumRef"),
-    "register_recorder": ("backends.recorders", "register_recorder"),
-    "diff": ("_verify.engine", "diff"),
-    "verify": ("_verify.engine", "verify"),
-    "VerifyReport": ("_verify.report", "VerifyReport"),
-    "dump": ("files.io", "dump"),
-    "load": ("files.io", "load"),
-    "make_vec": ("vector", "make_vec"),
-    "audit": ("_audit", "audit"),
-    "AuditReport": ("_audit", "AuditReport"),
+    "capture": ("specpack._capture", "capture"),
+    "SpecPack": ("specpack.pack", "SpecPack"),
+    "Layer": ("specpack.pack", "Layer"),
+    "Blob": ("specpack.carry", "Blob"),
+    "CodeRef": ("specpack.carry", "CodeRef"),
+    "EnumRef": ("specpack.carry", "EnumRef"),
+    "Asset": ("specpack._assets", "Asset"),
+    "Seal": ("specpack._seal", "Seal"),
+    "register_recorder": ("specpack.backends.recorders", "register_recorder"),
+    "diff": ("specpack._verify.engine", "diff"),
+    "verify": ("specpack._verify.engine", "verify"),
+    "VerifyReport": ("specpack._verify.report", "VerifyReport"),
+    "CheckReport": ("specpack._verify.check_report", "CheckReport"),
+    "dump": ("specpack.files", "dump"),
+    "load": ("specpack.files", "load"),
+    "make_vec": ("specpack.vector", "make_vec"),
+    "audit": ("specpack._audit", "audit"),
+    "AuditReport": ("specpack._audit", "AuditReport"),
+    "Finding": ("specpack._audit", "Finding"),
 }
+
+#: The public modules that load on first use as attributes (``specpack.vector.make_vec``).
+_SUBMODULES = ("testing", "vector", "files", "ray", "adapters")
+
+_public.claim(__name__, globals())  # the errors: tracebacks say specpack.BuildError
+_public.install_legacy_finder()  # the module paths that old pickles name still load
+
+
+def _bind_loaded() -> None:
+    """Bind every lazy name whose module is already imported, and claim it (cheap: no import).
+
+    So a class that ``capture`` or an unpickle loaded reports ``specpack`` from the first
+    public name used, whichever it was.
+    """
+    ready = []
+    for name, (module, attr) in _LAZY.items():
+        value = getattr(sys.modules.get(module), attr, None)
+        if value is not None and name not in globals():
+            globals()[name] = value
+            ready.append(name)
+    _public.claim(__name__, globals(), ready)
 
 
 def __getattr__(name: str) -> Any:
-    """Load the heavier public names on first use (keeps ``import specpack`` fast)."""
+    """Load the heavier public names on first use (keeps ``import specpack`` fast).
+
+    Each name is bound here and told it lives here (``specpack.SpecPack.__module__ ==
+    "specpack"``), unless a public module (``specpack.vector``, ``specpack.files``) claimed it.
+    """
     import importlib
 
-    if name in ("testing", "vector", "files", "ray"):
-        return importlib.import_module(f".{name}", __name__)
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY:
         module, attr = _LAZY[name]
-        value = getattr(importlib.import_module(f".{module}", __name__), attr)
-        globals()[name] = value
+        value = getattr(importlib.import_module(module), attr)
+        _bind_loaded()
         return value
     raise AttributeError(f"module 'specpack' has no attribute {name!r}")
 

@@ -17,7 +17,10 @@ none of them.
 
 from __future__ import annotations
 
+from .._public import claim
 from .supersuit import supersuit_vec
 from .workers import WorkerEnvFn, worker_env_fn, worker_env_fns
 
 __all__ = ["WorkerEnvFn", "supersuit_vec", "worker_env_fn", "worker_env_fns"]
+
+claim(__name__, globals())  # users import these from here (see specpack._public)

@@ -7,7 +7,10 @@ The text form these files hold (manifest schema, signatures, trust policy) is
 
 from __future__ import annotations
 
+from .._public import claim
 from ..fileformat.signed import key_id
 from .io import describe, dump, load, read_key
 
 __all__ = ["describe", "dump", "key_id", "load", "read_key"]
+
+claim(__name__, globals())  # users import these from here (see specpack._public)

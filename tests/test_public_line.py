@@ -1,0 +1,260 @@
+"""The public line is drawn in the file tree, and old pickles still find what they name.
+
+Users import ``specpack``, ``specpack.testing``, ``specpack.ray``, ``specpack.vector``,
+``specpack.files``, ``specpack.adapters`` and its library modules; every other module's name
+starts with ``_`` (or it sits in a ``_`` package). A public name reports the public module it
+is imported from (``specpack.SpecPack.__module__ == "specpack"``) and pickles by reference
+under that name. Pickles made before the internals moved name the old module paths
+(``specpack.pack._restore``, ``specpack.carry.code.CodeRef``, 0.1.0's ``specpack._carry`` and
+``specpack._values``): plain ``pickle.loads`` in a fresh interpreter still resolves them.
+
+This file names the old paths on purpose: tools/public_line.py leaves its text alone.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pickle
+import pickletools
+import pkgutil
+import types
+from pathlib import Path
+
+import pytest
+from _helpers import run_python
+
+import specpack
+
+ROOT = Path(specpack.__file__).resolve().parent
+
+#: The modules users import (docs/, README.md, the ``specpack`` console script's package).
+PUBLIC = {
+    "specpack",
+    "specpack.testing",
+    "specpack.ray",
+    "specpack.vector",
+    "specpack.files",
+    "specpack.adapters",
+    "specpack.adapters.tianshou",
+    "specpack.adapters.torchrl",
+    "specpack.adapters.minari",
+    "specpack.adapters.supersuit",
+    "specpack.adapters.sample_factory",
+    "specpack.adapters.pufferlib",
+}
+
+#: Every old path a pickle made by an earlier specpack names, and what it must load as.
+OLD_PATHS = {
+    "specpack.pack._restore": "specpack._pickled:LEGACY_NAMES",
+    "specpack.pack.Layer": "specpack:Layer",  # 0.1.0
+    "specpack.layer.Layer": "specpack:Layer",
+    "specpack.carry.code.CodeRef": "specpack:CodeRef",
+    "specpack.carry.carried.Blob": "specpack:Blob",
+    "specpack.carry.values.Blob": "specpack:Blob",  # 0.2.0
+    "specpack.carry.values.EnumRef": "specpack:EnumRef",  # 0.2.0
+    "specpack.carry.values._rebuild_array": "specpack._pickled:LEGACY_NAMES",
+    "specpack._carry.CodeRef": "specpack:CodeRef",  # 0.1.0
+    "specpack._values.Blob": "specpack:Blob",  # 0.1.0
+    "specpack._values.EnumRef": "specpack:EnumRef",  # 0.1.0
+    "specpack._values._rebuild_array": "specpack._pickled:LEGACY_NAMES",  # 0.1.0
+    "specpack._surface.Surface": "specpack._pickled:LEGACY_NAMES",
+}
+
+
+def _modules_of_the_tree() -> list[str]:
+    out = []
+    for file in sorted(ROOT.rglob("*.py")):
+        parts = ["specpack", *file.relative_to(ROOT).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        out.append(".".join(parts))
+    return out
+
+
+def _faces() -> list[types.ModuleType]:
+    """The public modules that exist in this tree (an adapter may not be written yet)."""
+    return [importlib.import_module(name) for name in sorted(PUBLIC)
+            if importlib.util.find_spec(name) is not None]
+
+
+def _public_names() -> list[tuple[str, str, object]]:
+    out = []
+    for face in _faces():
+        for name in face.__all__:
+            obj = getattr(face, name)
+            if isinstance(obj, (type, types.FunctionType)):
+                out.append((face.__name__, name, obj))
+    return out
+
+
+def test_every_module_users_do_not_import_has_a_private_name() -> None:
+    public_looking = [m for m in _modules_of_the_tree()
+                      if m not in PUBLIC and not any(p.startswith("_") for p in m.split(".")[1:])]
+    assert public_looking == [], (
+        f"internal modules without a '_' name: {public_looking}; move them under a '_' name "
+        "(tools/public_line.py) or add them to the public list")
+
+
+def test_every_public_name_reports_a_public_module_that_exports_it() -> None:
+    names = _public_names()
+    assert len(names) > 40, names
+    for face, name, obj in names:
+        module = obj.__module__  # type: ignore[attr-defined]
+        assert module in PUBLIC, f"{face}.{name}.__module__ is {module!r}, not a public module"
+        assert getattr(importlib.import_module(module), obj.__qualname__) is obj, (face, name)
+    assert specpack.SpecPack.__module__ == "specpack"
+    assert specpack.capture.__module__ == "specpack"
+    assert specpack.BuildError.__module__ == "specpack"
+    assert specpack.vector.warm_forkserver.__module__ == "specpack.vector"
+
+
+def test_the_api_page_documents_only_public_paths() -> None:
+    api = (ROOT.parent / "docs" / "api.md").read_text()
+    private = [line for line in api.splitlines()
+               if "specpack._" in line]
+    assert private == []
+
+
+@pytest.mark.parametrize("cls", [obj for _, _, obj in _public_names() if isinstance(obj, type)],
+                         ids=lambda c: c.__qualname__)
+def test_a_public_class_pickles_by_reference_under_its_public_name(cls: type) -> None:
+    blob = pickle.dumps(cls, protocol=4)
+    assert pickle.loads(blob) is cls
+    strings = [arg for op, arg, _ in pickletools.genops(blob) if isinstance(arg, str)]
+    assert strings[:2] == [cls.__module__, cls.__qualname__]
+    assert cls.__module__ in PUBLIC
+
+
+def test_an_error_pickled_in_one_process_is_the_same_class_in_another() -> None:
+    blob = pickle.dumps(specpack.UnknownEnvError("no such env 'X-v0'"), protocol=4)
+    strings = [arg for op, arg, _ in pickletools.genops(blob) if isinstance(arg, str)]
+    assert strings[:2] == ["specpack", "UnknownEnvError"]
+    code = ("import pickle, sys, specpack; e = pickle.loads(bytes.fromhex(sys.argv[1])); "
+            "print(type(e) is specpack.UnknownEnvError, e.args[0])")
+    proc = run_python(["-c", code, blob.hex()], cwd=ROOT.parent)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split(None, 1) == ["True", "no such env 'X-v0'\n"]
+
+
+def _global_pickle(path: str) -> bytes:
+    """A protocol-0 pickle of the global ``path`` (``module.name``), as an old pickle holds."""
+    module, name = path.rsplit(".", 1)
+    return f"c{module}\n{name}\n.".encode()
+
+
+#: In a fresh interpreter, with nothing of specpack imported: plain pickle.loads of each path.
+FRESH = """
+import importlib, json, pickle, sys
+out = {"specpack imported before": "specpack" in sys.modules}
+for path, want in json.loads(sys.argv[1]).items():
+    obj = pickle.loads(("c%s\\n%s\\n." % tuple(path.rsplit(".", 1))).encode())
+    module, attr = want.split(":")
+    expected = getattr(importlib.import_module(module), attr)
+    if attr == "LEGACY_NAMES":
+        expected = expected[path]
+    out[path] = obj is expected
+print(json.dumps(out))
+"""
+
+
+def test_old_pickle_paths_load_with_plain_pickle_in_a_fresh_interpreter(tmp_path: Path) -> None:
+    proc = run_python(["-c", FRESH, json.dumps(OLD_PATHS)], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"specpack imported before": False,
+                                       **dict.fromkeys(OLD_PATHS, True)}
+
+
+def test_every_legacy_name_loads_as_the_object_it_names() -> None:
+    from specpack._pickled import LEGACY_NAMES
+
+    assert set(OLD_PATHS) <= set(LEGACY_NAMES)
+    for path, obj in LEGACY_NAMES.items():
+        assert pickle.loads(_global_pickle(path)) is obj, path
+
+
+def test_an_old_path_holds_only_what_old_pickles_name() -> None:
+    old = importlib.import_module("specpack.pack")
+    assert "old pickles" in (old.__doc__ or "")
+    with pytest.raises(AttributeError, match="import specpack's public names from 'specpack'"):
+        old.capture  # noqa: B018
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("specpack.no_such_module")
+
+
+def test_import_specpack_loads_no_legacy_table(tmp_path: Path) -> None:
+    code = ("import sys, specpack, specpack._public as p; "
+            "print(any(isinstance(f, p.LegacyFinder) for f in sys.meta_path), "
+            "'specpack._pickled' in sys.modules, 'importlib.abc' in sys.modules)")
+    proc = run_python(["-c", code], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "False", "False"]  # the finder costs no import
+
+
+def test_every_public_adapter_module_is_listed() -> None:
+    import specpack.adapters
+
+    found = {f"specpack.adapters.{m.name}" for m in pkgutil.iter_modules(specpack.adapters.__path__)
+             if not m.name.startswith("_")}
+    assert found <= PUBLIC
+
+
+def _tool() -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location("public_line", ROOT.parent / "tools" /
+                                                  "public_line.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_tree_has_nothing_left_to_move_or_rewrite(tmp_path: Path) -> None:
+    proc = run_python([str(ROOT.parent / "tools" / "public_line.py"), "--check", str(ROOT.parent)],
+                      cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, "nothing to do: the public line is drawn\n"), (
+        proc.stdout + proc.stderr)
+
+
+def test_the_script_rewrites_each_kind_of_reference_and_is_idempotent(tmp_path: Path) -> None:
+    tool = _tool()
+    modules = {*tool.MODULE_MAP, *tool.MODULE_MAP.values(), "specpack._capture", "specpack"}
+    exports = {"specpack": {"SpecPack", "BuildError", "capture"},
+               "specpack.files": {"describe"}}
+    source = (
+        "from ...carry.values import (\n    lower,\n)\n"
+        "from . import recorders, _args\n"
+        "from specpack import Blob, typedjson\n"
+        "import specpack.cli.main as cli_main\n"
+        "from .._text import short\n"
+    )
+    file = tmp_path / "specpack" / "backends" / "gym" / "build.py"
+    once = tool.rewrite_imports(tmp_path, file, source, modules)
+    assert once == (
+        "from ..._carry.values import (\n    lower,\n)\n"
+        "from . import recorders, _args\n"
+        "from specpack import Blob, _typedjson as typedjson\n"
+        "import specpack._cli.main as cli_main\n"
+        "from .._text import short\n"
+    )
+    assert tool.rewrite_imports(tmp_path, file, once, modules) == once
+    text = ('raise :class:`~specpack.errors.BuildError`; see "specpack.errors.BuildError", '
+            'monkeypatch("specpack.carry.values.lower"), specpack/carry/values.py, '
+            "python -m specpack.cli inspect, specpack.cli:main, specpack.vector.make_vec")
+    mentions = tool.rewrite_mentions(text, markdown=False, modules=modules, exports=exports)
+    assert mentions == (
+        'raise :class:`~specpack.BuildError`; see "specpack.BuildError", '
+        'monkeypatch("specpack._carry.values.lower"), specpack/_carry/values.py, '
+        "python -m specpack inspect, specpack._cli:main, specpack.vector.make_vec")
+    assert tool.rewrite_mentions(mentions, markdown=False, modules=modules,
+                                 exports=exports) == mentions
+    docs = "::: specpack.pack.SpecPack\n[d](#specpack.files.io.describe) specpack._capture.capture"
+    assert tool.rewrite_mentions(docs, markdown=True, modules=modules, exports=exports) == (
+        "::: specpack.SpecPack\n[d](#specpack.files.describe) specpack.capture")
+
+
+def test_a_pack_from_capture_reports_public_classes_before_they_are_named(tmp_path: Path) -> None:
+    code = ("import specpack; pack = specpack.capture('CartPole-v1'); "
+            "print(type(pack).__module__, type(pack.entry_point).__module__)")
+    proc = run_python(["-c", code], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["specpack", "specpack"]
