@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from . import _pickled  # noqa: F401  (loads nothing; see its docstring)
 from ._version import __version__
 from .errors import (
     AssetError,
