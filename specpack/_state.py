@@ -5,7 +5,7 @@ fields): the pickled state is the fingerprint followed by each field's state in 
 (:data:`TO_STATE` says how a field that is not already builtins is stored, :data:`FROM_STATE`
 how it is read back), and :func:`content` is the typed JSON of the fields that shape the env.
 A new field is appended, with a new :data:`FORMAT_VERSION` when old readers must refuse it.
-Nothing here imports the pack module at load time.
+Nothing here imports the pack module: :func:`~specpack.pack.restore_pack` passes its class in.
 """
 
 from __future__ import annotations
