@@ -16,7 +16,10 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from . import _public
+from . import (
+    _pickled,  # noqa: F401  (loads nothing; see its docstring)
+    _public,
+)
 from ._version import __version__
 from .errors import (
     AssetError,

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ._restorer import restorer
 from .errors import AssetError, CaptureError, file_error_for
 
 __all__ = ["DEFAULT_LIMIT", "Asset", "check_assets", "find_paths", "materialize",
@@ -64,8 +65,6 @@ class Asset:
         return (self.path, self.kind, self.size, self.sha256, self.carried, self.data)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from ._pickled import restore_asset  # the pickle names only specpack._pickled
-
         return (restore_asset, (self.state(),))
 
     @classmethod
@@ -73,6 +72,12 @@ class Asset:
         """The asset :meth:`state` gave."""
         path, kind, size, sha256, carried, data = state
         return cls(path=path, kind=kind, size=size, sha256=sha256, carried=carried, data=data)
+
+
+@restorer
+def restore_asset(state: tuple[Any, ...]) -> Asset:
+    """A pickled :class:`Asset` (its :meth:`~Asset.state` tuple)."""
+    return Asset.from_state(state)
 
 
 def _absolute(value: Any, cwd: str | None = None) -> str | None:

@@ -1,10 +1,18 @@
 """Every global a pickle made by this specpack names: the functions that rebuild its values.
 
 A pickle stores, for each object, the dotted path of a function to call when it is loaded.
-Every specpack value reduces to one of the ``restore_*`` functions of this module, called with
+Every specpack value reduces to one of the ``restore_*`` functions named here, called with
 builtins (and other values that reduce the same way), so that a pickled pack names only
 ``specpack._pickled``: the classes can move between modules without breaking a pickle made
 before the move. Nothing here is public API; the names are a file format.
+
+Each function is defined next to the class it rebuilds and labelled ``specpack._pickled.<name>``
+there (:func:`specpack._restorer.restorer`), so that a class's ``__reduce__`` imports nothing
+above it; this module, the top of the pickling story, hands out those very objects (``pickle``
+checks identity when it saves a global). It loads them on first use, importing nothing
+at load time: ``specpack/__init__`` imports it, so it is in ``sys.modules`` whenever a specpack
+value exists and cloudpickle (Ray, SB3) saves the functions by reference, and a worker that
+unpickles a pack without a seal never loads the sealing machinery.
 
 What a new pickle of a pack names:
 
@@ -35,21 +43,19 @@ rename must keep answering:
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._assets import Asset
-from ._surface import Surface
-from .carry.carried import Blob, EnumRef
-from .carry.ref import CodeRef
-from .carry.sources import restore_sources as _relabelled
-from .carry.tree import exact_array
-from .layer import Layer
-
-if TYPE_CHECKING:
-    import numpy as np
-
-    from ._seal import Seal
-    from .pack import SpecPack
+if TYPE_CHECKING:  # what __getattr__ hands out, from where it is defined
+    from ._assets import restore_asset
+    from ._seal import restore_seal
+    from ._surface import restore_surface
+    from .carry.carried import restore_blob, restore_enum_ref
+    from .carry.ref import restore_code_ref
+    from .carry.sources import restore_sources
+    from .carry.tree import restore_array
+    from .layer import restore_layer
+    from .pack import restore_pack
 
 __all__ = [
     "restore_array",
@@ -64,66 +70,26 @@ __all__ = [
     "restore_surface",
 ]
 
-
-def restore_pack(fmt: int, state: tuple[Any, ...]) -> SpecPack:
-    """A pickled pack: ``state`` in layout ``fmt`` (1, 2 or 3; see ``specpack._state.FORMAT_VERSION``)."""
-    from ._state import from_state  # lazy: the state module imports this one
-
-    return from_state(fmt, state)
-
-
-def restore_layer(cls: CodeRef, kwargs: dict[str, Any]) -> Layer:
-    """A pickled :class:`~specpack.layer.Layer`: its class and lowered kwargs."""
-    return Layer(cls, kwargs)
-
-
-def restore_code_ref(*args: Any) -> CodeRef:
-    """A pickled :class:`~specpack.carry.CodeRef`: its constructor's positional arguments."""
-    return CodeRef(*args)
-
-
-def restore_blob(payload: bytes, type_name: str, python: str) -> Blob:
-    """A pickled :class:`~specpack.carry.carried.Blob` (an object carried by value)."""
-    return Blob(payload, type_name, python)
-
-
-def restore_enum_ref(module: str, qualname: str, member: str,
-                     allow: tuple[str, ...] | None = None) -> EnumRef:
-    """A pickled :class:`~specpack.carry.carried.EnumRef` (an enum member, not yet imported)."""
-    return EnumRef(module, qualname, member, allow)
-
-
-def restore_array(dtype: np.dtype[Any], shape: tuple[int, ...], data: bytes) -> Any:
-    """A pickled lowered array: read-only, exactly ``dtype`` (byte order kept) and ``shape``."""
-    return exact_array(dtype, shape, data)
-
-
-def restore_surface(observation_space: Any, action_space: Any, metadata: dict[str, Any],
-                    render_mode: str | None) -> Surface:
-    """A pickled :class:`~specpack._surface.Surface` (spaces, metadata, render mode)."""
-    return Surface(observation_space, action_space, metadata, render_mode)
-
-
-def restore_asset(state: tuple[Any, ...]) -> Asset:
-    """A pickled :class:`~specpack._assets.Asset` (its :meth:`~Asset.state` tuple)."""
-    return Asset.from_state(state)
-
-
-def restore_seal(data: dict[str, Any]) -> Seal:
-    """A pickled :class:`~specpack._seal.Seal` (its :meth:`~Seal.to_data` dict, checked)."""
-    from ._seal import Seal  # lazy: the sealing machinery is not needed to build
-
-    return Seal.from_data(data)
-
-
-def restore_sources(obj: Any, files: dict[tuple[str, int], str], sources: dict[str, str]) -> Any:
-    """By-value code whose source files travel with it (named inside cloudpickle payloads)."""
-    return _relabelled(obj, files, sources)
+#: Where each global is defined (a module of this package, relative to it).
+_HOMES = {
+    "restore_array": ".carry.tree",
+    "restore_asset": "._assets",
+    "restore_blob": ".carry.carried",
+    "restore_code_ref": ".carry.ref",
+    "restore_enum_ref": ".carry.carried",
+    "restore_layer": ".layer",
+    "restore_pack": ".pack",
+    "restore_seal": "._seal",  # the sealing machinery loads only for a pack with a seal
+    "restore_sources": ".carry.sources",
+    "restore_surface": "._surface",
+}
 
 
 def _legacy() -> dict[str, Any]:
     from . import _carry, _values, pack
+    from ._surface import Surface
     from .carry import carried, ref, sources, tree
+    from .layer import Layer
 
     return {
         # specpack 0.1.0 (pack format 1: the state holds these objects)
@@ -148,7 +114,16 @@ def _legacy() -> dict[str, Any]:
 
 
 def __getattr__(name: str) -> Any:
-    """``LEGACY_NAMES``, built on first use (it imports the pack module)."""
+    """A ``restore_*`` function (from the module that defines it), or ``LEGACY_NAMES``."""
+    home = _HOMES.get(name)
+    if home is not None:
+        value = getattr(importlib.import_module(home, __package__), name)
+        globals()[name] = value
+        return value
     if name == "LEGACY_NAMES":
         return _legacy()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*__all__, "LEGACY_NAMES"])

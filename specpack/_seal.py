@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label
+from ._restorer import restorer
 from ._verify.check_report import CheckReport, versions_text
 from ._verify.engine import check_ignore_info, check_rollout_options
 from ._verify.jobs import STASH
@@ -118,8 +119,6 @@ class Seal:
                 "made_with": dict(self.made_with), "ignore_info": self.ignore_info}
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from ._pickled import restore_seal  # the pickle names only specpack._pickled
-
         return (restore_seal, (self.to_data(),))
 
     @classmethod
@@ -142,6 +141,12 @@ class Seal:
             return cls(**data)
         except (SpecPackError, TypeError) as e:
             raise PackFormatError(f"the seal is malformed: {e}") from None
+
+
+@restorer
+def restore_seal(data: dict[str, Any]) -> Seal:
+    """A pickled :class:`Seal` (its :meth:`~Seal.to_data` dict, checked)."""
+    return Seal.from_data(data)
 
 
 def _sequence(value: Any, what: str) -> tuple[Any, ...]:

@@ -5,7 +5,7 @@ fields): the pickled state is the fingerprint followed by each field's state in 
 (:data:`TO_STATE` says how a field that is not already builtins is stored, :data:`FROM_STATE`
 how it is read back), and :func:`content` is the typed JSON of the fields that shape the env.
 A new field is appended, with a new :data:`FORMAT_VERSION` when old readers must refuse it.
-Nothing here imports the pack module at load time.
+Nothing here imports the pack module: :func:`~specpack.pack.restore_pack` passes its class in.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._assets import Asset
-from ._pickled import restore_pack
 from .carry.code import code_ref_from_state
 from .carry.values import pickle_exact
 from .errors import PackFormatError, SpecPackError
@@ -36,17 +35,21 @@ __all__ = ["FORMAT_VERSION", "content", "fields", "fingerprint_of", "from_state"
 FORMAT_VERSION = 3
 
 
-_FIELDS: tuple[str, ...] = ()
+_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def fields() -> tuple[str, ...]:
-    """The pack's constructor fields, in declaration order (the pickled state's order)."""
-    global _FIELDS
-    if not _FIELDS:
-        from .pack import SpecPack
+def fields(cls: type[SpecPack]) -> tuple[str, ...]:
+    """The pack's constructor fields, in declaration order (the pickled state's order).
 
-        _FIELDS = tuple(f.name for f in dataclasses.fields(SpecPack) if f.init)
-    return _FIELDS
+    Parameters
+    ----------
+    cls
+        :class:`~specpack.SpecPack` (passed in: this module sits below the pack's).
+    """
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.init)
+    return names
 
 
 def _seal_state(seal: Any) -> Any:
@@ -84,7 +87,7 @@ FROM_STATE: dict[str, Callable[[Any], Any]] = {
 def state_of(pack: SpecPack) -> tuple[Any, ...]:
     """The pickled state of ``pack``: its fingerprint, then each field's state in order."""
     out: list[Any] = [pack.fingerprint]
-    for name in fields():
+    for name in fields(type(pack)):
         if name == "_requires":
             value: Any = pack.requires  # what a build here added, resolved now
         elif name == "_kwargs":
@@ -103,14 +106,14 @@ def state_of(pack: SpecPack) -> tuple[Any, ...]:
 _unpickled: dict[Any, SpecPack] = {}
 
 
-def _state_key(state: tuple[Any, ...]) -> Any:
+def _state_key(names: tuple[str, ...], state: tuple[Any, ...]) -> Any:
     """The unpickle cache's key of a format-2 or -3 state: strings, bytes and None, so ``==``
     is exact. The fingerprint covers each code state but its Python tag and ``allow`` (added
     when set) and a partial's bound arguments (in the fingerprint); it covers the assets'
     paths and digests but not whether their bytes are carried, nor the versions, notes, the
     recorded surface, ``requires`` or the seal, which are keyed here (the last three by a
     digest of their pickle)."""
-    at = {name: i + 1 for i, name in enumerate(fields())}
+    at = {name: i + 1 for i, name in enumerate(names)}
     entry, layers, surface = state[at["entry_point"]], state[at["layers"]], state[at["surface"]]
     seen = None if surface is None else hashlib.sha256(pickle.dumps(surface, 5)).digest()
     policy = [c[3:5] for c in (entry, *[c for c, _ in layers]) if c[3] is not None
@@ -121,34 +124,43 @@ def _state_key(state: tuple[Any, ...]) -> Any:
             tuple(policy) if policy else None, extra)
 
 
-def from_state(fmt: int, state: tuple[Any, ...]) -> SpecPack:
-    """The pack of a pickled state of format ``fmt`` (every known format is read)."""
-    from .pack import SpecPack
+def from_state(cls: type[SpecPack], fmt: int, state: tuple[Any, ...]) -> SpecPack:
+    """The pack of a pickled state of format ``fmt`` (every known format is read).
 
+    Parameters
+    ----------
+    cls
+        :class:`~specpack.SpecPack` (passed in: this module sits below the pack's).
+    fmt
+        The state's layout (:data:`FORMAT_VERSION` or an older one).
+    state
+        The pickled state (:func:`state_of`).
+    """
     if fmt == 1:  # specpack 0.1: objects, no fingerprint
-        names = ("backend", "id", "entry_point", "_kwargs", "spec", "layers", "auto_render",
-                 "versions", "notes", "vector")
-        given = dict(zip(names, state[:10]))
+        old = ("backend", "id", "entry_point", "_kwargs", "spec", "layers", "auto_render",
+               "versions", "notes", "vector")
+        given = dict(zip(old, state[:10]))
         given["vector"] = bool(given.get("vector", False))
-        return SpecPack(**given)
+        return cls(**given)
     if fmt not in (2, 3):  # a newer format
         raise SpecPackError(
             f"this pickle holds a pack of format {fmt!r}, but this specpack reads formats up to "
             f"{FORMAT_VERSION}; upgrade specpack")
+    names = fields(cls)
     try:
-        key = _state_key(state)
+        key = _state_key(names, state)
         hit = _unpickled.get(key)
     except (TypeError, ValueError, RecursionError, pickle.PicklingError):  # not cached
         key, hit = None, None
     if hit is not None:
         return hit
     given = {}
-    for name, value in zip(fields(), state[1:]):  # format 2 stops before _requires
+    for name, value in zip(names, state[1:]):  # format 2 stops before _requires
         convert = FROM_STATE.get(name)
         given[name] = value if convert is None else convert(value)
-    pack = SpecPack(**given)
+    pack = cls(**given)
     object.__setattr__(pack, "_fingerprint", state[0])
-    object.__setattr__(pack, "_reduced", (restore_pack, (fmt, state)))
+    object.__setattr__(pack, "_reduced", (fmt, state))  # the arguments of its restore
     if key is not None:
         if len(_unpickled) >= 256:
             _unpickled.clear()

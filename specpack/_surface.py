@@ -15,6 +15,8 @@ from typing import Any
 
 import gymnasium
 
+from ._restorer import restorer
+
 __all__ = [
     "Surface",
     "SurfaceEnv",
@@ -36,10 +38,15 @@ class Surface:
     render_mode: str | None
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from ._pickled import restore_surface  # the pickle names only specpack._pickled
-
         return (restore_surface, (self.observation_space, self.action_space, self.metadata,
                                   self.render_mode))
+
+
+@restorer
+def restore_surface(observation_space: Any, action_space: Any, metadata: dict[str, Any],
+                    render_mode: str | None) -> Surface:
+    """A pickled :class:`Surface` (spaces, metadata, render mode)."""
+    return Surface(observation_space, action_space, metadata, render_mode)
 
 
 def _quiet(space: Any) -> Any:

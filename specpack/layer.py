@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from ._restorer import restorer
 from ._text import short
 from .carry.code import CodeRef
 from .carry.values import exact_key, materialize, pickle_exact
@@ -31,8 +32,6 @@ class Layer:
         raise AttributeError(f"Layer is immutable (cannot set {name!r})")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from ._pickled import restore_layer  # the pickle names only specpack._pickled
-
         return (restore_layer, (self.cls, pickle_exact(self._kwargs)))
 
     @property
@@ -67,3 +66,9 @@ class Layer:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={short(v, 60)}" for k, v in self._kwargs.items())
         return f"Layer({self.cls.name}{', ' if args else ''}{args})"
+
+
+@restorer
+def restore_layer(cls: CodeRef, kwargs: dict[str, Any]) -> Layer:
+    """A pickled :class:`Layer`: its class and lowered kwargs."""
+    return Layer(cls, kwargs)

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 from . import _build, _fileface, _proof
 from ._assets import Asset
 from ._keywords import checked_keywords
-from ._pickled import restore_pack
-from ._state import FORMAT_VERSION, fingerprint_of, state_of
+from ._restorer import restorer
+from ._state import FORMAT_VERSION, fingerprint_of, from_state, state_of
 from ._surface import Surface
 from ._text import short
 from .backends import Blueprint
@@ -40,10 +40,6 @@ if TYPE_CHECKING:
     from ._verify.report import VerifyReport
 
 __all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
-
-#: The name pickles made before :mod:`specpack._pickled` give the pack's restore function.
-_restore = restore_pack
-
 
 @dataclass(frozen=True, slots=True, eq=False, repr=False, kw_only=True)
 class SpecPack:
@@ -149,11 +145,11 @@ class SpecPack:
         return self.evolve(surface=surface)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        reduced = self._reduced
-        if reduced is None:
-            reduced = (restore_pack, (FORMAT_VERSION, self._state()))
-            object.__setattr__(self, "_reduced", reduced)
-        return reduced
+        args = self._reduced
+        if args is None:
+            args = (FORMAT_VERSION, self._state())
+            object.__setattr__(self, "_reduced", args)
+        return (restore_pack, args)
 
     def _state(self) -> tuple[Any, ...]:
         """The pickled state: the fingerprint, then each field's state, in field order
@@ -411,3 +407,12 @@ class SpecPack:
             ``key`` does not verify the text.
         """
         return cls(**_fileface.read(text, trust=trust, key=key, allow=allow, source=source))
+
+
+@restorer
+def restore_pack(fmt: int, state: tuple[Any, ...]) -> SpecPack:
+    """A pickled pack: ``state`` (:meth:`SpecPack._state`) in layout ``fmt`` (1, 2 or 3)."""
+    return from_state(SpecPack, fmt, state)
+
+
+_restore = restore_pack  # what pickles made before specpack._pickled name

@@ -94,13 +94,15 @@ def test_worker_that_unpickles_and_builds_loads_only_the_core(tmp_path: Path, ki
     assert seen["threads"] == 1, "make() started a thread"
 
 
-def test_import_specpack_loads_only_its_errors_and_version(tmp_path: Path) -> None:
+def test_import_specpack_loads_only_its_errors_version_and_pickle_names(tmp_path: Path) -> None:
+    # specpack._pickled imports nothing when it loads: it is there so that whatever pickles a
+    # specpack value (cloudpickle too) finds the module its rebuilders name.
     code = ("import sys, specpack; "
             "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'specpack')))")
     proc = run_python(["-c", code], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert set(proc.stdout.split()) == {"specpack", "specpack._public", "specpack._version",
-                                        "specpack.errors"}
+    assert set(proc.stdout.split()) == {"specpack", "specpack._pickled", "specpack._public",
+                                        "specpack._version", "specpack.errors"}
 
 
 def test_public_names_still_load_on_first_use() -> None:

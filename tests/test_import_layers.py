@@ -1,4 +1,8 @@
-"""The import layers: the core reaches none of the heavy packages through a module-level import.
+"""The import layers: no import loops, and the core reaches no heavy package at load time.
+
+Every import points down: no module of specpack imports (at the top or inside a function) a
+module that imports it back, directly or through others; ``if TYPE_CHECKING:`` imports
+(annotations only) do not count. A failure names the loop.
 
 Read from the source with :mod:`ast`, without importing anything: an import counts when it runs
 as the module loads (at the top, or inside an ``if``/``try``/``with`` or a class body there),
@@ -63,6 +67,17 @@ def _load_time_imports(body: list[ast.stmt]) -> Iterator[ast.Import | ast.Import
             yield from _load_time_imports(node.body)
 
 
+def _named(node: ast.Import | ast.ImportFrom, here: str) -> list[str]:
+    """The dotted names an import statement in package ``here`` names (its ``from`` part first)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    base = node.module or ""
+    if node.level:
+        parts = here.split(".")
+        base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+    return [base, *(f"{base}.{alias.name}" for alias in node.names)]
+
+
 def load_time_graph(root: Path) -> dict[str, set[str]]:
     """Module -> the package's modules that loading it imports directly (packages included)."""
     modules = _modules(root)
@@ -71,20 +86,78 @@ def load_time_graph(root: Path) -> dict[str, set[str]]:
         here = name if is_package else name.rpartition(".")[0]
         targets: set[str] = set()
         for node in _load_time_imports(ast.parse(path.read_text(encoding="utf-8")).body):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            else:
-                base = node.module or ""
-                if node.level:
-                    parts = here.split(".")
-                    base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
-                names = [base, *(f"{base}.{alias.name}" for alias in node.names)]
-            for target in names:
+            for target in _named(node, here):
                 parts = target.split(".")
                 targets.update(p for p in (".".join(parts[:i]) for i in range(1, len(parts) + 1))
                                if p in modules)
         graph[name] = targets - {name}
     return graph
+
+
+def _every_import(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement in ``body``, inside functions too, but not under TYPE_CHECKING."""
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif isinstance(node, ast.If) and _type_checking(node.test):
+            yield from _every_import(node.orelse)
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.stmt):
+                    yield from _every_import([child])
+                elif isinstance(child, (ast.excepthandler, ast.match_case)):
+                    yield from _every_import(child.body)
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports anywhere (a function's lazy import too).
+
+    An import names the module it takes from, not the packages around it: ``from .a.b import
+    x`` names ``a.b`` (or ``a.b.x`` when that is a module); ``from . import y`` names the
+    package itself when ``y`` is defined in its ``__init__``.
+    """
+    modules = _modules(root)
+    graph: dict[str, set[str]] = {}
+    for name, (path, is_package) in modules.items():
+        here = name if is_package else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in _every_import(ast.parse(path.read_text(encoding="utf-8")).body):
+            base, *names = _named(node, here)
+            if isinstance(node, ast.Import):
+                targets.update(n for n in (base, *names) if n in modules)
+                continue
+            for target in names:
+                if target in modules:
+                    targets.add(target)
+                elif base in modules:
+                    targets.add(base)
+        graph[name] = targets - {name}
+    return graph
+
+
+def loops(graph: dict[str, set[str]]) -> list[str]:
+    """One loop through each group of modules that import each other, as ``a -> b -> a``."""
+    found: list[str] = []
+    seen: set[str] = set()
+    for start in sorted(graph):
+        if start in seen:
+            continue
+        # the shortest path from each of start's imports back to start, breadth first
+        parent: dict[str, str] = {}
+        queue = [start]
+        while queue and start not in parent:
+            name = queue.pop(0)
+            for target in sorted(graph[name]):
+                if target not in parent:
+                    parent[target] = name
+                    queue.append(target)
+        if start in parent:
+            path = [start]
+            while len(path) == 1 or path[-1] != start:
+                path.append(parent[path[-1]])
+            seen.update(path)
+            found.append(" -> ".join(reversed(path)))
+    return found
 
 
 def heavy_chains(graph: dict[str, set[str]], starts: list[str]) -> list[str]:
@@ -137,3 +210,29 @@ def test_walker_counts_load_time_imports_and_skips_lazy_and_annotation_ones(
     assert graph["specpack.eager"] == {"specpack", "specpack._process", "specpack._process.worker"}
     assert heavy_chains(graph, ["specpack.eager"]) == [
         "specpack._process <- specpack.eager", "specpack._process.worker <- specpack.eager"]
+
+
+def test_no_module_of_specpack_imports_one_that_imports_it_back() -> None:
+    found = loops(import_graph(Path(specpack.__file__).resolve().parent))
+    assert found == [], "import loops (function-level imports count):\n" + "\n".join(found)
+
+
+def test_loop_finder_counts_function_level_imports_and_skips_annotation_ones(
+        tmp_path: Path) -> None:
+    pkg = tmp_path / "specpack"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("from .leaf import x\nBASE = 1\n")
+    (pkg / "sub" / "leaf.py").write_text("x = 1\ndef f():\n    from . import BASE\n")
+    (pkg / "low.py").write_text("class C:\n    def __reduce__(self):\n"
+                                "        from .high import r\n")
+    (pkg / "high.py").write_text("from .low import C\n")
+    (pkg / "typed.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                  "    from .high import r\n")
+    (pkg / "uses_typed.py").write_text("from . import typed\n")
+    graph = import_graph(pkg)
+    assert graph["specpack.typed"] == set()
+    assert graph["specpack.uses_typed"] == {"specpack.typed"}
+    assert graph["specpack.sub.leaf"] == {"specpack.sub"}  # BASE is the package's own name
+    assert loops(graph) == ["specpack.high -> specpack.low -> specpack.high",
+                            "specpack.sub -> specpack.sub.leaf -> specpack.sub"]

@@ -2,7 +2,7 @@
 
 Counts per status, the findings that need a word (what fails, what is not reproducible, not
 compared, needs arguments, identical with notes, missing packages), the wrapper table, and,
-with ``verbose``, what the envs printed (:attr:`.report.Finding.output`), each under its env.
+with ``verbose``, what the envs printed (:attr:`.findings.Finding.output`), each under its env.
 
 Nothing is cut: a reason, a difference, a note wraps within ``width`` columns (by default
 the terminal's, :func:`columns`), its continuation lines indented under its row.
@@ -14,15 +14,15 @@ import re
 import shutil
 import textwrap
 from collections.abc import Callable
+from typing import Protocol
 
 from .._text import printable
-from .report import (
+from .findings import (
     IDENTICAL,
     MISSING_DEPENDENCY,
     NEEDS_ARGUMENTS,
     NOT_COMPARED,
     NOT_REPRODUCIBLE,
-    AuditReport,
     Finding,
 )
 
@@ -36,6 +36,31 @@ _ROOM = 30
 PYTHON_HINT = "report.summary(verbose=True), or each finding's .output"
 #: A ``[source, stream]`` line of an output text (see :func:`.output.sections`).
 _HEADER = re.compile(r"\[[^\n]*, std(out|err)\]")
+
+
+class AuditReport(Protocol):
+    """What the table reads of a :class:`.report.AuditReport` (which imports this module to
+    draw ``str(report)``: the table stays below it)."""
+
+    envs: list[Finding]
+    wrappers: list[Finding]
+    elapsed: float
+    where: str
+    steps: int
+    seed: int
+    jobs: int
+    output: str
+
+    @property
+    def findings(self) -> list[Finding]: ...
+
+    @property
+    def failures(self) -> list[Finding]: ...
+
+    @property
+    def portable(self) -> bool: ...
+
+    def counts(self, kind: str = "env") -> dict[str, int]: ...
 
 
 def columns() -> int:

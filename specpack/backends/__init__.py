@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Mapping
 from typing import Any, Literal, Protocol
 
 from ..errors import BackendUnavailableError, CaptureError
 from ._args import check_coverage, check_kwargs, ezpickle_kwargs
-from .recipe import Blueprint, Recipe
+from .recipe import Blueprint, PackLike, Recipe
 
 __all__ = [
     "BACKENDS",
@@ -61,24 +60,6 @@ def with_trait(trait: Trait) -> tuple[str, ...]:
         ``"ids"``, ``"audit"``, ``"vector"`` or ``"multi_agent"`` (see :data:`Trait`).
     """
     return tuple(name for name, traits in _TRAITS.items() if trait in traits)
-
-
-class PackLike(Protocol):
-    """The public face of a pack that registering needs."""
-
-    @property
-    def id(self) -> str | None: ...
-
-    @property
-    def spec(self) -> Mapping[str, Any]: ...
-
-    @property
-    def label(self) -> str: ...
-
-    @property
-    def nondeterministic(self) -> bool: ...
-
-    def make(self, **kwargs: Any) -> Any: ...
 
 
 class Backend(Protocol):

@@ -13,8 +13,8 @@ import re
 from types import ModuleType
 from typing import Any
 
-from . import Blueprint, PackLike, Recipe
 from ._registry import memo_token, memo_valid, register_pack
+from .recipe import Blueprint, PackLike, Recipe
 
 __all__ = ["LibraryBackend"]
 

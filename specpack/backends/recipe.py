@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..carry.code import CodeRef
 
-__all__ = ["Blueprint", "Recipe"]
+__all__ = ["Blueprint", "PackLike", "Recipe"]
 
 
 @dataclass
@@ -49,3 +49,21 @@ class Blueprint:
     spec: Mapping[str, Any]
     auto_render: bool
     versions: Mapping[str, str]
+
+
+class PackLike(Protocol):
+    """The public face of a pack that registering needs."""
+
+    @property
+    def id(self) -> str | None: ...
+
+    @property
+    def spec(self) -> Mapping[str, Any]: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def nondeterministic(self) -> bool: ...
+
+    def make(self, **kwargs: Any) -> Any: ...

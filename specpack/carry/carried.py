@@ -14,6 +14,7 @@ import operator
 import sys
 from typing import Any
 
+from .._restorer import restorer
 from ..errors import BuildError
 from .allowlist import resolve_reference
 from .tree import Carried
@@ -46,8 +47,6 @@ class Blob(Carried):
         raise AttributeError(f"Blob is immutable (cannot set {name!r})")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from .._pickled import restore_blob  # the pickle names only specpack._pickled
-
         return (restore_blob, (self.payload, self.type_name, self.python))
 
     @property
@@ -109,8 +108,6 @@ class EnumRef(Carried):
         raise AttributeError("EnumRef is immutable")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from .._pickled import restore_enum_ref  # the pickle names only specpack._pickled
-
         if self.allow is None:
             return (restore_enum_ref, (self.module, self.qualname, self.member))
         return (restore_enum_ref, (self.module, self.qualname, self.member, self.allow))
@@ -144,3 +141,16 @@ class EnumRef(Carried):
             raise BuildError(
                 f"the enum {self.module}:{self.qualname} has no member {self.member!r} here"
             ) from None
+
+
+@restorer
+def restore_blob(payload: bytes, type_name: str, python: str) -> Blob:
+    """A pickled :class:`Blob` (an object carried by value)."""
+    return Blob(payload, type_name, python)
+
+
+@restorer
+def restore_enum_ref(module: str, qualname: str, member: str,
+                     allow: tuple[str, ...] | None = None) -> EnumRef:
+    """A pickled :class:`EnumRef` (an enum member, not yet imported)."""
+    return EnumRef(module, qualname, member, allow)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import io
 import os
 import sys
@@ -28,6 +29,7 @@ import types
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from .._restorer import PICKLED
 from .importable import MAIN_NAMES, non_importable_modules, reference_of
 from .sources import Located
 
@@ -97,6 +99,25 @@ def _register(modules: Iterable[str]) -> list[types.ModuleType]:
     return registered
 
 
+@functools.cache
+def _pickler_class() -> type[Any]:
+    """cloudpickle's pickler, saving the ``specpack._pickled`` rebuilders by reference.
+
+    cloudpickle saves a function by value when its ``__module__`` is not in ``sys.modules``;
+    the rebuilders name ``specpack._pickled``, which nothing above them imports. Saved by
+    reference, a payload names them as a pack's pickle does, and loading it imports the module.
+    """
+    import cloudpickle
+
+    class Pickler(cloudpickle.Pickler):  # type: ignore[misc]
+        def reducer_override(self, obj: Any) -> Any:
+            if isinstance(obj, types.FunctionType) and obj.__module__ == PICKLED:
+                return NotImplemented  # pickle's own save_global: by reference, identity checked
+            return super().reducer_override(obj)
+
+    return Pickler
+
+
 def _dumps(obj: Any, modules: set[str], scan: frozenset[str] | None
            ) -> tuple[bytes, Witness | None]:
     """Pickle ``obj`` by value; with ``scan`` (the by-value module scan), also a witness."""
@@ -106,7 +127,7 @@ def _dumps(obj: Any, modules: set[str], scan: frozenset[str] | None
         registered = _register(modules)
         try:
             buf = io.BytesIO()
-            pickler = cloudpickle.Pickler(buf, protocol=4)
+            pickler = _pickler_class()(buf, protocol=4)
             pickler.dump(obj)
             if scan is None:
                 return buf.getvalue(), None

@@ -21,6 +21,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
+from .._restorer import restorer
 from ..errors import BuildError, UntrustedPackError
 from .allowlist import admitted, may_import, resolve_reference
 from .tree import Carried, exact_key, materialize, pickle_exact
@@ -93,8 +94,6 @@ class CodeRef(Carried):
         raise AttributeError(f"CodeRef is immutable (cannot set {name!r})")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from .._pickled import restore_code_ref  # the pickle names only specpack._pickled
-
         if self.bound is not None:
             return (restore_code_ref, (self.module, self.qualname, None, None, self.allow,
                                        None, pickle_exact(self.bound)))
@@ -266,6 +265,12 @@ class CodeRef(Carried):
 
 
 _interned: dict[tuple[Any, ...], CodeRef] = {}
+
+
+@restorer
+def restore_code_ref(*args: Any) -> CodeRef:
+    """A pickled :class:`CodeRef`: its constructor's positional arguments."""
+    return CodeRef(*args)
 
 
 def code_ref_from_state(state: tuple[Any, ...]) -> CodeRef:

@@ -17,6 +17,8 @@ import types
 from collections.abc import Iterator
 from typing import Any
 
+from .._restorer import restorer
+
 __all__ = ["Located", "located", "restore_sources"]
 
 _DYNAMIC = "<dynamic-code>"
@@ -112,9 +114,7 @@ class Located:
         self.sources = sources
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from .._pickled import restore_sources as restore  # names only specpack._pickled
-
-        return (restore, (self.obj, self.files, self.sources))
+        return (restore_sources, (self.obj, self.files, self.sources))
 
 
 def _relabel(code: types.CodeType, files: dict[tuple[str, int], str]) -> types.CodeType:
@@ -128,8 +128,13 @@ def _relabel(code: types.CodeType, files: dict[tuple[str, int], str]) -> types.C
     return code.replace(co_filename=name, co_consts=consts)
 
 
+@restorer
 def restore_sources(obj: Any, files: dict[tuple[str, int], str], sources: dict[str, str]) -> Any:
-    """Put the original file names back on ``obj``'s code, and the sources into linecache."""
+    """Put the original file names back on ``obj``'s code, and the sources into linecache.
+
+    Named ``specpack._pickled.restore_sources`` in new payloads (``Located``) and
+    ``specpack.carry.sources.restore_sources`` in payloads made before: one object answers both.
+    """
     for f in _functions(obj):
         f.__code__ = _relabel(f.__code__, files)
     for name, text in sources.items():

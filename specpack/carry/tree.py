@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from .._restorer import restorer
+
 __all__ = ["SCALAR_TYPES", "Carried", "detached_void", "exact_array", "exact_key", "is_plain",
            "materialize", "pickle_exact"]
 
@@ -123,10 +125,14 @@ class _ExactArray:
         self.array = array
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from .._pickled import restore_array  # the pickle names only specpack._pickled
-
         a = self.array
         return (restore_array, (a.dtype, a.shape, np.ascontiguousarray(a).tobytes()))
+
+
+@restorer
+def restore_array(dtype: np.dtype[Any], shape: tuple[int, ...], data: bytes) -> Any:
+    """A pickled lowered array (``_ExactArray``): read-only, exactly ``dtype`` and ``shape``."""
+    return exact_array(dtype, shape, data)
 
 
 def exact_array(dtype: np.dtype, shape: tuple[int, ...], data: bytes) -> np.ndarray:

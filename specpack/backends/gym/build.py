@@ -14,8 +14,8 @@ from gym.envs.registration import EnvSpec as GymSpec
 
 from ...carry.values import materialize
 from ...errors import BuildError
-from .. import Blueprint
 from .._shared import Plans, construct, fresh_spec, load_steps, raise_wrapped
+from ..recipe import Blueprint
 from .numpy2 import COMPAT, SPEC_DEFAULTS, numpy2_hint, numpy2_problem
 
 #: gym's partial type hints do not help here: treat the package as untyped.

@@ -19,10 +19,10 @@ from gym.wrappers.compatibility import EnvCompatibility
 
 from ..._text import suggest
 from ...errors import CaptureError, UnknownEnvError
-from .. import Recipe
 from .._args import wrapper_kwargs
 from .._registry import import_id_module, versioned_spec
 from .._shared import live_recipe
+from ..recipe import Recipe
 from . import wrappers  # noqa: F401 - registers the recorders of gym's own wrappers
 from .numpy2 import SPEC_DEFAULTS, name_of, numpy2_problem
 

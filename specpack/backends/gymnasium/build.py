@@ -20,8 +20,8 @@ from gymnasium.envs.registration import EnvSpec, WrapperSpec
 
 from ...carry.values import materialize
 from ...errors import BuildError, BuildGymnasiumError
-from .. import Blueprint
 from .._shared import Plans, construct, fresh_spec, load_steps, no_hint, raise_wrapped
+from ..recipe import Blueprint
 from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs
 from .lines import cross_line, line_hint, other_line_blueprint, vector_api
 from .resolve import META_DEFAULTS

@@ -27,7 +27,7 @@ import gymnasium
 
 from ...carry.code import CodeRef
 from ...errors import BuildError
-from .. import Blueprint
+from ..recipe import Blueprint
 
 __all__ = ["LINE", "SAME_IN_BOTH", "cross_line", "line_hint", "line_of", "other_line_blueprint",
            "vector_api"]

@@ -29,10 +29,10 @@ from ...errors import (
     UnknownEnvVersionError,
     UnknownNamespaceError,
 )
-from .. import Recipe
 from .._args import wrapper_kwargs
 from .._registry import import_id_module, versioned_spec
 from .._shared import live_recipe
+from ..recipe import Recipe
 from ._probe import registered_in_fresh_interpreter
 from .compat import repair_record
 from .lines import LINE

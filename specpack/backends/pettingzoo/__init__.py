@@ -16,7 +16,7 @@ import pettingzoo
 from pettingzoo.utils.env import AECEnv, ParallelEnv
 
 from ...errors import BuildError, CaptureError
-from .. import Blueprint, PackLike, Recipe
+from ..recipe import Blueprint, PackLike, Recipe
 from . import build as _build
 from . import resolve as _resolve
 

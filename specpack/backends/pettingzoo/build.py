@@ -14,8 +14,8 @@ from pettingzoo.utils.env import AECEnv, ParallelEnv
 
 from ...carry.values import materialize
 from ...errors import BuildError
-from .. import Blueprint
 from .._shared import Plans, construct, load_steps, raise_wrapped
+from ..recipe import Blueprint
 
 __all__ = ["build"]
 

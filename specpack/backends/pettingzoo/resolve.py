@@ -20,8 +20,8 @@ from typing import Any
 from ..._text import suggest
 from ...carry.code import code_ref_from_string
 from ...errors import CaptureError, UnknownEnvError
-from .. import Recipe
 from .._args import base_kwargs, check_kwargs
+from ..recipe import Recipe
 from .stack import walk
 
 __all__ = ["from_callable", "from_env", "from_id", "from_spec", "home_name", "kwargs_target"]
