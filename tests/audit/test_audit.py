@@ -471,7 +471,7 @@ def test_json_report_has_the_documented_schema(tmp_path: Path):
         (["CartPol-v1"], 2, "did you mean 'CartPole-v1'"),
         (["--import", "no_such_module_xyz"], 2, "no_such_module_xyz"),
         (["CartPole-v1", "--where", "thread"], 2, "invalid choice"),
-        (["CartPole-v1", "--jobs", "0"], 2, "jobs=0"),
+        (["CartPole-v1", "--jobs", "0"], 2, "--jobs 0"),
         (["CartPole-v1", "--wrappers-only"], 2, "--wrappers-only takes no TARGET"),
     ],
 )
