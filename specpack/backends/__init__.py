@@ -15,11 +15,13 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Mapping
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..errors import BackendUnavailableError, CaptureError
-from ._args import check_coverage, check_kwargs, ezpickle_kwargs
 from .recipe import Blueprint, Recipe
+
+if TYPE_CHECKING:
+    from ._args import check_coverage, check_kwargs, ezpickle_kwargs
 
 __all__ = [
     "BACKENDS",
@@ -168,3 +170,19 @@ def detect_backend(obj: Any) -> Backend:
         if gym_backend.owns(obj) or (isinstance(obj, type) and issubclass(obj, gym.Env)):
             return gym_backend
     return get_backend("gymnasium")
+
+
+#: Capture-side helpers re-exported here, loaded on first use: a worker that only builds never
+#: needs them (nor the modules they import).
+_FROM_ARGS = ("check_coverage", "check_kwargs", "ezpickle_kwargs")
+
+
+def __getattr__(name: str) -> Any:
+    """Load the capture-side helpers of :mod:`._args` on first use (PEP 562)."""
+    if name in _FROM_ARGS:
+        from . import _args
+
+        value = getattr(_args, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,8 +10,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, Generic, NoReturn, TypeVar
 
 from ..errors import BuildError, BuildTypeError, build_error_for
-from ._args import base_kwargs
-from ._registry import spec_made
 from .recipe import Blueprint, Recipe
 
 __all__ = ["Plans", "Step", "construct", "fresh_spec", "live_recipe", "load_steps",
@@ -135,6 +133,9 @@ def live_recipe(
     bcls = type(base)
     notes: list[str] = []
     entry_string: str | None = None
+    from ._args import base_kwargs  # lazy: capture only; a worker that builds never needs it
+    from ._registry import spec_made
+
     if spec is not None and spec_made(spec, bcls):
         kwargs = dict(spec.kwargs)
         if isinstance(spec.entry_point, str):

@@ -14,7 +14,6 @@ from types import ModuleType
 from typing import Any
 
 from . import Blueprint, PackLike, Recipe
-from ._registry import memo_token, memo_valid, register_pack
 
 __all__ = ["LibraryBackend"]
 
@@ -92,12 +91,18 @@ class LibraryBackend:
 
     def register(self, pack: PackLike, env_id: str | None) -> str:
         """Register ``pack`` in the library's registry; ``make(id)`` then builds it."""
+        from ._registry import register_pack  # lazy: capture and register only
+
         return register_pack(pack, env_id, self._registry(), self._register, self.name)
 
     def memo_token(self, env_id: str) -> Any:
         """What resolving ``env_id`` read from the registry (None: not memoisable)."""
+        from ._registry import memo_token
+
         return memo_token(self._registry(), env_id, strings_only=self._strings_only)
 
     def memo_valid(self, env_id: str, token: Any) -> bool:
         """Whether the registry still holds exactly what ``token`` snapshotted."""
+        from ._registry import memo_valid
+
         return memo_valid(self._registry(), env_id, token)
