@@ -85,3 +85,24 @@ def test_space_check_compares_structurally_when_the_pickles_differ() -> None:
     # The control: a bound one float away is told apart, and named.
     env.observation_space = gymnasium.spaces.Box(zeros, np.nextafter(zeros, np.float32(1)))
     assert (mismatch(env, surface, shown) or "").startswith("observation_space: built Box(")
+
+
+def test_fork_make_vec_pickles_no_pack(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Fork workers inherit their factories; pickling the pack (and computing its fingerprint)
+    # would be work for nothing. The control: spawn workers get it pickled, once.
+    import specpack
+    from specpack.pack import SpecPack
+
+    pack = specpack.capture("CartPole-v1", record_spaces=True)
+    calls: list[str] = []
+    reduce = SpecPack.__reduce__
+
+    def counted(self: SpecPack) -> object:
+        calls.append(self.label)
+        return reduce(self)
+
+    monkeypatch.setattr(SpecPack, "__reduce__", counted)
+    specpack.make_vec(pack, 2, context="fork").close()
+    assert calls == []
+    specpack.make_vec(pack, 2, context="spawn").close()
+    assert calls == ["CartPole-v1"]
