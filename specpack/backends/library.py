@@ -29,7 +29,8 @@ class LibraryBackend:
         The library's package (``gymnasium``); the backend takes its name, its ``Env`` and
         ``register``, and the ``EnvSpec`` and ``registry`` of its ``envs.registration``.
     resolve
-        A module with ``from_id``, ``from_spec`` and ``from_env``.
+        A module with ``from_id``, ``from_spec`` and ``from_env``, or its name (imported on
+        first use: a process that only builds never loads resolution).
     build
         A module with ``build(bp, kwargs)`` and ``build_vector(bp, num_envs, kwargs)``.
     memo_strings_only
@@ -37,7 +38,7 @@ class LibraryBackend:
     """
 
     def __init__(
-        self, library: ModuleType, *, resolve: ModuleType, build: ModuleType,
+        self, library: ModuleType, *, resolve: ModuleType | str, build: ModuleType,
         memo_strings_only: bool,
     ) -> None:
         self.name: str = library.__name__
@@ -46,10 +47,16 @@ class LibraryBackend:
         self._registration = importlib.import_module(f"{self.name}.envs.registration")
         self._spec_type: type = self._registration.EnvSpec
         self._owned: tuple[type, ...] = (library.Env, self._spec_type)
-        self._resolve = resolve
+        self._resolver = resolve
         self._build = build
         self._register = library.register
         self._strings_only = memo_strings_only
+
+    @property
+    def _resolve(self) -> ModuleType:
+        if isinstance(self._resolver, str):
+            self._resolver = importlib.import_module(self._resolver)
+        return self._resolver
 
     def _registry(self) -> Any:
         return self._registration.registry

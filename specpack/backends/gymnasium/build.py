@@ -23,9 +23,20 @@ from ...errors import BuildError, BuildGymnasiumError
 from .. import Blueprint
 from .._shared import Plans, construct, fresh_spec, load_steps, raise_wrapped
 from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs
-from .resolve import META_DEFAULTS
 
-__all__ = ["build", "build_vector"]
+__all__ = ["META_DEFAULTS", "build", "build_vector"]
+
+#: EnvSpec field values that a pack's spec record leaves out (those ``make`` sets on
+#: ``env.unwrapped.spec``); keeps pickles and manifests small.
+META_DEFAULTS: dict[str, Any] = {
+    "reward_threshold": None,
+    "nondeterministic": False,
+    "max_episode_steps": None,
+    "order_enforce": False,
+    "disable_env_checker": True,
+    "additional_wrappers": (),
+    "vector_entry_point": None,
+}
 
 
 class _Plan:
