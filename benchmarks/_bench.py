@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 
@@ -127,6 +128,28 @@ def run_python(code: str, *args: str, env: dict[str, str] | None = None,
     if proc.returncode != 0:
         raise RuntimeError(f"benchmark child failed:\n{proc.stderr.decode(errors='replace')}")
     return proc.stdout.decode()
+
+
+def child_env(cache: str) -> dict[str, str]:
+    """The environment of benchmark children: this specpack first on the path, bytecode cached.
+
+    An installed package runs from its ``.pyc`` files; a child that compiled every module from
+    source (``PYTHONDONTWRITEBYTECODE``, a read-only checkout) would measure the compiler. The
+    children share one bytecode cache in ``cache``, which warm-up runs fill for every side.
+
+    Parameters
+    ----------
+    cache
+        A folder for the children's bytecode (``PYTHONPYCACHEPREFIX``).
+    """
+    import specpack
+
+    home = str(Path(specpack.__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (home, env.get("PYTHONPATH")) if p)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = cache
+    return env
 
 
 def machine() -> dict[str, Any]:

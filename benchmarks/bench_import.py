@@ -19,10 +19,9 @@ import pickle
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 from typing import Any
 
-from _bench import median_round, part_main, row, run_python, us
+from _bench import child_env, median_round, part_main, row, run_python, us
 
 import specpack
 
@@ -33,21 +32,6 @@ WORKER = "import pickle, sys; pickle.loads(sys.stdin.buffer.read()).make()"
 GYM_MAKE = "import gymnasium; gymnasium.make('CartPole-v1')"
 IMPORT_BOTH = "import gymnasium, specpack"
 IMPORT_GYM = "import gymnasium"
-
-
-def _env(cache: str) -> dict[str, str]:
-    """The environment of the children: this specpack first on the path, bytecode cached.
-
-    An installed package runs from its ``.pyc`` files; a child that compiled every module from
-    source (``PYTHONDONTWRITEBYTECODE``, a read-only checkout) would measure the compiler. The
-    children share one bytecode cache in ``cache``, which the warm-up runs fill for both sides.
-    """
-    home = str(Path(specpack.__file__).resolve().parent.parent)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (home, env.get("PYTHONPATH")) if p)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = cache
-    return env
 
 
 def cpu_seconds(code: str, stdin_path: str | None = None, env: dict[str, str] | None = None) -> float:
@@ -98,7 +82,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     """Both whole-process ratios, with the worker's module count."""
     rounds = 5 if quick else 15
     with tempfile.TemporaryDirectory() as tmp:
-        env = _env(os.path.join(tmp, "pycache"))
+        env = child_env(os.path.join(tmp, "pycache"))
         blob_path = os.path.join(tmp, "cartpole.pkl")
         with open(blob_path, "wb") as fh:
             fh.write(pickle.dumps(specpack.capture("CartPole-v1")))

@@ -50,6 +50,12 @@ def _packages_distributions() -> Mapping[str, list[str]]:
 def distribution_of(module: str) -> tuple[str, str] | None:
     """``(distribution, version)`` that provides ``module``'s top-level package, if any."""
     top = module.partition(".")[0]
+    if top in _SELF_VERSIONED and isinstance(getattr(sys.modules.get(top), "__version__", None),
+                                             str):
+        # Its own distribution, named as it is imported: no scan of every installed
+        # distribution's file list (packages_distributions takes ~0.4 s in a large venv).
+        version = _dist_version(top)
+        return (top, version) if version else None
     dists = _packages_distributions().get(top)
     if not dists:
         return None

@@ -11,8 +11,6 @@ from typing import Any, Generic, NoReturn, TypeVar
 
 from .._text import suggest
 from ..errors import BuildError, BuildTypeError, build_error_for
-from ._args import _keyword_names, base_kwargs
-from ._registry import spec_made
 from .recipe import Blueprint, Recipe
 
 __all__ = ["Plans", "Step", "construct", "fresh_spec", "live_recipe", "load_steps", "no_hint",
@@ -84,6 +82,8 @@ def _keyword_hint(e: BaseException, creator: Any, kwargs: dict[str, Any]) -> str
     constructor does not take (``pack.make(render_mod=...)``); read only once it failed."""
     if not isinstance(e, TypeError) or not kwargs:
         return ""
+    from ._args import _keyword_names  # lazy: read only once a build failed
+
     names = _keyword_names(creator)
     unknown = [k for k in kwargs if names is not None and k not in names]
     hint = suggest(unknown[0], [n for n in names or () if n != "self"]) if unknown else ""
@@ -148,6 +148,9 @@ def live_recipe(
     bcls = type(base)
     notes: list[str] = []
     entry_string: str | None = None
+    from ._args import base_kwargs  # lazy: capture only; a worker that builds never needs it
+    from ._registry import spec_made
+
     if spec is not None and spec_made(spec, bcls):
         kwargs = dict(spec.kwargs)
         if isinstance(spec.entry_point, str):

@@ -13,7 +13,6 @@ import re
 from types import ModuleType
 from typing import Any
 
-from ._registry import memo_token, memo_valid, register_pack
 from .recipe import Blueprint, PackLike, Recipe
 
 __all__ = ["LibraryBackend"]
@@ -30,7 +29,8 @@ class LibraryBackend:
         The library's package (``gymnasium``); the backend takes its name, its ``Env`` and
         ``register``, and the ``EnvSpec`` and ``registry`` of its ``envs.registration``.
     resolve
-        A module with ``from_id``, ``from_spec`` and ``from_env``.
+        A module with ``from_id``, ``from_spec`` and ``from_env``, or its name (imported on
+        first use: a process that only builds never loads resolution).
     build
         A module with ``build(bp, kwargs)`` and ``build_vector(bp, num_envs, kwargs)``.
     memo_strings_only
@@ -38,7 +38,7 @@ class LibraryBackend:
     """
 
     def __init__(
-        self, library: ModuleType, *, resolve: ModuleType, build: ModuleType,
+        self, library: ModuleType, *, resolve: ModuleType | str, build: ModuleType,
         memo_strings_only: bool,
     ) -> None:
         self.name: str = library.__name__
@@ -47,10 +47,16 @@ class LibraryBackend:
         self._registration = importlib.import_module(f"{self.name}.envs.registration")
         self._spec_type: type = self._registration.EnvSpec
         self._owned: tuple[type, ...] = (library.Env, self._spec_type)
-        self._resolve = resolve
+        self._resolver = resolve
         self._build = build
         self._register = library.register
         self._strings_only = memo_strings_only
+
+    @property
+    def _resolve(self) -> ModuleType:
+        if isinstance(self._resolver, str):
+            self._resolver = importlib.import_module(self._resolver)
+        return self._resolver
 
     def _registry(self) -> Any:
         return self._registration.registry
@@ -92,12 +98,18 @@ class LibraryBackend:
 
     def register(self, pack: PackLike, env_id: str | None) -> str:
         """Register ``pack`` in the library's registry; ``make(id)`` then builds it."""
+        from ._registry import register_pack  # lazy: capture and register only
+
         return register_pack(pack, env_id, self._registry(), self._register, self.name)
 
     def memo_token(self, env_id: str) -> Any:
         """What resolving ``env_id`` read from the registry (None: not memoisable)."""
+        from ._registry import memo_token
+
         return memo_token(self._registry(), env_id, strings_only=self._strings_only)
 
     def memo_valid(self, env_id: str, token: Any) -> bool:
         """Whether the registry still holds exactly what ``token`` snapshotted."""
+        from ._registry import memo_valid
+
         return memo_valid(self._registry(), env_id, token)

@@ -100,7 +100,10 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
         pipes = [ctx.Pipe(duplex=False) for _ in range(num_envs)]
         self._report_readers: list[multiprocessing.connection.Connection] = [r for r, _ in pipes]
         self._report_writers: list[multiprocessing.connection.Connection] = [w for _, w in pipes]
-        blob = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
+        # A fork worker inherits its factory (and the pack in it): nothing is pickled, so the
+        # pack is pickled (and its fingerprint computed) only for the other start methods, once.
+        blob = (None if ctx.get_start_method() == "fork"
+                else pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL))
         fns = [
             WorkerEnvFn(pack, env_kwargs[i], report=(i, w), blob=blob)
             for i, w in enumerate(self._report_writers)

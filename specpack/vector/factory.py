@@ -13,7 +13,9 @@ process that made it (same pid *and* same interpreter mark, so a pid repeated in
 interpreter is never taken for the parent) calling it returns a :class:`ParentView` that shows
 the spaces and refuses to be stepped; in any other process (a fork, spawn or forkserver worker,
 a Ray actor) it returns ``pack.make(**env_kwargs)``, after checking that the built env's spaces
-are the ones the parent was shown. It is a plain-picklable object (no cloudpickle needed), so
+are the ones the parent was shown (first by their pickled form, which is cheap and imports
+nothing; only when that differs by the structural comparison of :mod:`specpack._verify`, which
+decides and names the difference). It is a plain-picklable object (no cloudpickle needed), so
 every start method can carry it. The pack travels as pickle bytes and is loaded in the worker
 when it builds, so a pack that cannot load there fails inside the build (and is reported).
 
@@ -36,12 +38,10 @@ from typing import Any
 
 from .._surface import Surface, SurfaceEnv, record_surface
 from .._text import short
-from .._verify.compare import same
-from .._verify.describe import describe_space
 from ..errors import SpecPackError
 from ..pack import SpecPack
 
-__all__ = ["ParentView", "WorkerEnvFn", "mismatch"]
+__all__ = ["ParentView", "WorkerEnvFn", "mismatch", "spaces_pickle"]
 
 #: This interpreter's mark. A fork child inherits it (but has another pid); a fresh interpreter
 #: (spawn, forkserver, another host) draws its own, so a pid that happens to repeat elsewhere
@@ -109,6 +109,7 @@ class WorkerEnvFn:
         self.env_kwargs = kwargs
         self.home = _here()
         self._surface: Surface | None = None if kwargs else pack.surface
+        self._shown: bytes | None = None
         self._report = report
 
     @property
@@ -162,7 +163,9 @@ class WorkerEnvFn:
         """Build the env here, whatever process this is, checked against the surface."""
         env = self.pack.make(**self.env_kwargs)
         if self._surface is not None:
-            problem = mismatch(env, self._surface)
+            if self._shown is None:
+                self._shown = spaces_pickle(self._surface)
+            problem = mismatch(env, self._surface, self._shown)
             if problem is not None:
                 _close(env)
                 raise SpecPackError(
@@ -196,7 +199,10 @@ class WorkerEnvFn:
 
             index, writer = self._report
             channel = (index, bytes(ForkingPickler.dumps(writer)))
-        return (_rebuild, (self._blob, self.env_kwargs, self.home, self._surface, channel))
+        if self._shown is None and self._surface is not None:
+            self._shown = spaces_pickle(self._surface)  # once here, not in every worker
+        return (_rebuild, (self._blob, self.env_kwargs, self.home, self._surface, self._shown,
+                           channel))
 
     def __repr__(self) -> str:
         kw = f", env_kwargs={short(self.env_kwargs)}" if self.env_kwargs else ""
@@ -208,10 +214,12 @@ def _rebuild(
     env_kwargs: dict[str, Any],
     home: tuple[int, str],
     surface: Surface | None,
+    shown: bytes | None,
     channel: tuple[int, bytes] | None,
 ) -> WorkerEnvFn:
     fn = WorkerEnvFn.__new__(WorkerEnvFn)
     fn._pack, fn._blob, fn.env_kwargs, fn.home, fn._surface = None, blob, env_kwargs, home, surface
+    fn._shown = shown
     fn._report = None if channel is None else (channel[0], pickle.loads(channel[1]))
     return fn
 
@@ -254,8 +262,31 @@ class ParentView(SurfaceEnv):
         return f"<ParentView of {self.label}>"
 
 
-def mismatch(env: Any, surface: Surface) -> str | None:
+def spaces_pickle(surface: Surface) -> bytes | None:
+    """The pickled ``(observation_space, action_space)`` of ``surface``, None if unpicklable.
+
+    Two spaces recorded alike (:func:`~specpack._surface.record_surface`) whose pickles are the
+    same bytes hold the same state, so they are identical; different bytes prove nothing (an
+    equal space may pickle otherwise) and :func:`mismatch` then compares them structurally.
+
+    Parameters
+    ----------
+    surface
+        A recorded surface.
+    """
+    try:
+        return pickle.dumps((surface.observation_space, surface.action_space),
+                            protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - a space that cannot be pickled is compared structurally
+        return None
+
+
+def mismatch(env: Any, surface: Surface, shown: bytes | None = None) -> str | None:
     """How ``env``'s observation or action space differs from ``surface``'s, or None.
+
+    The spaces are first recorded as the parent's were and pickled: the same bytes as
+    ``shown`` mean the same spaces, with nothing imported. Otherwise each space is described
+    structurally and compared exactly (:mod:`specpack._verify`, loaded then).
 
     Parameters
     ----------
@@ -263,9 +294,24 @@ def mismatch(env: Any, surface: Surface) -> str | None:
         The env built in a worker.
     surface
         The spaces the parent was shown.
+    shown
+        :func:`spaces_pickle` of ``surface``, if computed already (e.g. in the parent).
     """
+    if shown is None:
+        shown = spaces_pickle(surface)
+    if shown is not None:
+        try:
+            built = spaces_pickle(record_surface(env))
+        except Exception:  # noqa: BLE001 - a space that cannot be copied is compared below
+            built = None
+        if built == shown:
+            return None
+    # Lazy: a worker whose spaces pickle as the parent's never loads the verifier.
+    from .._verify.compare import same
+    from .._verify.describe import describe_space
+
     for name in ("observation_space", "action_space"):
-        built, shown = getattr(env, name, None), getattr(surface, name)
-        if not same(describe_space(built), describe_space(shown)):
-            return f"{name}: built {short(built)}, shown {short(shown)}"
+        built_space, shown_space = getattr(env, name, None), getattr(surface, name)
+        if not same(describe_space(built_space), describe_space(shown_space)):
+            return f"{name}: built {short(built_space)}, shown {short(shown_space)}"
     return None

@@ -26,7 +26,7 @@ from ..carry.importable import MAIN_NAMES, fresh_importable
 from ..errors import SpecPackError
 from ..pack import SpecPack
 from ..versions import check_skew
-from . import envs
+from . import factory
 
 __all__ = ["forkserver_modules", "warm_forkserver"]
 
@@ -36,7 +36,7 @@ def _base_modules(backend: str) -> list[str]:
     package = type(get_backend(backend)).__module__
     return [
         np.__name__, cloudpickle.__name__, gymnasium.__name__, AsyncVectorEnv.__module__,
-        "specpack", SpecPack.__module__, envs.__name__, check_skew.__module__, package,
+        "specpack", SpecPack.__module__, factory.__name__, check_skew.__module__, package,
         *sorted(m for m in list(sys.modules) if m.startswith(package + ".")),
     ]
 

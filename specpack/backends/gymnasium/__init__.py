@@ -7,8 +7,11 @@ from __future__ import annotations
 import gymnasium
 
 from ..library import LibraryBackend
-from . import build, resolve
+from . import build
 
 __all__ = ["BACKEND"]
 
-BACKEND = LibraryBackend(gymnasium, resolve=resolve, build=build, memo_strings_only=False)
+#: Resolution is capture-side: its module (and the modules it imports) loads on first use, never
+#: in a worker that only builds.
+BACKEND = LibraryBackend(gymnasium, resolve=f"{__name__}.resolve", build=build,
+                         memo_strings_only=False)

@@ -24,9 +24,20 @@ from .._shared import Plans, construct, fresh_spec, load_steps, no_hint, raise_w
 from ..recipe import Blueprint
 from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs
 from .lines import cross_line, line_hint, other_line_blueprint, vector_api
-from .resolve import META_DEFAULTS
 
-__all__ = ["build", "build_vector"]
+__all__ = ["META_DEFAULTS", "build", "build_vector"]
+
+#: EnvSpec field values that a pack's spec record leaves out (those ``make`` sets on
+#: ``env.unwrapped.spec``); keeps pickles and manifests small.
+META_DEFAULTS: dict[str, Any] = {
+    "reward_threshold": None,
+    "nondeterministic": False,
+    "max_episode_steps": None,
+    "order_enforce": False,
+    "disable_env_checker": True,
+    "additional_wrappers": (),
+    "vector_entry_point": None,
+}
 
 
 class _Plan:

@@ -19,7 +19,6 @@ itself its behaviour may still differ between releases, which the version-skew w
 from __future__ import annotations
 
 import importlib
-from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
@@ -112,4 +111,4 @@ def other_line_blueprint(bp: Blueprint, captured_under: str | None) -> Blueprint
             entry.load()
         except BuildError:
             raise _refusal(bp.label, f"the entry point {entry.name}", captured_under) from None
-    return replace(bp, layers=tuple(layers))
+    return Blueprint(bp.label, bp.entry, tuple(layers), bp.spec, bp.auto_render, bp.versions)

@@ -34,24 +34,13 @@ from .._registry import import_id_module, versioned_spec
 from .._shared import live_recipe
 from ..recipe import Recipe
 from ._probe import registered_in_fresh_interpreter
+from .build import META_DEFAULTS
 from .compat import repair_record
 from .lines import LINE
 
 __all__ = ["META_DEFAULTS", "from_env", "from_id", "from_spec", "spec_meta"]
 
 
-
-#: EnvSpec field values that a pack's spec record leaves out (those ``make`` sets on
-#: ``env.unwrapped.spec``); keeps pickles and manifests small.
-META_DEFAULTS: dict[str, Any] = {
-    "reward_threshold": None,
-    "nondeterministic": False,
-    "max_episode_steps": None,
-    "order_enforce": False,
-    "disable_env_checker": True,
-    "additional_wrappers": (),
-    "vector_entry_point": None,
-}
 
 
 def spec_meta(spec: EnvSpec, *, minimal: bool) -> dict[str, Any]:
