@@ -1,6 +1,6 @@
 """A griffe extension for the API reference: Sphinx roles in docstrings become code spans.
 
-specpack's docstrings use reST roles (``:class:`~specpack.errors.BuildError```, ``:func:``,
+specpack's docstrings use reST roles (``:class:`~specpack.BuildError```, ``:func:``,
 ``:meth:``) so that they read well in ``help()``; mkdocstrings renders Markdown, where a role
 would show up as literal text. ``~a.b.C`` keeps the last name (``C``), as Sphinx does. The
 ``Example::`` blocks of reST become a fenced Python block; one that follows the numpy sections

@@ -138,8 +138,8 @@ def shapes() -> dict[str, Callable[[], bytes]]:
 
 def _calls(path: Path) -> list[tuple[str, Callable[[], Any]]]:
     import specpack
+    from specpack._typedjson.walk import render, render_code, render_items
     from specpack.files import describe
-    from specpack.typedjson.walk import render, render_code, render_items
 
     def inspect() -> Any:
         desc = describe(path)

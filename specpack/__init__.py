@@ -20,8 +20,7 @@ from . import (
     _pickled,  # noqa: F401  (loads nothing; see its docstring)
     _public,
 )
-from ._version import __version__
-from .errors import (
+from ._errors import (
     AssetError,
     BackendUnavailableError,
     BuildError,
@@ -43,20 +42,21 @@ from .errors import (
     VersionSkewWarning,
     WorkerError,
 )
+from ._version import __version__
 
 if TYPE_CHECKING:
     from . import testing
     from ._assets import Asset
     from ._audit import AuditReport, Finding, audit
+    from ._backends.recorders import register_recorder
     from ._capture import capture
+    from ._carry import Blob, CodeRef, EnumRef
+    from ._pack import Layer, SpecPack
     from ._seal import Seal
     from ._verify.check_report import CheckReport
     from ._verify.engine import diff, verify
     from ._verify.report import VerifyReport
-    from .backends.recorders import register_recorder
-    from .carry import Blob, CodeRef, EnumRef
-    from .files.io import dump, load
-    from .pack import Layer, SpecPack
+    from .files._io import dump, load
     from .vector import make_vec
 
 __all__ = [
@@ -106,14 +106,14 @@ __all__ = [
 #: Public name -> (module, attribute) it is loaded from on first use.
 _LAZY = {
     "capture": ("specpack._capture", "capture"),
-    "SpecPack": ("specpack.pack", "SpecPack"),
-    "Layer": ("specpack.pack", "Layer"),
-    "Blob": ("specpack.carry", "Blob"),
-    "CodeRef": ("specpack.carry", "CodeRef"),
-    "EnumRef": ("specpack.carry", "EnumRef"),
+    "SpecPack": ("specpack._pack", "SpecPack"),
+    "Layer": ("specpack._pack", "Layer"),
+    "Blob": ("specpack._carry", "Blob"),
+    "CodeRef": ("specpack._carry", "CodeRef"),
+    "EnumRef": ("specpack._carry", "EnumRef"),
     "Asset": ("specpack._assets", "Asset"),
     "Seal": ("specpack._seal", "Seal"),
-    "register_recorder": ("specpack.backends.recorders", "register_recorder"),
+    "register_recorder": ("specpack._backends.recorders", "register_recorder"),
     "diff": ("specpack._verify.engine", "diff"),
     "verify": ("specpack._verify.engine", "verify"),
     "VerifyReport": ("specpack._verify.report", "VerifyReport"),

@@ -1,5 +1,5 @@
-"""``python -m specpack``: the command line (see :mod:`specpack.cli`)."""
+"""``python -m specpack``: the command line (see :mod:`specpack._cli`)."""
 
-from .cli import main
+from ._cli import main
 
 raise SystemExit(main())

@@ -23,8 +23,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from ._errors import AssetError, CaptureError, file_error_for
 from ._restorer import restorer
-from .errors import AssetError, CaptureError, file_error_for
 
 __all__ = ["DEFAULT_LIMIT", "Asset", "check_assets", "find_paths", "materialize",
            "read_asset", "remap"]
@@ -166,11 +166,11 @@ def find_paths(kwargs: Mapping[str, Any], defaults: Mapping[str, Any] = {}) -> l
 def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAULT_LIMIT) -> Asset:
     """Read the file or folder ``path`` into an :class:`Asset` (its bytes too when ``carry``).
 
-    Raises :class:`~specpack.errors.CaptureError` naming the path and the fix when it is not
+    Raises :class:`~specpack.CaptureError` naming the path and the fix when it is not
     a regular file or folder, holds a FIFO/device or a link loop, (carried) holds a link to
     outside itself, or (carried) is larger than ``limit`` bytes; a path the operating system
     refuses (missing, a dangling link, not permitted) raises the
-    :class:`~specpack.errors.PackFileError` of that ``OSError`` (``FileNotFoundError``...).
+    :class:`~specpack.PackFileError` of that ``OSError`` (``FileNotFoundError``...).
 
     Parameters
     ----------
@@ -213,7 +213,7 @@ _CARRY_ON_CLI = ("or capture the pack in Python with self_contained=True so it c
 def check_assets(assets: Sequence[Asset], *, label: str) -> None:
     """Check that every asset that is not carried is on this node with its captured bytes.
 
-    Raises :class:`~specpack.errors.AssetError` naming the path and the fix when one is
+    Raises :class:`~specpack.AssetError` naming the path and the fix when one is
     missing, and both digests when its bytes differ: a pack never builds with another file.
     Repeated checks in one process re-hash only what changed on disk (size, mtime, ctime, inode).
 
@@ -254,7 +254,7 @@ def materialize(assets: Sequence[Asset], *, label: str = "the pack") -> dict[str
     altered. Not-carried assets are checked (:func:`check_assets`) and map to themselves.
 
     Returns ``{asset.path: local path}`` for every asset. Raises
-    :class:`~specpack.errors.AssetError` for a carried asset whose bytes are missing or corrupt
+    :class:`~specpack.AssetError` for a carried asset whose bytes are missing or corrupt
     (an archive that names paths outside itself, links, wrong sizes, a digest that does not
     match) and for a cache folder that cannot be written (read-only, full): set
     ``SPECPACK_CACHE`` to a writable folder.

@@ -45,7 +45,7 @@ _DISK = (errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT)
 
 class Refused(Exception):
     """A path cannot be read or unpacked as an asset; the message says what and why (callers
-    raise it as :class:`~specpack.errors.CaptureError` or :class:`~specpack.errors.AssetError`)."""
+    raise it as :class:`~specpack.CaptureError` or :class:`~specpack.AssetError`)."""
 
 
 @dataclass(frozen=True)

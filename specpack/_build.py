@@ -1,7 +1,7 @@
 """How a pack becomes an env: its build plan, ``make``, the vector build and registering.
 
 :class:`~specpack.SpecPack`'s building methods call these functions: the fields are turned
-once into a backend :class:`~specpack.backends.Blueprint` (the version skew is checked then),
+once into a backend :class:`~specpack._backends.Blueprint` (the version skew is checked then),
 and each build hands the blueprint and fresh kwargs to the backend. Nothing here imports the
 pack module at load time.
 """
@@ -11,13 +11,13 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .backends import Blueprint, get_backend
-from .carry.values import is_plain, materialize
-from .errors import SpecPackError
-from .versions import check_skew, skew_free
+from ._backends import Blueprint, get_backend
+from ._carry.values import is_plain, materialize
+from ._errors import SpecPackError
+from ._versions import check_skew, skew_free
 
 if TYPE_CHECKING:
-    from .pack import SpecPack
+    from ._pack import SpecPack
 
 __all__ = ["kwargs_here", "make", "make_vector", "plan", "register"]
 

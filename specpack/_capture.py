@@ -6,7 +6,7 @@ each piece of code by reference or by value. After ``capture`` returns, nothing 
 depends on the registry, on what a worker has imported, or on the source file of by-value code.
 
 Repeated captures of the same id are served from a memo keyed on the *exact* form of the
-kwargs (:func:`~specpack.carry.values.exact_key`: ``0``, ``0.0``, ``-0.0``, ``False`` and ``0j``
+kwargs (:func:`~specpack._carry.values.exact_key`: ``0``, ``0.0``, ``-0.0``, ``False`` and ``0j``
 are different keys), and each hit is re-validated against the registry.
 """
 
@@ -16,19 +16,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._assets import DEFAULT_LIMIT
-from ._needs import (
-    built_requires,
-    check_needs_options,
-    user_by_value,
-    user_code,
-    with_needs,
-)
-from ._provenance import imported_during
-from ._surface import record_surface
-from .backends import Backend, Recipe, check_kwargs, detect_backend, get_backend
-from .carry.code import CodeRef, code_ref, code_ref_from_string, witness_of
-from .carry.payload import Witness, by_value_modules
-from .carry.values import (
+from ._backends import Backend, Recipe, check_kwargs, detect_backend, get_backend
+from ._carry.code import CodeRef, code_ref, code_ref_from_string, witness_of
+from ._carry.payload import Witness, by_value_modules
+from ._carry.values import (
     MAX_INT_BITS,
     SCALAR_TYPES,
     Blob,
@@ -36,9 +27,18 @@ from .carry.values import (
     iter_carried,
     lower_mapping,
 )
-from .errors import CaptureError, UnexpectedKwargError, _CaptureTypeError, _OldRenderAPIError
-from .pack import Layer, SpecPack
-from .versions import version_record
+from ._errors import CaptureError, UnexpectedKwargError, _CaptureTypeError, _OldRenderAPIError
+from ._needs import (
+    built_requires,
+    check_needs_options,
+    user_by_value,
+    user_code,
+    with_needs,
+)
+from ._pack import Layer, SpecPack
+from ._provenance import imported_during
+from ._surface import record_surface
+from ._versions import version_record
 
 __all__ = ["capture"]
 
@@ -281,7 +281,7 @@ def _legacy_options_taken(impl: Backend) -> bool:
         return True
     if impl.name != "gymnasium":
         return False
-    from .backends.gymnasium.lines import LINE  # loaded with the gymnasium backend already
+    from ._backends.gymnasium.lines import LINE  # loaded with the gymnasium backend already
 
     return LINE == "0"
 

@@ -1,6 +1,6 @@
 """A pack's text form: ``SpecPack.to_json`` and ``SpecPack.from_json`` call these functions.
 
-The manifest schema and the trust policy live in :mod:`specpack.fileformat`; this module only
+The manifest schema and the trust policy live in :mod:`specpack._fileformat`; this module only
 calls them, importing them when a function runs, so a worker that unpickles a pack and builds
 it never loads the file format or the typed-JSON codec. Nothing here imports the pack module.
 """
@@ -11,12 +11,12 @@ import dataclasses
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ._errors import PackFormatError
 from ._state import content
 from ._surface import Surface, surface_to_json
-from .errors import PackFormatError
 
 if TYPE_CHECKING:
-    from .pack import SpecPack
+    from ._pack import SpecPack
 
 __all__ = ["read", "to_json"]
 
@@ -28,8 +28,8 @@ def _data_only(surface: Surface) -> Surface:
     item that would be written as one (an enum member, a class) is left out, as are items
     that cannot be written at all.
     """
-    from .typedjson.encode import encode
-    from .typedjson.walk import payload_uses, references
+    from ._typedjson.encode import encode
+    from ._typedjson.walk import payload_uses, references
 
     kept = {}
     for key, value in surface.metadata.items():
@@ -44,9 +44,9 @@ def _data_only(surface: Surface) -> Surface:
 
 def to_json(pack: SpecPack, indent: int | None) -> str:
     """``pack.to_json(indent)``: the typed manifest (see :meth:`SpecPack.to_json`)."""
-    from .fileformat.manifest import FORMAT, dumps
-    from .fileformat.needs import needs_to_json
-    from .typedjson.encode import Encoder, encode
+    from ._fileformat.manifest import FORMAT, dumps
+    from ._fileformat.needs import needs_to_json
+    from ._typedjson.encode import Encoder, encode
 
     payloads: dict[str, Any] = {}
     try:
@@ -73,6 +73,6 @@ def read(text: str | bytes, *, trust: bool, key: bytes | None,
          allow: Iterable[str] | str | None, source: str) -> dict[str, Any]:
     """The constructor fields of a manifest or pack file's bytes, checked as ``load`` checks
     them (see :meth:`SpecPack.from_json`)."""
-    from .fileformat.read import read_fields
+    from ._fileformat.read import read_fields
 
     return read_fields(text, trust=trust, key=key, allow=allow, source=source)

@@ -22,8 +22,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ._errors import CaptureError
 from ._text import one_line, printable
-from .errors import CaptureError
 
 __all__ = ["import_targets"]
 

@@ -21,14 +21,14 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._assets import Asset, find_paths, read_asset
+from ._carry.carried import Blob
+from ._carry.code import CodeRef, code_ref, live_object
+from ._carry.values import lower_mapping
+from ._errors import CaptureError, file_error_for
 from ._provenance import requires_of, source_of, user_modules
-from .carry.carried import Blob
-from .carry.code import CodeRef, code_ref, live_object
-from .carry.values import lower_mapping
-from .errors import CaptureError, file_error_for
 
 if TYPE_CHECKING:
-    from .pack import SpecPack
+    from ._pack import SpecPack
 
 __all__ = ["built_requires", "check_needs_options", "entry_defaults", "find_assets", "requires_of_pack",
            "user_by_value", "user_code", "with_needs"]

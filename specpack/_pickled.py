@@ -48,14 +48,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what __getattr__ hands out, from where it is defined
     from ._assets import restore_asset
+    from ._carry.carried import restore_blob, restore_enum_ref
+    from ._carry.ref import restore_code_ref
+    from ._carry.sources import restore_sources
+    from ._carry.tree import restore_array
+    from ._layer import restore_layer
+    from ._pack import restore_pack
     from ._seal import restore_seal
     from ._surface import restore_surface
-    from .carry.carried import restore_blob, restore_enum_ref
-    from .carry.ref import restore_code_ref
-    from .carry.sources import restore_sources
-    from .carry.tree import restore_array
-    from .layer import restore_layer
-    from .pack import restore_pack
 
 __all__ = [
     "restore_array",
@@ -86,10 +86,11 @@ _HOMES = {
 
 
 def _legacy() -> dict[str, Any]:
-    from . import _carry, _values, pack
+    from . import _carry, _values
+    from . import _pack as pack
+    from ._carry import carried, ref, sources, tree
+    from ._layer import Layer
     from ._surface import Surface
-    from .carry import carried, ref, sources, tree
-    from .layer import Layer
 
     return {
         # specpack 0.1.0 (pack format 1: the state holds these objects)

@@ -12,12 +12,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ._deprecated import positional
-from .errors import SpecPackError
+from ._errors import SpecPackError
 
 if TYPE_CHECKING:
+    from ._pack import SpecPack
     from ._seal import CheckReport, Seal
     from ._verify.report import VerifyReport
-    from .pack import SpecPack
 
 __all__ = ["check", "seal", "verify"]
 

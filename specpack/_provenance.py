@@ -33,10 +33,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
+from ._errors import BuildError, VersionSkewWarning
 from ._owners import owner_of_file, owners_of_dir, real_path
 from ._text import printable, short
-from .errors import BuildError, VersionSkewWarning
-from .versions import _dist_version  # the one cached lookup of an installed version
+from ._versions import _dist_version  # the one cached lookup of an installed version
 
 __all__ = ["Origin", "Source", "check_requires", "imported_during", "requires_of", "source_of",
            "user_modules"]

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._errors import BuildError, PackFormatError, SpecPackError
 from ._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label
 from ._restorer import restorer
 from ._verify.check_report import CheckReport, versions_text
@@ -49,7 +50,6 @@ from ._verify.sealing import (
     event_fields,
     first_divergence,
 )
-from .errors import BuildError, PackFormatError, SpecPackError
 
 __all__ = ["CheckReport", "Seal", "check_seal", "make_seal"]
 

@@ -5,7 +5,7 @@ fields): the pickled state is the fingerprint followed by each field's state in 
 (:data:`TO_STATE` says how a field that is not already builtins is stored, :data:`FROM_STATE`
 how it is read back), and :func:`content` is the typed JSON of the fields that shape the env.
 A new field is appended, with a new :data:`FORMAT_VERSION` when old readers must refuse it.
-Nothing here imports the pack module: :func:`~specpack.pack.restore_pack` passes its class in.
+Nothing here imports the pack module: :func:`~specpack._pack.restore_pack` passes its class in.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._assets import Asset
-from .carry.code import code_ref_from_state
-from .carry.values import pickle_exact
-from .errors import PackFormatError, SpecPackError
-from .layer import Layer
+from ._carry.code import code_ref_from_state
+from ._carry.values import pickle_exact
+from ._errors import PackFormatError, SpecPackError
+from ._layer import Layer
 
 if TYPE_CHECKING:
-    from .pack import SpecPack
-    from .typedjson.encode import Encoder
+    from ._pack import SpecPack
+    from ._typedjson.encode import Encoder
 
 __all__ = ["FORMAT_VERSION", "content", "fields", "fingerprint_of", "from_state", "state_of"]
 
@@ -194,7 +194,7 @@ def content(pack: SpecPack, enc: Encoder) -> dict[str, Any]:
 def fingerprint_of(pack: SpecPack) -> str:
     """``sha256:`` of the canonical typed JSON of :func:`content` (and the assets' digests)."""
     # lazy: a worker that unpickles a pack (fingerprint carried) and builds never needs it
-    from .typedjson.encode import Encoder, canonical_json
+    from ._typedjson.encode import Encoder, canonical_json
 
     body = content(pack, Encoder(None, canonical=True))
     if pack.assets:  # the files' bytes shape the env; absent: the old fingerprints

@@ -103,7 +103,7 @@ class SurfaceEnv(gymnasium.Env):  # type: ignore[type-arg]
 # -- the surface in a manifest ----------------------------------------------------------------
 #
 # A space is written as a small JSON object naming its type and its defining fields; arrays and
-# other values inside are typed JSON (``encode``/``decode`` of specpack.typedjson, passed in by
+# other values inside are typed JSON (``encode``/``decode`` of specpack._typedjson, passed in by
 # the manifest so this module stays below it). Only gymnasium's own space types are written;
 # a surface holding another space is left out of the manifest (the pack notes why).
 

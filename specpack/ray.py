@@ -31,9 +31,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._capture import capture
+from ._errors import BuildError, CaptureError, UncarriableValueError
+from ._pack import SpecPack
 from ._text import one_line, short
-from .errors import BuildError, CaptureError, UncarriableValueError
-from .pack import SpecPack
 
 __all__ = ["RegisterPacks", "runtime_env"]
 

@@ -260,7 +260,7 @@ def test_archive_unpacking_to_another_digest_or_size_is_refused(tmp_path: Path) 
 _IN_NAMESPACE = """
 import os, sys
 from specpack._assets import materialize, read_asset
-from specpack.errors import AssetError
+from specpack._errors import AssetError
 asset = read_asset(sys.argv[1], carry=True)
 try:
     print("PATH", materialize([asset])[sys.argv[1]])

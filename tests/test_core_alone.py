@@ -22,8 +22,8 @@ from _helpers import run_python
 import specpack
 
 #: What make() never needs (each loads on first use of what it serves).
-HEAVY = ("specpack._process", "specpack._verify", "specpack._audit", "specpack.fileformat",
-         "specpack.typedjson", "specpack.cli", "specpack.adapters", "specpack.vector")
+HEAVY = ("specpack._process", "specpack._verify", "specpack._audit", "specpack._fileformat",
+         "specpack._typedjson", "specpack._cli", "specpack.adapters", "specpack.vector")
 
 WORKER = """
 import atexit, importlib, json, pickle, sys, threading
@@ -89,7 +89,7 @@ def test_worker_that_unpickles_and_builds_loads_only_the_core(tmp_path: Path, ki
     heavy = [m for m in seen["modules"] if m.startswith(tuple(p + "." for p in HEAVY))
              or m in HEAVY]
     assert heavy == [], f"make() loaded {len(heavy)} modules it never uses: {heavy}"
-    assert "specpack.pack" in seen["modules"]
+    assert "specpack._pack" in seen["modules"]
     assert seen["hooks_after"] == seen["hooks_before"], "make() registered an atexit hook"
     assert seen["threads"] == 1, "make() started a thread"
 
@@ -102,11 +102,11 @@ def test_import_specpack_loads_only_its_errors_version_and_pickle_names(tmp_path
     proc = run_python(["-c", code], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert set(proc.stdout.split()) == {"specpack", "specpack._pickled", "specpack._public",
-                                        "specpack._version", "specpack.errors"}
+                                        "specpack._version", "specpack._errors"}
 
 
 def test_public_names_still_load_on_first_use() -> None:
     for name in specpack.__all__:
         assert getattr(specpack, name) is not None, name
     assert specpack.SpecPack.__module__ == "specpack"  # where users import it
-    assert sys.modules["specpack.pack"].SpecPack is specpack.SpecPack
+    assert sys.modules["specpack._pack"].SpecPack is specpack.SpecPack

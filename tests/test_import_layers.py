@@ -26,13 +26,13 @@ import pytest
 
 import specpack
 
-HEAVY = ("specpack._process", "specpack._verify", "specpack._audit", "specpack.fileformat",
-         "specpack.typedjson", "specpack.cli", "specpack.adapters", "specpack.vector")
+HEAVY = ("specpack._process", "specpack._verify", "specpack._audit", "specpack._fileformat",
+         "specpack._typedjson", "specpack._cli", "specpack.adapters", "specpack.vector")
 #: The core: what a worker that unpickles and builds a pack, or ``import specpack``, or
 #: ``capture`` loads. Packages stand for every module inside them.
-CORE = ("specpack", "specpack.pack", "specpack._build", "specpack._fileface", "specpack._proof",
-        "specpack._surface", "specpack._assets", "specpack._capture", "specpack.backends",
-        "specpack.carry", "specpack.layer", "specpack.errors", "specpack.versions")
+CORE = ("specpack", "specpack._pack", "specpack._build", "specpack._fileface", "specpack._proof",
+        "specpack._surface", "specpack._assets", "specpack._capture", "specpack._backends",
+        "specpack._carry", "specpack._layer", "specpack._errors", "specpack._versions")
 
 
 def _modules(root: Path) -> dict[str, tuple[Path, bool]]:

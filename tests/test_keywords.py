@@ -10,8 +10,8 @@ import re
 import pytest
 
 import specpack
+from specpack._errors import SpecPackError, UnknownKeywordError
 from specpack._keywords import checked_keywords
-from specpack.errors import SpecPackError, UnknownKeywordError
 
 
 @checked_keywords

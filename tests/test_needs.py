@@ -27,7 +27,7 @@ import pytest
 
 import specpack
 from specpack._assets import Asset
-from specpack.cli.describe import render_description
+from specpack._cli.describe import render_description
 from specpack.files import describe
 
 ENV_CODE = '''

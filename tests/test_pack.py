@@ -153,7 +153,7 @@ def test_capture_of_a_pack_returns_it():
 
 
 def test_fresh_importability_uses_files_not_sys_modules(tmp_path):
-    from specpack.carry.importable import fresh_importable
+    from specpack._carry.importable import fresh_importable
 
     assert fresh_importable("gymnasium.envs.classic_control.cartpole")
     assert fresh_importable("json")
@@ -284,7 +284,7 @@ def test_the_pickled_state_is_the_fingerprint_then_each_field_in_declaration_ord
 
 
 def test_the_manifest_fields_are_the_packs_constructor_fields():
-    from specpack.fileformat.manifest import decode_fields, parse_manifest
+    from specpack._fileformat.manifest import decode_fields, parse_manifest
 
     pack = specpack.capture(Goal, goal=0.5, max_episode_steps=5, record_spaces=True)
     fields = decode_fields(parse_manifest(pack.to_json()))
@@ -322,7 +322,7 @@ def test_with_surface_still_works_for_one_release_with_a_deprecation_warning():
     (lambda p: p.with_surface(surfce="x"), "surfce", "surface"),
 ])
 def test_a_mistyped_keyword_of_a_pack_method_gets_a_did_you_mean_without_self(call, typo, meant):
-    from specpack.errors import UnknownKeywordError
+    from specpack._errors import UnknownKeywordError
 
     pack = specpack.capture("CartPole-v1")
     with pytest.raises(UnknownKeywordError) as info:

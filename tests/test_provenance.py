@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from _helpers import run_python
 
+from specpack._errors import BuildError, VersionSkewWarning
 from specpack._provenance import (
     check_requires,
     imported_during,
@@ -31,7 +32,6 @@ from specpack._provenance import (
     source_of,
     user_modules,
 )
-from specpack.errors import BuildError, VersionSkewWarning
 
 
 def _fresh_json(code: str, cwd: Path, pythonpath: list[Path] | None = None) -> Any:
@@ -136,12 +136,12 @@ def test_modules_registered_by_value_are_by_value_with_their_submodules(
 
 
 def test_specpack_itself_is_never_required_nor_the_users() -> None:
-    import specpack.pack
+    import specpack._pack
 
-    src = source_of(specpack.pack.__name__)
+    src = source_of(specpack._pack.__name__)
     assert (src.origin, src.distribution) == ("distribution", "specpack")
-    assert requires_of(["specpack", "specpack.pack", "numpy"]) == {"numpy": md.version("numpy")}
-    assert user_modules(["specpack", "specpack.pack"]) == []
+    assert requires_of(["specpack", "specpack._pack", "numpy"]) == {"numpy": md.version("numpy")}
+    assert user_modules(["specpack", "specpack._pack"]) == []
 
 
 # -- distributions written into a temporary site folder (a fresh interpreter finds them) ----------

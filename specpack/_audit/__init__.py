@@ -16,7 +16,7 @@ Modules, each one concern: :mod:`.report` (statuses, findings, the report), :mod
 :mod:`.wrapper_fixtures`), :mod:`.vector_job`, :mod:`.scheduler` (jobs over workers of
 :mod:`specpack._process`),
 :mod:`.api` (``audit``, ``audit_one``). The command line (``specpack audit``) is
-:mod:`specpack.cli.audit`; it prints :func:`summary` or ``report.to_json()``.
+:mod:`specpack.audit`; it prints :func:`summary` or ``report.to_json()``.
 """
 
 from __future__ import annotations

@@ -13,11 +13,11 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+from .._backends import DEFAULT_BACKEND, with_trait
+from .._errors import SpecPackError
 from .._imports import import_targets
 from .._process import BOUNDARIES, Boundary
 from .._verify.engine import check_rollout_options
-from ..backends import DEFAULT_BACKEND, with_trait
-from ..errors import SpecPackError
 from .env_job import EnvJob
 from .families import pettingzoo_jobs
 from .jobs import Context, Job
@@ -72,7 +72,7 @@ def check_options(
 
 def _versions() -> dict[str, str]:
     from .._version import __version__
-    from ..versions import distribution_of
+    from .._versions import distribution_of
 
     out = {"python": platform.python_version(), "specpack": __version__}
     for mod in ("gymnasium", "numpy"):

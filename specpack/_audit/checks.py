@@ -11,7 +11,7 @@
   is a different recipe from the id's (a factory entry point that returns a wrapped env) it is
   rebuilt across the boundary too.
 
-Values are compared with :func:`specpack.carry.values.exact_key` (``1``, ``1.0`` and ``True``
+Values are compared with :func:`specpack._carry.values.exact_key` (``1``, ``1.0`` and ``True``
 are different values); every check runs where the env is registered (the reference side).
 """
 
@@ -23,12 +23,12 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from .._backends import check_coverage, ezpickle_kwargs
 from .._capture import capture
+from .._carry.values import exact_key
+from .._errors import SpecPackError, UnrecordedArgumentsError
 from .._text import format_exception, one_line, short
 from .._verify import compare, record, writable
-from ..backends import check_coverage, ezpickle_kwargs
-from ..carry.values import exact_key
-from ..errors import SpecPackError, UnrecordedArgumentsError
 from .report import CAPTURE_ERROR
 
 __all__ = ["ezpickle_gaps", "first_step", "live_capture", "same_recipe"]

@@ -1,6 +1,6 @@
 """What an audit with ``backend="pettingzoo"`` walks: the env modules of PettingZoo families.
 
-PettingZoo has no registry to select from (see :mod:`specpack.backends.pettingzoo.catalog`):
+PettingZoo has no registry to select from (see :mod:`specpack._backends.pettingzoo.catalog`):
 a target is a family package (``"pettingzoo.butterfly"``, ``"mpe2"``) or one env module
 (``"pettingzoo.classic.chess_v6"``). Every factory of every env module becomes an ordinary
 :class:`~.env_job.EnvJob` (named ``"<module>.<factory>"``) that the one scheduler runs like a
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..errors import SpecPackError
+from .._errors import SpecPackError
 from .env_job import EnvJob
 from .jobs import Context, Job
 from .report import CAPTURE_ERROR, MISSING_DEPENDENCY, Finding
@@ -46,7 +46,7 @@ def pettingzoo_jobs(targets: Sequence[str], ctx: Context) -> tuple[list[Job], li
         PettingZoo is not installed, or a target names no env module.
     """
     try:
-        from ..backends.pettingzoo.catalog import env_modules
+        from .._backends.pettingzoo.catalog import env_modules
     except ImportError as e:
         raise SpecPackError(
             f"auditing PettingZoo envs needs PettingZoo ({e}): pip install "

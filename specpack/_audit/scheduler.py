@@ -33,7 +33,7 @@ from typing import Any
 from .._process import Outcome, Worker
 from .._process.child import load_job
 from .._text import format_exception, one_line
-from ..typedjson import decode, encode
+from .._typedjson import decode, encode
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, Task
 from .output import Capture
 from .report import CAPTURE_ERROR, NOT_IDENTICAL, REBUILD_ERROR, Finding

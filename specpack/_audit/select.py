@@ -11,8 +11,8 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
+from .._errors import SpecPackError, UnknownEnvError
 from .._text import printable, suggest
-from ..errors import SpecPackError, UnknownEnvError
 
 __all__ = ["entry_of", "matches", "registry", "select"]
 

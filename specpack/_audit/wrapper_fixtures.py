@@ -18,8 +18,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec
 
+from .._backends.gymnasium.lines import LINE
 from .._text import short
-from ..backends.gymnasium.lines import LINE
 from .select import matches, registry
 
 __all__ = [

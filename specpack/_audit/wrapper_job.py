@@ -17,13 +17,13 @@ import pickle
 from collections.abc import Sequence
 from typing import Any
 
+from .._backends.recorders import recorder_for
 from .._capture import capture
+from .._errors import UnrecordedArgumentsError
 from .._process import Outcome
 from .._text import one_line, short
 from .._verify import Trace, compare, plain, plan_actions, record, same, writable
 from .._verify.jobs import carried_exactly
-from ..backends.recorders import recorder_for
-from ..errors import UnrecordedArgumentsError
 from .checks import first_step
 from .classify import failure, missing_package, raised, rollout_missing
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp

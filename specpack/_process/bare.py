@@ -102,7 +102,7 @@ def _mechanisms() -> list[str]:
     forced = os.environ.get(FORCE_VARIABLE, "")
     if forced:
         if forced not in _FORCED:
-            from ..errors import SpecPackError
+            from .._errors import SpecPackError
 
             raise SpecPackError(f"{FORCE_VARIABLE}={forced!r} is not one of "
                                 f"{', '.join(_FORCED)}; unset it")

@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import SpecPackError
+from .._errors import SpecPackError
 from . import bare, child, tree
 from .forking import fork_call
 

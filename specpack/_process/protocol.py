@@ -1,7 +1,7 @@
 """The wire of the one worker protocol: frames, request files, captured output, outcomes.
 
 A *frame* is an 8-byte big-endian length followed by that many bytes of UTF-8 JSON holding a
-typed-JSON encoded message (:mod:`specpack.typedjson`). Frames go one way each: control
+typed-JSON encoded message (:mod:`specpack._typedjson`). Frames go one way each: control
 messages (``{"op": "task", "task": n, "request": path}``; any other message, or the end of the
 pipe, stops the child) from the parent on one pipe, answers (``{"task": n, "status": "ok",
 "value": ...}``) from the child on another. Neither pipe
@@ -33,8 +33,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..errors import SpecPackError
-from ..typedjson import decode, encode
+from .._errors import SpecPackError
+from .._typedjson import decode, encode
 
 __all__ = [
     "CAPTURE_LIMIT",

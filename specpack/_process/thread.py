@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from multiprocessing.connection import wait
 from typing import Any
 
+from .._errors import SpecPackError
 from .._text import format_exception, one_line
-from ..errors import SpecPackError
-from ..typedjson import decode, encode
+from .._typedjson import decode, encode
 from .child import run_job
 from .protocol import Outcome
 

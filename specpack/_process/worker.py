@@ -24,8 +24,8 @@ from collections.abc import Collection, Mapping
 from multiprocessing.connection import wait
 from typing import Any
 
+from .._errors import SpecPackError
 from .._text import one_line
-from ..errors import SpecPackError
 from . import launch
 from .launch import FRESH, WHERE, Where, label
 from .protocol import (

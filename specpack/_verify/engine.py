@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from .._deprecated import positional
+from .._errors import NotIdenticalError, SpecPackError
 from .._keywords import checked_keywords
 from .._process import (
     BOUNDARIES,
@@ -37,7 +38,6 @@ from .._process import (
 )
 from .._process.launch import FRESH
 from .._text import suggest
-from ..errors import NotIdenticalError, SpecPackError
 from .compare import compare as _differences
 from .jobs import STASH
 from .judge import NO_CONTROL, Sides, Verdict, control_is_cheap, hash_seeds, judge, seeded_env

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..typedjson import canonical_json, encode
+from .._typedjson import canonical_json, encode
 from .describe import describe_space, plain
 from .trace import plan_actions, record, writable
 
@@ -83,7 +83,7 @@ def multi_agent(env: Any) -> Any:
     """The multi-agent recorder for a PettingZoo env (per-agent spaces and actions), or None."""
     if not hasattr(env, "possible_agents") or not callable(getattr(env, "action_space", None)):
         return None
-    from ..backends.pettingzoo import trace
+    from .._backends.pettingzoo import trace
 
     return trace
 

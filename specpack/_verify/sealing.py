@@ -16,8 +16,8 @@ import platform
 from collections.abc import Sequence
 from typing import Any
 
-from ..backends import DEFAULT_BACKEND
-from ..versions import _dist_version, current_versions
+from .._backends import DEFAULT_BACKEND
+from .._versions import _dist_version, current_versions
 from .compare import not_comparable
 from .jobs import digest, run_trace
 

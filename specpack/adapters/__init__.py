@@ -18,8 +18,8 @@ none of them.
 from __future__ import annotations
 
 from .._public import claim
+from ._workers import WorkerEnvFn, worker_env_fn, worker_env_fns
 from .supersuit import supersuit_vec
-from .workers import WorkerEnvFn, worker_env_fn, worker_env_fns
 
 __all__ = ["WorkerEnvFn", "supersuit_vec", "worker_env_fn", "worker_env_fns"]
 

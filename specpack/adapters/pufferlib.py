@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._errors import BackendUnavailableError, SpecPackError
+from .._pack import SpecPack
 from .._text import short
-from ..errors import BackendUnavailableError, SpecPackError
-from ..pack import SpecPack
-from .workers import WorkerEnvFn
+from ._workers import WorkerEnvFn
 
 __all__ = ["PufferEnvCreator", "env_creator"]
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import BackendUnavailableError, SpecPackError
-from ..pack import SpecPack
-from .workers import WorkerEnvFn
+from .._errors import BackendUnavailableError, SpecPackError
+from .._pack import SpecPack
+from ._workers import WorkerEnvFn
 
 __all__ = ["SampleFactoryEnvFn", "register"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import BackendUnavailableError, SpecPackError
+from .._errors import BackendUnavailableError, SpecPackError
 
 __all__ = ["supersuit_vec"]
 

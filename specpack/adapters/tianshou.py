@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..errors import BackendUnavailableError, SpecPackError
-from ..pack import SpecPack
-from .workers import worker_env_fns
+from .._errors import BackendUnavailableError, SpecPackError
+from .._pack import SpecPack
+from ._workers import worker_env_fns
 
 __all__ = ["subproc_vector_env"]
 

@@ -24,11 +24,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .._errors import BackendUnavailableError, SpecPackError
+from .._pack import SpecPack
 from .._surface import SurfaceEnv
 from .._text import short
-from ..errors import BackendUnavailableError, SpecPackError
-from ..pack import SpecPack
-from .workers import WorkerEnvFn, worker_env_fns
+from ._workers import WorkerEnvFn, worker_env_fns
 
 __all__ = ["TorchRLEnvFn", "env_fn", "parallel_env"]
 

@@ -2,14 +2,14 @@
 :func:`key_id` (see :mod:`.io`).
 
 The text form these files hold (manifest schema, signatures, trust policy) is
-:mod:`specpack.fileformat`, below the pack module; this package sits above it.
+:mod:`specpack._fileformat`, below the pack module; this package sits above it.
 """
 
 from __future__ import annotations
 
+from .._fileformat.signed import key_id
 from .._public import claim
-from ..fileformat.signed import key_id
-from .io import describe, dump, load, read_key
+from ._io import describe, dump, load, read_key
 
 __all__ = ["describe", "dump", "key_id", "load", "read_key"]
 

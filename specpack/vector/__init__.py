@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 from .._public import claim
 
 if TYPE_CHECKING:
-    from .forkserver import forkserver_modules, warm_forkserver
-    from .make import make_vec
+    from ._forkserver import forkserver_modules, warm_forkserver
+    from ._make import make_vec
 
 __all__ = ["forkserver_modules", "make_vec", "warm_forkserver"]
 
 #: Where each public name is defined.
-_HOMES = {"forkserver_modules": ".forkserver", "make_vec": ".make", "warm_forkserver": ".forkserver"}
+_HOMES = {"forkserver_modules": "._forkserver", "make_vec": "._make",
+          "warm_forkserver": "._forkserver"}
 
 
 def __getattr__(name: str) -> Any:

@@ -21,7 +21,7 @@ from gymnasium.envs.classic_control import CartPoleEnv
 from gymnasium.envs.registration import EnvSpec
 
 import specpack
-from specpack.backends.gymnasium.lines import vector_api
+from specpack._backends.gymnasium.lines import vector_api
 
 
 def _rollout(env: Any, steps: int = 24, seed: int = 3) -> list[Any]:
@@ -71,7 +71,7 @@ def test_the_capture_options_autoreset_and_apply_api_compatibility_follow_this_l
 ) -> None:
     if not GYMNASIUM_0X:  # gymnasium 1.0's make takes neither: refused, naming backend='gym'
         for option in ({"autoreset": True}, {"apply_api_compatibility": False}):
-            with pytest.raises(specpack.errors.UnexpectedKwargError,
+            with pytest.raises(specpack._errors.UnexpectedKwargError,
                                match=r"backend='gym'\); gymnasium 1\.x's make has none"):
                 specpack.capture("CartPole-v1", **option)
         return

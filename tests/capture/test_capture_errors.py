@@ -13,7 +13,7 @@ import kwenvs  # noqa: F401 - registers KwCartPole-v0
 import pytest
 
 import specpack
-from specpack import errors
+from specpack import _errors as errors
 
 
 class Boom(gymnasium.Env):
@@ -167,7 +167,7 @@ def test_capture_env_with_options_is_refused():
 
 
 def test_unpickling_a_future_format_says_upgrade():
-    from specpack.pack import _restore
+    from specpack._pack import _restore
 
     with pytest.raises(specpack.SpecPackError, match="upgrade specpack"):
         _restore(99, ())

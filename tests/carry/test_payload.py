@@ -24,8 +24,8 @@ import pytest
 from _helpers import run_python
 
 import specpack
-from specpack.carry.code import code_ref, witness_of
-from specpack.carry.payload import dumps_witnessed, portable_dumps
+from specpack._carry.code import code_ref, witness_of
+from specpack._carry.payload import dumps_witnessed, portable_dumps
 
 _count = itertools.count()
 
@@ -206,7 +206,7 @@ def test_a_payload_names_the_pickled_rebuilders_even_before_specpack_pickled_is_
     # made before that module is imported must still name them, not carry a copy.
     import numpy as np
 
-    from specpack.carry.tree import pickle_exact, restore_array
+    from specpack._carry.tree import pickle_exact, restore_array
 
     monkeypatch.delitem(sys.modules, "specpack._pickled")
     data = portable_dumps([pickle_exact(np.arange(3, dtype=">i4"))])

@@ -3,7 +3,7 @@ subcommand that takes it.
 
 The working directory is searched even where Python does not put it on the path (the console
 script), a ``.py`` path is loaded as the module named after the file, and every failure is one
-:class:`~specpack.errors.CaptureError` naming the item.
+:class:`~specpack.CaptureError` naming the item.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from _cli_support import assert_one_line_error, console, console_script, env_modules, specpack
 
+from specpack._errors import CaptureError
 from specpack._imports import import_targets
-from specpack.errors import CaptureError
 
 # -- import_targets, in this process ------------------------------------------------------------
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from specpack._cli.parsers import build_parser
 from specpack._process import BOUNDARIES
-from specpack.cli.parsers import build_parser
 
 
 def _where_choices(command: str) -> tuple[str, ...]:
@@ -41,7 +41,7 @@ def _backend_choices(command: str) -> tuple[str, ...]:
 
 
 def test_backend_choices_come_from_the_backend_registry() -> None:
-    from specpack.backends import BACKENDS, with_trait
+    from specpack._backends import BACKENDS, with_trait
 
     assert _backend_choices("capture") == with_trait("ids") == ("gymnasium", "gym")
     assert _backend_choices("audit") == with_trait("audit") == ("gymnasium", "pettingzoo")

@@ -43,7 +43,7 @@ HARNESS = r'''
 import contextlib, io, json, resource, sys, time
 limit, call, path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-import specpack, specpack.cli, specpack.files
+import specpack, specpack._cli, specpack.files
 
 
 def run():
@@ -54,9 +54,9 @@ def run():
     if call == "describe":
         return specpack.files.describe(path)
     if call == "inspect":
-        return specpack.cli.main(["inspect", path])
+        return specpack._cli.main(["inspect", path])
     if call == "inspect-json":
-        return specpack.cli.main(["inspect", "--json", path])
+        return specpack._cli.main(["inspect", "--json", path])
     raise SystemExit("unknown call " + call)
 
 
@@ -282,7 +282,7 @@ def test_a_fifo_at_the_path_is_refused_at_once_not_waited_on(tmp_path: Path, cal
         assert r["exit"] == 2, r
         said = r["stderr"]
     else:
-        assert r["error"] == "specpack.errors.PackFormatError", r
+        assert r["error"] == "specpack.PackFormatError", r
         said = r["message"]
     assert "is a FIFO (named pipe), not a pack file" in said, r
 

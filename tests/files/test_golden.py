@@ -22,7 +22,7 @@ from _helpers import TESTS, assert_same, refused_under_0x
 
 import specpack
 from specpack import Blob, files
-from specpack.carry.values import materialize
+from specpack._carry.values import materialize
 
 GOLDEN = TESTS / "golden"
 EXPECTED = json.loads((GOLDEN / "expected.json").read_text())

@@ -28,7 +28,7 @@ from ray_procs import DriverRun, run_driver
 
 import specpack
 import specpack.ray
-from specpack.errors import (
+from specpack._errors import (
     BuildError,
     CaptureError,
     UncarriableValueError,

@@ -36,7 +36,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import specpack
-from specpack import Blob, CodeRef, EnumRef, PackFormatError, SpecPack, SpecPackError, typedjson
+from specpack import Blob, CodeRef, EnumRef, PackFormatError, SpecPack, SpecPackError
+from specpack import _typedjson as typedjson
 
 PROPERTY = settings(
     deadline=None,

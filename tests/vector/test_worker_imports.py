@@ -1,7 +1,7 @@
 """What a ``make_vec`` worker loads: only what building the pack needs.
 
 A spawn or forkserver worker starts a fresh interpreter and unpickles its env factory from
-``specpack.vector.factory``; that must not drag in ``make_vec``'s own imports (capture, the
+``specpack.vector._factory``; that must not drag in ``make_vec``'s own imports (capture, the
 forkserver machinery) nor the verifier behind the exact space check, which is only needed when
 the built spaces do not pickle as the parent's did.
 """
@@ -17,12 +17,12 @@ import pytest
 from _helpers import run_python
 
 from specpack._surface import record_surface
-from specpack.vector.factory import mismatch, spaces_pickle
+from specpack.vector._factory import mismatch, spaces_pickle
 
 #: What a worker that builds a pack never needs.
-NEVER = ("specpack._process", "specpack._verify", "specpack._audit", "specpack.fileformat",
-         "specpack.typedjson", "specpack.cli", "specpack.adapters", "specpack._capture",
-         "specpack.vector.make", "specpack.vector.forkserver", "specpack.vector.envs")
+NEVER = ("specpack._process", "specpack._verify", "specpack._audit", "specpack._fileformat",
+         "specpack._typedjson", "specpack._cli", "specpack.adapters", "specpack._capture",
+         "specpack.vector._make", "specpack.vector._forkserver", "specpack.vector._envs")
 
 #: Run as ``__main__``: the env reports its worker's modules through ``venv.call``.
 PARENT = """
@@ -65,7 +65,7 @@ def test_make_vec_worker_loads_neither_make_vec_nor_the_verifier(
     per_worker = json.loads(proc.stdout.splitlines()[-1])
     assert len(per_worker) == 2
     for modules in per_worker:
-        assert "specpack.vector.factory" in modules  # the control: this is a worker's list
+        assert "specpack.vector._factory" in modules  # the control: this is a worker's list
         loaded = [m for m in modules if m in NEVER or m.startswith(tuple(p + "." for p in NEVER))]
         assert loaded == [], f"a {context} worker loaded {loaded}"
 
@@ -91,7 +91,7 @@ def test_fork_make_vec_pickles_no_pack(monkeypatch: pytest.MonkeyPatch) -> None:
     # Fork workers inherit their factories; pickling the pack (and computing its fingerprint)
     # would be work for nothing. The control: spawn workers get it pickled, once.
     import specpack
-    from specpack.pack import SpecPack
+    from specpack._pack import SpecPack
 
     pack = specpack.capture("CartPole-v1", record_spaces=True)
     calls: list[str] = []

@@ -13,6 +13,7 @@ import pytest
 import verifyenvs
 
 import specpack
+from specpack._typedjson import decode, encode
 from specpack._verify import (
     Trace,
     compare,
@@ -24,7 +25,6 @@ from specpack._verify import (
     run_trace,
     same,
 )
-from specpack.typedjson import decode, encode
 
 
 @pytest.mark.parametrize("a, b", [

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from specpack._typedjson import decode
+from specpack._typedjson import encode as typed
 from specpack._verify.compare import same, show
 from specpack._verify.exact import LIMIT, encode
 from specpack._verify.nodes import DIGEST, NOT_COMPARABLE, equal, markers
-from specpack.typedjson import decode
-from specpack.typedjson import encode as typed
 
 
 def crossed(value: Any) -> Any:

@@ -117,8 +117,8 @@ def test_verify_bare_leaves_this_process_mounts_unchanged(project):
 
 
 def test_bare_is_a_boundary_of_verify_and_the_cli():
+    from specpack._cli.parsers import build_parser
     from specpack._verify.engine import WHERE
-    from specpack.cli.parsers import build_parser
 
     assert "bare" in WHERE
     ns = build_parser().parse_args(["verify", "CartPole-v1", "--where", "bare"])

@@ -1,0 +1,183 @@
+"""What building and live-stack resolution share across the backends: the build plan kept per
+blueprint, constructing the base env and naming its failure, wrapping failures, a fresh
+``env.spec``, and (gymnasium and gym) a live stack's recipe.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, NoReturn, TypeVar
+
+from .._errors import BuildError, BuildTypeError, build_error_for
+from .._text import suggest
+from .recipe import Blueprint, Recipe
+
+__all__ = ["Plans", "Step", "construct", "fresh_spec", "live_recipe", "load_steps", "no_hint",
+           "raise_wrapped"]
+
+#: One layer of a build plan: the loaded callable, its ready kwargs (None: materialise them
+#: per build, they are not plain) and its lowered kwargs.
+Step = tuple[Any, "dict[str, Any] | None", Mapping[str, Any]]
+
+P = TypeVar("P")
+
+
+class Plans(Generic[P]):
+    """A backend's build plans, one per blueprint in this process, made on first use.
+
+    Kept weakly, keyed by the blueprint (never inside the pack): a plan goes with its pack.
+    """
+
+    __slots__ = ("_make", "_plans")
+
+    def __init__(self, make: Callable[[Blueprint], P]) -> None:
+        self._make = make
+        self._plans: weakref.WeakKeyDictionary[Blueprint, P] = weakref.WeakKeyDictionary()
+
+    def of(self, bp: Blueprint) -> P:
+        """The plan of ``bp``, made now if this process has none yet."""
+        plan = self._plans.get(bp)
+        if plan is None:
+            plan = self._plans[bp] = self._make(bp)
+        return plan
+
+
+def load_steps(
+    bp: Blueprint, fit: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None
+) -> tuple[Step, ...]:
+    """Every layer of ``bp`` loaded, innermost first, plain kwargs made ready once.
+
+    ``fit(cls, kwargs)`` adapts non-empty plain kwargs to this process (gymnasium's releases).
+    """
+    steps: list[Step] = []
+    for ref, lowered, plain in bp.layers:
+        layer = ref.load()
+        fixed: dict[str, Any] | None = None
+        if plain:
+            fixed = dict(lowered)
+            if fit is not None and fixed:
+                fixed = fit(layer, fixed)
+        steps.append((layer, fixed, lowered))
+    return tuple(steps)
+
+
+def fresh_spec(template: Any, kwargs: dict[str, Any]) -> Any:
+    """A copy of a plan's ``EnvSpec`` template holding this build's kwargs (``make`` gives
+    every env a spec of its own)."""
+    cls = template.__class__
+    spec = cls.__new__(cls)
+    spec.__dict__.update(template.__dict__)
+    spec.kwargs = kwargs
+    return spec
+
+
+def no_hint(e: BaseException) -> str:
+    """The hint of a failure that needs none (the default of :func:`construct`)."""
+    return ""
+
+
+def _keyword_hint(e: BaseException, creator: Any, kwargs: dict[str, Any]) -> str:
+    """``; did you mean 'render_mode'?`` when ``e`` is the ``TypeError`` of a kwarg the
+    constructor does not take (``pack.make(render_mod=...)``); read only once it failed."""
+    if not isinstance(e, TypeError) or not kwargs:
+        return ""
+    from ._args import _keyword_names  # lazy: read only once a build failed
+
+    names = _keyword_names(creator)
+    unknown = [k for k in kwargs if names is not None and k not in names]
+    hint = suggest(unknown[0], [n for n in names or () if n != "self"]) if unknown else ""
+    return f";{hint}" if hint else ""
+
+
+def construct(
+    label: str,
+    entry_name: str,
+    creator: Any,
+    kwargs: dict[str, Any],
+    env_type: type | None,
+    not_env_fix: str,
+    hint: Callable[[BaseException], str] = no_hint,
+) -> Any:
+    """``creator(**kwargs)``, a constructor failure named by pack, and the env type checked.
+
+    ``env_type=None`` skips the type check (gym's API-compatibility mode builds old-API envs).
+    """
+    try:
+        env = creator(**kwargs)
+    except Exception as e:
+        raise build_error_for(e)(
+            f"the env constructor of pack {label} ({entry_name}) raised "
+            f"{type(e).__name__}: {e}{_keyword_hint(e, creator, kwargs)}{hint(e)}"
+        ) from e
+    if env_type is not None and not isinstance(env, env_type):
+        raise BuildTypeError(
+            f"the entry point of pack {label} returned {type(env).__name__}, not a "
+            f"{env_type.__module__.partition('.')[0]}.Env; {not_env_fix}"
+        )
+    return env
+
+
+def raise_wrapped(
+    label: str, e: Exception, hint: Callable[[BaseException], str] = no_hint
+) -> NoReturn:
+    """Raise ``e``, a failure while applying wrappers, as a BuildError naming the pack (a
+    BuildError as it is). Called in the ``except`` clause that caught ``e``: an inline
+    ``try`` costs a build nothing, a context manager about a microsecond."""
+    if isinstance(e, BuildError):
+        raise e
+    raise BuildError(f"wrapping pack {label} failed: {type(e).__name__}: {e}{hint(e)}") from e
+
+
+def live_recipe(
+    layers: list[tuple[type, dict[str, Any]]],
+    base: Any,
+    spec: Any,
+    *,
+    spec_meta: Callable[[Any], dict[str, Any]],
+    base_fix: str,
+    make_inner: frozenset[str],
+) -> Recipe:
+    """The recipe of a live stack (``layers`` outermost first, down to ``base``).
+
+    The base env's kwargs come from its spec when ``make`` built it from that spec, else from
+    what the env recorded (:func:`~._args.base_kwargs`, refusing with ``base_fix``); the notes
+    say where the stack's shape differs from what ``make`` builds (a ``TimeLimit`` that is not
+    innermost, more than one).
+    """
+    bcls = type(base)
+    notes: list[str] = []
+    entry_string: str | None = None
+    from ._args import base_kwargs  # lazy: capture only; a worker that builds never needs it
+    from ._registry import spec_made
+
+    if spec is not None and spec_made(spec, bcls):
+        kwargs = dict(spec.kwargs)
+        if isinstance(spec.entry_point, str):
+            entry_string = spec.entry_point
+        meta = spec_meta(spec)
+    else:
+        kwargs = base_kwargs(base, notes, base_fix)
+        meta = spec_meta(spec) if spec is not None else {}
+        if spec is not None and isinstance(spec.entry_point, str):
+            meta["entry_point"] = spec.entry_point
+    names = [c.__qualname__ for c, _ in layers]
+    if "TimeLimit" in names:
+        below = [n for n in names[names.index("TimeLimit") + 1 :] if n not in make_inner]
+        if below:
+            notes.append(
+                f"TimeLimit is not innermost: {', '.join(below)} sit below it (make's "
+                "env.spec would reorder this stack; the pack keeps it exactly)"
+            )
+    if names.count("TimeLimit") > 1:
+        notes.append("the stack has more than one TimeLimit; every one is kept")
+    return Recipe(
+        id=spec.id if spec is not None else None,
+        entry=None if entry_string else bcls,
+        entry_string=entry_string,
+        kwargs=kwargs,
+        spec=meta,
+        layers=layers,
+        auto_render=False,
+        notes=notes,
+    )

@@ -1,0 +1,114 @@
+"""Packs across gymnasium's two lines: 0.28/0.29 and 1.x.
+
+gymnasium 1.0 moved and rewrote the wrappers: the classes ``make`` adds itself kept their
+names, arguments and behaviour but moved module (``gymnasium.wrappers.time_limit:TimeLimit``
+in 0.29 is ``gymnasium.wrappers.common:TimeLimit`` in 1.x); every other wrapper was renamed,
+re-signed or changed behaviour (``RecordEpisodeStatistics(deque_size)`` became
+``(buffer_length, stats_key)``, ``FrameStack`` became ``FrameStackObservation`` with another
+observation layout, ``NormalizeObservation`` changed its observation space, ...).
+
+A pack from the other line rebuilds here when every gymnasium wrapper it holds is one of the
+wrappers that are the same in both lines (:data:`SAME_IN_BOTH`): each is taken from this
+release's ``gymnasium.wrappers``. Any other gymnasium wrapper, or a gymnasium entry point this
+release does not have, is refused with a :class:`~specpack.BuildError` that names it,
+both versions and the fix: a rebuild under the other line's class would be another env.
+The env's own code (the entry point) is what the pack names; when it comes from gymnasium
+itself its behaviour may still differ between releases, which the version-skew warning says.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+import gymnasium
+
+from ..._carry.code import CodeRef
+from ..._errors import BuildError
+from ..recipe import Blueprint
+
+__all__ = ["LINE", "SAME_IN_BOTH", "cross_line", "line_hint", "line_of", "other_line_blueprint",
+           "vector_api"]
+
+#: The wrappers that ``gymnasium.make`` applies in both lines, with the same constructor
+#: arguments and the same behaviour; only their module differs.
+SAME_IN_BOTH: frozenset[str] = frozenset(
+    {"PassiveEnvChecker", "OrderEnforcing", "TimeLimit", "HumanRendering", "RenderCollection"}
+)
+
+
+def line_of(version: str | None) -> str | None:
+    """The gymnasium line of a release: ``"0"`` (0.28, 0.29) or ``"1"`` (1.x); None if unknown."""
+    if not version:
+        return None
+    major = version.partition(".")[0]
+    return major if major.isdigit() else None
+
+
+#: The line of the gymnasium imported here.
+LINE: str | None = line_of(gymnasium.__version__)
+
+
+def vector_api() -> ModuleType:
+    """The module of gymnasium's 1.x vector API here: ``gymnasium.vector`` in 1.x,
+    ``gymnasium.experimental.vector`` in 0.28/0.29 (whose ``gymnasium.vector`` is the older,
+    autoresetting API that ``gymnasium.make_vec`` of 0.29 does not return)."""
+    return importlib.import_module(
+        "gymnasium.experimental.vector" if LINE == "0" else "gymnasium.vector"
+    )
+
+
+def _describe(line: str | None) -> str:
+    return "1.x" if line == "1" else "0.28/0.29"
+
+
+def cross_line(captured_under: str | None) -> bool:
+    """Whether a pack captured under gymnasium ``captured_under`` is from the other line."""
+    captured = line_of(captured_under)
+    return captured is not None and LINE is not None and captured != LINE
+
+
+def _refusal(label: str, what: str, captured_under: str | None) -> BuildError:
+    here = gymnasium.__version__
+    return BuildError(
+        f"pack {label}: {what} was captured under gymnasium {captured_under} (the "
+        f"{_describe(line_of(captured_under))} line) and gymnasium {here} here (the "
+        f"{_describe(LINE)} line) has no same one (gymnasium 1.0 renamed, re-signed or changed "
+        "its wrappers; only those make adds itself are the same in both). Install "
+        f"gymnasium=={captured_under} here to rebuild it, or capture the env again under "
+        f"gymnasium {here}"
+    )
+
+
+def line_hint(captured_under: str | None) -> str:
+    """What a constructor failure of a pack from the other line adds to its message."""
+    here = gymnasium.__version__
+    return (
+        f"; the pack was captured under gymnasium {captured_under} and gymnasium {here} runs "
+        f"here (the {_describe(LINE)} line), whose env may take other arguments: install "
+        f"gymnasium=={captured_under} here, or capture the env again under gymnasium {here}"
+    )
+
+
+def other_line_blueprint(bp: Blueprint, captured_under: str | None) -> Blueprint:
+    """``bp`` with each gymnasium wrapper of the other line replaced by this line's class.
+
+    Raises :class:`~specpack.BuildError` for a gymnasium wrapper outside
+    :data:`SAME_IN_BOTH` and for a gymnasium entry point this release cannot import.
+    """
+    layers = []
+    for ref, lowered, plain in bp.layers:
+        if ref.module.startswith("gymnasium."):
+            cls: Any = getattr(gymnasium.wrappers, ref.qualname, None)
+            if ref.qualname not in SAME_IN_BOTH or cls is None:
+                raise _refusal(bp.label, f"the wrapper {ref.name}", captured_under)
+            ref = CodeRef(cls.__module__, cls.__qualname__)
+        layers.append((ref, lowered, plain))
+    entry = bp.entry
+    if entry.module.startswith("gymnasium."):
+        try:
+            entry.load()
+        except BuildError:
+            raise _refusal(bp.label, f"the entry point {entry.name}", captured_under) from None
+    return Blueprint(bp.label, bp.entry, tuple(layers), bp.spec, bp.auto_render, bp.versions)

@@ -1,0 +1,336 @@
+"""Resolving a gymnasium env: an id, an ``EnvSpec``, a class or factory, or a live stack.
+
+Resolution follows ``gymnasium.make`` step for step (gymnasium 0.28.1 through 1.4 share it):
+the spec's kwargs updated with the call's, then ``PassiveEnvChecker`` (unless disabled),
+``OrderEnforcing`` (if ``order_enforce``), ``TimeLimit`` (the call's ``max_episode_steps``,
+else the spec's; ``-1`` means none), ``AutoResetWrapper`` (0.28/0.29, a spec with
+``autoreset=True``) and the spec's ``additional_wrappers``. What 0.28/0.29's make does that a
+pack does not rebuild (``TimeLimit(env, -1)``, ``EnvCompatibility``) is refused at capture. The render-mode
+wrappers depend on the final ``render_mode`` and are decided at build time
+(:mod:`.build`). Kwargs the entry point cannot take are refused here, with a suggestion.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import gymnasium
+from gymnasium.envs.registration import EnvSpec
+
+from ..._carry.code import CodeRef, code_ref_from_string, reference_of
+from ..._carry.importable import MAIN_NAMES, fresh_importable
+from ..._errors import (
+    CaptureError,
+    DeprecatedEnvError,
+    UnknownEnvError,
+    UnknownEnvNameError,
+    UnknownEnvVersionError,
+    UnknownNamespaceError,
+)
+from ..._text import suggest
+from .._args import wrapper_kwargs
+from .._registry import import_id_module, versioned_spec
+from .._shared import live_recipe
+from ..recipe import Recipe
+from ._probe import registered_in_fresh_interpreter
+from .build import META_DEFAULTS
+from .compat import repair_record
+from .lines import LINE
+
+__all__ = ["META_DEFAULTS", "from_env", "from_id", "from_spec", "spec_meta"]
+
+
+
+
+def spec_meta(spec: EnvSpec, *, minimal: bool) -> dict[str, Any]:
+    """The ``EnvSpec`` fields a rebuilt env must carry as ``env.unwrapped.spec``.
+
+    ``minimal`` gives what ``gymnasium.make`` sets (no TimeLimit/checker/order fields, no
+    additional wrappers). Fields at their default are left out; ``entry_point`` is left out
+    when it is the string the pack's entry point was resolved from, and ``None`` when the
+    spec's entry point is a callable (the rebuilt env then gets the callable).
+    """
+    meta: dict[str, Any] = {"id": spec.id}
+    if not isinstance(spec.entry_point, str):
+        meta["entry_point"] = None
+    fields: dict[str, Any] = {
+        "reward_threshold": spec.reward_threshold,
+        "nondeterministic": spec.nondeterministic,
+        "vector_entry_point": (
+            spec.vector_entry_point if isinstance(spec.vector_entry_point, str) else None
+        ),
+    }
+    if not minimal:
+        fields.update(
+            max_episode_steps=spec.max_episode_steps,
+            order_enforce=spec.order_enforce,
+            disable_env_checker=spec.disable_env_checker,
+            additional_wrappers=tuple(
+                (w.name, w.entry_point, w.kwargs) for w in spec.additional_wrappers
+            ),
+        )
+    for k, v in fields.items():
+        if v != META_DEFAULTS[k]:
+            meta[k] = v
+    return meta
+
+
+def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
+    """Resolve a registered id as ``gymnasium.make`` does, its warnings and errors included.
+
+    An unversioned id takes the latest version (with gymnasium's warning), an outdated
+    version gets gymnasium's deprecation warning, and an unknown id raises the
+    :class:`~specpack.UnknownEnvError` subclass matching gymnasium's own error
+    (``NameNotFound``, ``VersionNotFound``, ``DeprecatedEnv``, ``NamespaceNotFound``), with a
+    suggestion.
+    """
+    from gymnasium.envs import registration as reg
+
+    full_id = import_id_module(env_id)
+    spec, _ = versioned_spec(reg, full_id, library=gymnasium,
+                             outdated=gymnasium.logger.deprecation, not_an_id=UnknownEnvNameError)
+    if spec is None:
+        cls: type[UnknownEnvError] = UnknownEnvError
+        why = "not registered"
+        try:
+            gymnasium.spec(full_id)
+        except gymnasium.error.Error as e:
+            why = str(e).split(". Did you")[0]
+            for base, sub in _UNKNOWN:
+                if isinstance(e, base):
+                    cls = sub
+                    break
+        raise cls(
+            f"no env registered as {full_id!r} in gymnasium's registry ({why});"
+            f"{suggest(full_id, reg.registry.keys())}",
+            python="Register it first (or import the package that registers it), or pass the "
+            "env class: specpack.capture(MyEnv)",
+            cli="Import the module that registers it first (--import MODULE), or capture the "
+            "class without a registry: specpack capture --entry-point module:Class",
+        )
+    return from_spec(spec, options, kwargs)
+
+
+#: gymnasium's lookup errors and the UnknownEnvError subclass that is also an instance of each.
+_UNKNOWN: tuple[tuple[type[Exception], type[UnknownEnvError]], ...] = (
+    (gymnasium.error.DeprecatedEnv, DeprecatedEnvError),
+    (gymnasium.error.VersionNotFound, UnknownEnvVersionError),
+    (gymnasium.error.NamespaceNotFound, UnknownNamespaceError),
+    (gymnasium.error.NameNotFound, UnknownEnvNameError),
+)
+
+
+def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
+    if not isinstance(spec, EnvSpec):
+        raise CaptureError(f"expected a gymnasium EnvSpec, got {type(spec).__name__}")
+    entry = spec.entry_point
+    if entry is None:
+        if spec.vector_entry_point is not None:
+            return _vector_only(spec, options, kwargs)
+        raise CaptureError(
+            f"the spec {spec.id!r} has no entry_point; register it with "
+            "entry_point='module:Class' or a callable"
+        )
+    max_episode_steps = options.get("max_episode_steps")
+    disable_env_checker = options.get("disable_env_checker")
+    autoreset = options.get("autoreset")  # taken only on 0.28/0.29 (capture checks)
+    if LINE == "0":
+        _refuse_0x_only(spec, options)
+    env_kwargs = dict(spec.kwargs)
+    env_kwargs.update(kwargs)
+    layers: list[tuple[type, dict[str, Any]]] = []
+    if disable_env_checker is False or (
+        disable_env_checker is None and spec.disable_env_checker is False
+    ):
+        layers.append((gymnasium.wrappers.PassiveEnvChecker, {}))
+    if spec.order_enforce:
+        layers.append((gymnasium.wrappers.OrderEnforcing, {}))
+    if max_episode_steps != -1:
+        steps = max_episode_steps if max_episode_steps is not None else spec.max_episode_steps
+        if steps is not None:
+            layers.append((gymnasium.wrappers.TimeLimit, {"max_episode_steps": steps}))
+    # gymnasium 0.28/0.29 only, as its make decides: the call's True, else the spec's field.
+    if autoreset is True or (autoreset is None and getattr(spec, "autoreset", False) is True):
+        layers.append((gymnasium.wrappers.AutoResetWrapper, {}))
+    for w in spec.additional_wrappers:
+        if w.kwargs is None:
+            raise CaptureError(
+                f"the spec {spec.id!r} lists a wrapper without recorded kwargs: {w.name} "
+                "wrapper does not inherit from `gymnasium.utils.RecordConstructorArgs`, "
+                "therefore, the wrapper cannot be recreated. Make the wrapper record its "
+                "arguments (inherit gymnasium.utils.RecordConstructorArgs)"
+            )
+        wcls = _load_entry(w.entry_point, f"wrapper {w.name} of {spec.id!r}")
+        layers.append((wcls, dict(w.kwargs)))
+    layers.reverse()  # outermost first
+    entry_ref = None
+    notes: list[str] = []
+    if isinstance(entry, str):
+        entry_string: str | None = entry
+        entry_obj: Any = None
+    else:
+        entry_string, entry_obj = None, entry
+        if not callable(entry):
+            raise CaptureError(
+                f"the spec {spec.id!r} has entry_point={entry!r}, which is not callable; "
+                "use a class, a factory function or a 'module:Class' string"
+            )
+        entry_ref = registered_ref(spec, entry, notes)
+    return Recipe(
+        id=spec.id,
+        entry=entry_obj,
+        entry_string=entry_string,
+        kwargs=env_kwargs,
+        spec=spec_meta(spec, minimal=True),
+        layers=layers,
+        auto_render=True,
+        notes=notes,
+        entry_ref=entry_ref,
+    )
+
+
+def _refuse_0x_only(spec: EnvSpec, options: dict[str, Any]) -> None:
+    """Refuse what gymnasium 0.28/0.29's ``make`` does but a pack does not rebuild.
+
+    ``max_episode_steps=-1`` means "no TimeLimit" to specpack and gymnasium 1.x, while 0.29's
+    make wraps ``TimeLimit(env, -1)``, which truncates every step; a spec with
+    ``apply_api_compatibility=True`` makes 0.29 build an ``EnvCompatibility`` env around an
+    old-API env, which gymnasium 1.0 removed; so does the call's ``apply_api_compatibility=True``
+    (the call's value, when given, decides over the spec's, as in that ``make``). The call's
+    ``autoreset``/``apply_api_compatibility`` must be a bool: that ``make`` tests ``is True``,
+    so ``autoreset=1`` would silently add no wrapper.
+    """
+    version = gymnasium.__version__
+    max_episode_steps = options.get("max_episode_steps")
+    for key in ("autoreset", "apply_api_compatibility"):
+        value = options.get(key)
+        if value is not None and not isinstance(value, bool):
+            raise CaptureError(f"{key}={value!r} for {spec.id!r} must be True or False")
+    apply_api_compatibility = options.get("apply_api_compatibility")
+    if max_episode_steps == -1:
+        raise CaptureError(
+            f"max_episode_steps=-1 means no TimeLimit in specpack and gymnasium 1.x, but "
+            f"gymnasium {version}'s make would wrap TimeLimit(env, -1), which truncates every "
+            "step; to capture the env without a TimeLimit under this gymnasium, register it "
+            "with max_episode_steps=None or capture its class: specpack.capture(EnvClass, ...)"
+        )
+    if apply_api_compatibility:
+        raise CaptureError(
+            f"apply_api_compatibility={apply_api_compatibility!r}: gymnasium {version}'s make "
+            f"would build {spec.id!r} inside EnvCompatibility (deprecated, removed in gymnasium "
+            "1.0), which specpack does not rebuild; capture a legacy env with backend='gym', or "
+            "port it to the gymnasium API and capture it without apply_api_compatibility"
+        )
+    if apply_api_compatibility is None and getattr(spec, "apply_api_compatibility", False):
+        raise CaptureError(
+            f"the spec {spec.id!r} sets apply_api_compatibility=True: gymnasium {version}'s "
+            "make would build its old-API env inside EnvCompatibility (deprecated, removed in "
+            "gymnasium 1.0), which specpack does not rebuild; capture the legacy env with "
+            "backend='gym', or port it to the gymnasium API and register it without "
+            "apply_api_compatibility"
+        )
+
+
+def registered_ref(spec: EnvSpec, entry: Any, notes: list[str]) -> CodeRef | None:
+    """A reference to ``entry`` as *the callable that importing its module registers under
+    spec.id*, when that is how a fresh interpreter gets it (Meta-World's lambdas, any
+    ``register()`` inside a function), or None.
+
+    Used only for a callable with no importable name whose module a fresh interpreter can
+    import, and only when importing that module in a fresh interpreter registers the same id
+    (checked once per module and process). The pack then carries no code for it.
+    """
+    module = getattr(entry, "__module__", None)
+    if (
+        type(entry) is functools.partial  # carried as its function and arguments (code_ref)
+        or not isinstance(module, str)
+        or module in MAIN_NAMES
+        or reference_of(entry) is not None
+        or gymnasium.registry.get(spec.id) is not spec
+        or not fresh_importable(module)
+        or spec.id not in registered_in_fresh_interpreter(module)
+    ):
+        return None
+    qualname = str(getattr(entry, "__qualname__", None) or type(entry).__qualname__)
+    notes.append(
+        f"entry point: {qualname} is made inside {module}, with no importable name; the pack "
+        f"refers to it as the callable that importing {module} registers under {spec.id!r} "
+        "(checked in a fresh interpreter), so it travels by reference"
+    )
+    return CodeRef(module, qualname, registered=spec.id)
+
+
+def _vector_only(spec: EnvSpec, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
+    """A spec with only a ``vector_entry_point``, resolved as ``gymnasium.make_vec`` would.
+
+    The pack builds with :func:`specpack.make_vec`, which calls the vector creator with
+    ``num_envs`` and these kwargs (the spec's ``max_episode_steps`` among them unless given);
+    ``pack.make()`` refuses. ``make_vec`` passes no wrappers in this mode, so the spec's
+    ``additional_wrappers`` must be empty, as gymnasium requires.
+    """
+    if options.get("disable_env_checker") is not None:
+        raise CaptureError(
+            f"{spec.id!r} is vector-only (vector_entry_point, no entry_point): "
+            "disable_env_checker does not apply to a vector creator"
+        )
+    if spec.additional_wrappers:
+        raise CaptureError(
+            f"{spec.id!r} is vector-only but lists additional_wrappers; gymnasium.make_vec "
+            "cannot apply them in vector_entry_point mode either"
+        )
+    env_kwargs = dict(spec.kwargs)
+    for key in ("num_envs", "vectorization_mode", "vector_kwargs", "wrappers"):
+        if key in env_kwargs:
+            raise CaptureError(
+                f"{spec.id!r}: its spec kwargs set {key!r}, a make_vec option; pass it to "
+                "specpack.make_vec instead"
+            )
+    env_kwargs.update(kwargs)
+    steps = options.get("max_episode_steps")
+    if steps is not None and steps != -1:
+        env_kwargs["max_episode_steps"] = steps
+    elif spec.max_episode_steps is not None and "max_episode_steps" not in env_kwargs:
+        env_kwargs["max_episode_steps"] = spec.max_episode_steps
+    entry = spec.vector_entry_point
+    entry_string = entry if isinstance(entry, str) else None
+    notes: list[str] = []
+    return Recipe(
+        id=spec.id,
+        entry=None if entry_string else entry,
+        entry_string=entry_string,
+        kwargs=env_kwargs,
+        spec=spec_meta(spec, minimal=True),
+        layers=[],
+        auto_render=False,
+        notes=notes,
+        vector=True,
+        entry_ref=None if entry_string else registered_ref(spec, entry, notes),
+    )
+
+
+def from_env(env: Any) -> Recipe:
+    if not isinstance(env, gymnasium.Env):
+        raise CaptureError(f"expected a gymnasium.Env, got {type(env).__name__}")
+    layers: list[tuple[type, dict[str, Any]]] = []
+    node: Any = env
+    while isinstance(node, gymnasium.Wrapper):
+        cls = type(node)
+        layers.append((cls, wrapper_kwargs(node, cls, repair_record)))
+        node = node.env
+    return live_recipe(
+        layers, node, getattr(node, "spec", None),
+        spec_meta=lambda spec: spec_meta(spec, minimal=False),
+        base_fix="capture the class with its arguments, specpack.capture({cls}, ...), or build "
+        "the env with gymnasium.make so its spec records them",
+        make_inner=_MAKE_INNER,
+    )
+
+
+def _load_entry(entry: Any, what: str) -> Any:
+    if callable(entry):
+        return entry
+    return code_ref_from_string(str(entry), by_value=None, what=what)[1]
+
+
+_MAKE_INNER = frozenset({"PassiveEnvChecker", "OrderEnforcing"})

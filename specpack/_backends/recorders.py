@@ -1,0 +1,123 @@
+"""Recorders: how to read a wrapper's constructor arguments back from an instance.
+
+Capturing a live env needs each wrapper's constructor arguments. Wrappers that inherit
+gymnasium's ``RecordConstructorArgs`` record them; many popular ones do not (SB3's
+``Monitor``, most of minigrid's wrappers, every gym 0.26 wrapper). A *recorder* is a function
+``wrapper -> {argument: value}`` registered for a wrapper class; capture consults it before
+anything else, and the result is checked against the constructor's signature like any record.
+
+Built-in recorders cover gym 0.26's wrappers, stable-baselines3's ``Monitor`` and minigrid's
+wrappers; they are keyed by ``"module:qualname"``, so nothing is imported to register them. An
+env package adds its own with :func:`register_recorder`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .._errors import CaptureError
+
+__all__ = ["Recorder", "attrs", "recorder_for", "register_recorder", "same"]
+
+Recorder = Callable[[Any], Mapping[str, Any]]
+
+_RECORDERS: dict[str, Recorder] = {}
+
+
+def _name(cls: Any) -> str:
+    return f"{getattr(cls, '__module__', '?')}:{getattr(cls, '__qualname__', '?')}"
+
+
+def register_recorder(wrapper: type | str, recorder: Recorder) -> None:
+    """Tell capture how to read ``wrapper``'s constructor arguments from an instance.
+
+    Parameters
+    ----------
+    wrapper
+        The wrapper class, or its ``"module:qualname"`` (registers without importing it).
+    recorder
+        ``recorder(instance)`` returns the keyword arguments that rebuild an equal wrapper
+        (without ``env``). Subclasses that do not define their own ``__init__`` use it too.
+
+    Raises
+    ------
+    CaptureError
+        ``wrapper`` is neither a class nor a ``"module:qualname"`` string, or ``recorder`` is
+        not callable.
+
+    Example::
+
+        specpack.register_recorder(MyWrapper, lambda w: {"scale": w.scale})
+        pack = specpack.capture(MyWrapper(gymnasium.make("CartPole-v1"), scale=2.0))
+    """
+    if isinstance(wrapper, str):
+        if ":" not in wrapper:
+            raise CaptureError(f"register_recorder({wrapper!r}, ...): name the class as "
+                               "'module:qualname', or pass the class itself")
+        key = wrapper
+    elif isinstance(wrapper, type):
+        key = _name(wrapper)
+    else:
+        raise CaptureError(f"register_recorder: {wrapper!r} is not a class")
+    if not callable(recorder):
+        raise CaptureError(f"register_recorder({key}, ...): the recorder must be callable")
+    _RECORDERS[key] = recorder
+
+
+def recorder_for(cls: type) -> Recorder | None:
+    """The recorder of ``cls``, or of the class whose ``__init__`` it inherits; None if none."""
+    for c in cls.__mro__:
+        hit = _RECORDERS.get(_name(c))
+        if hit is not None:
+            return hit
+        if "__init__" in vars(c):
+            return None
+    return None
+
+
+def attrs(**params: str) -> Recorder:
+    """A recorder reading each constructor argument from the named instance attribute."""
+
+    def read(node: Any) -> dict[str, Any]:
+        d = vars(node)
+        return {p: d[a] for p, a in params.items()}
+
+    return read
+
+
+def same(*names: str) -> Recorder:
+    """A recorder reading each constructor argument from the attribute of the same name."""
+    return attrs(**{n: n for n in names})
+
+
+def _monitor(node: Any) -> dict[str, Any]:
+    """stable-baselines3's ``Monitor``: the log file from its writer, the rest as stored."""
+    writer = vars(node).get("results_writer")
+    handle = getattr(writer, "file_handler", None)
+    out: dict[str, Any] = {
+        "filename": getattr(handle, "name", None),
+        "allow_early_resets": node.allow_early_resets,
+        "reset_keywords": tuple(node.reset_keywords),
+        "info_keywords": tuple(node.info_keywords),
+    }
+    if handle is not None:
+        out["override_existing"] = "a" not in getattr(handle, "mode", "w")
+    return out
+
+
+for _key, _rec in {
+    "stable_baselines3.common.monitor:Monitor": _monitor,
+    "minigrid.wrappers:DictObservationSpaceWrapper": same("max_words_in_mission", "word_dict"),
+    "minigrid.wrappers:DirectionObsWrapper": same("type"),
+    "minigrid.wrappers:FlatObsWrapper": same("maxStrLen"),
+    "minigrid.wrappers:NoDeath": same("no_death_types", "death_cost"),
+    "minigrid.wrappers:OneHotPartialObsWrapper": same("tile_size"),
+    "minigrid.wrappers:PositionBonus": same("scale"),
+    "minigrid.wrappers:RGBImgObsWrapper": same("tile_size"),
+    "minigrid.wrappers:RGBImgPartialObsWrapper": same("tile_size"),
+    "minigrid.wrappers:ReseedWrapper": same("seeds", "seed_idx"),
+    "minigrid.wrappers:StochasticActionWrapper": same("prob", "random_action"),
+    "minigrid.wrappers:ViewSizeWrapper": same("agent_view_size"),
+}.items():
+    register_recorder(_key, _rec)

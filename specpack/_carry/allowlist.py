@@ -1,0 +1,166 @@
+"""What an ``allow`` list admits when a reference read from a file is resolved.
+
+An entry is a module (``"my_pkg.envs"``, which also covers the modules inside it) or one exact
+reference (``"my_pkg.envs:make_env"``). Resolving a reference imports its module, so the
+module must be listed (or the reference itself) before anything is imported. What the name
+then resolves to decides the rest:
+
+- a listed *module* admits the **env and wrapper classes** defined in a listed module
+  (subclasses of ``gymnasium.Env``, ``gymnasium.vector.VectorEnv``, ``gym.Env`` or a PettingZoo
+  ``AECEnv``/``ParallelEnv``; wrappers are env subclasses), enum classes for an ``$enum``
+  member, and **values** (anything not callable: constants, dicts, enum members);
+- **functions and every other callable** (builtins, methods, ``functools.partial``, classes
+  that are not envs or wrappers) are admitted only by their exact ``module:qualname`` entry: a
+  function such as ``gymnasium.envs.registration:register`` or ``...:make`` does whatever its
+  arguments say (registers ``os:system`` as an env, imports the module an id names).
+
+The base classes are looked up in ``sys.modules``: a class can only subclass a library that is
+already imported, so the check imports nothing.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import re
+import sys
+import types
+from typing import Any
+
+from .._errors import BuildError, UntrustedPackError
+from .importable import NotAName, resolve_qualname
+
+__all__ = ["admitted", "is_env_class", "may_import", "module_allowed", "resolve_reference",
+           "valid_entry"]
+
+#: (module, attribute) of the base classes whose subclasses are envs or wrappers.
+_ENV_BASES = (("gymnasium", "Env"), ("gymnasium.vector", "VectorEnv"), ("gym", "Env"),
+              ("pettingzoo", "AECEnv"), ("pettingzoo", "ParallelEnv"))
+#: One part of an exact entry's qualname: a name, or ``<locals>``/``<lambda>``.
+_PART = re.compile(r"<\w+>")
+
+
+def valid_entry(entry: str) -> bool:
+    """Whether ``entry`` is a module name or an exact ``module:qualname`` reference."""
+    mod, sep, qual = entry.partition(":")
+    if not mod or not all(p.isidentifier() for p in mod.split(".")):
+        return False
+    return not sep or (bool(qual) and all(
+        p.isidentifier() or _PART.fullmatch(p) is not None for p in qual.split(".")))
+
+
+def module_allowed(module: str, allow: tuple[str, ...]) -> bool:
+    """Whether a module entry of ``allow`` is ``module`` or a package holding it."""
+    return any(module == p or module.startswith(p + ".") for p in allow)
+
+
+def may_import(module: str, qualname: str, allow: tuple[str, ...]) -> bool:
+    """Whether ``module:qualname`` may be resolved at all: its module or itself is listed."""
+    return module_allowed(module, allow) or f"{module}:{qualname}" in allow
+
+
+def is_env_class(obj: Any) -> bool:
+    """Whether ``obj`` is an env or wrapper class of an imported env library (imports nothing)."""
+    if not _is_class(obj):
+        return False
+    mro = _MRO.__get__(obj)  # the real MRO, whatever the metaclass says
+    for mod, name in _ENV_BASES:
+        base = getattr(sys.modules.get(mod), name, None)
+        if isinstance(base, type) and base in mro:
+            return True
+    return False
+
+
+def _is_class(obj: Any) -> bool:
+    """Whether ``obj`` is a class (by its real type: a ``__class__`` property cannot pose)."""
+    return issubclass(type(obj), type)
+
+
+_MRO = type.__dict__["__mro__"]
+
+
+def _kind(obj: Any) -> str:
+    if _is_class(obj):
+        return "a class that is not an env or wrapper class"
+    kind = type(obj).__name__
+    if kind in ("function", "builtin_function_or_method", "method", "method-wrapper"):
+        owner = getattr(obj, "__self__", None)
+        return "a function" if owner is None or isinstance(owner, types.ModuleType) else (
+            "a method")
+    return f"a callable {kind} object"
+
+
+def admitted(obj: Any, module: str, qualname: str, allow: tuple[str, ...],
+             enum_class: bool = False) -> str | None:
+    """Why ``allow`` refuses ``obj``, found at ``module:qualname`` (``None``: admitted).
+
+    ``enum_class`` admits an enum class (the class of an ``$enum`` member) like an env class.
+    """
+    name = f"{module}:{qualname}"
+    if name in allow:
+        return None
+    if not module_allowed(module, allow):
+        return f"{name} is outside the allow list {list(allow)}"
+    if _is_class(obj) and (is_env_class(obj) or (
+            enum_class and issubclass(obj, enum.Enum))):
+        home = obj.__module__
+        if isinstance(home, str) and module_allowed(home, allow):
+            return None
+        return (f"{name} resolves to a class defined in {home!r}, outside the allow list "
+                f"{list(allow)}; "
+                "a module in allow admits only classes defined in it. Add that module to "
+                "allow if you trust it")
+    if not callable(obj):
+        return None
+    return (f"{name} is {_kind(obj)}: a module in the allow list {list(allow)} admits its env and "
+            "wrapper classes and its values, not functions or other callables, which do "
+            "whatever their arguments say. Nothing was called. Add the exact entry "
+            f"{name!r} to allow if you trust it")
+
+
+def resolve_reference(module: str, qualname: str, allow: tuple[str, ...] | None,
+                      enum_class: bool = False) -> Any:
+    """Import ``module`` and return ``module.<qualname>``, as ``allow`` admits it.
+
+    Parameters
+    ----------
+    module, qualname
+        The reference (``qualname`` is resolved strictly: no dunder step, no module step).
+    allow
+        The allow-list (``None``: everything).
+    enum_class
+        The reference names the class of an ``$enum`` member.
+
+    Raises
+    ------
+    UntrustedPackError
+        Outside ``allow`` (before any import), stepping through a module under ``allow``, or
+        resolving to what ``allow`` does not admit (nothing it names is called).
+    BuildError
+        The module does not import here, or the name is not in it.
+    """
+    name = f"{module}:{qualname}"
+    if allow is not None and not may_import(module, qualname, allow):
+        raise UntrustedPackError(f"{name} is outside the allow list {list(allow)}; nothing was "
+                                 "imported")
+    try:
+        obj = resolve_qualname(importlib.import_module(module), qualname)
+    except NotAName as e:
+        if allow is None:
+            raise BuildError(f"cannot load {name}: {e}") from e
+        raise UntrustedPackError(
+            f"{e}; under the allow list {list(allow)} a reference reaches only code defined in an "
+            "allowed module. Nothing it names was called"
+        ) from e
+    except Exception as e:
+        raise BuildError(
+            f"cannot import {name} in this process ({type(e).__name__}: {e}); install the "
+            "package that provides it here,",
+            python="or capture with by_value=True",
+            cli="or capture with --by-value",
+        ) from e
+    if allow is not None:
+        why = admitted(obj, module, qualname, allow, enum_class)
+        if why is not None:
+            raise UntrustedPackError(why)
+    return obj

@@ -1,0 +1,156 @@
+"""The two kinds of carried value that are not code: a :class:`Blob` (an object pickled by
+value at capture) and an :class:`EnumRef` (an enum member named in a manifest).
+
+Both are immutable and compare by content; ``load()`` gives the live value (a fresh copy of a
+Blob's object each time; the enum member, importing its module).
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import hashlib
+import operator
+import sys
+from typing import Any
+
+from .._errors import BuildError
+from .._restorer import restorer
+from .allowlist import resolve_reference
+from .tree import Carried
+
+__all__ = ["Blob", "EnumRef"]
+
+_PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+class Blob(Carried):
+    """An arbitrary object carried as a cloudpickle payload.
+
+    Each :meth:`load` unpickles a fresh copy, so every env gets its own object.
+    """
+
+    __slots__ = ("_digest", "payload", "python", "type_name")
+
+    payload: bytes
+    type_name: str
+    python: str
+    _digest: str | None
+
+    def __init__(self, payload: bytes, type_name: str, python: str = _PY) -> None:
+        object.__setattr__(self, "payload", payload)
+        object.__setattr__(self, "type_name", type_name)
+        object.__setattr__(self, "python", python)
+        object.__setattr__(self, "_digest", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Blob is immutable (cannot set {name!r})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (restore_blob, (self.payload, self.type_name, self.python))
+
+    @property
+    def digest(self) -> str:
+        """``sha256:<hex>`` of the payload."""
+        if self._digest is None:
+            object.__setattr__(self, "_digest", "sha256:" + hashlib.sha256(self.payload).hexdigest())
+        assert self._digest is not None
+        return self._digest
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Blob) and self.digest == other.digest
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    def _exact_key(self) -> tuple[Any, ...]:
+        return ("o", self.digest)
+
+    def __repr__(self) -> str:
+        return f"Blob({self.type_name}, {len(self.payload)} bytes, {self.digest})"
+
+    def load(self) -> Any:
+        """A fresh copy of the carried object."""
+        if self.python != _PY:
+            raise BuildError(
+                f"a {self.type_name} value was carried by value under Python {self.python} and "
+                f"cannot be loaded under Python {_PY}; capture the pack again under Python {_PY}"
+            )
+        import cloudpickle
+
+        try:
+            return cloudpickle.loads(self.payload)
+        except Exception as e:
+            raise BuildError(
+                f"cannot load a carried {self.type_name} value ({type(e).__name__}: {e})"
+            ) from e
+
+
+class EnumRef(Carried):
+    """An enum member read from a manifest, resolved (imported) only when materialised."""
+
+    __slots__ = ("allow", "member", "module", "qualname")
+
+    module: str
+    qualname: str
+    member: str
+    allow: tuple[str, ...] | None
+
+    def __init__(
+        self, module: str, qualname: str, member: str, allow: tuple[str, ...] | None = None
+    ) -> None:
+        object.__setattr__(self, "module", module)
+        object.__setattr__(self, "qualname", qualname)
+        object.__setattr__(self, "member", member)
+        object.__setattr__(self, "allow", None if allow is None else tuple(allow))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("EnumRef is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self.allow is None:
+            return (restore_enum_ref, (self.module, self.qualname, self.member))
+        return (restore_enum_ref, (self.module, self.qualname, self.member, self.allow))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EnumRef) and (self.module, self.qualname, self.member) == (
+            other.module, other.qualname, other.member)
+
+    def __hash__(self) -> int:
+        return hash((self.module, self.qualname, self.member))
+
+    def _exact_key(self) -> tuple[Any, ...]:
+        return ("e", self.module, self.qualname, self.member)
+
+    def __repr__(self) -> str:
+        return f"EnumRef({self.module}:{self.qualname}.{self.member})"
+
+    def load(self) -> Any:
+        """The enum member, importing its module (``"A|B"`` names a combination of flags)."""
+        cls = resolve_reference(self.module, self.qualname, self.allow, enum_class=True)
+        if not (isinstance(cls, type) and issubclass(cls, enum.Enum)):
+            raise BuildError(
+                f"{self.module}:{self.qualname} is not an enum class here, so it has no "
+                f"member {self.member!r}"
+            )
+        try:
+            if "|" in self.member and issubclass(cls, enum.Flag):
+                return functools.reduce(operator.or_, (cls[p] for p in self.member.split("|")))
+            return cls[self.member]
+        except KeyError:
+            raise BuildError(
+                f"the enum {self.module}:{self.qualname} has no member {self.member!r} here"
+            ) from None
+
+
+@restorer
+def restore_blob(payload: bytes, type_name: str, python: str) -> Blob:
+    """A pickled :class:`Blob` (an object carried by value)."""
+    return Blob(payload, type_name, python)
+
+
+@restorer
+def restore_enum_ref(module: str, qualname: str, member: str,
+                     allow: tuple[str, ...] | None = None) -> EnumRef:
+    """A pickled :class:`EnumRef` (an enum member, not yet imported)."""
+    return EnumRef(module, qualname, member, allow)

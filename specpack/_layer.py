@@ -1,0 +1,74 @@
+"""One wrapper of a pack's stack: :class:`Layer`, its class and constructor kwargs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from ._carry.code import CodeRef
+from ._carry.values import exact_key, materialize, pickle_exact
+from ._restorer import restorer
+from ._text import short
+
+__all__ = ["Layer"]
+
+
+class Layer:
+    """One wrapper of a stack: its class and the constructor kwargs it was built with."""
+
+    __slots__ = ("_key", "_kwargs", "cls")
+
+    cls: CodeRef
+    _kwargs: dict[str, Any]
+    _key: Any
+
+    def __init__(self, cls: CodeRef, kwargs: dict[str, Any]) -> None:
+        object.__setattr__(self, "cls", cls)
+        object.__setattr__(self, "_kwargs", kwargs)
+        object.__setattr__(self, "_key", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Layer is immutable (cannot set {name!r})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (restore_layer, (self.cls, pickle_exact(self._kwargs)))
+
+    @property
+    def name(self) -> str:
+        """The wrapper class's qualified name, e.g. ``TimeLimit``."""
+        return self.cls.qualname
+
+    @property
+    def kwargs(self) -> Mapping[str, Any]:
+        """The constructor kwargs (without ``env``), as a read-only mapping of fresh values.
+
+        Code carried by reference is imported, and by-value code and objects are unpickled,
+        to give the real values; for a pack read from a file that needs the file's trust.
+        """
+        return MappingProxyType(materialize(self._kwargs))
+
+    def _exact(self) -> Any:
+        key = self._key
+        if key is None:
+            key = (self.cls, exact_key(self._kwargs))
+            object.__setattr__(self, "_key", key)
+        return key
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Layer):
+            return NotImplemented
+        return bool(self._exact() == other._exact())
+
+    def __hash__(self) -> int:
+        return hash(self.cls)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={short(v, 60)}" for k, v in self._kwargs.items())
+        return f"Layer({self.cls.name}{', ' if args else ''}{args})"
+
+
+@restorer
+def restore_layer(cls: CodeRef, kwargs: dict[str, Any]) -> Layer:
+    """A pickled :class:`Layer`: its class and lowered kwargs."""
+    return Layer(cls, kwargs)

@@ -1,0 +1,134 @@
+"""The version record a pack carries, and the skew check ``make()`` runs against it.
+
+A pack records, as plain strings, the Python version and platform it was captured on and the
+versions of specpack, the backend (gymnasium or gym), numpy, cloudpickle and the distribution
+that provides the entry point. ``make()`` warns with :class:`~specpack.VersionSkewWarning` when
+the backend, numpy or the env's distribution differ here (once per pack and process).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import warnings
+from collections.abc import Mapping
+
+from ._errors import VersionSkewWarning
+
+__all__ = ["check_skew", "current_versions", "distribution_of", "skew_free", "version_record"]
+
+#: Record keys that make() compares with the running versions.
+SKEW_KEYS = ("gymnasium", "gym", "numpy", "pettingzoo", "supersuit")
+
+
+#: Distributions whose import name is the distribution name and which carry ``__version__``:
+#: read from the imported module (fast in a fresh worker) instead of importlib.metadata.
+_SELF_VERSIONED = frozenset({"gymnasium", "gym", "numpy", "cloudpickle"})
+
+
+@functools.lru_cache(maxsize=64)
+def _dist_version(dist: str) -> str | None:
+    mod = sys.modules.get(dist)
+    if dist in _SELF_VERSIONED and isinstance(getattr(mod, "__version__", None), str):
+        return str(mod.__version__)  # type: ignore[union-attr]
+    import importlib.metadata as md  # lazy: ~20 ms of import time a worker rarely needs
+
+    try:
+        return md.version(dist)
+    except md.PackageNotFoundError:
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def _packages_distributions() -> Mapping[str, list[str]]:
+    import importlib.metadata as md
+
+    return md.packages_distributions()
+
+
+@functools.lru_cache(maxsize=1024)
+def distribution_of(module: str) -> tuple[str, str] | None:
+    """``(distribution, version)`` that provides ``module``'s top-level package, if any."""
+    top = module.partition(".")[0]
+    if top in _SELF_VERSIONED and isinstance(getattr(sys.modules.get(top), "__version__", None),
+                                             str):
+        # Its own distribution, named as it is imported: no scan of every installed
+        # distribution's file list (packages_distributions takes ~0.4 s in a large venv).
+        version = _dist_version(top)
+        return (top, version) if version else None
+    dists = _packages_distributions().get(top)
+    if not dists:
+        return None
+    name = dists[0]
+    version = _dist_version(name)
+    return (name, version) if version else None
+
+
+@functools.lru_cache(maxsize=8)
+def _base_versions(backend: str) -> tuple[tuple[str, str], ...]:
+    import platform  # lazy: a worker that only builds never needs it
+
+    from ._version import __version__
+
+    out = {
+        "python": platform.python_version(),
+        "platform": f"{sys.platform}-{platform.machine()}",
+        "specpack": __version__,
+        backend: _dist_version(backend) or "unknown",
+        "numpy": _dist_version("numpy") or "unknown",
+        "cloudpickle": _dist_version("cloudpickle") or "unknown",
+    }
+    return tuple(out.items())
+
+
+@functools.lru_cache(maxsize=1024)
+def _record(backend: str, entry_module: str | None) -> tuple[tuple[str, str], ...]:
+    out = dict(_base_versions(backend))
+    if entry_module:
+        dist = distribution_of(entry_module)
+        if dist is not None and dist[0] not in out:
+            out["env_distribution"] = dist[0]
+            out["env_version"] = dist[1]
+    return tuple(out.items())
+
+
+def version_record(backend: str, entry_module: str | None) -> tuple[tuple[str, str], ...]:
+    """The record as cached ``(key, value)`` pairs (capture's hot path)."""
+    return _record(backend, entry_module)
+
+
+def current_versions(backend: str, entry_module: str | None) -> dict[str, str]:
+    """The record a pack captured now would carry."""
+    return dict(_record(backend, entry_module))
+
+
+def check_skew(recorded: Mapping[str, str], what: str) -> None:
+    """Warn (``VersionSkewWarning``) for each backend/numpy/env version that differs here."""
+    diffs = []
+    for key in SKEW_KEYS:
+        if key in recorded:
+            here = _dist_version(key) or "not installed"
+            if recorded[key] != here:
+                diffs.append(f"{key} {recorded[key]} (captured) vs {here} (here)")
+    dist = recorded.get("env_distribution")
+    if dist:
+        here = _dist_version(dist) or "not installed"
+        if recorded.get("env_version") != here:
+            diffs.append(f"{dist} {recorded.get('env_version')} (captured) vs {here} (here)")
+    if diffs:
+        warnings.warn(
+            f"{what} was captured under other versions: {'; '.join(diffs)}. The rebuild may "
+            "differ; prove it with pack.check() on a sealed pack (pack.seal() where it was "
+            "captured, or specpack check FILE for a sealed file), or capture again here",
+            VersionSkewWarning,
+            stacklevel=4,
+        )
+
+
+def skew_free(requires: Mapping[str, str], recorded: Mapping[str, str]) -> dict[str, str]:
+    """``requires`` without the distributions :func:`check_skew` already compares (the
+    backend, numpy, the env's distribution), so that one difference gives one warning."""
+    compared = {k for k in SKEW_KEYS if k in recorded}
+    if recorded.get("env_distribution"):
+        compared.add(recorded["env_distribution"])
+    return {k: v for k, v in requires.items() if k not in compared}

@@ -1,5 +1,0 @@
-"""``python -m specpack.cli``: the command line, as ``specpack`` or ``python -m specpack``."""
-
-from . import main
-
-raise SystemExit(main())

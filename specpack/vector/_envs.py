@@ -1,0 +1,214 @@
+"""The vector envs ``make_vec`` returns: every sub-env is ``pack.make()``; async workers report.
+
+Each async worker reports back, over its own pipe from the same multiprocessing context,
+whether it could rebuild the pack. The vector env waits for every report (up to
+``start_timeout``) before gymnasium's first exchange with the workers, so a constructor or an
+import that fails in a child surfaces in the parent as :class:`~specpack.WorkerError` with the
+child's message and traceback, not as a bare ``ConnectionResetError``/``EOFError``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import pickle
+import time
+from typing import TYPE_CHECKING, Any
+
+from .._backends.gymnasium.lines import LINE
+
+if TYPE_CHECKING or LINE != "0":
+    from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+else:  # gymnasium 0.28/0.29: the 1.x vector API is gymnasium.experimental.vector
+    from gymnasium.experimental.vector import AsyncVectorEnv, SyncVectorEnv
+
+from .._errors import WorkerError
+from .._pack import SpecPack
+from ._factory import WorkerEnvFn
+
+__all__ = ["PackAsyncVectorEnv", "PackSyncVectorEnv"]
+
+
+class SeedOnFirstReset:
+    """Mixin: ``seed`` given to make_vec is used by the first ``reset`` that has none.
+
+    The one seed-on-first-reset mechanism: the vector env classes below and the wrapper
+    ``make_vec`` puts around a vector-only pack's env set ``_pending_seed`` and pass every
+    reset's ``seed`` through :meth:`_take_seed`.
+    """
+
+    _pending_seed: int | None
+
+    def _take_seed(self, seed: Any) -> Any:
+        """``seed``, or the pending one (once) when ``seed`` is None.
+
+        Parameters
+        ----------
+        seed
+            The seed this reset was given.
+        """
+        pending = self._pending_seed
+        self._pending_seed = None
+        return pending if seed is None else seed
+
+
+class PackSyncVectorEnv(SeedOnFirstReset, SyncVectorEnv):
+    """A ``SyncVectorEnv`` of ``pack.make()`` sub-envs (see :func:`make_vec`)."""
+
+    def __init__(
+        self,
+        pack: SpecPack,
+        num_envs: int,
+        env_kwargs: list[dict[str, Any]],
+        seed: int | None,
+        vector_kwargs: dict[str, Any],
+    ) -> None:
+        self.pack = pack
+        self._pending_seed = seed
+        super().__init__([WorkerEnvFn(pack, kw).build for kw in env_kwargs], **vector_kwargs)
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        return super().reset(seed=self._take_seed(seed), options=options)
+
+
+def _exitcode(processes: list[Any], i: int) -> Any:
+    if i >= len(processes):
+        return None
+    processes[i].join(1.0)
+    return processes[i].exitcode
+
+
+class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
+    """An ``AsyncVectorEnv`` of ``pack.make()`` workers that report their start (see make_vec)."""
+
+    def __init__(
+        self,
+        pack: SpecPack,
+        num_envs: int,
+        env_kwargs: list[dict[str, Any]],
+        seed: int | None,
+        context: str | None,
+        start_timeout: float | None,
+        vector_kwargs: dict[str, Any],
+    ) -> None:
+        self.pack = pack
+        self._pending_seed = seed
+        self._start_timeout = start_timeout
+        self._reports_done = False
+        self._context_name = context
+        ctx = multiprocessing.get_context(context)
+        pipes = [ctx.Pipe(duplex=False) for _ in range(num_envs)]
+        self._report_readers: list[multiprocessing.connection.Connection] = [r for r, _ in pipes]
+        self._report_writers: list[multiprocessing.connection.Connection] = [w for _, w in pipes]
+        # A fork worker inherits its factory (and the pack in it): nothing is pickled, so the
+        # pack is pickled (and its fingerprint computed) only for the other start methods, once.
+        blob = (None if ctx.get_start_method() == "fork"
+                else pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL))
+        fns = [
+            WorkerEnvFn(pack, env_kwargs[i], report=(i, w), blob=blob)
+            for i, w in enumerate(self._report_writers)
+        ]
+        try:
+            super().__init__(fns, context=context, **vector_kwargs)
+        except (EOFError, ConnectionError, BrokenPipeError) as e:
+            # A gymnasium without the _check_spaces hook below: a worker died on us.
+            if not self._reports_done:
+                self._await_reports(cause=e)
+            raise
+        except BaseException:
+            self._close_report_pipes()
+            raise
+        if not self._reports_done:  # pragma: no cover - gymnasium renamed _check_spaces
+            self._await_reports()
+
+    def _check_spaces(self) -> None:
+        """Wait for every worker's report before gymnasium's first exchange with them."""
+        if not self._reports_done:
+            self._await_reports()
+        super()._check_spaces()  # type: ignore[no-untyped-call]
+
+    def reset_async(self, seed: Any = None, options: Any = None) -> None:
+        super().reset_async(seed=self._take_seed(seed), options=options)
+
+    def _await_reports(self, cause: BaseException | None = None) -> None:
+        self._reports_done = True
+        for w in self._report_writers:  # the workers are started: they hold their own ends
+            w.close()
+        processes: list[Any] = list(getattr(self, "processes", []))
+        pending = {i: r for i, r in enumerate(self._report_readers)}
+        sentinels = {i: p.sentinel for i, p in enumerate(processes)}
+        deadline = None if self._start_timeout is None else time.monotonic() + self._start_timeout
+        failures: list[tuple[int, str, str]] = []
+        died: list[tuple[int, Any]] = []
+        while pending:
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            waitables: list[Any] = list(pending.values())
+            waitables += [s for i, s in sentinels.items() if i in pending]
+            ready = multiprocessing.connection.wait(waitables, remaining)
+            if not ready:
+                break
+            for i in list(pending):
+                reader = pending[i]
+                if reader.poll():
+                    try:
+                        index, ok, msg, tb = reader.recv()
+                    except (EOFError, OSError):
+                        # Every write end is closed and nothing was sent: the worker is gone.
+                        del pending[i]
+                        died.append((i, _exitcode(processes, i)))
+                        continue
+                    del pending[i]
+                    if not ok:
+                        failures.append((index, msg, tb))
+                elif i < len(processes) and processes[i].exitcode is not None:
+                    del pending[i]
+                    died.append((i, processes[i].exitcode))
+            if failures or died:
+                break
+        self._close_report_pipes()
+        if not failures and not died and not pending:
+            return
+        self._stop_workers()
+        where = (
+            f"make_vec({self.pack.label}, num_envs={self.num_envs}, "
+            f"context={self._context_name!r})"
+        )
+        if failures:
+            index, msg, tb = min(failures)
+            others = len(failures) - 1
+            more = f" ({others} more worker(s) failed the same way or otherwise)" if others else ""
+            raise WorkerError(
+                f"{where}: worker {index} could not build the env: {msg}{more}\n"
+                f"Worker {index} traceback:\n{tb}",
+                child_traceback=tb,
+            ) from cause
+        if died:
+            index, code = min(died, key=lambda d: d[0])
+            raise WorkerError(
+                f"{where}: worker {index} exited with code {code} before building its env "
+                "(killed, crashed, or could not unpickle its env factory: is specpack importable "
+                "in the worker?); its stderr has the details",
+            ) from cause
+        stuck = ", ".join(str(i) for i in sorted(pending))
+        raise WorkerError(
+            f"{where}: worker(s) {stuck} did not finish building the env within "
+            f"{self._start_timeout} s; a slow constructor needs a larger start_timeout=..., "
+            "a hanging one needs fixing"
+        ) from cause
+
+    def _close_report_pipes(self) -> None:
+        for c in (*self._report_writers, *self._report_readers):
+            try:
+                c.close()
+            except OSError:  # pragma: no cover
+                pass
+
+    def _stop_workers(self) -> None:
+        """Terminate every worker and release gymnasium's resources, without raising."""
+        try:
+            self.close(terminate=True)
+        except Exception:  # noqa: BLE001 - cleaning up after a failure being raised already
+            for p in getattr(self, "processes", []):
+                if p.is_alive():
+                    p.kill()
+

@@ -1,0 +1,317 @@
+"""The one env factory for worker processes: builds nothing in the process that made it.
+
+Every vectorizer starts its workers with a list of zero-argument env factories, and many also
+call one of them in the parent only to read the spaces: gymnasium's ``AsyncVectorEnv`` (one
+throwaway env), Tianshou's ``ShmemVectorEnv`` / ``SubprocVectorEnv(share_memory=True)`` (one
+per worker, for the shared-memory buffers), TorchRL's ``ParallelEnv`` (one, for its metadata),
+PufferLib's and Sample Factory's multiprocessing backends. For an env that takes seconds to
+build, or holds a GPU or a license, that parent build is pure cost.
+
+:class:`WorkerEnvFn` answers that parent call from the pack's recorded surface (its spaces,
+metadata and render mode: ``capture(..., record_spaces=True)`` or a captured live env): in the
+process that made it (same pid *and* same interpreter mark, so a pid repeated in another
+interpreter is never taken for the parent) calling it returns a :class:`ParentView` that shows
+the spaces and refuses to be stepped; in any other process (a fork, spawn or forkserver worker,
+a Ray actor) it returns ``pack.make(**env_kwargs)``, after checking that the built env's spaces
+are the ones the parent was shown (first by their pickled form, which is cheap and imports
+nothing; only when that differs by the structural comparison of :mod:`specpack._verify`, which
+decides and names the difference). It is a plain-picklable object (no cloudpickle needed), so
+every start method can carry it. The pack travels as pickle bytes and is loaded in the worker
+when it builds, so a pack that cannot load there fails inside the build (and is reported).
+
+``make_vec``'s async workers use the same factory with a report channel: each worker sends
+back over its own pipe whether it could build, so the parent raises the child's error as
+:class:`~specpack.WorkerError` (see :mod:`specpack.vector._envs`). ``specpack.adapters`` gives it
+to other libraries' vectorizers.
+"""
+
+from __future__ import annotations
+
+import multiprocessing.connection
+import multiprocessing.context
+import os
+import pickle
+import secrets
+import traceback
+from collections.abc import Mapping
+from typing import Any
+
+from .._errors import SpecPackError
+from .._pack import SpecPack
+from .._surface import Surface, SurfaceEnv, record_surface
+from .._text import short
+
+__all__ = ["ParentView", "WorkerEnvFn", "mismatch", "spaces_pickle"]
+
+#: This interpreter's mark. A fork child inherits it (but has another pid); a fresh interpreter
+#: (spawn, forkserver, another host) draws its own, so a pid that happens to repeat elsewhere
+#: is never taken for the parent.
+_HOME_MARK = secrets.token_hex(8)
+
+#: Where a worker reports its start: (its index, the write end of its report pipe).
+Report = tuple[int, multiprocessing.connection.Connection]
+
+
+def _here() -> tuple[int, str]:
+    return (os.getpid(), _HOME_MARK)
+
+
+class WorkerEnvFn:
+    """``pack.make(**env_kwargs)`` in workers; the recorded spaces only in the making process.
+
+    Parameters
+    ----------
+    pack
+        The pack every worker builds.
+    env_kwargs
+        Keyword arguments merged over the pack's, as in ``pack.make(**env_kwargs)``.
+    report
+        ``(index, write end of a pipe)``: a worker sends ``(index, ok, message, traceback)``
+        there once it has built (or failed to build) its env, and exits quietly on a failure
+        (``make_vec``'s start reports). None (the default) reports nothing; failures raise.
+    blob
+        ``pickle.dumps(pack)`` if the caller has it already (shared by many factories).
+
+    Notes
+    -----
+    With no ``env_kwargs`` the parent is answered from ``pack.surface``. A pack without a
+    recorded surface, or ``env_kwargs`` (which may change the spaces), costs one build in the
+    parent on the first parent call, once per factory object: the surface is recorded from it
+    and the env closed. Workers check the env they build against the surface the parent was
+    shown and raise :class:`~specpack.SpecPackError` naming the difference, since buffers sized
+    from one space cannot carry another's observations.
+    """
+
+    def __init__(
+        self,
+        pack: SpecPack,
+        env_kwargs: Mapping[str, Any] | None = None,
+        *,
+        report: Report | None = None,
+        blob: bytes | None = None,
+    ) -> None:
+        if not isinstance(pack, SpecPack):
+            raise SpecPackError(
+                f"worker_env_fn takes a SpecPack, got {type(pack).__name__}; make one with "
+                "specpack.capture(..., record_spaces=True)"
+            )
+        if pack.vector:
+            raise SpecPackError(
+                f"pack {pack.label} is vector-only (its spec has only a vector_entry_point); "
+                "there is no single env for a worker to build: use specpack.make_vec"
+            )
+        kwargs = dict(env_kwargs or {})
+        for name in kwargs:
+            if not isinstance(name, str):
+                raise SpecPackError(f"env_kwargs names must be strings, got {short(name)}")
+        self._pack: SpecPack | None = pack
+        self._blob = blob
+        self.env_kwargs = kwargs
+        self.home = _here()
+        self._surface: Surface | None = None if kwargs else pack.surface
+        self._shown: bytes | None = None
+        self._report = report
+
+    @property
+    def pack(self) -> SpecPack:
+        """The pack (loaded from its pickle bytes on first use in a worker)."""
+        if self._pack is None:
+            assert self._blob is not None
+            pack = pickle.loads(self._blob)
+            if not isinstance(pack, SpecPack):  # pragma: no cover - bytes we pickled ourselves
+                raise SpecPackError(f"a worker env factory carried {short(pack)}, not a pack")
+            self._pack = pack
+        return self._pack
+
+    @property
+    def in_home_process(self) -> bool:
+        """Whether this is the process that made the factory (where calls only describe)."""
+        return self.home == _here()
+
+    @property
+    def recorded(self) -> Surface | None:
+        """The surface the parent was (or will be) shown, if known yet; nothing is built."""
+        return self._surface
+
+    def surface(self) -> Surface:
+        """What the parent is shown: the pack's recorded surface, else one recorded here."""
+        if self._surface is None:
+            env = self.pack.make(**self.env_kwargs)
+            try:
+                self._surface = record_surface(env)
+            finally:
+                _close(env)
+        return self._surface
+
+    def __call__(self) -> Any:
+        """A :class:`ParentView` in the making process, the built env anywhere else."""
+        if self.in_home_process:
+            return ParentView(self.surface(), self.pack.label)
+        if self._report is None:
+            return self.build()
+        try:
+            env = self.build()
+        except Exception as e:  # noqa: BLE001 - reported to the parent, which raises it
+            self._send((False, f"{type(e).__name__}: {e}", traceback.format_exc()))
+            # The parent raises WorkerError with this report; exit quietly (no second
+            # traceback on stderr, whatever worker function runs us).
+            raise SystemExit(1) from None
+        self._send((True, "", ""))
+        return env
+
+    def build(self) -> Any:
+        """Build the env here, whatever process this is, checked against the surface."""
+        env = self.pack.make(**self.env_kwargs)
+        if self._surface is not None:
+            if self._shown is None:
+                self._shown = spaces_pickle(self._surface)
+            problem = mismatch(env, self._surface, self._shown)
+            if problem is not None:
+                _close(env)
+                raise SpecPackError(
+                    f"pack {self.pack.label}: the env built in this worker does not match the "
+                    f"spaces its parent was shown ({problem}); the env's spaces depend on "
+                    "something other than the pack (a file, the host, randomness). Capture "
+                    "again where the workers run, or give the library pack.make instead"
+                )
+        return env
+
+    def _send(self, outcome: tuple[bool, str, str]) -> None:
+        if self._report is None:
+            return
+        index, writer = self._report
+        try:
+            writer.send((index, *outcome))
+            writer.close()
+        except OSError:  # the parent has gone; nothing to tell
+            pass
+        self._report = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self._blob is None:
+            self._blob = pickle.dumps(self.pack, protocol=pickle.HIGHEST_PROTOCOL)
+        channel = None
+        if self._report is not None and multiprocessing.context.get_spawning_popen() is not None:
+            # The pipe's write end travels through multiprocessing's own pickler while the
+            # worker is being started (a plain or cloudpickle dump could not carry a pipe into
+            # a spawn/forkserver child); under fork the object is inherited, not pickled.
+            from multiprocessing.reduction import ForkingPickler
+
+            index, writer = self._report
+            channel = (index, bytes(ForkingPickler.dumps(writer)))
+        if self._shown is None and self._surface is not None:
+            self._shown = spaces_pickle(self._surface)  # once here, not in every worker
+        return (_rebuild, (self._blob, self.env_kwargs, self.home, self._surface, self._shown,
+                           channel))
+
+    def __repr__(self) -> str:
+        kw = f", env_kwargs={short(self.env_kwargs)}" if self.env_kwargs else ""
+        return f"WorkerEnvFn({self.pack.label}{kw})"
+
+
+def _rebuild(
+    blob: bytes,
+    env_kwargs: dict[str, Any],
+    home: tuple[int, str],
+    surface: Surface | None,
+    shown: bytes | None,
+    channel: tuple[int, bytes] | None,
+) -> WorkerEnvFn:
+    fn = WorkerEnvFn.__new__(WorkerEnvFn)
+    fn._pack, fn._blob, fn.env_kwargs, fn.home, fn._surface = None, blob, env_kwargs, home, surface
+    fn._shown = shown
+    fn._report = None if channel is None else (channel[0], pickle.loads(channel[1]))
+    return fn
+
+
+def _close(env: Any) -> None:
+    try:
+        env.close()
+    except Exception:  # noqa: BLE001 - closing is best effort
+        pass
+
+
+class ParentView(SurfaceEnv):
+    """What a :class:`WorkerEnvFn` gives in its own process: the spaces, no env behind them."""
+
+    def __init__(self, surface: Surface, label: str) -> None:
+        super().__init__(surface)
+        self.label = label
+
+    def _refuse(self, method: str) -> SpecPackError:
+        return SpecPackError(
+            f"{method}() on a worker_env_fn's env in the process that made it: there it only "
+            f"shows pack {self.label}'s recorded spaces (so vectorizers can read them without "
+            "a build). Give worker_env_fn only to libraries that step the env in worker "
+            "processes; build here with pack.make()"
+        )
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        """Refused: nothing is built in the making process (see :class:`WorkerEnvFn`)."""
+        raise self._refuse("reset")
+
+    def step(self, action: Any) -> Any:
+        """Refused: nothing is built in the making process (see :class:`WorkerEnvFn`)."""
+        raise self._refuse("step")
+
+    def render(self) -> Any:
+        """Refused: nothing is built in the making process (see :class:`WorkerEnvFn`)."""
+        raise self._refuse("render")
+
+    def __repr__(self) -> str:
+        return f"<ParentView of {self.label}>"
+
+
+def spaces_pickle(surface: Surface) -> bytes | None:
+    """The pickled ``(observation_space, action_space)`` of ``surface``, None if unpicklable.
+
+    Two spaces recorded alike (:func:`~specpack._surface.record_surface`) whose pickles are the
+    same bytes hold the same state, so they are identical; different bytes prove nothing (an
+    equal space may pickle otherwise) and :func:`mismatch` then compares them structurally.
+
+    Parameters
+    ----------
+    surface
+        A recorded surface.
+    """
+    try:
+        return pickle.dumps((surface.observation_space, surface.action_space),
+                            protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - a space that cannot be pickled is compared structurally
+        return None
+
+
+def mismatch(env: Any, surface: Surface, shown: bytes | None = None) -> str | None:
+    """How ``env``'s observation or action space differs from ``surface``'s, or None.
+
+    The spaces are first recorded as the parent's were and pickled: the same bytes as
+    ``shown`` mean the same spaces, with nothing imported. Otherwise each space is described
+    structurally and compared exactly (:mod:`specpack._verify`, loaded then).
+
+    Parameters
+    ----------
+    env
+        The env built in a worker.
+    surface
+        The spaces the parent was shown.
+    shown
+        :func:`spaces_pickle` of ``surface``, if computed already (e.g. in the parent).
+    """
+    if shown is None:
+        shown = spaces_pickle(surface)
+    if shown is not None:
+        try:
+            built = spaces_pickle(record_surface(env))
+        except Exception:  # noqa: BLE001 - a space that cannot be copied is compared below
+            built = None
+        if built == shown:
+            return None
+    # Lazy: a worker whose spaces pickle as the parent's never loads the verifier.
+    from .._verify.compare import same
+    from .._verify.describe import describe_space
+
+    for name in ("observation_space", "action_space"):
+        built_space, shown_space = getattr(env, name, None), getattr(surface, name)
+        if not same(describe_space(built_space), describe_space(shown_space)):
+            return f"{name}: built {short(built_space)}, shown {short(shown_space)}"
+    return None

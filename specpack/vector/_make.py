@@ -1,0 +1,269 @@
+"""``make_vec``: ``gymnasium.make_vec`` for a :class:`~specpack.SpecPack`.
+
+Every sub-env is ``pack.make()``, so a custom env registered in the main guard (or loaded from
+a file, or defined in ``__main__``) works under spawn and forkserver workers, where an id-based
+``gymnasium.make_vec`` fails with ``NameNotFound`` in the child and ``EOFError`` in the parent.
+``reset(seed=s)`` seeds sub-env ``i`` with ``s + i`` (gymnasium's convention);
+``make_vec(..., seed=s)`` makes the first ``reset()`` without a seed behave as
+``reset(seed=s)``. A vector-only pack (a spec with only a ``vector_entry_point``) is built by its
+vector creator, as ``gymnasium.make_vec`` does.
+"""
+
+from __future__ import annotations
+
+import inspect
+import multiprocessing
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._backends.gymnasium.lines import LINE
+
+if TYPE_CHECKING or LINE != "0":
+    from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv, VectorWrapper
+else:  # gymnasium 0.28/0.29: the 1.x vector API is gymnasium.experimental.vector
+    from gymnasium.experimental.vector import (
+        AsyncVectorEnv,
+        SyncVectorEnv,
+        VectorEnv,
+        VectorWrapper,
+    )
+
+from .._backends import with_trait
+from .._capture import capture
+from .._errors import SpecPackError, UnknownKeywordError
+from .._pack import SpecPack
+from .._text import unexpected_keywords
+from ._envs import PackAsyncVectorEnv, PackSyncVectorEnv, SeedOnFirstReset
+from ._forkserver import forkserver_modules, merge_forkserver_preload
+
+__all__ = ["make_vec"]
+
+_MODES = ("async", "sync")
+
+
+def make_vec(
+    pack: SpecPack | Any,
+    num_envs: int,
+    vectorization_mode: str | None = None,
+    context: str | None = None,
+    seed: int | None = None,
+    *,
+    env_kwargs: EnvKwargs | None = None,
+    preload: bool = True,
+    start_timeout: float | None = 120.0,
+    **vector_kwargs: Any,
+) -> VectorEnv:
+    """Build a gymnasium vector env of ``num_envs`` copies of ``pack``.
+
+    Every sub-env is ``pack.make()``, so an env registered in the main guard, loaded from a file
+    or defined in ``__main__`` works in spawn and forkserver workers. A pack that recorded its
+    spaces (``capture(..., record_spaces=True)``, or a live env) builds no env in this process.
+
+    Parameters
+    ----------
+    pack
+        The pack, or anything :func:`specpack.capture` takes (captured here, in the parent).
+    num_envs
+        How many sub-envs.
+    vectorization_mode
+        ``"async"`` (the default: an ``AsyncVectorEnv``, one worker process per sub-env) or
+        ``"sync"`` (a ``SyncVectorEnv`` in this process); a vector-only pack uses its vector
+        creator (``"vector_entry_point"``).
+    context
+        The multiprocessing start method of the async workers (``"fork"``, ``"spawn"``,
+        ``"forkserver"``; ``None``: the default).
+    seed
+        The first ``reset()`` without a seed behaves as ``reset(seed=seed)`` (sub-env ``i``
+        gets ``seed + i``).
+    env_kwargs
+        Merged over the pack's kwargs, as in ``pack.make(**env_kwargs)``: one mapping for every
+        sub-env, a list of ``num_envs`` mappings, or a function of the sub-env index returning
+        one (per-worker variants, like RLlib's ``EnvContext.worker_index``).
+    preload
+        For forkserver: add the modules the pack needs to the forkserver's preload list.
+    start_timeout
+        Seconds to wait for every async worker to report its build (``None``: forever).
+    **vector_kwargs
+        Passed to the vector env class (``shared_memory``, ``daemon``, ``observation_mode``,
+        ``autoreset_mode``, ...).
+
+    Returns
+    -------
+    gymnasium.vector.VectorEnv
+        The vector env.
+
+    Raises
+    ------
+    WorkerError
+        An async worker could not build its env, died, or did not report within
+        ``start_timeout`` (carries the child's message and traceback, ``.child_traceback``).
+    SpecPackError
+        Bad options (named with the fix).
+
+    Example::
+
+        pack = specpack.capture("CustomAnt-v0")          # registered in the main guard
+        venv = specpack.make_vec(pack, 8, context="forkserver", seed=0)
+        obs, info = venv.reset()                         # sub-env i seeded with 0 + i
+    """
+    pack = _as_pack(pack)
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        raise SpecPackError(f"make_vec: num_envs={num_envs!r} must be a positive int")
+    mode = getattr(vectorization_mode, "value", vectorization_mode)
+    if pack.vector:
+        return _vector_only(pack, num_envs, mode, context, seed, env_kwargs, vector_kwargs)
+    if mode is None:
+        mode = "async"
+    if mode not in _MODES:
+        raise SpecPackError(
+            f"make_vec: vectorization_mode={vectorization_mode!r} is not supported; use "
+            "'async' (worker processes) or 'sync' (this process)"
+        )
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise SpecPackError(f"make_vec: seed={seed!r} must be an int or None")
+    extra = per_env_kwargs(env_kwargs, num_envs)
+    if mode == "sync":
+        if context is not None:
+            raise SpecPackError(
+                f"make_vec: context={context!r} only applies to vectorization_mode='async'; "
+                "drop it, or use the async mode"
+            )
+        _check_vector_kwargs(SyncVectorEnv, vector_kwargs, "sync")
+        return PackSyncVectorEnv(pack, num_envs, extra, seed, vector_kwargs)
+    if context is not None:
+        methods = multiprocessing.get_all_start_methods()
+        if context not in methods:
+            raise SpecPackError(
+                f"make_vec: context={context!r} is not a multiprocessing start method here; "
+                f"use one of {', '.join(map(repr, methods))} or None"
+            )
+    _check_vector_kwargs(AsyncVectorEnv, vector_kwargs, "async")
+    if start_timeout is not None and not start_timeout > 0:
+        raise SpecPackError(
+            f"make_vec: start_timeout={start_timeout!r} must be a positive number of seconds "
+            "or None"
+        )
+    method = context or multiprocessing.get_start_method()
+    if preload and method == "forkserver":
+        merge_forkserver_preload(forkserver_modules(pack))
+    return PackAsyncVectorEnv(
+        pack, num_envs, extra, seed, context, start_timeout, vector_kwargs
+    )
+
+
+#: ``env_kwargs`` of make_vec: for every sub-env, per sub-env, or a function of the index.
+EnvKwargs = Mapping[str, Any] | Sequence[Mapping[str, Any]] | Callable[[int], Mapping[str, Any]]
+
+
+def per_env_kwargs(env_kwargs: EnvKwargs | None, num_envs: int) -> list[dict[str, Any]]:
+    """``env_kwargs`` as one dict per sub-env, checked here in the parent."""
+    if env_kwargs is None:
+        out: list[Any] = [{} for _ in range(num_envs)]
+    elif isinstance(env_kwargs, Mapping):
+        out = [dict(env_kwargs) for _ in range(num_envs)]
+    elif callable(env_kwargs):
+        out = []
+        for i in range(num_envs):
+            try:
+                out.append(env_kwargs(i))
+            except Exception as e:
+                raise SpecPackError(
+                    f"make_vec: env_kwargs({i}) raised {type(e).__name__}: {e}"
+                ) from e
+    elif isinstance(env_kwargs, Sequence) and not isinstance(env_kwargs, (str, bytes)):
+        out = list(env_kwargs)
+        if len(out) != num_envs:
+            raise SpecPackError(
+                f"make_vec: env_kwargs has {len(out)} entries for num_envs={num_envs}; give one "
+                "mapping per sub-env, one mapping for all, or a function of the index"
+            )
+    else:
+        raise SpecPackError(
+            f"make_vec: env_kwargs={env_kwargs!r} must be a mapping, a list of mappings or a "
+            "function of the sub-env index"
+        )
+    for i, kw in enumerate(out):
+        if not isinstance(kw, Mapping):
+            raise SpecPackError(f"make_vec: env_kwargs for sub-env {i} is "
+                                f"{type(kw).__name__}, not a mapping")
+        for k in kw:
+            if not isinstance(k, str):
+                raise SpecPackError(f"make_vec: env_kwargs names must be strings, got {k!r}")
+    return [dict(kw) for kw in out]
+
+
+def _vector_only(
+    pack: SpecPack,
+    num_envs: int,
+    mode: Any,
+    context: str | None,
+    seed: int | None,
+    env_kwargs: EnvKwargs | None,
+    vector_kwargs: Mapping[str, Any],
+) -> VectorEnv:
+    """A vector-only pack: its vector creator builds all ``num_envs`` (``vector_entry_point``)."""
+    if mode not in (None, "vector_entry_point"):
+        raise SpecPackError(
+            f"make_vec: pack {pack.label} is vector-only (its spec has only a "
+            f"vector_entry_point), so vectorization_mode={mode!r} has no single env to copy; "
+            "leave vectorization_mode unset (or 'vector_entry_point')"
+        )
+    if context is not None or vector_kwargs:
+        raise SpecPackError(
+            f"make_vec: pack {pack.label} is vector-only; its vector creator takes kwargs only "
+            "(env_kwargs=...), not context= or vector kwargs "
+            f"({', '.join(sorted(vector_kwargs)) or 'context'})"
+        )
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise SpecPackError(f"make_vec: seed={seed!r} must be an int or None")
+    if env_kwargs is not None and not isinstance(env_kwargs, Mapping):
+        raise SpecPackError(f"make_vec: pack {pack.label} is vector-only; its creator takes one "
+                            "set of kwargs (env_kwargs as one mapping)")
+    env = pack._make_vector(num_envs, dict(env_kwargs or {}))
+    return _SeededVectorOnly(env, seed) if seed is not None else env
+
+
+class _SeededVectorOnly(SeedOnFirstReset, VectorWrapper):
+    """``make_vec(..., seed=s)`` for a vector-only pack: the first unseeded reset uses ``s``."""
+
+    def __init__(self, env: VectorEnv, seed: int) -> None:
+        super().__init__(env)
+        self._pending_seed = seed
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        return self.env.reset(seed=self._take_seed(seed), options=options)
+
+
+def _as_pack(obj: Any) -> SpecPack:
+    if not isinstance(obj, SpecPack):
+        obj = capture(obj)
+    assert isinstance(obj, SpecPack)
+    if obj.backend in with_trait("multi_agent"):
+        raise SpecPackError(
+            f"make_vec builds gymnasium vector envs, but pack {obj.label} is a PettingZoo env; "
+            "use specpack.adapters.supersuit_vec(pack, num_envs, num_cpus) for SuperSuit's "
+            "vector envs"
+        )
+    if obj.backend not in with_trait("vector"):
+        raise SpecPackError(
+            f"make_vec builds gymnasium vector envs, but pack {obj.label} was captured with "
+            f"backend={obj.backend!r}; for a legacy gym env use gym's own vector env, e.g. "
+            "gym.vector.AsyncVectorEnv([pack.make] * n, context='spawn')"
+        )
+    return obj
+
+
+def _check_vector_kwargs(cls: type, kwargs: Mapping[str, Any], mode: str) -> None:
+    """Refuse a vector kwarg ``cls`` does not take, suggesting the closest of its kwargs and of
+    make_vec's own parameters (``vectorisation_mode`` means ``vectorization_mode``)."""
+    params = inspect.signature(cls).parameters
+    allowed = [p for p in params if p not in ("env_fns", "context")]
+    unknown = sorted(k for k in kwargs if k not in allowed)
+    if unknown:
+        own = [p for p in inspect.signature(make_vec).parameters if p != "vector_kwargs"]
+        raise UnknownKeywordError(
+            unexpected_keywords(f"make_vec(vectorization_mode={mode!r})", unknown, allowed,
+                                kinds={p: "make_vec's parameter" for p in own})
+            + f" (the vector kwargs of {cls.__name__} here; env constructor kwargs go in "
+            "env_kwargs=...)"
+        )
