@@ -72,15 +72,15 @@ __all__ = [
 
 #: Where each global is defined (a module of this package, relative to it).
 _HOMES = {
-    "restore_array": ".carry.tree",
+    "restore_array": "._carry.tree",
     "restore_asset": "._assets",
-    "restore_blob": ".carry.carried",
-    "restore_code_ref": ".carry.ref",
-    "restore_enum_ref": ".carry.carried",
-    "restore_layer": ".layer",
-    "restore_pack": ".pack",
+    "restore_blob": "._carry.carried",
+    "restore_code_ref": "._carry.ref",
+    "restore_enum_ref": "._carry.carried",
+    "restore_layer": "._layer",
+    "restore_pack": "._pack",
     "restore_seal": "._seal",  # the sealing machinery loads only for a pack with a seal
-    "restore_sources": ".carry.sources",
+    "restore_sources": "._carry.sources",
     "restore_surface": "._surface",
 }
 
