@@ -320,6 +320,14 @@ class WrapperJob(Job):
             )
         self.ref = ref
         repeat = list(ref.get("repeat") or ())
+        record = list(ref.get("differences") or ())
+        if repeat and record:
+            # A wrong record is wrong whatever the rollouts do: it is what make(env.spec)
+            # rebuilds from. Say it first; the repeat control's finding follows.
+            raise Decided(self.finish(
+                NOT_IDENTICAL, record[0], differences=(
+                    *record, "its rollouts are not reproducible here either (two builds in this "
+                    f"process already differ): {repeat[0]}")))
         if repeat:
             raise Decided(self.finish(
                 NOT_REPRODUCIBLE,

@@ -646,3 +646,19 @@ def test_backend_pettingzoo_without_pettingzoo_names_the_extra(tmp_path: Path) -
     assert proc.returncode == 2, proc.stderr
     assert "pip install 'specpack[pettingzoo]'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_wrong_record_is_not_identical_even_when_the_rollouts_are_not_reproducible(tmp_path: Path):
+    """A wrapper that forgets to record an argument is not_identical (what make(env.spec)
+    rebuilds from is wrong) even when its info holds a wall-clock time, which makes two builds
+    in one process differ: the repeat control must not hide the record bug (gymnasium 1.0's
+    RecordEpisodeStatistics had both)."""
+    code, doc, _ = run_audit(tmp_path, "--wrappers-only", "--import", "clockwrappers",
+                             "--steps", "10")
+    mine = {f["name"].rpartition(".")[2]: f for f in doc["wrappers"]
+            if f["name"].startswith("clockwrappers.")}
+    finding = mine["ClockedHiddenBonus"]
+    assert finding["status"] == "not_identical", finding
+    assert "does not record amount" in finding["reason"], finding
+    assert any("not reproducible here either" in d for d in finding["differences"]), finding
+    assert code == 1

@@ -67,11 +67,8 @@ NORMALISE: list[tuple[re.Pattern[str], str]] = [
 #: (page, first command) -> why the session is not run yet. A test keeps every entry on its page.
 NOT_RUN: dict[tuple[str, str], str] = {
     ("docs/audit.md", "specpack audit --wrappers-only        # gymnasium 1.0.0"): (
-        "the gymnasium 1.0.0 wrapper audit: its section belongs to the audit-screen work of "
-        "issue #23, whose run under gymnasium 1.0.0 now also prints pygame's XDG_RUNTIME_DIR "
-        "lines and calls RecordEpisodeStatistics not_reproducible (its info holds times); "
-        "give it a '# requires: pip install . gymnasium==1.0.0 pygame-ce' line and the "
-        "real output, then remove this entry"),
+        "the gymnasium 1.0.0 wrapper audit runs in CI's gymnasium 1.0.0 venv, compared line by "
+        "line by tests/docs/test_docs_other_gymnasium.py, not in the page's own directory"),
 }
 
 
