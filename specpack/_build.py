@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ._backends import Blueprint, get_backend
-from ._carry.values import is_plain, materialize
+from ._carry.tree import is_plain, materialize
 from ._errors import SpecPackError
 from ._versions import check_skew, skew_free
 

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from ._carry.code import CodeRef
-from ._carry.values import exact_key, materialize, pickle_exact
+from ._carry.ref import CodeRef
+from ._carry.tree import exact_key, materialize, pickle_exact
 from ._restorer import restorer
 from ._text import short
 

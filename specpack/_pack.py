@@ -24,9 +24,8 @@ from . import _build, _fileface, _proof
 from ._assets import Asset
 from ._backends import Blueprint
 from ._carry.carried import Blob
-from ._carry.ref import CodeRef
+from ._carry.ref import CodeRef, iter_carried
 from ._carry.tree import is_plain, materialize
-from ._carry.values import iter_carried
 from ._keywords import checked_keywords
 from ._layer import Layer
 from ._restorer import restorer

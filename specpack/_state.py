@@ -17,8 +17,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._assets import Asset
-from ._carry.code import code_ref_from_state
-from ._carry.values import pickle_exact
+from ._carry.ref import code_ref_from_state
+from ._carry.tree import pickle_exact
 from ._errors import PackFormatError, SpecPackError
 from ._layer import Layer
 

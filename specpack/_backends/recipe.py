@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from .._carry.code import CodeRef
+from .._carry.ref import CodeRef
 
 __all__ = ["Blueprint", "PackLike", "Recipe"]
 

@@ -24,12 +24,13 @@ from typing import TYPE_CHECKING, Any
 from .._errors import BuildError, UntrustedPackError
 from .._restorer import restorer
 from .allowlist import admitted, may_import, resolve_reference
+from .carried import Blob
 from .tree import Carried, exact_key, materialize, pickle_exact
 
 if TYPE_CHECKING:
     from .payload import Witness
 
-__all__ = ["PY", "CodeRef", "code_ref_from_state", "live_object", "witness_of"]
+__all__ = ["PY", "CodeRef", "code_ref_from_state", "iter_carried", "live_object", "witness_of"]
 
 #: This interpreter's ``major.minor``: what a by-value payload records and must match to load.
 PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -308,3 +309,28 @@ def witness_of(ref: CodeRef) -> Witness | None:
     """The :class:`~.payload.Witness` of a by-value ``ref`` made here by :func:`code_ref`
     (``None``: a reference, a loaded payload, or an object that could not be witnessed)."""
     return ref._witness
+
+
+def iter_carried(tree: Any) -> list[CodeRef | Blob]:
+    """Every CodeRef and Blob inside a lowered tree, in a stable order."""
+    out: list[CodeRef | Blob] = []
+
+    def walk(node: Any) -> None:
+        t = type(node)
+        if t is CodeRef or t is Blob:
+            out.append(node)
+            if t is CodeRef and node.bound is not None:  # a partial's arguments
+                walk(node.bound)
+        elif t is dict:
+            for k, v in node.items():
+                walk(k)
+                walk(v)
+        elif t in (list, tuple):
+            for v in node:
+                walk(v)
+        elif t in (set, frozenset):
+            for v in sorted(node, key=repr):
+                walk(v)
+
+    walk(tree)
+    return out

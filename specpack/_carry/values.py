@@ -33,7 +33,7 @@ from .callables import callable_ref
 from .carried import Blob, EnumRef
 from .importable import fresh_importable, reference_of
 from .payload import portable_dumps
-from .ref import CodeRef
+from .ref import CodeRef, iter_carried
 from .tree import (
     SCALAR_TYPES,
     detached_void,
@@ -175,31 +175,6 @@ def _blob(value: Any, path: str) -> Blob:
     except Exception as e:
         raise _refuse(path, value, f"it does not pickle ({type(e).__name__}: {e})") from e
     return Blob(payload, f"{type(value).__module__}.{type(value).__qualname__}")
-
-
-def iter_carried(tree: Any) -> list[CodeRef | Blob]:
-    """Every CodeRef and Blob inside a lowered tree, in a stable order."""
-    out: list[CodeRef | Blob] = []
-
-    def walk(node: Any) -> None:
-        t = type(node)
-        if t is CodeRef or t is Blob:
-            out.append(node)
-            if t is CodeRef and node.bound is not None:  # a partial's arguments
-                walk(node.bound)
-        elif t is dict:
-            for k, v in node.items():
-                walk(k)
-                walk(v)
-        elif t in (list, tuple):
-            for v in node:
-                walk(v)
-        elif t in (set, frozenset):
-            for v in sorted(node, key=repr):
-                walk(v)
-
-    walk(tree)
-    return out
 
 
 #: The name pickles made before :mod:`specpack._pickled` give :func:`~.tree.exact_array`.

@@ -18,7 +18,7 @@ from typing import Any
 import gymnasium
 from gymnasium.envs.registration import EnvSpec, WrapperSpec
 
-from ..._carry.values import materialize
+from ..._carry.tree import materialize
 from ..._errors import BuildError, BuildGymnasiumError
 from .._shared import Plans, construct, fresh_spec, load_steps, no_hint, raise_wrapped
 from ..recipe import Blueprint

@@ -24,7 +24,7 @@ from typing import Any
 
 import gymnasium
 
-from ..._carry.code import CodeRef
+from ..._carry.ref import CodeRef
 from ..._errors import BuildError
 from ..recipe import Blueprint
 
