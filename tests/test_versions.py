@@ -9,7 +9,7 @@ from _helpers import run_python
 
 FIRST_CAPTURE = """
 import json, specpack
-from specpack import versions
+from specpack import _versions as versions
 pack = specpack.capture("CartPole-v1")
 print(json.dumps({"scanned": versions._packages_distributions.cache_info().currsize,
                   "versions": dict(pack.versions)}))

@@ -255,7 +255,7 @@ def test_a_missing_asset_says_carry_it_with_self_contained_in_python_and_in_cli_
                                  "capture the pack in Python with self_contained=True",
                                  "specpack capture writes packs that expect their files")
     assert "capture(...," not in line and "self_contained=True)" not in line
-    with pytest.raises(sp.errors.AssetError) as info:
+    with pytest.raises(sp.AssetError) as info:
         pack.make()
     assert str(info.value).endswith(
         "or capture(..., self_contained=True) so the pack carries it")
