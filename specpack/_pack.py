@@ -20,7 +20,7 @@ from dataclasses import InitVar, dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from . import _build, _fileface, _proof
+from . import _build
 from ._assets import Asset
 from ._backends import Blueprint
 from ._carry.carried import Blob
@@ -319,6 +319,8 @@ class SpecPack:
         ignore_info
             ``info`` keys left out of the comparison (wall-clock times); the report lists them.
         """
+        from . import _proof  # loads on first use: a worker that only builds never proves
+
         return _proof.verify(self, args, steps=steps, seed=seed, where=where, check=check,
                              timeout=timeout, ignore_info=ignore_info)
 
@@ -338,6 +340,8 @@ class SpecPack:
         ignore_info
             ``info`` keys left out of the seal, and so of every check (wall-clock times).
         """
+        from . import _proof
+
         return self.evolve(sealed=_proof.seal(self, steps=steps, seed=seed, timeout=timeout,
                                               ignore_info=ignore_info))
 
@@ -359,6 +363,8 @@ class SpecPack:
         SpecPackError
             The pack holds no seal: make one with ``pack.seal()``.
         """
+        from . import _proof
+
         return _proof.check(self, where=where, timeout=timeout)
 
     # -- text form (specpack._fileface) ------------------------------------------------------
@@ -373,6 +379,8 @@ class SpecPack:
         indent
             JSON indentation (``None``: one line).
         """
+        from . import _fileface  # loads on first use: the text form
+
         return _fileface.to_json(self, indent)
 
     @classmethod
@@ -405,6 +413,8 @@ class SpecPack:
         SignatureError
             ``key`` does not verify the text.
         """
+        from . import _fileface
+
         return cls(**_fileface.read(text, trust=trust, key=key, allow=allow, source=source))
 
 
