@@ -71,10 +71,13 @@ def check_rollout_options(steps: Any, seed: Any, where: Any, timeout: Any) -> No
                             f"{suggest(str(where), WHERE) or ' use where=' + repr(WHERE[0])}")
     for name, value in (("steps", steps), ("seed", seed)):
         if type(value) is not int or value < 0:
-            raise SpecPackError(f"{name}={value!r} must be a non-negative int")
+            raise SpecPackError("", python=f"{name}={value!r} must be a non-negative int",
+                                cli=f"--{name} {value!r} must be a non-negative integer")
     if (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
             or not math.isfinite(timeout) or timeout <= 0):
-        raise SpecPackError(f"timeout={timeout!r} must be a positive number of seconds")
+        raise SpecPackError("", python=f"timeout={timeout!r} must be a positive number of "
+                            "seconds", cli=f"--timeout {timeout!r} must be a positive number of "
+                            "seconds")
 
 
 def check_ignore_info(ignore_info: Any) -> tuple[str, ...]:

@@ -284,3 +284,12 @@ def test_the_audits_python_errors_keep_naming_python_keywords() -> None:
     assert info.value.for_surface("cli").endswith("(--import MODULE)")
     with pytest.raises(SpecPackError, match="wrappers= audits gymnasium wrapper classes"):
         sp.audit(["pettingzoo.butterfly"], backend="pettingzoo", wrappers=True)
+
+
+def test_verify_timeout_names_the_flag_on_the_cli_and_the_keyword_in_python(tmp_path: Path) -> None:
+    sp.dump(sp.capture("CartPole-v1"), tmp_path / "c.pack")
+    line = assert_one_line_error(specpack("verify", "c.pack", "--timeout", "0", cwd=tmp_path),
+                                 "--timeout 0.0 must be a positive number of seconds")
+    assert "timeout=" not in line, line
+    with pytest.raises(SpecPackError, match=r"^timeout=0 must be a positive number"):
+        sp.capture("CartPole-v1").verify(timeout=0)
