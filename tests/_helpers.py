@@ -10,6 +10,7 @@ import collections.abc
 import enum
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -135,3 +136,19 @@ def refused_under_0x(pack: specpack.SpecPack) -> bool:
     assert f"captured under gymnasium {pack.versions['gymnasium']}" in message, message
     assert re.search(rf"gymnasium {re.escape(gymnasium.__version__)} (runs )?here", message), message
     return True
+
+
+def run_venv_script(python: str, mode: str, folder: Path, script: Path) -> dict[str, Any]:
+    """Run ``python script mode folder`` with that venv's own specpack (its editable install:
+    no ``PYTHONPATH``) and return the last JSON object it printed; the cross-version tests'
+    worker (one venv dumps a pack, another loads it)."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    proc = subprocess.run(
+        [python, str(script), mode, str(folder)], cwd=folder, env=env, capture_output=True,
+        text=True, timeout=240,
+    )
+    assert proc.returncode == 0, f"{python} {mode} failed:\n{proc.stdout}\n{proc.stderr}"
+    result: dict[str, Any] = json.loads(
+        [ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1])
+    return result

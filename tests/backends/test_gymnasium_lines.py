@@ -11,13 +11,12 @@ skip. Both directions run, through pickle files and JSON manifests, in fresh int
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from _helpers import run_venv_script
 
 OTHER = os.environ.get("SPECPACK_OTHER_LINE_PYTHON", "")
 __test__ = bool(OTHER)
@@ -152,15 +151,6 @@ if __name__ == "__main__":
 '''
 
 
-def _run(python: str, mode: str, folder: Path, script: Path) -> dict:
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)  # each venv finds its own specpack (editable install)
-    proc = subprocess.run(
-        [python, str(script), mode, str(folder)], cwd=folder, env=env, capture_output=True,
-        text=True, timeout=240,
-    )
-    assert proc.returncode == 0, f"{python} {mode} failed:\n{proc.stdout}\n{proc.stderr}"
-    return json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1])
 
 
 @pytest.fixture(scope="module")
@@ -175,8 +165,8 @@ def test_a_pack_from_the_other_gymnasium_line_rebuilds_the_same_env_or_is_refuse
     direction, script, tmp_path
 ):
     maker, loader = (sys.executable, OTHER) if direction == "here_to_other" else (OTHER, sys.executable)
-    made = _run(maker, "dump", tmp_path, script)
-    loaded = _run(loader, "load", tmp_path, script)
+    made = run_venv_script(maker, "dump", tmp_path, script)
+    loaded = run_venv_script(loader, "load", tmp_path, script)
     lines = {v.partition(".")[0] for v in (made["gymnasium"], loaded["gymnasium"])}
     assert lines == {"0", "1"}, (
         f"gymnasium {made['gymnasium']} and {loaded['gymnasium']} are on the same line: "

@@ -10,13 +10,13 @@ value as well.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from _helpers import run_venv_script
 
 pytestmark = pytest.mark.integration
 
@@ -185,15 +185,6 @@ def _other_python() -> str:
     pytest.skip("set SPECPACK_OTHER_PYTHON to the python of a venv with another gymnasium 1.x")
 
 
-def _run(python: str, mode: str, folder: Path, script: Path) -> dict:
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)  # each venv finds its own specpack (editable install)
-    proc = subprocess.run(
-        [python, str(script), mode, str(folder)], cwd=folder, env=env, capture_output=True,
-        text=True, timeout=240,
-    )
-    assert proc.returncode == 0, f"{python} {mode} failed:\n{proc.stdout}\n{proc.stderr}"
-    return json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1])
 
 
 @pytest.fixture(scope="module")
@@ -209,8 +200,8 @@ def test_pack_from_one_gymnasium_release_rebuilds_under_another_with_a_skew_warn
 ):
     other = _other_python()
     maker, loader = (sys.executable, other) if direction == "here_to_other" else (other, sys.executable)
-    made = _run(maker, "dump", tmp_path, script)
-    loaded = _run(loader, "load", tmp_path, script)
+    made = run_venv_script(maker, "dump", tmp_path, script)
+    loaded = run_venv_script(loader, "load", tmp_path, script)
     assert made["gymnasium"] != loaded["gymnasium"], (
         f"both sides run gymnasium {made['gymnasium']}: SPECPACK_OTHER_PYTHON must point at "
         "a venv with another gymnasium release"
@@ -254,6 +245,6 @@ def test_a_venv_without_gym_says_backend_gym_is_unavailable(script, tmp_path):
         pytest.fail("both venvs have gym installed; one of them must not (CI's gymnasium "
                     "1.0 venv has no gym)")
     (tmp_path / "empty").mkdir()
-    result = _run(candidates[0], "load", tmp_path / "empty", script)
+    result = run_venv_script(candidates[0], "load", tmp_path / "empty", script)
     assert result["gym_backend"].startswith("BackendUnavailableError: backend='gym' needs")
     assert "pip install 'specpack[gym]'" in result["gym_backend"]
