@@ -281,7 +281,7 @@ def _legacy_options_taken(impl: Backend) -> bool:
         return True
     if impl.name != "gymnasium":
         return False
-    from ._backends.gymnasium.lines import LINE  # loaded with the gymnasium backend already
+    from ._backends.gymnasium.compat import LINE  # loaded with the gymnasium backend already
 
     return LINE == "0"
 

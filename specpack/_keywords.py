@@ -10,12 +10,10 @@ keyword typo specpack reports. The check is a set comparison, done only when key
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from ._errors import UnknownKeywordError
-from ._text import unexpected_keywords
 
 __all__ = ["checked_keywords"]
 
@@ -36,10 +34,10 @@ def checked_keywords(fn: Callable[P, R]) -> Callable[P, R]:
         A public function (or method: its ``self``/``cls`` is not offered) with a fixed set
         of keyword parameters.
     """
-    params = inspect.signature(fn).parameters.values()
-    if any(p.kind is p.VAR_KEYWORD for p in params):
+    taken = _keywords_of(fn)
+    if taken is None:
         return fn
-    names = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    names = list(taken)
     if names[:1] in (["self"], ["cls"]) and "." in fn.__qualname__:
         names = names[1:]  # a method's own first parameter is not a keyword to suggest
     accepted = frozenset(names)
@@ -48,8 +46,34 @@ def checked_keywords(fn: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(fn)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
         if kwargs and not accepted.issuperset(kwargs):
+            from ._text import unexpected_keywords  # lazy: only a typo needs the wording
+
             unknown = [k for k in kwargs if k not in accepted]
             raise UnknownKeywordError(unexpected_keywords(what, unknown, names))
         return fn(*args, **kwargs)
 
     return call
+
+
+_VAR_KEYWORDS = 0x08  # ``inspect.CO_VARKEYWORDS``
+
+
+def _keywords_of(fn: Callable[..., Any]) -> tuple[str, ...] | None:
+    """The names ``fn`` takes by keyword, in order; None when it takes ``**kwargs``.
+
+    Read from a plain function's code object (``inspect.signature`` costs more than the rest of
+    the import of the modules that decorate their methods at import, in every worker), and
+    from its signature otherwise.
+    """
+    code = getattr(fn, "__code__", None)
+    if code is not None and not hasattr(fn, "__wrapped__") and not hasattr(fn, "__signature__"):
+        if code.co_flags & _VAR_KEYWORDS:
+            return None
+        first = code.co_posonlyargcount
+        return tuple(code.co_varnames[first:code.co_argcount + code.co_kwonlyargcount])
+    import inspect  # lazy: only for callables that are not plain functions
+
+    params = inspect.signature(fn).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))

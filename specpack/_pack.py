@@ -3,7 +3,7 @@
 Immutable and self-contained: the entry point (a :class:`~specpack.CodeRef`), a private
 copy of the kwargs, the spec metadata and the wrapper stack (:class:`Layer`, outermost first);
 nothing in it refers to the registry. Its fields are declared once (a frozen slotted
-dataclass); its pickled state, copy, manifest fields and identity follow that list. What it
+dataclass, :func:`specpack._record.frozen`: no code generated at import); its pickled state, copy, manifest fields and identity follow that list. What it
 does lives where it delegates (docs/how-it-works.md): :mod:`specpack._build` (make),
 :mod:`specpack._proof` (verify, seal, check), :mod:`specpack._fileface` (text form) and
 :mod:`specpack._state` (pickled state, identity).
@@ -16,31 +16,32 @@ import dataclasses
 import sys
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import InitVar, dataclass, field
+from dataclasses import InitVar, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from . import _build
-from ._assets import Asset
 from ._backends import Blueprint
 from ._carry.carried import Blob
 from ._carry.ref import CodeRef, iter_carried
 from ._carry.tree import is_plain, materialize
 from ._keywords import checked_keywords
 from ._layer import Layer
+from ._record import frozen
 from ._restorer import restorer
 from ._state import FORMAT_VERSION, fingerprint_of, from_state, state_of
-from ._surface import Surface
 from ._text import short
 
 if TYPE_CHECKING:
+    from ._assets import Asset
     from ._process import Boundary
     from ._seal import CheckReport, Seal
+    from ._surface import Surface
     from ._verify.report import VerifyReport
 
 __all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False, kw_only=True)
+@frozen(slots=True, eq=False, repr=False, kw_only=True)
 class SpecPack:
     """How to build one env, resolved in the process where it was known.
 

@@ -16,7 +16,6 @@ import pickle
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._assets import Asset
 from ._carry.ref import code_ref_from_state
 from ._carry.tree import pickle_exact
 from ._errors import PackFormatError, SpecPackError
@@ -52,6 +51,14 @@ def fields(cls: type[SpecPack]) -> tuple[str, ...]:
     return names
 
 
+def _assets_from(states: Any) -> tuple[Any, ...]:
+    if not states:
+        return ()
+    from ._assets import Asset  # lazy: a pack without files never needs the asset machinery
+
+    return tuple(Asset.from_state(a) for a in states)
+
+
 def _seal_state(seal: Any) -> Any:
     return None if seal is None else seal.to_data()
 
@@ -79,7 +86,7 @@ TO_STATE: dict[str, Callable[[Any], Any]] = {
 FROM_STATE: dict[str, Callable[[Any], Any]] = {
     "entry_point": code_ref_from_state,
     "layers": lambda layers: tuple(Layer(code_ref_from_state(c), kw) for c, kw in layers),
-    "assets": lambda assets: tuple(Asset.from_state(a) for a in assets),
+    "assets": _assets_from,
     "sealed": _seal_from,
 }
 

@@ -18,7 +18,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec
 
-from .._backends.gymnasium.lines import LINE
+from .._backends.gymnasium.compat import LINE
 from .._text import short
 from .select import matches, registry
 

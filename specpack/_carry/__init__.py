@@ -2,6 +2,7 @@
 
 From the bottom up (each module imports only those above it in this list):
 
+- :mod:`.names`: what a ``module:qualname`` reference names (resolved strictly).
 - :mod:`.importable`: could a fresh interpreter import this module by name?
   :mod:`.sources`: the source files by-value code travels with.
 - :mod:`.allowlist`: which references a pack from a file may resolve;

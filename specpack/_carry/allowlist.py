@@ -28,7 +28,7 @@ import types
 from typing import Any
 
 from .._errors import BuildError, UntrustedPackError
-from .importable import NotAName, resolve_qualname
+from .names import NotAName, resolve_qualname
 
 __all__ = ["admitted", "is_env_class", "may_import", "module_allowed", "resolve_reference",
            "valid_entry"]

@@ -22,7 +22,8 @@ from typing import Any
 from .._errors import CaptureError, capture_error_for
 from .bound import partial_ref
 from .callables import callable_ref
-from .importable import MAIN_NAMES, fresh_importable, reference_of, resolve_qualname
+from .importable import MAIN_NAMES, fresh_importable, reference_of
+from .names import resolve_qualname
 from .payload import portable_dumps
 from .ref import CodeRef, code_ref_from_state, live_object, witness_of
 

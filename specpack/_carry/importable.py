@@ -19,8 +19,9 @@ import sys
 import types
 from typing import Any
 
-__all__ = ["MAIN_NAMES", "NotAName", "fresh_importable", "non_importable_modules", "reference_of",
-           "resolve_qualname"]
+from .names import resolve_qualname
+
+__all__ = ["MAIN_NAMES", "fresh_importable", "non_importable_modules", "reference_of"]
 
 MAIN_NAMES = frozenset({"__main__", "__mp_main__"})
 _MAIN_NAMES = MAIN_NAMES
@@ -197,30 +198,6 @@ def _site_and_stdlib() -> tuple[str, ...]:
     except AttributeError:  # pragma: no cover
         pass
     return tuple({os.path.realpath(p) for p in paths if p})
-
-
-class NotAName(AttributeError):
-    """A qualified name that steps through a module or a dunder attribute (refused)."""
-
-
-def resolve_qualname(module: types.ModuleType, qualname: str) -> Any:
-    """``module.<qualname>``, one attribute at a time, never stepping through a module.
-
-    A qualified name names a class or function *defined* in that module (``Outer.Inner``), so a
-    step that lands on a module object (``gym.os``) is refused with ``AttributeError``: it would
-    let a reference reach any module the named one happens to import.
-    """
-    obj: Any = module
-    for part in qualname.split("."):
-        if part.startswith("__") and part.endswith("__"):
-            raise NotAName(f"{module.__name__}:{qualname}: {part!r} is not part of a name")
-        obj = getattr(obj, part)
-        if isinstance(obj, types.ModuleType):
-            raise NotAName(
-                f"{module.__name__}:{qualname} steps through the module {obj.__name__!r}; a "
-                "reference must name a class or function by its own module"
-            )
-    return obj
 
 
 def reference_of(obj: Any) -> tuple[str, str] | None:

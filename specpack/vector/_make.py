@@ -16,7 +16,7 @@ import multiprocessing
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._backends.gymnasium.lines import LINE
+from .._backends.gymnasium.compat import LINE
 
 if TYPE_CHECKING or LINE != "0":
     from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv, VectorWrapper

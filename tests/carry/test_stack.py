@@ -13,7 +13,7 @@ from pathlib import Path
 import specpack._carry
 
 #: The carry modules, bottom up: each may import only those before it.
-STACK = ("importable", "sources", "allowlist", "payload", "tree", "carried", "ref", "callables",
+STACK = ("names", "importable", "sources", "allowlist", "payload", "tree", "carried", "ref", "callables",
          "values", "bound", "code", "__init__")
 
 _HOME = Path(specpack._carry.__file__).parent

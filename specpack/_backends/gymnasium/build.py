@@ -22,8 +22,7 @@ from ..._carry.tree import materialize
 from ..._errors import BuildError, BuildGymnasiumError
 from .._shared import Plans, construct, fresh_spec, load_steps, no_hint, raise_wrapped
 from ..recipe import Blueprint
-from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs
-from .lines import cross_line, line_hint, other_line_blueprint, vector_api
+from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs, cross_line, vector_api
 
 __all__ = ["META_DEFAULTS", "build", "build_vector"]
 
@@ -49,6 +48,11 @@ class _Plan:
         captured = bp.versions.get("gymnasium")
         self.hint = ""
         if cross_line(captured):
+            from .lines import (  # lazy: only a pack from the other line
+                line_hint,
+                other_line_blueprint,
+            )
+
             bp = other_line_blueprint(bp, captured)
             self.hint = line_hint(captured)
         self.creator = bp.entry.load()

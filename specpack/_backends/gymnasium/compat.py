@@ -21,16 +21,46 @@ the wrapper module paths are the same in both):
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
+from types import ModuleType
 from typing import Any
 
 import gymnasium
 
 from ..._errors import BuildError
 
-__all__ = ["GYMNASIUM_VERSION", "adapt_layer_kwargs", "repair_record"]
+__all__ = ["GYMNASIUM_VERSION", "LINE", "adapt_layer_kwargs", "cross_line", "line_of", "repair_record",
+           "vector_api"]
 
 GYMNASIUM_VERSION: str = gymnasium.__version__
+
+
+def line_of(version: str | None) -> str | None:
+    """The gymnasium line of a release: ``"0"`` (0.28, 0.29) or ``"1"`` (1.x); None if unknown."""
+    if not version:
+        return None
+    major = version.partition(".")[0]
+    return major if major.isdigit() else None
+
+
+#: The line of the gymnasium imported here.
+LINE: str | None = line_of(gymnasium.__version__)
+
+
+def vector_api() -> ModuleType:
+    """The module of gymnasium's 1.x vector API here: ``gymnasium.vector`` in 1.x,
+    ``gymnasium.experimental.vector`` in 0.28/0.29 (whose ``gymnasium.vector`` is the older,
+    autoresetting API that ``gymnasium.make_vec`` of 0.29 does not return)."""
+    return importlib.import_module(
+        "gymnasium.experimental.vector" if LINE == "0" else "gymnasium.vector"
+    )
+
+
+def cross_line(captured_under: str | None) -> bool:
+    """Whether a pack captured under gymnasium ``captured_under`` is from the other line."""
+    captured = line_of(captured_under)
+    return captured is not None and LINE is not None and captured != LINE
 
 #: Parameters added after 1.0, with the value that reproduces the older behaviour.
 _ADDED_LATER: dict[str, dict[str, Any]] = {

@@ -18,8 +18,6 @@ itself its behaviour may still differ between releases, which the version-skew w
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
 from typing import Any
 
 import gymnasium
@@ -27,9 +25,9 @@ import gymnasium
 from ..._carry.ref import CodeRef
 from ..._errors import BuildError
 from ..recipe import Blueprint
+from .compat import LINE, line_of
 
-__all__ = ["LINE", "SAME_IN_BOTH", "cross_line", "line_hint", "line_of", "other_line_blueprint",
-           "vector_api"]
+__all__ = ["SAME_IN_BOTH", "line_hint", "other_line_blueprint"]
 
 #: The wrappers that ``gymnasium.make`` applies in both lines, with the same constructor
 #: arguments and the same behaviour; only their module differs.
@@ -38,35 +36,8 @@ SAME_IN_BOTH: frozenset[str] = frozenset(
 )
 
 
-def line_of(version: str | None) -> str | None:
-    """The gymnasium line of a release: ``"0"`` (0.28, 0.29) or ``"1"`` (1.x); None if unknown."""
-    if not version:
-        return None
-    major = version.partition(".")[0]
-    return major if major.isdigit() else None
-
-
-#: The line of the gymnasium imported here.
-LINE: str | None = line_of(gymnasium.__version__)
-
-
-def vector_api() -> ModuleType:
-    """The module of gymnasium's 1.x vector API here: ``gymnasium.vector`` in 1.x,
-    ``gymnasium.experimental.vector`` in 0.28/0.29 (whose ``gymnasium.vector`` is the older,
-    autoresetting API that ``gymnasium.make_vec`` of 0.29 does not return)."""
-    return importlib.import_module(
-        "gymnasium.experimental.vector" if LINE == "0" else "gymnasium.vector"
-    )
-
-
 def _describe(line: str | None) -> str:
     return "1.x" if line == "1" else "0.28/0.29"
-
-
-def cross_line(captured_under: str | None) -> bool:
-    """Whether a pack captured under gymnasium ``captured_under`` is from the other line."""
-    captured = line_of(captured_under)
-    return captured is not None and LINE is not None and captured != LINE
 
 
 def _refusal(label: str, what: str, captured_under: str | None) -> BuildError:

@@ -35,8 +35,7 @@ from .._shared import live_recipe
 from ..recipe import Recipe
 from ._probe import registered_in_fresh_interpreter
 from .build import META_DEFAULTS
-from .compat import repair_record
-from .lines import LINE
+from .compat import LINE, repair_record
 
 __all__ = ["META_DEFAULTS", "from_env", "from_id", "from_spec", "spec_meta"]
 
