@@ -24,7 +24,8 @@ import os
 from base64 import urlsafe_b64encode
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 from urllib.parse import unquote, urlsplit
 
 __all__ = ["owner_of_file", "owners_of_dir", "real_path"]
@@ -122,15 +123,43 @@ def _base(dist: Any) -> str:
     return base if base.endswith(os.sep) else base + os.sep
 
 
+def _record_lines(dist: Any) -> Iterator[str] | None:
+    """The lines of ``dist``'s ``RECORD`` as ``dist.read_text("RECORD").splitlines()`` gives
+    them, or None without one.
+
+    A distribution in a folder on disk (the usual kind) is read a line at a time: a RECORD is
+    up to a few MB (torch's: 1.5 MB), and the heap that a string that large passed through
+    stays with the process (glibc keeps ~1.5 MB after reading them all), and with each worker
+    it forks.
+    """
+    import importlib.metadata as md
+
+    folder = getattr(dist, "_path", None)
+    if type(dist).read_text is md.PathDistribution.read_text and isinstance(folder, Path):
+        try:  # what read_text opens, with the errors it answers None to
+            stream = open(folder / "RECORD", encoding="utf-8")  # closed by _split_stream
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
+            return None
+        return _split_stream(stream)
+    text = dist.read_text("RECORD")
+    return None if text is None else iter(text.splitlines())
+
+
+def _split_stream(stream: TextIO) -> Iterator[str]:
+    with stream:
+        for line in stream:  # universal newlines, as read_text; then what splitlines splits
+            yield from line.splitlines()
+
+
 def _module_rows(dist: Any) -> Iterator[str]:
     """The paths of module files (``.py``, ``.pyc``, extension modules) ``dist``'s ``RECORD``
     lists, as written there (relative to :func:`_base`, or absolute)."""
-    record = dist.read_text("RECORD")
-    if record is None:  # installed-files.txt, SOURCES.txt: rare, the slow general reader
+    lines = _record_lines(dist)
+    if lines is None:  # installed-files.txt, SOURCES.txt: rare, the slow general reader
         rows: Iterable[str] = (str(f) for f in dist.files or ())
     else:  # the fast path: RECORD as text, no PackagePath objects; a quoted path through csv
         rows = (line.partition(",")[0] if line[:1] != '"' else next(csv.reader([line]))[0]
-                for line in record.splitlines())
+                for line in lines)
     return (rel for rel in rows if rel.endswith(_SUFFIXES))
 
 
@@ -210,7 +239,7 @@ def _installed_copy(path: str, held: tuple[int, ...]) -> int:
     for i in held:
         dist = index.dists[i]
         base = _norm(str(dist.locate_file("")))
-        for row in csv.reader((dist.read_text("RECORD") or "").splitlines()):
+        for row in csv.reader(_record_lines(dist) or ()):
             if (len(row) > 1 and _norm(os.path.join(base, row[0])) == path
                     and row[1] == f"sha256={digest}"):
                 matching.append(i)

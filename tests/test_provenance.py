@@ -199,6 +199,61 @@ def test_editable_installs_shared_files_namespaces_and_extensions_in_a_fresh_int
                                "one-file": "3.0", "second-writer": "2.0"}
 
 
+def test_files_recorded_by_absolute_dotted_and_quoted_paths_belong_to_their_distribution(
+        tmp_path: Path) -> None:
+    site, elsewhere = tmp_path / "sitedir", tmp_path / "elsewhere"
+    for folder in (site / "odd_pkg", elsewhere):
+        folder.mkdir(parents=True)
+    for path in (site / "odd_pkg" / "__init__.py", site / "odd_pkg" / "dotted.py",
+                 site / "comma,mod.py", elsewhere / "far_mod.py"):
+        path.write_text("")
+    _dist_info(site, "odd-paths", "4.0", [
+        f"{elsewhere / 'far_mod.py'},,",  # absolute: RECORD allows it
+        "../sitedir/odd_pkg/./__init__.py,,",  # leaves the folder and comes back
+        "odd_pkg//dotted.py,,",
+        '"comma,mod.py",,',  # quoted by csv
+    ])
+    out = _fresh_json("""
+        import json, importlib
+        from specpack._provenance import source_of
+        names = ["far_mod", "odd_pkg", "odd_pkg.dotted", "comma,mod"]
+        print(json.dumps({n: source_of(n).distribution for n in names}))
+    """, cwd=tmp_path, pythonpath=[site, elsewhere])
+    assert out == {"far_mod": "odd-paths", "odd_pkg": "odd-paths", "odd_pkg.dotted": "odd-paths",
+                   "comma,mod": "odd-paths"}
+
+
+def test_capture_keeps_no_file_list_of_a_distribution_the_pack_never_asks_about(
+        tmp_path: Path) -> None:
+    # A distribution with 20,000 module files (torch lists ~14,000): capturing CartPole-v1 asks
+    # about gymnasium's files only, so this one's list is never kept; asking about it reads it.
+    site = tmp_path / "sitedir"
+    (site / "bulky_dist").mkdir(parents=True)
+    (site / "bulky_dist" / "__init__.py").write_text("")
+    _dist_info(site, "bulky-dist", "1.0", [_record_line(site, "bulky_dist/__init__.py"), *(
+        f"bulky_dist/sub{i // 100}/module_{i}.py,sha256=AAAA,1" for i in range(20_000))])
+    out = _fresh_json("""
+        import json, tracemalloc
+        import gymnasium, specpack
+        import specpack._owners
+        from specpack._provenance import source_of
+        only = [tracemalloc.Filter(True, specpack._owners.__file__)]
+        def kept():
+            return sum(s.size for s in
+                       tracemalloc.take_snapshot().filter_traces(only).statistics("filename"))
+        tracemalloc.start()
+        pack = specpack.capture("CartPole-v1")
+        after_capture = kept()
+        bulky = source_of("bulky_dist").distribution
+        print(json.dumps({"requires": dict(pack.requires), "after_capture": after_capture,
+                          "bulky": bulky, "after_bulky": kept()}))
+    """, cwd=tmp_path, pythonpath=[site])
+    assert "gymnasium" in out["requires"] and "bulky-dist" not in out["requires"]
+    assert out["after_capture"] < 1_000_000, out  # the whole map of this venv: ~10 MB
+    assert out["bulky"] == "bulky-dist"
+    assert out["after_bulky"] > out["after_capture"] + 1_000_000, out  # its 20,000 paths
+
+
 # -- check_requires ------------------------------------------------------------------------------
 
 
