@@ -226,15 +226,17 @@ def test_files_recorded_by_absolute_dotted_and_quoted_paths_belong_to_their_dist
 def test_capture_keeps_no_file_list_of_a_distribution_the_pack_never_asks_about(
         tmp_path: Path) -> None:
     # A distribution with 20,000 module files (torch lists ~14,000): capturing CartPole-v1 asks
-    # about gymnasium's files only, so this one's list is never kept; asking about it reads it.
+    # about gymnasium's files only, so this one's list is never kept, nor its RECORD (1.6 MB)
+    # held whole while the index is made; asking about it reads its list.
     site = tmp_path / "sitedir"
     (site / "bulky_dist").mkdir(parents=True)
     (site / "bulky_dist" / "__init__.py").write_text("")
+    digest = "sha256=" + "A" * 43
     _dist_info(site, "bulky-dist", "1.0", [_record_line(site, "bulky_dist/__init__.py"), *(
-        f"bulky_dist/sub{i // 100}/module_{i}.py,sha256=AAAA,1" for i in range(20_000))])
+        f"bulky_dist/sub{i // 100}/module_{i}.py,{digest},1234" for i in range(20_000))])
     out = _fresh_json("""
         import json, tracemalloc
-        import gymnasium, specpack
+        import importlib.metadata, gymnasium, specpack
         import specpack._owners
         from specpack._provenance import source_of
         only = [tracemalloc.Filter(True, specpack._owners.__file__)]
@@ -242,13 +244,17 @@ def test_capture_keeps_no_file_list_of_a_distribution_the_pack_never_asks_about(
             return sum(s.size for s in
                        tracemalloc.take_snapshot().filter_traces(only).statistics("filename"))
         tracemalloc.start()
+        first_question = source_of("gymnasium.spaces").distribution
+        peak = tracemalloc.get_traced_memory()[1]
         pack = specpack.capture("CartPole-v1")
         after_capture = kept()
         bulky = source_of("bulky_dist").distribution
-        print(json.dumps({"requires": dict(pack.requires), "after_capture": after_capture,
-                          "bulky": bulky, "after_bulky": kept()}))
+        print(json.dumps({"first": first_question, "peak": peak, "requires": dict(pack.requires),
+                          "after_capture": after_capture, "bulky": bulky,
+                          "after_bulky": kept()}))
     """, cwd=tmp_path, pythonpath=[site])
-    assert "gymnasium" in out["requires"] and "bulky-dist" not in out["requires"]
+    assert out["first"] == "gymnasium" and "bulky-dist" not in out["requires"]
+    assert out["peak"] < 1_000_000, out  # reading every RECORD whole: > 1.6 MB
     assert out["after_capture"] < 1_000_000, out  # the whole map of this venv: ~10 MB
     assert out["bulky"] == "bulky-dist"
     assert out["after_bulky"] > out["after_capture"] + 1_000_000, out  # its 20,000 paths
