@@ -2,7 +2,7 @@
 
 Each question about installed distributions runs where the answer is real: the distributions of
 this venv, or distributions written into a temporary site folder that a fresh interpreter finds
-through its search path (the file -> distribution map is built once per process).
+through its search path (the ownership index is made once per process).
 """
 
 from __future__ import annotations
