@@ -12,9 +12,10 @@ A module comes from one of five places (its :data:`Origin`):
 - ``"by_value"``: a module registered with ``cloudpickle.register_pickle_by_value`` (its code
   travels inside the pickle, whatever its file).
 
-The file -> distribution map is built once per process, on the first question that needs it
-(the ``RECORD`` files are read as text: a few tens of ms for a hundred distributions); modules
-of the standard library never need it. :func:`requires_of` turns a pack's modules into
+Which distribution owns a file is answered by :mod:`specpack._owners`: on the first question
+that needs it, every ``RECORD`` is read once (a few tens of ms for a hundred distributions) but
+only each distribution's top-level names are kept; a distribution's file list is read when a
+question falls under one of them. Modules of the standard library never ask. :func:`requires_of` turns a pack's modules into
 ``{distribution: version}`` and :func:`check_requires` is what ``make()`` runs against it:
 cached per process, so a pack whose distributions all match costs a dict lookup.
 """

@@ -2,7 +2,7 @@
 
 Each question about installed distributions runs where the answer is real: the distributions of
 this venv, or distributions written into a temporary site folder that a fresh interpreter finds
-through its search path (the file -> distribution map is built once per process).
+through its search path (the ownership index is made once per process).
 """
 
 from __future__ import annotations
@@ -197,6 +197,67 @@ def test_editable_installs_shared_files_namespaces_and_extensions_in_a_fresh_int
     assert src["fakeext"]["distribution"] == src["single"]["distribution"] == "one-file"
     assert out["requires"] == {"Demo_Editable": "1.02.3+Local.7", "ns-a": "0.1", "ns-b": "0.1",
                                "one-file": "3.0", "second-writer": "2.0"}
+
+
+def test_files_recorded_by_absolute_dotted_and_quoted_paths_belong_to_their_distribution(
+        tmp_path: Path) -> None:
+    site, elsewhere = tmp_path / "sitedir", tmp_path / "elsewhere"
+    for folder in (site / "odd_pkg", elsewhere):
+        folder.mkdir(parents=True)
+    for path in (site / "odd_pkg" / "__init__.py", site / "odd_pkg" / "dotted.py",
+                 site / "comma,mod.py", elsewhere / "far_mod.py"):
+        path.write_text("")
+    _dist_info(site, "odd-paths", "4.0", [
+        f"{elsewhere / 'far_mod.py'},,",  # absolute: RECORD allows it
+        "../sitedir/odd_pkg/./__init__.py,,",  # leaves the folder and comes back
+        "odd_pkg//dotted.py,,",
+        '"comma,mod.py",,',  # quoted by csv
+    ])
+    out = _fresh_json("""
+        import json, importlib
+        from specpack._provenance import source_of
+        names = ["far_mod", "odd_pkg", "odd_pkg.dotted", "comma,mod"]
+        print(json.dumps({n: source_of(n).distribution for n in names}))
+    """, cwd=tmp_path, pythonpath=[site, elsewhere])
+    assert out == {"far_mod": "odd-paths", "odd_pkg": "odd-paths", "odd_pkg.dotted": "odd-paths",
+                   "comma,mod": "odd-paths"}
+
+
+def test_capture_keeps_no_file_list_of_a_distribution_the_pack_never_asks_about(
+        tmp_path: Path) -> None:
+    # A distribution with 20,000 module files (torch lists ~14,000): capturing CartPole-v1 asks
+    # about gymnasium's files only, so this one's list is never kept, nor its RECORD (1.6 MB)
+    # held whole while the index is made; asking about it reads its list.
+    site = tmp_path / "sitedir"
+    (site / "bulky_dist").mkdir(parents=True)
+    (site / "bulky_dist" / "__init__.py").write_text("")
+    digest = "sha256=" + "A" * 43
+    _dist_info(site, "bulky-dist", "1.0", [_record_line(site, "bulky_dist/__init__.py"), *(
+        f"bulky_dist/sub{i // 100}/module_{i}.py,{digest},1234" for i in range(20_000))])
+    out = _fresh_json("""
+        import json, tracemalloc
+        import importlib.metadata, gymnasium, specpack
+        import specpack._owners
+        from specpack._provenance import source_of
+        only = [tracemalloc.Filter(True, specpack._owners.__file__)]
+        def kept():
+            return sum(s.size for s in
+                       tracemalloc.take_snapshot().filter_traces(only).statistics("filename"))
+        tracemalloc.start()
+        first_question = source_of("gymnasium.spaces").distribution
+        peak = tracemalloc.get_traced_memory()[1]
+        pack = specpack.capture("CartPole-v1")
+        after_capture = kept()
+        bulky = source_of("bulky_dist").distribution
+        print(json.dumps({"first": first_question, "peak": peak, "requires": dict(pack.requires),
+                          "after_capture": after_capture, "bulky": bulky,
+                          "after_bulky": kept()}))
+    """, cwd=tmp_path, pythonpath=[site])
+    assert out["first"] == "gymnasium" and "bulky-dist" not in out["requires"]
+    assert out["peak"] < 1_000_000, out  # reading every RECORD whole: > 1.6 MB
+    assert out["after_capture"] < 1_000_000, out  # the whole map of this venv: ~10 MB
+    assert out["bulky"] == "bulky-dist"
+    assert out["after_bulky"] > out["after_capture"] + 1_000_000, out  # its 20,000 paths
 
 
 # -- check_requires ------------------------------------------------------------------------------
