@@ -30,7 +30,6 @@ from ._layer import Layer
 from ._record import frozen
 from ._restorer import restorer
 from ._state import FORMAT_VERSION, fingerprint_of, from_state, state_of
-from ._text import short
 
 if TYPE_CHECKING:
     from ._assets import Asset
@@ -178,6 +177,8 @@ class SpecPack:
     def __repr__(self) -> str:
         stack = "".join(f"{layer.name}<" for layer in self.layers)
         base = self.entry_point.qualname + (" (by value)" if self.entry_point.by_value else "")
+        from ._text import short  # lazy: only a repr needs it
+
         args = ", ".join(f"{k}={short(v, 60)}" for k, v in self._kwargs.items())
         return (f"<SpecPack id={self.id!r} {stack}{base}({args}){'>' * len(self.layers)} "
                 f"backend={self.backend} (spec only: no run-time state)>")

@@ -10,7 +10,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, Generic, NoReturn, TypeVar
 
 from .._errors import BuildError, BuildTypeError, build_error_for
-from .._text import suggest
 from .recipe import Blueprint, Recipe
 
 __all__ = ["Plans", "Step", "construct", "fresh_spec", "live_recipe", "load_steps", "no_hint",
@@ -82,7 +81,8 @@ def _keyword_hint(e: BaseException, creator: Any, kwargs: dict[str, Any]) -> str
     constructor does not take (``pack.make(render_mod=...)``); read only once it failed."""
     if not isinstance(e, TypeError) or not kwargs:
         return ""
-    from ._args import _keyword_names  # lazy: read only once a build failed
+    from .._text import suggest  # lazy: read only once a build failed
+    from ._args import _keyword_names
 
     names = _keyword_names(creator)
     unknown = [k for k in kwargs if names is not None and k not in names]
