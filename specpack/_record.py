@@ -157,6 +157,39 @@ def _repr(self: Any) -> str:
     return f"{type(self).__qualname__}({shown})"
 
 
+class _Factory:
+    def __repr__(self) -> str:
+        return "<factory>"  # as dataclasses shows a default_factory
+
+
+_FACTORY = _Factory()
+
+
+class _Signature:
+    """``cls.__signature__``: what ``help()`` and ``inspect.signature`` show for the generic
+    ``__init__`` (made on first use: :mod:`inspect` costs more than the class)."""
+
+    def __get__(self, obj: Any, cls: type) -> Any:
+        if obj is not None:
+            raise AttributeError("__signature__")
+        import inspect
+
+        plan = _plan(cls)
+        kind = inspect.Parameter.KEYWORD_ONLY if plan.kw_only else \
+            inspect.Parameter.POSITIONAL_OR_KEYWORD
+        params = [inspect.Parameter(f.name, kind, annotation=f.type, default=f.default
+                                    if f.default is not _MISSING else _FACTORY
+                                    if f.default_factory is not _MISSING
+                                    else inspect.Parameter.empty)
+                  for f in plan.init]
+        declared = cls.__dataclass_fields__  # type: ignore[attr-defined]
+        params += [inspect.Parameter(name, kind, annotation=declared[name].type,
+                                     default=inspect.Parameter.empty if default is _MISSING
+                                     else default)
+                   for name, default in plan.initvars]
+        return inspect.Signature(params, return_annotation=None)
+
+
 @overload
 def frozen(cls: type[T], /) -> type[T]: ...
 @overload
@@ -192,6 +225,7 @@ def frozen(cls: type[T] | None = None, /, *, eq: bool = True, kw_only: bool = Fa
         out.__init__ = _init
         out.__setattr__ = _refuse_set
         out.__delattr__ = _refuse_delete
+        out.__signature__ = _Signature()
         if eq and "__eq__" not in body:
             out.__eq__ = _eq
             out.__hash__ = _hash if "__hash__" not in body else body["__hash__"]

@@ -10,6 +10,7 @@ pickling.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import pickle
 import sys
 from dataclasses import InitVar, dataclass, field
@@ -78,6 +79,20 @@ def test_a_bad_call_is_a_type_error_like_a_dataclass(args: tuple[Any, ...], kwar
         PointDC(*args, **kwargs)
     with pytest.raises(TypeError, match=message.replace("(", r"\(").replace(")", r"\)")):
         Point(*args, **kwargs)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HeldDC:
+    """Held's constructor, as a dataclass."""
+
+    name: str
+    items: list[int] = field(default_factory=list)
+    scale: InitVar[int] = 2
+
+
+def test_help_shows_the_constructor_a_dataclass_would_have() -> None:
+    assert str(inspect.signature(Point)) == str(inspect.signature(PointDC))
+    assert str(inspect.signature(Held)) == str(inspect.signature(HeldDC))
 
 
 def test_keyword_only_refuses_positional_arguments() -> None:
