@@ -9,10 +9,15 @@
    differing step) and nothing is sent across; a rollout that raised a missing dependency
    makes it ``missing_dependency``.
 3. **Remote** (the engine's ``run_trace`` in a fresh worker): one build from the pickled pack,
-   same actions, compared with the reference run. ``not_identical`` therefore always means
-   "reproducible here, different across the boundary" (or an EzPickle gap that changes the env);
-   a rollout that raised the same on both sides is a ``rollout_error`` and a spec that says
-   ``nondeterministic=True`` is ``not_compared``: neither is ever ``identical``.
+   same actions, compared with the reference run.
+4. **Confirmation** (only when a remote rollout differs from the reference): the two local
+   builds may have agreed by chance, so up to :data:`.control.CONFIRM_BUILDS` more clean builds
+   run on the reference side (:func:`.control.confirm_job`). One that differs makes the env
+   ``not_reproducible`` (unless a record is wrong: see :meth:`EnvJob.verdict`).
+   ``not_identical`` therefore always means "every build here agreed, the rebuild across the
+   boundary differs" (or an EzPickle gap that changes the env); a rollout that raised the same
+   on both sides is a ``rollout_error`` and a spec that says ``nondeterministic=True`` is
+   ``not_compared``: neither is ever ``identical``.
 """
 
 from __future__ import annotations
@@ -27,9 +32,9 @@ from .._verify import RUN_JOB, Trace, compare, plan_actions, run_trace
 from .._verify.jobs import carried_exactly, multi_agent
 from .checks import ezpickle_gaps, first_step, live_capture
 from .classify import failure, raised, rollout_missing, unset_required
-from .control import close_quietly, control, trace_of
+from .control import CONFIRM_BUILDS, CONFIRM_JOB, close_quietly, control, trace_of
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
-from .report import MISSING_DEPENDENCY, NOT_REPRODUCIBLE, Finding
+from .report import MISSING_DEPENDENCY, NOT_IDENTICAL, NOT_REPRODUCIBLE, Finding
 from .select import entry_of
 from .timelimit import time_limit
 from .vector_job import REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB, sub_envs
@@ -142,6 +147,8 @@ class EnvJob(Job):
         self.live_failures: list[str] = []
         self.results: dict[str, Any] = {}
         self.nondeterministic = False
+        self.params: dict[str, Any] = {}
+        self.confirmed: dict[str, Any] | None = None
 
     def prepare(self) -> None:
         if isinstance(self.target, str):
@@ -189,15 +196,23 @@ class EnvJob(Job):
         self.live_failures = []
 
     def take(self, label: str, outcome: Outcome) -> None:
-        if label == "live" and outcome.status != "ok":
-            why = outcome.error or outcome.status
-            self.live_failures.append(
-                f"rebuilt from capture(env) of a live instance: the rebuild in a "
-                f"{self.ctx.remote_label} failed ({why})"
-            )
+        if label == "confirm":
+            self.take_confirmation(outcome)
             return
         if label != "reference":
-            self.results[label] = self.value(label, outcome, REMOTE)
+            if label == "live" and outcome.status != "ok":
+                why = outcome.error or outcome.status
+                self.live_failures.append(
+                    f"rebuilt from capture(env) of a live instance: the rebuild in a "
+                    f"{self.ctx.remote_label} failed ({why})"
+                )
+            else:
+                self.results[label] = self.value(label, outcome, REMOTE)
+            if not self.outstanding and self.confirmed is None and self.rollouts_differ():
+                self.add_task("confirm", REFERENCE, CONFIRM_JOB, self.payload,
+                              trace=self.here.to_dict(), run_job=self.run_job,
+                              builds=CONFIRM_BUILDS, budget=self.ctx.timeout / 2,
+                              **self.params, **self.extra)
             return
         value = self.value(label, outcome, REFERENCE)
         if value["repeat"]:
@@ -226,6 +241,7 @@ class EnvJob(Job):
         self.gaps = value["gaps"]
         self.notes.extend(self.gaps["notes"])
         params = {"steps": self.ctx.steps, "seed": self.ctx.seed, "actions": value["actions"]}
+        self.params = params
         self.add_task("rebuild", REMOTE, self.run_job, self.payload, **params, **self.extra)
         live = value["live"]
         if live is not None:
@@ -233,21 +249,68 @@ class EnvJob(Job):
             if live["pack"] is not None:
                 self.add_task("live", REMOTE, RUN_JOB, live["pack"], **params)
 
-    def verdict(self) -> Finding:
+    def remote_differences(self) -> tuple[list[str], list[str]]:
+        """What differs from the reference trace in the rebuild's rollout, and in the live
+        instance's rebuild when it ran."""
         labels = ("here", self.ctx.remote_label)
-        there = traces(self.results["rebuild"])[0]
-        diffs = compare(self.here, there, labels=labels, shared=False)
-        step = first_step(diffs)
-        diffs += self.gaps["failures"]
+        rebuilt = compare(self.here, traces(self.results["rebuild"])[0], labels=labels,
+                          shared=False)
+        live: list[str] = []
+        if "live" in self.results:
+            there = traces(self.results["live"])[0]
+            here = replace(self.here, spec={})
+            live = [f"rebuilt from capture(env) of a live instance: {d}"
+                    for d in compare(here, replace(there, spec={}), labels=labels, shared=False)]
+        return rebuilt, live
+
+    def rollouts_differ(self) -> bool:
+        """Whether a remote rollout differs from the reference (once both remote tasks ran)."""
+        return "rebuild" in self.results and any(self.remote_differences())
+
+    def take_confirmation(self, outcome: Outcome) -> None:
+        """Keep what the confirmation found; when it could not run, the verdict says so."""
+        if outcome.status == "ok":
+            self.confirmed = dict(outcome.value)
+            return
+        why = outcome.error or outcome.status
+        self.confirmed = {"builds": 0, "repeat": [], "failed": why}
+
+    def confirmation_note(self) -> str:
+        """The note on a ``not_identical`` whose rollout differs: how it was confirmed."""
+        found = self.confirmed or {"builds": 0, "failed": "it did not run"}
+        if found.get("failed"):
+            return (f"the confirmation (more clean builds here) failed ({found['failed']}): the "
+                    "rebuild's difference rests on the two builds of the repeat control alone")
+        n = int(found["builds"])
+        return (f"confirmed: {n} more clean build{'s' if n != 1 else ''} here (beyond the two "
+                "of the repeat control), fed the same actions, agree with the reference; the "
+                f"rebuild in a {self.ctx.remote_label} does not")
+
+    def verdict(self) -> Finding:
+        rebuilt, live = self.remote_differences()
+        record = [*self.gaps["failures"], *self.live_differences, *self.live_failures]
+        repeat = list((self.confirmed or {}).get("repeat") or ())
+        if repeat and record:
+            # A wrong record is wrong whatever the rollouts do (as for a wrapper's record).
+            return self.finish(
+                NOT_IDENTICAL, record[0],
+                step=self.gaps["step"] if self.gaps["failures"] else None, differences=(
+                    *record, "its rollouts are not reproducible here either (a clean build in "
+                    f"this process differs from the reference): {repeat[0]}"))
+        if repeat:
+            return self.finish(
+                NOT_REPRODUCIBLE,
+                f"the rebuild in a {self.ctx.remote_label} differs, and so does a clean build "
+                "in this process, so the rebuild cannot be compared with them (the repeat "
+                f"control's two builds agreed by chance): {repeat[0]}",
+                differences=(*repeat, *(f"the rebuild: {d}" for d in rebuilt + live)),
+                step=first_step(repeat))
+        note = self.confirmation_note()
+        if (rebuilt or live) and note not in self.notes:
+            self.notes.append(note)
+        step = first_step(rebuilt)
         if step is None and self.gaps["failures"]:
             step = self.gaps["step"]
-        diffs += self.live_differences + self.live_failures
-        if "live" in self.results:
-            live = traces(self.results["live"])[0]
-            here = replace(self.here, spec={})
-            diffs += [
-                f"rebuilt from capture(env) of a live instance: {d}"
-                for d in compare(here, replace(live, spec={}), labels=labels, shared=False)
-            ]
+        there = traces(self.results["rebuild"])[0]
         uncompared = self.nondeterministic or self.here.nondeterministic or there.nondeterministic
-        return self.judge(diffs, step, self.here.error, uncompared)
+        return self.judge(rebuilt + record + live, step, self.here.error, uncompared)

@@ -16,7 +16,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from _helpers import run_python
+from _helpers import FIXTURES, run_python
+from coinpkg import COPIES
+
+from specpack._audit.control import CONFIRM_BUILDS
 
 pytestmark = pytest.mark.integration
 
@@ -98,3 +101,62 @@ def test_an_env_the_checks_reads_change_is_judged_by_two_clean_builds(
     assert "constructor-argument checks' reads of the env changed its rollout" in note
     assert "step 0: reset observation differs" in note and "clean builds" in note
     assert proc.returncode == 0
+
+
+# -- the confirmation: a rebuild that differs is held against more clean builds here ----------
+
+
+def test_coin_envs_toss_alike_in_one_process_only_by_chance_without_specpack(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Control: two builds reset with one seed put the same coin in their reset info only
+    # sometimes (an unseeded generator), and the observation says whether the launcher ran.
+    monkeypatch.syspath_prepend(str(FIXTURES))
+    import gymnasium
+
+    import coinpkg
+
+    coins = {int(gymnasium.make("coin/Coin-0-v0").reset(seed=0)[1]["coin"]) for _ in range(64)}
+    assert coins == {0, 1}
+    assert gymnasium.make("coin/Launched-v0").reset(seed=0)[0][1] == float(coinpkg.LAUNCHED)
+
+
+def test_a_rebuild_that_differs_is_confirmed_before_the_pack_is_blamed(tmp_path: Path) -> None:
+    """Envs whose reset info holds an unseeded coin (highway-env's reset info holds an
+    unseeded action): the repeat control's two builds agree half the time, and when the rebuild
+    then differs it is the coin again, not the pack. 2 x 16 such ids: before the confirmation,
+    each coin/CoinLaunched-* id (its rebuild always differs) was not_identical with probability
+    1/2 and each coin/Coin-* id with 1/4, so this audit passed with probability about 1e-7.
+    The control coin/Launched-v0 differs across the boundary for real (a module global only
+    the launcher sets) and must stay not_identical, with the confirmation's note."""
+    proc = run_python(
+        ["-m", "specpack", "audit", "coin/", "--import", "coinpkg.launch", "--steps", "5",
+         "--jobs", "2", "--json"],
+        cwd=tmp_path,
+        env={"PYTHONPATH": os.pathsep.join(filter(None, [str(FIXTURES),
+                                                        os.environ.get("PYTHONPATH")]))},
+        timeout=600,
+    )
+    doc = json.loads(proc.stdout)
+    envs = {f["name"]: f for f in doc["envs"]}
+    assert len(envs) == 2 * COPIES + 1
+    wrong = {k: (f["status"], f["reason"]) for k, f in envs.items()
+             if f["status"] == "not_identical" and k != "coin/Launched-v0"}
+    assert not wrong, wrong
+    for i in range(COPIES):
+        launched = envs[f"coin/CoinLaunched-{i}-v0"]
+        assert launched["status"] == "not_reproducible", launched
+        assert "info['coin'] differs" in launched["reason"], launched
+        assert envs[f"coin/Coin-{i}-v0"]["status"] in ("not_reproducible", "identical")
+    # a confirmed not_reproducible names both: the clean builds' difference and the rebuild's
+    confirmed = [f for f in envs.values() if "agreed by chance" in f["reason"]]
+    assert confirmed
+    for f in confirmed:
+        assert f["step"] == 0 and "clean build" in f["differences"][0], f
+        assert any(d.startswith("the rebuild: ") for d in f["differences"]), f
+    real = envs["coin/Launched-v0"]
+    assert real["status"] == "not_identical", real
+    assert real["step"] == 0 and "reset observation differs" in real["reason"], real
+    assert any(f"confirmed: {CONFIRM_BUILDS} more clean builds here" in n
+               for n in real["notes"]), real
+    assert proc.returncode == 1
