@@ -34,7 +34,7 @@ from .checks import ezpickle_gaps, first_step, live_capture
 from .classify import failure, raised, rollout_missing, unset_required
 from .control import CONFIRM_BUILDS, CONFIRM_JOB, close_quietly, control, trace_of
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
-from .report import MISSING_DEPENDENCY, NOT_IDENTICAL, NOT_REPRODUCIBLE, Finding
+from .report import MISSING_DEPENDENCY, NOT_REPRODUCIBLE, Finding
 from .select import entry_of
 from .timelimit import time_limit
 from .vector_job import REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB, sub_envs
@@ -267,50 +267,16 @@ class EnvJob(Job):
         """Whether a remote rollout differs from the reference (once both remote tasks ran)."""
         return "rebuild" in self.results and any(self.remote_differences())
 
-    def take_confirmation(self, outcome: Outcome) -> None:
-        """Keep what the confirmation found; when it could not run, the verdict says so."""
-        if outcome.status == "ok":
-            self.confirmed = dict(outcome.value)
-            return
-        why = outcome.error or outcome.status
-        self.confirmed = {"builds": 0, "repeat": [], "failed": why}
-
-    def confirmation_note(self) -> str:
-        """The note on a ``not_identical`` whose rollout differs: how it was confirmed."""
-        found = self.confirmed or {"builds": 0, "failed": "it did not run"}
-        if found.get("failed"):
-            return (f"the confirmation (more clean builds here) failed ({found['failed']}): the "
-                    "rebuild's difference rests on the two builds of the repeat control alone")
-        n = int(found["builds"])
-        return (f"confirmed: {n} more clean build{'s' if n != 1 else ''} here (beyond the two "
-                "of the repeat control), fed the same actions, agree with the reference; the "
-                f"rebuild in a {self.ctx.remote_label} does not")
-
     def verdict(self) -> Finding:
         rebuilt, live = self.remote_differences()
         record = [*self.gaps["failures"], *self.live_differences, *self.live_failures]
-        repeat = list((self.confirmed or {}).get("repeat") or ())
-        if repeat and record:
-            # A wrong record is wrong whatever the rollouts do (as for a wrapper's record).
-            return self.finish(
-                NOT_IDENTICAL, record[0],
-                step=self.gaps["step"] if self.gaps["failures"] else None, differences=(
-                    *record, "its rollouts are not reproducible here either (a clean build in "
-                    f"this process differs from the reference): {repeat[0]}"))
-        if repeat:
-            return self.finish(
-                NOT_REPRODUCIBLE,
-                f"the rebuild in a {self.ctx.remote_label} differs, and so does a clean build "
-                "in this process, so the rebuild cannot be compared with them (the repeat "
-                f"control's two builds agreed by chance): {repeat[0]}",
-                differences=(*repeat, *(f"the rebuild: {d}" for d in rebuilt + live)),
-                step=first_step(repeat))
-        note = self.confirmation_note()
-        if (rebuilt or live) and note not in self.notes:
-            self.notes.append(note)
+        gap_step = self.gaps["step"] if self.gaps["failures"] else None
+        confirmed = self.confirmed_verdict(record, rebuilt + live, gap_step)
+        if confirmed is not None:
+            return confirmed
         step = first_step(rebuilt)
-        if step is None and self.gaps["failures"]:
-            step = self.gaps["step"]
+        if step is None:
+            step = gap_step
         there = traces(self.results["rebuild"])[0]
         uncompared = self.nondeterministic or self.here.nondeterministic or there.nondeterministic
         return self.judge(rebuilt + record + live, step, self.here.error, uncompared)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._process import Outcome, label
+from .checks import first_step
 from .classify import raised
 from .output import sections
 from .report import (
@@ -24,6 +25,7 @@ from .report import (
     IDENTICAL,
     NOT_COMPARED,
     NOT_IDENTICAL,
+    NOT_REPRODUCIBLE,
     REBUILD_ERROR,
     ROLLOUT_ERROR,
     TIMEOUT,
@@ -105,6 +107,7 @@ class Job:
         self.remote: list[Task] = []
         self.first: Finding | None = None
         self.printed: dict[str, tuple[str, str]] = {}
+        self.confirmed: dict[str, Any] | None = None
 
     # -- what subclasses implement
 
@@ -166,6 +169,57 @@ class Job:
             self.add_task(task.label, task.side, task.function, task.payload, **task.params)
         for task in self.pending:
             task.clean = True
+
+    # -- the confirmation of a rebuild that differs (see .control.confirm)
+
+    def take_confirmation(self, outcome: Outcome) -> None:
+        """Keep what the confirmation task found (when it could not run, the verdict says so)."""
+        if outcome.status == "ok":
+            self.confirmed = dict(outcome.value)
+        else:
+            self.confirmed = {"builds": 0, "repeat": [], "failed": outcome.error or outcome.status}
+
+    def confirmed_verdict(self, record: list[str], rollout: list[str],
+                          step: int | None) -> Finding | None:
+        """The finding when the confirmation found a clean build here that differs from the
+        reference, else ``None`` (after noting how the rollout's difference was confirmed).
+
+        Parameters
+        ----------
+        record
+            Differences that a wrong record causes (an EzPickle gap that changes the env, a
+            wrapper's record or attributes): ``not_identical`` whatever the rollouts do.
+        rollout
+            The rebuild's rollout differences (what the confirmation was run for).
+        step
+            The step of the first record difference, if any.
+        """
+        found = self.confirmed or {"builds": 0, "failed": "it did not run"}
+        repeat = list(found.get("repeat") or ())
+        where = self.ctx.remote_label
+        if repeat and record:
+            return self.finish(NOT_IDENTICAL, record[0], step=step, differences=(
+                *record, "its rollouts are not reproducible here either (a clean build in this "
+                f"process differs from the reference): {repeat[0]}"))
+        if repeat:
+            return self.finish(
+                NOT_REPRODUCIBLE,
+                f"the rebuild in a {where} differs, and so does a clean build in this process, "
+                "so the rebuild cannot be compared with them (the repeat control's two builds "
+                f"agreed by chance): {repeat[0]}",
+                differences=(*repeat, *(f"the rebuild: {d}" for d in rollout)),
+                step=first_step(repeat))
+        if rollout:
+            n = int(found["builds"])
+            note = (f"the confirmation (more clean builds here) failed ({found['failed']}): the "
+                    "rebuild's difference rests on the two builds of the repeat control alone"
+                    if found.get("failed") else
+                    f"confirmed: {n} more clean build{'s' if n != 1 else ''} here (beyond the "
+                    "two of the repeat control), fed the same actions, agree with the reference; "
+                    f"the rebuild in a {where} does not")
+            if note not in self.notes:
+                self.notes.append(note)
+        return None
 
     def finish(self, status: str, reason: str, **extra: Any) -> Finding:
         """A finding for this job (notes and elapsed time filled in)."""
