@@ -208,6 +208,8 @@ class EnvJob(Job):
                 )
             else:
                 self.results[label] = self.value(label, outcome, REMOTE)
+            # confirmed even when seen in a reused worker: chance is ruled out before the
+            # scheduler blames what other envs left there (and reruns it in a clean one)
             if not self.outstanding and self.confirmed is None and self.rollouts_differ():
                 self.add_task("confirm", REFERENCE, CONFIRM_JOB, self.payload,
                               trace=self.here.to_dict(), run_job=self.run_job,
@@ -279,4 +281,5 @@ class EnvJob(Job):
             step = gap_step
         there = traces(self.results["rebuild"])[0]
         uncompared = self.nondeterministic or self.here.nondeterministic or there.nondeterministic
-        return self.judge(rebuilt + record + live, step, self.here.error, uncompared)
+        judged = self.judge(rebuilt + record + live, step, self.here.error, uncompared)
+        return self.confirmation_noted(judged, rebuilt + live)

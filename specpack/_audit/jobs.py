@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .._process import Outcome, label
@@ -182,7 +182,7 @@ class Job:
     def confirmed_verdict(self, record: list[str], rollout: list[str],
                           step: int | None) -> Finding | None:
         """The finding when the confirmation found a clean build here that differs from the
-        reference, else ``None`` (after noting how the rollout's difference was confirmed).
+        reference, else ``None``.
 
         Parameters
         ----------
@@ -194,8 +194,7 @@ class Job:
         step
             The step of the first record difference, if any.
         """
-        found = self.confirmed or {"builds": 0, "failed": "it did not run"}
-        repeat = list(found.get("repeat") or ())
+        repeat = list((self.confirmed or {}).get("repeat") or ())
         where = self.ctx.remote_label
         if repeat and record:
             return self.finish(NOT_IDENTICAL, record[0], step=step, differences=(
@@ -209,17 +208,23 @@ class Job:
                 f"agreed by chance): {repeat[0]}",
                 differences=(*repeat, *(f"the rebuild: {d}" for d in rollout)),
                 step=first_step(repeat))
-        if rollout:
-            n = int(found["builds"])
-            note = (f"the confirmation (more clean builds here) failed ({found['failed']}): the "
-                    "rebuild's difference rests on the two builds of the repeat control alone"
-                    if found.get("failed") else
-                    f"confirmed: {n} more clean build{'s' if n != 1 else ''} here (beyond the "
-                    "two of the repeat control), fed the same actions, agree with the reference; "
-                    f"the rebuild in a {where} does not")
-            if note not in self.notes:
-                self.notes.append(note)
         return None
+
+    def confirmation_noted(self, finding: Finding, rollout: list[str]) -> Finding:
+        """``finding`` with a note on how a ``not_identical`` rollout difference was confirmed
+        (only the finding gets it: a ``not_identical`` from a reused worker is rerun in a clean
+        one, and the final finding may be another)."""
+        found = self.confirmed
+        if finding.status != NOT_IDENTICAL or not rollout or found is None:
+            return finding
+        n = int(found["builds"])
+        note = (f"the confirmation (more clean builds here) failed ({found['failed']}): the "
+                "rebuild's difference rests on the two builds of the repeat control alone"
+                if found.get("failed") else
+                f"confirmed: {n} more clean build{'s' if n != 1 else ''} here (beyond the "
+                "two of the repeat control), fed the same actions, agree with the reference; "
+                f"the rebuild in a {self.ctx.remote_label} does not")
+        return replace(finding, notes=(*finding.notes, note))
 
     def finish(self, status: str, reason: str, **extra: Any) -> Finding:
         """A finding for this job (notes and elapsed time filled in)."""

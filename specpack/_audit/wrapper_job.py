@@ -341,4 +341,5 @@ class WrapperJob(Job):
         here_trace = Trace.from_dict(self.ref["trace"])
         there_trace = Trace.from_dict(self.there["trace"])
         uncompared = here_trace.nondeterministic or there_trace.nondeterministic
-        return self.judge(record + rollout, None, here_trace.error, uncompared)
+        judged = self.judge(record + rollout, None, here_trace.error, uncompared)
+        return self.confirmation_noted(judged, rollout)
