@@ -217,6 +217,12 @@ class EnvJob(Job):
                               **self.params, **self.extra)
             return
         value = self.value(label, outcome, REFERENCE)
+        gaps, live = value["gaps"], value["live"]
+        record = [*gaps["failures"], *(live["differences"] if live is not None else ())]
+        if value["repeat"] and record:
+            raise Decided(self.wrong_record(
+                record, list(value["repeat"]), "two builds in this process already differ",
+                gaps["step"] if gaps["failures"] else None))
         if value["repeat"]:
             diffs = list(value["repeat"])
             raise Decided(

@@ -197,9 +197,8 @@ class Job:
         repeat = list((self.confirmed or {}).get("repeat") or ())
         where = self.ctx.remote_label
         if repeat and record:
-            return self.finish(NOT_IDENTICAL, record[0], step=step, differences=(
-                *record, "its rollouts are not reproducible here either (a clean build in this "
-                f"process differs from the reference): {repeat[0]}"))
+            return self.wrong_record(record, repeat, "a clean build in this process differs "
+                                     "from the reference", step)
         if repeat:
             return self.finish(
                 NOT_REPRODUCIBLE,
@@ -209,6 +208,15 @@ class Job:
                 differences=(*repeat, *(f"the rebuild: {d}" for d in rollout)),
                 step=first_step(repeat))
         return None
+
+    def wrong_record(self, record: list[str], repeat: list[str], how: str,
+                     step: int | None) -> Finding:
+        """``not_identical`` for a wrong record (an EzPickle gap that changes the env, a
+        wrapper that does not record an argument), even when the rollouts do not repeat
+        themselves (``repeat``, found as ``how`` says): what ``make(env.spec)`` rebuilds from is
+        wrong whatever the rollouts do. The record comes first; the repeat's finding follows."""
+        return self.finish(NOT_IDENTICAL, record[0], step=step, differences=(
+            *record, f"its rollouts are not reproducible here either ({how}): {repeat[0]}"))
 
     def confirmation_noted(self, finding: Finding, rollout: list[str]) -> Finding:
         """``finding`` with a note on how a ``not_identical`` rollout difference was confirmed

@@ -292,10 +292,8 @@ class WrapperJob(Job):
         if repeat and record:
             # A wrong record is wrong whatever the rollouts do: it is what make(env.spec)
             # rebuilds from. Say it first; the repeat control's finding follows.
-            raise Decided(self.finish(
-                NOT_IDENTICAL, record[0], differences=(
-                    *record, "its rollouts are not reproducible here either (two builds in this "
-                    f"process already differ): {repeat[0]}")))
+            raise Decided(self.wrong_record(
+                record, repeat, "two builds in this process already differ", None))
         if repeat:
             raise Decided(self.finish(
                 NOT_REPRODUCIBLE,

@@ -132,6 +132,8 @@ def test_a_rebuild_that_differs_is_confirmed_before_the_pack_is_blamed(tmp_path:
     then differs it is the coin again, not the pack. 2 x 24 such ids: before the confirmation,
     each coin/CoinLaunched-* id (its rebuild always differs) was not_identical with probability
     1/2 and each coin/Coin-* id with 1/4, so this audit passed with probability about 6e-11.
+    coin/CoinGap-* ids forget an argument in their EzPickle record: not_identical always (they
+    were not_reproducible whenever the repeat control's two builds differed).
     The control coin/Launched-v0 differs across the boundary for real (a module global only
     the launcher sets) and must stay not_identical, with the confirmation's note."""
     proc = run_python(
@@ -144,15 +146,21 @@ def test_a_rebuild_that_differs_is_confirmed_before_the_pack_is_blamed(tmp_path:
     )
     doc = json.loads(proc.stdout)
     envs = {f["name"]: f for f in doc["envs"]}
-    assert len(envs) == 2 * COPIES + 1
-    wrong = {k: (f["status"], f["reason"]) for k, f in envs.items()
-             if f["status"] == "not_identical" and k != "coin/Launched-v0"}
+    assert len(envs) == 3 * COPIES + 1
+    wrong = {k: (f["status"], f["reason"]) for k, f in envs.items() if f["status"] == "not_identical"
+             and k != "coin/Launched-v0" and not k.startswith("coin/CoinGap-")}
     assert not wrong, wrong
     for i in range(COPIES):
         launched = envs[f"coin/CoinLaunched-{i}-v0"]
         assert launched["status"] == "not_reproducible", launched
         assert "info['coin'] differs" in launched["reason"], launched
         assert envs[f"coin/Coin-{i}-v0"]["status"] in ("not_reproducible", "identical")
+        # a wrong record is not_identical whatever the coin does, and says the rest
+        gap = envs[f"coin/CoinGap-{i}-v0"]
+        assert gap["status"] == "not_identical", gap
+        assert gap["reason"].startswith("EzPickle gap") and "launched=True" in gap["reason"], gap
+        assert "info['coin'] differs" in gap["differences"][-1], gap
+        assert "not reproducible here either" in gap["differences"][-1], gap
     # a confirmed not_reproducible names both: the clean builds' difference and the rebuild's
     confirmed = [f for f in envs.values() if "agreed by chance" in f["reason"]]
     assert confirmed
