@@ -147,8 +147,7 @@ class EnvJob(Job):
         self.live_failures: list[str] = []
         self.results: dict[str, Any] = {}
         self.nondeterministic = False
-        self.params: dict[str, Any] = {}
-        self.confirmed: dict[str, Any] | None = None
+        self.run_params: dict[str, Any] = {}  # the rollout both sides ran (for confirm)
 
     def prepare(self) -> None:
         if isinstance(self.target, str):
@@ -214,7 +213,7 @@ class EnvJob(Job):
                 self.add_task("confirm", REFERENCE, CONFIRM_JOB, self.payload,
                               trace=self.here.to_dict(), run_job=self.run_job,
                               builds=CONFIRM_BUILDS, budget=self.ctx.timeout / 2,
-                              **self.params, **self.extra)
+                              **self.run_params, **self.extra)
             return
         value = self.value(label, outcome, REFERENCE)
         gaps, live = value["gaps"], value["live"]
@@ -249,7 +248,7 @@ class EnvJob(Job):
         self.gaps = value["gaps"]
         self.notes.extend(self.gaps["notes"])
         params = {"steps": self.ctx.steps, "seed": self.ctx.seed, "actions": value["actions"]}
-        self.params = params
+        self.run_params = params
         self.add_task("rebuild", REMOTE, self.run_job, self.payload, **params, **self.extra)
         live = value["live"]
         if live is not None:
