@@ -12,8 +12,8 @@ a rollout that ran to its end on both sides and matched is ``identical``.
 Modules, each one concern: :mod:`.report` (statuses, findings, the report), :mod:`.table`
 (its summary table), :mod:`.output` (what the envs print, captured per env), :mod:`.select`
 (which ids), :mod:`.classify` (exception to verdict), :mod:`.checks` (EzPickle, live stack),
-:mod:`.control` (the local repeat control), :mod:`.env_job` and :mod:`.wrapper_job` (+
-:mod:`.wrapper_fixtures`), :mod:`.vector_job`, :mod:`.scheduler` (jobs over workers of
+:mod:`.control` (the local repeat control, and the confirmation of a rebuild that differs),
+:mod:`.env_job` and :mod:`.wrapper_job` (+ :mod:`.wrapper_fixtures`, :mod:`.wrapper_record`), :mod:`.vector_job`, :mod:`.scheduler` (jobs over workers of
 :mod:`specpack._process`),
 :mod:`.api` (``audit``, ``audit_one``). The command line (``specpack audit``) is
 :mod:`specpack.audit`; it prints :func:`summary` or ``report.to_json()``.

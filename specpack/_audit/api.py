@@ -108,7 +108,9 @@ def audit(
     Each env is captured here, its reference is built twice where it is registered (a local
     repeat control: two builds that differ make it ``not_reproducible``), it is rebuilt in one
     of ``jobs`` fresh long-lived workers, and the first reference run and the rebuild are
-    compared over the same seeded action sequence by the engine ``verify`` uses. Example::
+    compared over the same seeded action sequence by the engine ``verify`` uses. A rebuild
+    whose rollout differs is confirmed by more clean builds where the env is registered
+    (one that differs makes it ``not_reproducible`` after all). Example::
 
         report = specpack.audit(["minigrid"], steps=20)
         assert report, str(report)

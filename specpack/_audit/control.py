@@ -10,18 +10,35 @@ and a clean second one is never taken at its word: a third clean build decides. 
 builds differ too, the env does not repeat itself (``not_reproducible``, with the clean builds'
 differences); when they agree, the clean builds are the reference and a note names what the
 checks' reads changed.
+
+When the rebuild across the boundary differs from the reference although the two local builds
+agreed, that agreement may be chance (an env that draws a value from an unseeded generator with
+few outcomes repeats itself now and then). :func:`confirm` (the job :data:`CONFIRM_JOB`, run on
+the reference side only for such an env) builds it up to :data:`CONFIRM_BUILDS` more times
+here, each clean, and stops at the first build that differs from the reference: the env is then
+``not_reproducible`` after all.
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable
 from typing import Any
 
+from .._process.child import load_job
+from .._text import one_line
 from .._verify import Trace, compare, describe_space, plain, record, writable
 from .._verify.jobs import multi_agent
+from .jobs import private_tmp
 
-__all__ = ["LABELS", "control", "trace_of"]
+__all__ = ["CONFIRM_BUILDS", "CONFIRM_JOB", "LABELS", "confirm", "confirm_job", "control",
+           "trace_of"]
+
+#: The confirmation job function, as workers import it.
+CONFIRM_JOB = f"{__name__}:confirm_job"
+#: At most this many clean builds confirm a reference that a rebuild elsewhere contradicts.
+CONFIRM_BUILDS = 16
 
 #: How the repeat control names its two builds in differences.
 LABELS = ("the first build here", "the second")
@@ -91,3 +108,74 @@ def control(first: dict[str, Any], again: Callable[[], dict[str, Any]]) -> dict[
     return {"trace": second, "repeat": [], "notes": [
         "the constructor-argument checks' reads of the env changed its rollout, so two clean "
         f"builds are the reference (they agree): {changed[0]}"]}
+
+
+def confirm(reference: dict[str, Any], again: Callable[[], dict[str, Any]], builds: int,
+            budget: float) -> dict[str, Any]:
+    """Build the env again, clean, until a build differs from ``reference`` (or enough agree).
+
+    Parameters
+    ----------
+    reference
+        The reference trace (the repeat control's agreeing builds).
+    again
+        Builds the env anew and returns its trace over the same actions.
+    builds
+        At most this many builds.
+    budget
+        Seconds: no build is started that would likely end past it (the task's own timeout is
+        longer), so a slow env gets fewer builds instead of a timeout. One build always runs.
+
+    Returns
+    -------
+    dict
+        ``builds`` (how many ran), ``repeat`` (the differences of the first build that differs
+        from the reference, or of one that raised; empty when every build agreed).
+    """
+    start = time.perf_counter()
+    longest = 0.0
+    ran = 0
+    while ran < builds:
+        began = time.perf_counter()
+        ran += 1
+        label = f"clean build {ran} of the confirmation"
+        try:
+            trace = again()
+        except Exception as e:  # noqa: BLE001 - the reference build did not raise: a difference
+            return {"builds": ran, "repeat": [f"{label} raised {one_line(e)}; the reference "
+                                              "build here did not"]}
+        diffs = compare(Trace.from_dict(reference), Trace.from_dict(trace),
+                        labels=("the reference build here", label), shared=False)
+        if diffs:
+            return {"builds": ran, "repeat": diffs}
+        now = time.perf_counter()
+        longest = max(longest, now - began)
+        if now - start + longest > budget:
+            break
+    return {"builds": ran, "repeat": []}
+
+
+def confirm_job(payload: bytes, *, trace: dict[str, Any], run_job: str, builds: int,
+                budget: float, **params: Any) -> dict[str, Any]:
+    """:func:`confirm` as a job function (run where the env is registered, as the reference).
+
+    Parameters
+    ----------
+    payload
+        The pickled pack.
+    trace
+        The reference trace.
+    run_job
+        The job function that builds and records the pack (``run_trace`` or the vector one),
+        called with ``payload`` and ``params`` (the rollout and the planned actions).
+    builds, budget
+        See :func:`confirm`.
+    """
+    private_tmp()
+    run = load_job(run_job)
+
+    def again() -> dict[str, Any]:
+        traced: dict[str, Any] = run(payload, **params)["traces"][0]
+        return traced
+
+    return confirm(trace, again, builds, budget)

@@ -9,10 +9,15 @@
    differing step) and nothing is sent across; a rollout that raised a missing dependency
    makes it ``missing_dependency``.
 3. **Remote** (the engine's ``run_trace`` in a fresh worker): one build from the pickled pack,
-   same actions, compared with the reference run. ``not_identical`` therefore always means
-   "reproducible here, different across the boundary" (or an EzPickle gap that changes the env);
-   a rollout that raised the same on both sides is a ``rollout_error`` and a spec that says
-   ``nondeterministic=True`` is ``not_compared``: neither is ever ``identical``.
+   same actions, compared with the reference run.
+4. **Confirmation** (only when a remote rollout differs from the reference): the two local
+   builds may have agreed by chance, so up to :data:`.control.CONFIRM_BUILDS` more clean builds
+   run on the reference side (:func:`.control.confirm_job`). One that differs makes the env
+   ``not_reproducible`` (unless a record is wrong: see :meth:`EnvJob.verdict`).
+   ``not_identical`` therefore always means "every build here agreed, the rebuild across the
+   boundary differs" (or an EzPickle gap that changes the env); a rollout that raised the same
+   on both sides is a ``rollout_error`` and a spec that says ``nondeterministic=True`` is
+   ``not_compared``: neither is ever ``identical``.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from .._verify import RUN_JOB, Trace, compare, plan_actions, run_trace
 from .._verify.jobs import carried_exactly, multi_agent
 from .checks import ezpickle_gaps, first_step, live_capture
 from .classify import failure, raised, rollout_missing, unset_required
-from .control import close_quietly, control, trace_of
+from .control import CONFIRM_BUILDS, CONFIRM_JOB, close_quietly, control, trace_of
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
 from .report import MISSING_DEPENDENCY, NOT_REPRODUCIBLE, Finding
 from .select import entry_of
@@ -142,6 +147,7 @@ class EnvJob(Job):
         self.live_failures: list[str] = []
         self.results: dict[str, Any] = {}
         self.nondeterministic = False
+        self.run_params: dict[str, Any] = {}  # the rollout both sides ran (for confirm)
 
     def prepare(self) -> None:
         if isinstance(self.target, str):
@@ -189,17 +195,33 @@ class EnvJob(Job):
         self.live_failures = []
 
     def take(self, label: str, outcome: Outcome) -> None:
-        if label == "live" and outcome.status != "ok":
-            why = outcome.error or outcome.status
-            self.live_failures.append(
-                f"rebuilt from capture(env) of a live instance: the rebuild in a "
-                f"{self.ctx.remote_label} failed ({why})"
-            )
+        if label == "confirm":
+            self.take_confirmation(outcome)
             return
         if label != "reference":
-            self.results[label] = self.value(label, outcome, REMOTE)
+            if label == "live" and outcome.status != "ok":
+                why = outcome.error or outcome.status
+                self.live_failures.append(
+                    f"rebuilt from capture(env) of a live instance: the rebuild in a "
+                    f"{self.ctx.remote_label} failed ({why})"
+                )
+            else:
+                self.results[label] = self.value(label, outcome, REMOTE)
+            # confirmed even when seen in a reused worker: chance is ruled out before the
+            # scheduler blames what other envs left there (and reruns it in a clean one)
+            if not self.outstanding and self.confirmed is None and self.rollouts_differ():
+                self.add_task("confirm", REFERENCE, CONFIRM_JOB, self.payload,
+                              trace=self.here.to_dict(), run_job=self.run_job,
+                              builds=CONFIRM_BUILDS, budget=self.ctx.timeout / 2,
+                              **self.run_params, **self.extra)
             return
         value = self.value(label, outcome, REFERENCE)
+        gaps, live = value["gaps"], value["live"]
+        record = [*gaps["failures"], *(live["differences"] if live is not None else ())]
+        if value["repeat"] and record:
+            raise Decided(self.wrong_record(
+                record, list(value["repeat"]), "two builds in this process already differ",
+                gaps["step"] if gaps["failures"] else None))
         if value["repeat"]:
             diffs = list(value["repeat"])
             raise Decided(
@@ -226,6 +248,7 @@ class EnvJob(Job):
         self.gaps = value["gaps"]
         self.notes.extend(self.gaps["notes"])
         params = {"steps": self.ctx.steps, "seed": self.ctx.seed, "actions": value["actions"]}
+        self.run_params = params
         self.add_task("rebuild", REMOTE, self.run_job, self.payload, **params, **self.extra)
         live = value["live"]
         if live is not None:
@@ -233,21 +256,35 @@ class EnvJob(Job):
             if live["pack"] is not None:
                 self.add_task("live", REMOTE, RUN_JOB, live["pack"], **params)
 
-    def verdict(self) -> Finding:
+    def remote_differences(self) -> tuple[list[str], list[str]]:
+        """What differs from the reference trace in the rebuild's rollout, and in the live
+        instance's rebuild when it ran."""
         labels = ("here", self.ctx.remote_label)
-        there = traces(self.results["rebuild"])[0]
-        diffs = compare(self.here, there, labels=labels, shared=False)
-        step = first_step(diffs)
-        diffs += self.gaps["failures"]
-        if step is None and self.gaps["failures"]:
-            step = self.gaps["step"]
-        diffs += self.live_differences + self.live_failures
+        rebuilt = compare(self.here, traces(self.results["rebuild"])[0], labels=labels,
+                          shared=False)
+        live: list[str] = []
         if "live" in self.results:
-            live = traces(self.results["live"])[0]
+            there = traces(self.results["live"])[0]
             here = replace(self.here, spec={})
-            diffs += [
-                f"rebuilt from capture(env) of a live instance: {d}"
-                for d in compare(here, replace(live, spec={}), labels=labels, shared=False)
-            ]
+            live = [f"rebuilt from capture(env) of a live instance: {d}"
+                    for d in compare(here, replace(there, spec={}), labels=labels, shared=False)]
+        return rebuilt, live
+
+    def rollouts_differ(self) -> bool:
+        """Whether a remote rollout differs from the reference (once both remote tasks ran)."""
+        return "rebuild" in self.results and any(self.remote_differences())
+
+    def verdict(self) -> Finding:
+        rebuilt, live = self.remote_differences()
+        record = [*self.gaps["failures"], *self.live_differences, *self.live_failures]
+        gap_step = self.gaps["step"] if self.gaps["failures"] else None
+        confirmed = self.confirmed_verdict(record, rebuilt + live, gap_step)
+        if confirmed is not None:
+            return confirmed
+        step = first_step(rebuilt)
+        if step is None:
+            step = gap_step
+        there = traces(self.results["rebuild"])[0]
         uncompared = self.nondeterministic or self.here.nondeterministic or there.nondeterministic
-        return self.judge(diffs, step, self.here.error, uncompared)
+        judged = self.judge(rebuilt + record + live, step, self.here.error, uncompared)
+        return self.confirmation_noted(judged, rebuilt + live)

@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .._process import Outcome, label
+from .checks import first_step
 from .classify import raised
 from .output import sections
 from .report import (
@@ -24,6 +25,7 @@ from .report import (
     IDENTICAL,
     NOT_COMPARED,
     NOT_IDENTICAL,
+    NOT_REPRODUCIBLE,
     REBUILD_ERROR,
     ROLLOUT_ERROR,
     TIMEOUT,
@@ -105,6 +107,7 @@ class Job:
         self.remote: list[Task] = []
         self.first: Finding | None = None
         self.printed: dict[str, tuple[str, str]] = {}
+        self.confirmed: dict[str, Any] | None = None
 
     # -- what subclasses implement
 
@@ -166,6 +169,70 @@ class Job:
             self.add_task(task.label, task.side, task.function, task.payload, **task.params)
         for task in self.pending:
             task.clean = True
+
+    # -- the confirmation of a rebuild that differs (see .control.confirm)
+
+    def take_confirmation(self, outcome: Outcome) -> None:
+        """Keep what the confirmation task found (when it could not run, the verdict says so)."""
+        if outcome.status == "ok":
+            self.confirmed = dict(outcome.value)
+        else:
+            self.confirmed = {"builds": 0, "repeat": [], "failed": outcome.error or outcome.status}
+
+    def confirmed_verdict(self, record: list[str], rollout: list[str],
+                          step: int | None) -> Finding | None:
+        """The finding when the confirmation found a clean build here that differs from the
+        reference, else ``None``.
+
+        Parameters
+        ----------
+        record
+            Differences that a wrong record causes (an EzPickle gap that changes the env, a
+            wrapper's record or attributes): ``not_identical`` whatever the rollouts do.
+        rollout
+            The rebuild's rollout differences (what the confirmation was run for).
+        step
+            The step of the first record difference, if any.
+        """
+        repeat = list((self.confirmed or {}).get("repeat") or ())
+        where = self.ctx.remote_label
+        if repeat and record:
+            return self.wrong_record(record, repeat, "a clean build in this process differs "
+                                     "from the reference", step)
+        if repeat:
+            return self.finish(
+                NOT_REPRODUCIBLE,
+                f"the rebuild in a {where} differs, and so does a clean build in this process, "
+                "so the rebuild cannot be compared with them (the repeat control's two builds "
+                f"agreed by chance): {repeat[0]}",
+                differences=(*repeat, *(f"the rebuild: {d}" for d in rollout)),
+                step=first_step(repeat))
+        return None
+
+    def wrong_record(self, record: list[str], repeat: list[str], how: str,
+                     step: int | None) -> Finding:
+        """``not_identical`` for a wrong record (an EzPickle gap that changes the env, a
+        wrapper that does not record an argument), even when the rollouts do not repeat
+        themselves (``repeat``, found as ``how`` says): what ``make(env.spec)`` rebuilds from is
+        wrong whatever the rollouts do. The record comes first; the repeat's finding follows."""
+        return self.finish(NOT_IDENTICAL, record[0], step=step, differences=(
+            *record, f"its rollouts are not reproducible here either ({how}): {repeat[0]}"))
+
+    def confirmation_noted(self, finding: Finding, rollout: list[str]) -> Finding:
+        """``finding`` with a note on how a ``not_identical`` rollout difference was confirmed
+        (only the finding gets it: a ``not_identical`` from a reused worker is rerun in a clean
+        one, and the final finding may be another)."""
+        found = self.confirmed
+        if finding.status != NOT_IDENTICAL or not rollout or found is None:
+            return finding
+        n = int(found["builds"])
+        note = (f"the confirmation (more clean builds here) failed ({found['failed']}): the "
+                "rebuild's difference rests on the two builds of the repeat control alone"
+                if found.get("failed") else
+                f"confirmed: {n} more clean build{'s' if n != 1 else ''} here (beyond the "
+                "two of the repeat control), fed the same actions, agree with the reference; "
+                f"the rebuild in a {self.ctx.remote_label} does not")
+        return replace(finding, notes=(*finding.notes, note))
 
     def finish(self, status: str, reason: str, **extra: Any) -> Finding:
         """A finding for this job (notes and elapsed time filled in)."""

@@ -17,15 +17,16 @@ import pickle
 from collections.abc import Sequence
 from typing import Any
 
-from .._backends.recorders import recorder_for
 from .._capture import capture
 from .._errors import UnrecordedArgumentsError
 from .._process import Outcome
-from .._text import one_line, short
-from .._verify import Trace, compare, plain, plan_actions, record, same, writable
+from .._text import one_line
+from .._verify import Trace, compare, plan_actions, record, writable
 from .._verify.jobs import carried_exactly
 from .checks import first_step
 from .classify import failure, missing_package, raised, rollout_missing
+from .control import CONFIRM_BUILDS, LABELS
+from .control import confirm as confirm_builds
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
 from .report import (
     MISSING_DEPENDENCY,
@@ -36,28 +37,13 @@ from .report import (
     Finding,
 )
 from .wrapper_fixtures import arg_text, args_text, bases, candidates
+from .wrapper_record import probe, probe_differences, record_check
 
-__all__ = ["WrapperJob", "probe", "rebuild", "record_check", "reference"]
+__all__ = ["WrapperJob", "confirm", "probe", "rebuild", "record_check", "reference"]
 
 REFERENCE_JOB = f"{__name__}:reference"
 REBUILD_JOB = f"{__name__}:rebuild"
-_ABSENT = "<absent>"
-
-
-def probe(env: Any, names: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """What the outermost wrapper shows for each argument name: attribute, recorded value."""
-    d = getattr(env, "__dict__", {})
-    saved = getattr(env, "_saved_kwargs", None)
-    out: dict[str, dict[str, Any]] = {}
-    for name in names:
-        attr: Any = _ABSENT
-        for key in (name, f"_{name}"):
-            if key in d:
-                attr = plain(d[key])
-                break
-        rec = plain(saved[name]) if isinstance(saved, dict) and name in saved else _ABSENT
-        out[name] = {"attribute": attr, "recorded": rec}
-    return out
+CONFIRM_WRAPPER_JOB = f"{__name__}:confirm"
 
 
 def _load(name: str) -> type:
@@ -131,56 +117,6 @@ def _build(cls: type, extra: Sequence[str], tmp: str) -> dict[str, Any]:
     return {"decided": {"status": status, "reason": reason, "package": package, "detail": detail}}
 
 
-def record_check(
-    name: str, cls: type, live: Any, given: dict[str, Any], defaulted: Any
-) -> list[str]:
-    """The wrapper's record against the arguments it was given: its own (``_saved_kwargs``,
-    from ``RecordConstructorArgs``), else what a registered recorder reads from the instance
-    (:func:`specpack.register_recorder`; capture uses the same one, so a wrapper a recorder
-    covers is faithful)."""
-    saved = getattr(live, "_saved_kwargs", None)
-    if saved is None:
-        recorder = recorder_for(cls)
-        if recorder is not None:
-            try:
-                saved = dict(recorder(live))
-            except Exception as e:  # noqa: BLE001 - a broken recorder is this wrapper's finding
-                return [f"the recorder registered for {name} failed on an instance: "
-                        f"{one_line(e)}"]
-    if saved is None:
-        if given or defaulted:
-            return [
-                f"{name} does not inherit gymnasium.utils.RecordConstructorArgs: its arguments "
-                "are not recorded, so env.spec cannot rebuild it"
-            ]
-        return []
-    out = []
-    try:
-        sig = inspect.signature(cls).parameters
-    except (TypeError, ValueError):
-        sig = None  # type: ignore[assignment]
-    for key, value in given.items():
-        if key not in saved:
-            param = sig.get(key) if sig is not None else None
-            default = "?" if param is None or param.default is param.empty else short(param.default)
-            out.append(
-                f"{name} does not record {key} (given {short(value)}): a rebuild from its "
-                f"record uses the default {default}"
-            )
-        elif not same(plain(saved[key]), plain(value)):
-            out.append(
-                f"{name} records {key}={short(saved[key])} but was given {key}={short(value)}"
-            )
-    if sig is not None and not any(p.kind is p.VAR_KEYWORD for p in sig.values()):
-        for key in saved:
-            if key not in sig and key != "env":
-                out.append(
-                    f"{name} records {key!r}, which its constructor does not take: a rebuild "
-                    "from its record raises TypeError"
-                )
-    return out
-
-
 def reference(
     payload: bytes, *, name: str, extra: list[str], tmp: str, steps: int, seed: int, timeout: float
 ) -> dict[str, Any]:
@@ -225,21 +161,44 @@ def reference(
         return {"failed": failure(e, "building it", timeout)}
 
 
+def _rollout(cls: type, extra: Sequence[str], tmp: str, actions: list[Any] | None, steps: int,
+             seed: int) -> dict[str, Any]:
+    """A clean build with the same arguments, rolled out with ``actions`` (``None``: planned
+    from the build, as the reference planned them); raises when it cannot be built."""
+    again = _build(cls, extra, tmp)
+    if "decided" in again:
+        raise RuntimeError(again["decided"].get("reason", "?"))
+    live = again["live"]
+    try:
+        todo = plan_actions(live.action_space, steps, seed) if actions is None else actions
+        return record(live, writable(todo), seed).to_dict()
+    finally:
+        with contextlib.suppress(Exception):
+            live.close()
+
+
 def _repeat(cls: type, extra: Sequence[str], tmp: str, first: Trace, actions: list[Any],
             seed: int) -> list[str]:
     """The local repeat control: a second build with the same arguments, the same actions;
     what differs from the first (an info item that holds a wall-clock time, a random seed
     drawn at construction) makes the wrapper ``not_reproducible`` here."""
-    again = _build(cls, extra, tmp)
-    if "decided" in again:
-        return [f"a second build here was not made: {again['decided'].get('reason', '?')}"]
-    live = again["live"]
     try:
-        second = record(live, writable(actions), seed)
-    finally:
-        with contextlib.suppress(Exception):
-            live.close()
-    return compare(first, second, labels=("the first build here", "the second"), shared=False)
+        second = _rollout(cls, extra, tmp, actions, len(actions), seed)
+    except RuntimeError as e:
+        return [f"a second build here was not made: {e}"]
+    return compare(first, Trace.from_dict(second), labels=LABELS, shared=False)
+
+
+def confirm(payload: bytes, *, name: str, extra: list[str], tmp: str, trace: dict[str, Any],
+            actions: list[Any] | None, steps: int, seed: int, builds: int,
+            budget: float) -> dict[str, Any]:
+    """The confirmation of a wrapper whose rebuild's rollout differs (a job function run
+    where the class is importable; ``payload`` is unused): clean builds as the repeat
+    control's, held against the reference ``trace`` (see :func:`.control.confirm`)."""
+    private_tmp()
+    cls = _load(name)
+    return confirm_builds(trace, lambda: _rollout(cls, extra, tmp, actions, steps, seed),
+                          builds, budget)
 
 
 def rebuild(
@@ -300,8 +259,17 @@ class WrapperJob(Job):
         self.there = None
 
     def take(self, label: str, outcome: Outcome) -> None:
+        if label == "confirm":
+            self.take_confirmation(outcome)
+            return
         if label == "rebuild":
             self.there = self.value(label, outcome, REMOTE)
+            if self.confirmed is None and self.rollout_differences():
+                self.add_task(
+                    "confirm", REFERENCE, CONFIRM_WRAPPER_JOB, b"", name=self.name,
+                    extra=list(self.extra), tmp=self.ctx.tmp, trace=self.ref["trace"],
+                    actions=self.ref["actions"], steps=self.ctx.steps, seed=self.ctx.seed,
+                    builds=CONFIRM_BUILDS, budget=self.ctx.timeout / 2)
             return
         ref = self.value(label, outcome, REFERENCE)
         self.base = ref.get("base")
@@ -324,10 +292,8 @@ class WrapperJob(Job):
         if repeat and record:
             # A wrong record is wrong whatever the rollouts do: it is what make(env.spec)
             # rebuilds from. Say it first; the repeat control's finding follows.
-            raise Decided(self.finish(
-                NOT_IDENTICAL, record[0], differences=(
-                    *record, "its rollouts are not reproducible here either (two builds in this "
-                    f"process already differ): {repeat[0]}")))
+            raise Decided(self.wrong_record(
+                record, repeat, "two builds in this process already differ", None))
         if repeat:
             raise Decided(self.finish(
                 NOT_REPRODUCIBLE,
@@ -357,23 +323,21 @@ class WrapperJob(Job):
             step=error.get("step"),
         )
 
+    def rollout_differences(self) -> list[str]:
+        """What differs between the reference's rollout and the rebuild's."""
+        labels = ("here", self.ctx.remote_label)
+        return compare(Trace.from_dict(self.ref["trace"]), Trace.from_dict(self.there["trace"]),
+                       labels=labels, shared=False)
+
     def verdict(self) -> Finding:
-        diffs = list(self.ref["differences"])
-        there_probes = self.there["probes"]
-        for key, here in self.ref["probes"].items():
-            there = there_probes.get(key, {})
-            for what, verb in (("attribute", "has"), ("recorded", "records")):
-                seen = there.get(what, _ABSENT)
-                shown = here[what]
-                absent = isinstance(shown, str) and shown == _ABSENT
-                if not absent and not same(shown, seen):
-                    diffs.append(
-                        f"the rebuilt wrapper {verb} {key}={short(seen)} but the original "
-                        f"{verb} {key}={short(shown)}"
-                    )
+        record = [*self.ref["differences"],
+                  *probe_differences(self.ref["probes"], self.there["probes"])]
+        rollout = self.rollout_differences()
+        confirmed = self.confirmed_verdict(record, rollout, None)
+        if confirmed is not None:
+            return confirmed
         here_trace = Trace.from_dict(self.ref["trace"])
         there_trace = Trace.from_dict(self.there["trace"])
-        labels = ("here", self.ctx.remote_label)
-        diffs += compare(here_trace, there_trace, labels=labels, shared=False)
         uncompared = here_trace.nondeterministic or there_trace.nondeterministic
-        return self.judge(diffs, None, here_trace.error, uncompared)
+        judged = self.judge(record + rollout, None, here_trace.error, uncompared)
+        return self.confirmation_noted(judged, rollout)

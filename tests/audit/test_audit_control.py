@@ -13,10 +13,16 @@ import json
 import os
 import sys
 import textwrap
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
-from _helpers import run_python
+from _helpers import FIXTURES, run_python
+from coinpkg import COPIES
+
+from specpack._audit.control import CONFIRM_BUILDS, confirm
+from specpack._verify import Trace
 
 pytestmark = pytest.mark.integration
 
@@ -98,3 +104,140 @@ def test_an_env_the_checks_reads_change_is_judged_by_two_clean_builds(
     assert "constructor-argument checks' reads of the env changed its rollout" in note
     assert "step 0: reset observation differs" in note and "clean builds" in note
     assert proc.returncode == 0
+
+
+# -- the confirmation: a rebuild that differs is held against more clean builds here ----------
+
+
+def test_coin_envs_toss_alike_in_one_process_only_by_chance_without_specpack(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Control: two builds reset with one seed put the same coin in their reset info only
+    # sometimes (an unseeded generator), and the observation says whether the launcher ran.
+    monkeypatch.syspath_prepend(str(FIXTURES))
+    import coinpkg
+    import gymnasium
+
+    coins = {int(gymnasium.make("coin/Coin-0-v0").reset(seed=0)[1]["coin"]) for _ in range(64)}
+    assert coins == {0, 1}
+    assert gymnasium.make("coin/Launched-v0").reset(seed=0)[0][1] == 0.0
+    importlib.import_module("coinpkg.launch")
+    assert coinpkg.LAUNCHED
+    assert gymnasium.make("coin/Launched-v0").reset(seed=0)[0][1] == 1.0
+
+
+def test_a_rebuild_that_differs_is_confirmed_before_the_pack_is_blamed(tmp_path: Path) -> None:
+    """Envs whose reset info holds an unseeded coin (highway-env's reset info holds an
+    unseeded action): the repeat control's two builds agree half the time, and when the rebuild
+    then differs it is the coin again, not the pack. 2 x 24 such ids: before the confirmation,
+    each coin/CoinLaunched-* id (its rebuild always differs) was not_identical with probability
+    1/2 and each coin/Coin-* id with 1/4, so this audit passed with probability about 6e-11.
+    coin/CoinGap-* ids forget an argument in their EzPickle record: not_identical always (they
+    were not_reproducible whenever the repeat control's two builds differed).
+    The control coin/Launched-v0 differs across the boundary for real (a module global only
+    the launcher sets) and must stay not_identical, with the confirmation's note."""
+    proc = run_python(
+        ["-m", "specpack", "audit", "coin/", "--import", "coinpkg.launch", "--steps", "5",
+         "--jobs", "2", "--json"],
+        cwd=tmp_path,
+        env={"PYTHONPATH": os.pathsep.join(filter(None, [str(FIXTURES),
+                                                        os.environ.get("PYTHONPATH")]))},
+        timeout=600,
+    )
+    doc = json.loads(proc.stdout)
+    envs = {f["name"]: f for f in doc["envs"]}
+    assert len(envs) == 3 * COPIES + 1
+    wrong = {k: (f["status"], f["reason"]) for k, f in envs.items() if f["status"] == "not_identical"
+             and k != "coin/Launched-v0" and not k.startswith("coin/CoinGap-")}
+    assert not wrong, wrong
+    for i in range(COPIES):
+        launched = envs[f"coin/CoinLaunched-{i}-v0"]
+        assert launched["status"] == "not_reproducible", launched
+        assert "info['coin'] differs" in launched["reason"], launched
+        assert envs[f"coin/Coin-{i}-v0"]["status"] in ("not_reproducible", "identical")
+        # a wrong record is not_identical whatever the coin does, and says the rest
+        gap = envs[f"coin/CoinGap-{i}-v0"]
+        assert gap["status"] == "not_identical", gap
+        assert gap["reason"].startswith("EzPickle gap") and "launched=True" in gap["reason"], gap
+        assert "info['coin'] differs" in gap["differences"][-1], gap
+        assert "not reproducible here either" in gap["differences"][-1], gap
+    # a confirmed not_reproducible names both: the clean builds' difference and the rebuild's
+    confirmed = [f for f in envs.values() if "agreed by chance" in f["reason"]]
+    assert confirmed
+    for f in confirmed:
+        assert f["step"] == 0 and "clean build" in f["differences"][0], f
+        assert any(d.startswith("the rebuild: ") for d in f["differences"]), f
+    real = envs["coin/Launched-v0"]
+    assert real["status"] == "not_identical", real
+    assert real["step"] == 0 and "reset observation differs" in real["reason"], real
+    assert any(f"confirmed: {CONFIRM_BUILDS} more clean builds here" in n
+               for n in real["notes"]), real
+    assert proc.returncode == 1
+
+
+def test_a_wrapper_whose_rebuild_differs_is_confirmed_before_it_is_blamed(tmp_path: Path) -> None:
+    """The wrappers audit confirms the same way: 24 wrappers that toss an unseeded coin into
+    the reset info were each not_identical with probability 1/4 before the confirmation (the
+    audit passed with probability 0.1 %); now each is not_reproducible, or identical when
+    every build tossed alike."""
+    proc = run_python(
+        ["-m", "specpack", "audit", "--wrappers-only", "--import", "coinpkg.wrappers",
+         "--steps", "5", "--jobs", "2", "--json"],
+        cwd=tmp_path,
+        env={"PYTHONPATH": os.pathsep.join(filter(None, [str(FIXTURES),
+                                                        os.environ.get("PYTHONPATH")]))},
+        timeout=600,
+    )
+    doc = json.loads(proc.stdout)
+    mine = {f["name"]: f for f in doc["wrappers"] if f["name"].startswith("coinpkg.")}
+    assert len(mine) == COPIES
+    wrong = {k: f["reason"] for k, f in mine.items()
+             if f["status"] not in ("not_reproducible", "identical")}
+    assert not wrong, wrong
+    assert any(f["status"] == "not_reproducible" for f in mine.values())
+    for f in mine.values():
+        if "agreed by chance" in f["reason"]:
+            assert "info['coin'] differs" in f["reason"] and f["step"] == 0, f
+
+
+# -- confirm() itself, with stand-in builds (no env: the loop's stopping rules) ---------------
+
+
+def _trace(mode: str | None = None) -> dict[str, Any]:
+    return Trace(layers=[], observation_space={}, action_space={}, action_space_after_reset=None,
+                 render_mode=mode, spec={}, nondeterministic=False).to_dict()
+
+
+def test_confirm_stops_at_the_first_build_that_differs_and_names_it() -> None:
+    builds = [_trace(), _trace(), _trace("human"), _trace()]
+    found = confirm(_trace(), lambda: builds.pop(0), builds=16, budget=1e9)
+    assert found["builds"] == 3 and len(builds) == 1
+    assert found["repeat"] == ["render_mode differs: the reference build here None vs clean "
+                               "build 3 of the confirmation 'human'"]
+
+
+def test_confirm_runs_every_build_when_all_agree() -> None:
+    calls: list[int] = []
+    found = confirm(_trace(), lambda: calls.append(1) or _trace(), builds=5, budget=1e9)
+    assert found == {"builds": 5, "repeat": []} and len(calls) == 5
+
+
+def test_confirm_starts_no_build_that_would_end_past_its_budget() -> None:
+    # each build takes ~0.2 s; a budget of 0.5 s holds two (the third would end past it)
+    def slow() -> dict[str, Any]:
+        time.sleep(0.2)
+        return _trace()
+
+    found = confirm(_trace(), slow, builds=16, budget=0.5)
+    assert found == {"builds": 2, "repeat": []}
+    assert confirm(_trace(), slow, builds=16, budget=0.0)["builds"] == 1  # one always runs
+
+
+def test_a_confirmation_build_that_raises_is_a_difference() -> None:
+    def broken() -> dict[str, Any]:
+        raise ValueError("no more")
+
+    found = confirm(_trace(), broken, builds=16, budget=1e9)
+    assert found["builds"] == 1
+    assert found["repeat"] == ["clean build 1 of the confirmation raised ValueError: no more; "
+                               "the reference build here did not"]
