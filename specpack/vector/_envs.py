@@ -71,6 +71,26 @@ class PackSyncVectorEnv(SeedOnFirstReset, SyncVectorEnv):
         return super().reset(seed=self._take_seed(seed), options=options)
 
 
+class _ReportsFirst:
+    """A worker's command pipe whose first read waits for every worker's start report
+    (:meth:`PackAsyncVectorEnv._check_spaces`); everything else is the pipe's own."""
+
+    __slots__ = ("_pipe", "_venv")
+
+    def __init__(self, pipe: Any, venv: PackAsyncVectorEnv) -> None:
+        self._pipe = pipe
+        self._venv = venv
+
+    def recv(self) -> Any:
+        """The pipe's next message, once every worker has reported its start."""
+        if not self._venv._reports_done:
+            self._venv._await_reports()
+        return self._pipe.recv()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pipe, name)
+
+
 def _exitcode(processes: list[Any], i: int) -> Any:
     if i >= len(processes):
         return None
@@ -122,10 +142,27 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
             self._await_reports()
 
     def _check_spaces(self) -> None:
-        """Wait for every worker's report before gymnasium's first exchange with them."""
-        if not self._reports_done:
-            self._await_reports()
-        super()._check_spaces()  # type: ignore[no-untyped-call]
+        """gymnasium's first exchange with the workers, told to wait for every report before it
+        reads a reply.
+
+        gymnasium sends each worker its space check, then reads the replies; the sends go out
+        at once (a worker reads its command once its env is built), and the first read waits
+        for the reports instead (:class:`_ReportsFirst`): a worker that failed or hangs is
+        reported as it would be before the exchange, and a start costs no extra round trip.
+        """
+        if self._reports_done:
+            super()._check_spaces()  # type: ignore[no-untyped-call]
+            return
+        pipes = self.parent_pipes
+        self.parent_pipes = [_ReportsFirst(pipe, self) for pipe in pipes]  # type: ignore[misc]
+        try:
+            super()._check_spaces()  # type: ignore[no-untyped-call]
+        except (EOFError, ConnectionError, BrokenPipeError) as e:  # a send to a dead worker
+            if not self._reports_done:
+                self._await_reports(cause=e)
+            raise
+        finally:
+            self.parent_pipes = pipes
 
     def reset_async(self, seed: Any = None, options: Any = None) -> None:
         super().reset_async(seed=self._take_seed(seed), options=options)
