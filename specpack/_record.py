@@ -46,7 +46,8 @@ class _Plan:
                               if n not in names and _is_initvar(f))
         self.compared = tuple(f.name for f in real if f.compare)
         self.shown = tuple(f.name for f in real if f.repr)
-        self.kw_only = _KW_ONLY.get(cls, False)
+        # a subclass that is not decorated itself takes its record base's constructor
+        self.kw_only = next((_KW_ONLY[c] for c in cls.__mro__ if c in _KW_ONLY), False)
 
     init: tuple[dataclasses.Field[Any], ...]  # constructor fields, in declaration order
     later: tuple[dataclasses.Field[Any], ...]  # ``init=False`` fields (given their defaults)
@@ -106,9 +107,9 @@ def _init(self: Any, *args: Any, **values: Any) -> None:
                 raise TypeError(f"{where} missing required argument: {f.name!r}")
         put(self, f.name, value)
     extra = [values.pop(name, default) for name, default in plan.initvars]
-    if _MISSING in extra:
-        missing = plan.initvars[extra.index(_MISSING)][0]
-        raise TypeError(f"{where} missing required argument: {missing!r}")
+    for (name, _), value in zip(plan.initvars, extra):
+        if value is _MISSING:  # by identity: ``in`` would compare an array with ==
+            raise TypeError(f"{where} missing required argument: {name!r}")
     if values:
         raise TypeError(f"{where} got an unexpected keyword argument {next(iter(values))!r}")
     for f in plan.later:

@@ -111,6 +111,33 @@ def test_factories_init_false_fields_and_initvars() -> None:
     assert (c.name, c.items, c.doubled) == ("c", [1, 2, 3], 6)  # the InitVar's default again
 
 
+@frozen(kw_only=True)
+class Scaled:
+    """An InitVar that may hold an array (compared by nothing but identity)."""
+
+    name: str
+    factor: InitVar[Any]
+    size: int = field(default=0, init=False)
+
+    def __post_init__(self, factor: Any) -> None:
+        object.__setattr__(self, "size", len(factor))
+
+
+class HeldChild(Held):
+    """Not decorated itself: it takes Held's constructor."""
+
+
+def test_an_array_initvar_and_an_undecorated_subclass_construct_as_a_dataclass() -> None:
+    import numpy as np
+
+    assert Scaled(name="a", factor=np.zeros(3)).size == 3
+    with pytest.raises(TypeError, match="missing required argument: 'factor'"):
+        Scaled(name="a")  # type: ignore[call-arg]
+    assert HeldChild(name="c").name == "c"
+    with pytest.raises(TypeError, match="takes 0 positional arguments"):
+        HeldChild("c")  # type: ignore[misc]
+
+
 def test_frozen_refuses_assignment_and_deletion() -> None:
     p, h = Point(1), Held(name="a")
     for obj in (p, h):
