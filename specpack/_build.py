@@ -1,40 +1,150 @@
-"""How a pack becomes an env: its build plan, ``make``, the vector build and registering.
+"""How a pack becomes an env: its build order, ``make``, the vector build and registering.
 
-:class:`~specpack.SpecPack`'s building methods call these functions: the fields are turned
-once into a backend :class:`~specpack._backends.Blueprint` (the version skew is checked then),
-and each build hands the blueprint and fresh kwargs to the backend. Nothing here imports the
-pack module at load time.
+:class:`~specpack.SpecPack`'s building methods call these functions. A pack is turned once
+into an :class:`Order`: everything a build reads of it (the backend's
+:class:`~specpack._backends.Blueprint`, the lowered kwargs, the files, what must be
+installed) and nothing else. Each build hands the blueprint and fresh kwargs to the backend;
+the version skew is checked at the first. An order pickles on its own, and that is what
+``make_vec``'s and the adapters' spawn and forkserver workers are sent: a worker builds from it
+without loading the pack's class (``docs/how-it-works.md``). Nothing here imports the pack
+module.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._backends import Blueprint, get_backend
-from ._carry.tree import is_plain, materialize
+from ._carry.ref import CodeRef
+from ._carry.tree import is_plain, materialize, pickle_exact
 from ._errors import SpecPackError
+from ._restorer import restorer
 from ._versions import check_skew, skew_free
 
 if TYPE_CHECKING:
+    from ._assets import Asset
     from ._pack import SpecPack
 
-__all__ = ["kwargs_here", "make", "make_vector", "plan", "register"]
+__all__ = ["Order", "make", "make_vector", "order_of", "plan", "register", "restore_order"]
 
 
-def plan(pack: SpecPack) -> Blueprint:
-    """The pack's build plan, made once (checking version skew and ``requires`` then)."""
-    bp = pack._blueprint
-    if bp is None:
-        if not pack._skew_checked:
-            object.__setattr__(pack, "_skew_checked", True)
-            check_skew(pack.versions, f"pack {pack.label}")
-            needs = skew_free(pack.requires, pack.versions)
-            if needs:
-                from ._provenance import check_requires
+class Order:
+    """Everything ``make()`` reads of a pack: a pack's build order.
 
-                check_requires(needs, label=f"pack {pack.label}")
-        bp = Blueprint(
+    Parameters
+    ----------
+    backend
+        The backend that builds it.
+    blueprint
+        What the backend builds from (entry point, wrapper layers, spec, versions).
+    kwargs
+        The pack's lowered constructor kwargs (never mutated: each build materialises a copy).
+    plain
+        Whether ``kwargs`` hold only immutable scalars (a build then copies the dict only).
+    assets
+        The files the env is given (checked, or written from the pack, at every build).
+    requires
+        ``{distribution: version}`` that must be installed where it is built.
+    vector
+        A vector-only pack: there is no single env to make.
+    """
+
+    __slots__ = ("_ready", "assets", "backend", "blueprint", "kwargs", "plain", "requires",
+                 "vector")
+
+    def __init__(self, backend: str, blueprint: Blueprint, kwargs: dict[str, Any], plain: bool,
+                 assets: tuple[Asset, ...], requires: Mapping[str, str], vector: bool) -> None:
+        self.backend = backend
+        self.blueprint = blueprint
+        self.kwargs = kwargs
+        self.plain = plain
+        self.assets = assets
+        self.requires = requires
+        self.vector = vector
+        self._ready = False
+
+    @property
+    def label(self) -> str:
+        """The pack's short name (its id, else its entry point's name)."""
+        return self.blueprint.label
+
+    def check(self) -> None:
+        """Warn once of version skew and refuse a missing or other required distribution."""
+        if self._ready:
+            return
+        self._ready = True
+        bp = self.blueprint
+        check_skew(bp.versions, f"pack {bp.label}")
+        needs = skew_free(self.requires, bp.versions)
+        if needs:
+            from ._provenance import check_requires
+
+            check_requires(needs, label=f"pack {bp.label}")
+
+    def fresh_kwargs(self) -> dict[str, Any]:
+        """Fresh constructor kwargs, with the assets checked and carried ones' local paths.
+
+        A file that is not carried must be here with the captured bytes (``AssetError``
+        otherwise: checked at every build, so a pack never builds with another file); a
+        carried one is written once into the local cache and its path passed instead.
+        """
+        kw = dict(self.kwargs) if self.plain else materialize(self.kwargs)
+        if self.assets:
+            from ._assets import check_assets, remap
+            from ._assets import materialize as write_assets
+
+            check_assets(self.assets, label=f"pack {self.label}")
+            kw = remap(kw, write_assets(self.assets))
+        return kw
+
+    def make(self, kwargs: Mapping[str, Any]) -> Any:
+        """Build the env here, ``kwargs`` merged over the pack's (see :meth:`SpecPack.make`)."""
+        if self.vector:
+            raise SpecPackError(
+                f"pack {self.label} is vector-only (its spec has a vector_entry_point and no "
+                f"entry_point), so there is no single env to make; use "
+                f"specpack.make_vec(pack, num_envs)"
+            )
+        self.check()
+        kw = self.fresh_kwargs()
+        if kwargs:
+            kw.update(kwargs)
+        return get_backend(self.backend).build(self.blueprint, kw)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        bp = self.blueprint
+        layers = tuple((cls, pickle_exact(kw), plain) for cls, kw, plain in bp.layers)
+        return (restore_order, (
+            self.backend, bp.label, bp.entry, layers, pickle_exact(dict(bp.spec)),
+            bp.auto_render, dict(bp.versions),
+            self.kwargs if self.plain else pickle_exact(self.kwargs), self.plain,
+            tuple(self.assets), dict(self.requires), self.vector,
+        ))
+
+    def __repr__(self) -> str:
+        return f"Order({self.label}, backend={self.backend!r})"
+
+
+@restorer
+def restore_order(backend: str, label: str, entry: CodeRef,
+                  layers: tuple[tuple[CodeRef, Mapping[str, Any], bool], ...],
+                  spec: dict[str, Any], auto_render: bool, versions: dict[str, str],
+                  kwargs: dict[str, Any], plain: bool, assets: tuple[Asset, ...],
+                  requires: dict[str, str], vector: bool) -> Order:
+    """A pickled :class:`Order` (made in the process that sent a worker its factory; never
+    written to a file, so its layout may change between releases)."""
+    blueprint = Blueprint(label=label, entry=entry, layers=layers, spec=spec,
+                          auto_render=auto_render, versions=versions)
+    return Order(backend, blueprint, kwargs, plain, assets, requires, vector)
+
+
+def order_of(pack: SpecPack) -> Order:
+    """The pack's build order, made once per pack."""
+    order = pack._order
+    if order is None:
+        blueprint = Blueprint(
             label=pack.label,
             entry=pack.entry_point,
             layers=tuple(
@@ -45,26 +155,35 @@ def plan(pack: SpecPack) -> Blueprint:
             auto_render=pack.auto_render,
             versions=pack.versions,
         )
-        object.__setattr__(pack, "_blueprint", bp)
-    return bp
+        order = Order(pack.backend, blueprint, pack._kwargs, pack._plain, pack.assets,
+                      pack.requires, pack.vector)
+        object.__setattr__(pack, "_order", order)
+    return order
+
+
+def order_to_send(pack: SpecPack) -> Order:
+    """The order a worker is sent: :func:`order_of`, with what the pack requires now (a build
+    here may have added to it since the order was made)."""
+    order = order_of(pack)
+    requires = pack.requires
+    if requires == order.requires:
+        return order
+    return Order(order.backend, order.blueprint, order.kwargs, order.plain, order.assets,
+                 requires, order.vector)
+
+
+def plan(pack: SpecPack) -> Blueprint:
+    """The pack's build plan (the blueprint of its order)."""
+    return order_of(pack).blueprint
 
 
 def make(pack: SpecPack, kwargs: dict[str, Any]) -> Any:
     """``pack.make(**kwargs)``: build the env here (see :meth:`SpecPack.make`)."""
-    bp = pack._blueprint or plan(pack)
-    if pack.vector:
-        raise SpecPackError(
-            f"pack {pack.label} is vector-only (its spec has a vector_entry_point and no "
-            f"entry_point), so there is no single env to make; use "
-            f"specpack.make_vec(pack, num_envs)"
-        )
-    kw = kwargs_here(pack)
-    if kwargs:
-        kw.update(kwargs)
+    order = pack._order or order_of(pack)
     if pack._built is not None:
-        return get_backend(pack.backend).build(bp, kw)
+        return order.make(kwargs)
     before = set(sys.modules)
-    env = get_backend(pack.backend).build(bp, kw)
+    env = order.make(kwargs)
     _record_build(pack, before, env)
     return env
 
@@ -80,28 +199,13 @@ def _record_build(pack: SpecPack, before: set[str], env: Any) -> None:
     object.__setattr__(pack, "_reduced", None)  # the pickled state now holds more
 
 
-def kwargs_here(pack: SpecPack) -> dict[str, Any]:
-    """Fresh constructor kwargs, with the assets checked and carried ones' local paths.
-
-    A file that is not carried must be here with the captured bytes (``AssetError``
-    otherwise: checked at every build, so a pack never builds with another file); a
-    carried one is written once into the local cache and its path passed instead.
-    """
-    kw = dict(pack._kwargs) if pack._plain else materialize(pack._kwargs)
-    if pack.assets:
-        from ._assets import check_assets, remap
-        from ._assets import materialize as write_assets
-
-        check_assets(pack.assets, label=f"pack {pack.label}")
-        kw = remap(kw, write_assets(pack.assets))
-    return kw
-
-
 def make_vector(pack: SpecPack, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
     """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
-    kw = kwargs_here(pack)
+    order = order_of(pack)
+    order.check()
+    kw = order.fresh_kwargs()
     kw.update(kwargs)
-    return get_backend(pack.backend).build_vector(pack._blueprint or plan(pack), num_envs, kw)
+    return get_backend(pack.backend).build_vector(order.blueprint, num_envs, kw)
 
 
 def register(pack: SpecPack, id: str | None) -> str:

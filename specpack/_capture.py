@@ -27,7 +27,7 @@ from ._carry.values import (
     iter_carried,
     lower_mapping,
 )
-from ._errors import CaptureError, UnexpectedKwargError, _CaptureTypeError, _OldRenderAPIError
+from ._errors import CaptureError, UnexpectedKwargError
 from ._needs import (
     built_requires,
     check_needs_options,
@@ -200,6 +200,8 @@ def _capture(
     elif callable(target):
         recipe = impl.from_callable(target, options, kwargs)
     else:
+        from ._error_twins import _CaptureTypeError  # loads on a failure
+
         raise _CaptureTypeError(
             f"cannot capture {type(target).__name__} {target!r}: pass an env id, an EnvSpec, "
             "an env class or factory, or a live env"
@@ -326,6 +328,8 @@ def _old_render_api(entry: Any, kwargs: Mapping[str, Any], label: str,
     modes = (getattr(entry, "metadata", None) or {}).get("render_modes", ())
     if (kwargs.get("render_mode") == "human" and "human" not in modes
             and "argument 'render_mode'" in str(refused)):
+        from ._error_twins import _OldRenderAPIError  # loads on a failure
+
         raise _OldRenderAPIError(
             f"You passed render_mode='human' although {label} doesn't implement human-rendering "
             "natively. Gym tried to apply the HumanRendering wrapper but it looks like your "

@@ -21,7 +21,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from . import _build
-from ._backends import Blueprint
 from ._carry.carried import Blob
 from ._carry.ref import CodeRef, iter_carried
 from ._carry.tree import is_plain, materialize
@@ -101,9 +100,8 @@ class SpecPack:
     # Caches: derived, not part of the value (no init, no compare), set by object.__setattr__.
     _plain: bool = field(default=False, init=False, compare=False, repr=False)
     _fingerprint: str | None = field(default=None, init=False, compare=False, repr=False)
-    _blueprint: Blueprint | None = field(default=None, init=False, compare=False, repr=False)
+    _order: _build.Order | None = field(default=None, init=False, compare=False, repr=False)
     _reduced: tuple[Any, ...] | None = field(default=None, init=False, compare=False, repr=False)
-    _skew_checked: bool = field(default=False, init=False, compare=False, repr=False)
     _built: frozenset[str] | None = field(default=None, init=False, compare=False, repr=False)
 
     def __post_init__(self, plain: bool | None) -> None:

@@ -25,6 +25,10 @@ What a new pickle of a pack names:
     on its own, or inside a pack's lowered kwargs).
 ``restore_sources``
     Named inside by-value payloads (cloudpickle bytes): code whose source files travel with it.
+``restore_order``
+    A pack's build order (:class:`specpack._build.Order`): what ``make_vec``'s and the
+    adapters' spawn and forkserver workers are sent instead of the pack. It only ever travels
+    from a process to the workers it starts, never into a file, so its layout is not a format.
 
 Pickles made by earlier releases name other paths; they stay importable and are listed in
 :data:`LEGACY_NAMES` (old dotted path -> the object that answers it today), which a module
@@ -48,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what __getattr__ hands out, from where it is defined
     from ._assets import restore_asset
+    from ._build import restore_order
     from ._carry.carried import restore_blob, restore_enum_ref
     from ._carry.ref import restore_code_ref
     from ._carry.sources import restore_sources
@@ -64,6 +69,7 @@ __all__ = [
     "restore_code_ref",
     "restore_enum_ref",
     "restore_layer",
+    "restore_order",
     "restore_pack",
     "restore_seal",
     "restore_sources",
@@ -78,6 +84,7 @@ _HOMES = {
     "restore_code_ref": "._carry.ref",
     "restore_enum_ref": "._carry.carried",
     "restore_layer": "._layer",
+    "restore_order": "._build",
     "restore_pack": "._pack",
     "restore_seal": "._seal",  # the sealing machinery loads only for a pack with a seal
     "restore_sources": "._carry.sources",

@@ -24,7 +24,9 @@ import specpack
 
 #: What make() never needs (each loads on first use of what it serves).
 HEAVY = ("specpack._process", "specpack._verify", "specpack._audit", "specpack._fileformat",
-         "specpack._typedjson", "specpack._cli", "specpack.adapters", "specpack.vector")
+         "specpack._typedjson", "specpack._cli", "specpack.adapters", "specpack.vector",
+         # the errors that are also their cause's type: a build that succeeds raises none
+         "specpack._error_twins")
 
 WORKER = """
 import atexit, importlib, json, pickle, sys, threading
@@ -39,7 +41,15 @@ env = pickle.loads(open(sys.argv[1], "rb").read()).make()
 env.reset(seed=0)
 env.step(env.action_space.sample())
 env.close()
+
+def subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from subclasses(sub)
+
 print(json.dumps({
+    "exceptions": sorted({c.__qualname__ for c in subclasses(BaseException)
+                          if c.__module__.split(".")[0] == "specpack"}),
     "modules": sorted(m for m in sys.modules if m.split(".")[0] == "specpack"),
     "hooks_before": hooks, "hooks_after": atexit._ncallbacks(),
     "threads": threading.active_count(), "generated": generated,
@@ -96,6 +106,14 @@ def test_worker_that_unpickles_and_builds_loads_only_the_core(tmp_path: Path, ki
     assert "specpack._pack" in seen["modules"]
     assert seen["hooks_after"] == seen["hooks_before"], "make() registered an atexit hook"
     assert seen["threads"] == 1, "make() started a thread"
+    # Each exception class costs ~0.1 M instructions to make: a build that succeeds makes none
+    # of the errors that are also their cause's type (BuildTypeError, ...).
+    import specpack._error_twins as twins
+
+    own = {n for n, v in vars(twins).items() if isinstance(v, type) and v.__module__ == twins.__name__}
+    made = sorted(set(seen["exceptions"]) & own)
+    assert made == [], f"the worker made the exception classes {made}"
+    assert "BuildError" in seen["exceptions"]  # the control: the list holds specpack's own
     # Generating a dataclass's methods compiles source text at every import (specpack._record).
     assert seen["generated"] == [], f"the worker compiled code from text: {seen['generated']}"
 

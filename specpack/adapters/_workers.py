@@ -17,8 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._pack import SpecPack
-from ..vector._factory import ParentView, WorkerEnvFn
+from ..vector._factory import WorkerEnvFn
 from ..vector._make import per_env_kwargs
+from ..vector._view import ParentView
 
 __all__ = ["ParentView", "WorkerEnvFn", "worker_env_fn", "worker_env_fns"]
 

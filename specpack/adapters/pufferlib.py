@@ -79,11 +79,11 @@ class PufferEnvCreator:
                 "as pufferlib.vector.make's env_args/env_kwargs"
             )
         emulation = _emulation()
-        env = self.maker.pack.make(**self.maker.env_kwargs)
+        env = self.maker.make()
         return emulation.GymnasiumPufferEnv(env=env, buf=buf, seed=seed)
 
     def __repr__(self) -> str:
-        return f"PufferEnvCreator({self.maker.pack.label})"
+        return f"PufferEnvCreator({self.maker.label})"
 
 
 def env_creator(pack: SpecPack, **env_kwargs: Any) -> PufferEnvCreator:

@@ -62,13 +62,12 @@ class SampleFactoryEnvFn:
         gymnasium.Env
             The pack's env, built in this process.
         """
-        kwargs = dict(self.maker.env_kwargs)
         if render_mode is not None:
-            kwargs["render_mode"] = render_mode
-        return self.maker.pack.make(**kwargs)
+            return self.maker.make(render_mode=render_mode)
+        return self.maker.make()
 
     def __repr__(self) -> str:
-        return f"SampleFactoryEnvFn({self.maker.pack.label})"
+        return f"SampleFactoryEnvFn({self.maker.label})"
 
 
 def register(

@@ -71,7 +71,7 @@ class TorchRLEnvFn:
             )
         gym_wrapper = _torchrl_envs().GymWrapper
         if not self.describe_in_parent:
-            return gym_wrapper(self.maker.pack.make(**self.maker.env_kwargs),
+            return gym_wrapper(self.maker.make(),
                                **self.wrapper_kwargs)
         if self.maker.in_home_process:
             return gym_wrapper(self.maker(), **self.wrapper_kwargs)
@@ -84,7 +84,7 @@ class TorchRLEnvFn:
         if problem is not None:
             env.close()
             raise SpecPackError(
-                f"pack {self.maker.pack.label}: this worker's TorchRL specs differ from those "
+                f"pack {self.maker.label}: this worker's TorchRL specs differ from those "
                 f"of the recorded spaces its parent allocated buffers for ({problem}). Use "
                 "ParallelEnv(n, specpack.adapters.torchrl.env_fn(pack), "
                 "metadata_from_workers=True, use_buffers=False), which reads the specs in the "
@@ -93,7 +93,7 @@ class TorchRLEnvFn:
         return env
 
     def __repr__(self) -> str:
-        return f"TorchRLEnvFn({self.maker.pack.label})"
+        return f"TorchRLEnvFn({self.maker.label})"
 
 
 def spec_difference(built: Any, expected: Any) -> str | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.connection
-import pickle
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +23,7 @@ else:  # gymnasium 0.28/0.29: the 1.x vector API is gymnasium.experimental.vecto
 
 from .._errors import WorkerError
 from .._pack import SpecPack
-from ._factory import WorkerEnvFn
+from ._factory import WorkerEnvFn, order_blob
 
 __all__ = ["PackAsyncVectorEnv", "PackSyncVectorEnv"]
 
@@ -121,9 +120,8 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
         self._report_readers: list[multiprocessing.connection.Connection] = [r for r, _ in pipes]
         self._report_writers: list[multiprocessing.connection.Connection] = [w for _, w in pipes]
         # A fork worker inherits its factory (and the pack in it): nothing is pickled, so the
-        # pack is pickled (and its fingerprint computed) only for the other start methods, once.
-        blob = (None if ctx.get_start_method() == "fork"
-                else pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL))
+        # pack's build order is pickled only for the other start methods, once.
+        blob = None if ctx.get_start_method() == "fork" else order_blob(pack)
         fns = [
             WorkerEnvFn(pack, env_kwargs[i], report=(i, w), blob=blob)
             for i, w in enumerate(self._report_writers)

@@ -10,8 +10,8 @@ build, or holds a GPU or a license, that parent build is pure cost.
 :class:`WorkerEnvFn` answers that parent call from the pack's recorded surface (its spaces,
 metadata and render mode: ``capture(..., record_spaces=True)`` or a captured live env): in the
 process that made it (same pid *and* same interpreter mark, so a pid repeated in another
-interpreter is never taken for the parent) calling it returns a :class:`ParentView` that shows
-the spaces and refuses to be stepped; in any other process (a fork, spawn or forkserver worker,
+interpreter is never taken for the parent) calling it returns a
+:class:`~specpack.vector._view.ParentView` that shows the spaces and refuses to be stepped; in any other process (a fork, spawn or forkserver worker,
 a Ray actor) it returns ``pack.make(**env_kwargs)``, after checking that the built env's spaces
 are the ones the parent was shown (first by their pickled form, which is cheap and imports
 nothing; only when that differs by the structural comparison of :mod:`specpack._verify`, which
@@ -31,22 +31,27 @@ import multiprocessing.connection
 import multiprocessing.context
 import os
 import pickle
-import secrets
 import traceback
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .._build import Order, order_to_send
 from .._errors import SpecPackError
-from .._pack import SpecPack
-from .._surface import Surface, SurfaceEnv, record_surface
-from .._text import short
 
-__all__ = ["ParentView", "WorkerEnvFn", "mismatch", "spaces_pickle"]
+if TYPE_CHECKING:
+    from .._pack import SpecPack
+    from .._surface import Surface
+
+# A worker loads this module to unpickle its factory: the pack's class, the recorded surface's
+# module, the parent's view of it and the text helpers of messages load when used (a worker
+# builds from the pack's order, and one whose spaces pickle as the parent's needs no more).
+
+__all__ = ["WorkerEnvFn", "mismatch", "order_blob", "spaces_pickle"]
 
 #: This interpreter's mark. A fork child inherits it (but has another pid); a fresh interpreter
 #: (spawn, forkserver, another host) draws its own, so a pid that happens to repeat elsewhere
 #: is never taken for the parent.
-_HOME_MARK = secrets.token_hex(8)
+_HOME_MARK = os.urandom(8).hex()
 
 #: Where a worker reports its start: (its index, the write end of its report pipe).
 Report = tuple[int, multiprocessing.connection.Connection]
@@ -70,7 +75,8 @@ class WorkerEnvFn:
         there once it has built (or failed to build) its env, and exits quietly on a failure
         (``make_vec``'s start reports). None (the default) reports nothing; failures raise.
     blob
-        ``pickle.dumps(pack)`` if the caller has it already (shared by many factories).
+        :func:`order_blob` of ``pack`` if the caller has it already (shared by many
+        factories).
 
     Notes
     -----
@@ -80,6 +86,10 @@ class WorkerEnvFn:
     and the env closed. Workers check the env they build against the surface the parent was
     shown and raise :class:`~specpack.SpecPackError` naming the difference, since buffers sized
     from one space cannot carry another's observations.
+
+    A spawn or forkserver worker is sent the pack's build order (:func:`order_blob`), not the
+    pack: it builds without loading the pack's class, and there :attr:`pack` is refused
+    (:attr:`label` and :meth:`make` answer instead). A fork worker inherits the pack.
     """
 
     def __init__(
@@ -90,6 +100,8 @@ class WorkerEnvFn:
         report: Report | None = None,
         blob: bytes | None = None,
     ) -> None:
+        from .._pack import SpecPack  # the making process has it; a worker gets an order
+
         if not isinstance(pack, SpecPack):
             raise SpecPackError(
                 f"worker_env_fn takes a SpecPack, got {type(pack).__name__}; make one with "
@@ -103,9 +115,13 @@ class WorkerEnvFn:
         kwargs = dict(env_kwargs or {})
         for name in kwargs:
             if not isinstance(name, str):
+                from .._text import short
+
                 raise SpecPackError(f"env_kwargs names must be strings, got {short(name)}")
         self._pack: SpecPack | None = pack
         self._blob = blob
+        self._order: Order | None = None
+        self._label = pack.label
         self.env_kwargs = kwargs
         self.home = _here()
         self._surface: Surface | None = None if kwargs else pack.surface
@@ -114,14 +130,41 @@ class WorkerEnvFn:
 
     @property
     def pack(self) -> SpecPack:
-        """The pack (loaded from its pickle bytes on first use in a worker)."""
+        """The pack, where it is: in the process that made the factory and in fork workers."""
         if self._pack is None:
-            assert self._blob is not None
-            pack = pickle.loads(self._blob)
-            if not isinstance(pack, SpecPack):  # pragma: no cover - bytes we pickled ourselves
-                raise SpecPackError(f"a worker env factory carried {short(pack)}, not a pack")
-            self._pack = pack
+            raise SpecPackError(
+                f"{self!r} was sent to this process as pack {self._label}'s build order, "
+                "not as the pack: build with fn.make(**kwargs) (or call fn), name it with "
+                "fn.label; send the pack itself if the worker needs it"
+            )
         return self._pack
+
+    @property
+    def label(self) -> str:
+        """The pack's short name (its id, else its entry point's name)."""
+        return self._label
+
+    def make(self, **kwargs: Any) -> Any:
+        """``pack.make(**env_kwargs, **kwargs)`` here, without the check of the spaces.
+
+        Parameters
+        ----------
+        **kwargs
+            Merged over ``env_kwargs`` (which are merged over the pack's).
+        """
+        kw = {**self.env_kwargs, **kwargs}
+        if self._pack is not None:
+            return self._pack.make(**kw)
+        if self._order is None:
+            assert self._blob is not None
+            order = pickle.loads(self._blob)
+            if not isinstance(order, Order):  # pragma: no cover - bytes we pickled ourselves
+                from .._text import short
+
+                raise SpecPackError(f"a worker env factory carried {short(order)}, not an "
+                                    "order")
+            self._order = order
+        return self._order.make(kw)
 
     @property
     def in_home_process(self) -> bool:
@@ -136,6 +179,8 @@ class WorkerEnvFn:
     def surface(self) -> Surface:
         """What the parent is shown: the pack's recorded surface, else one recorded here."""
         if self._surface is None:
+            from .._surface import record_surface
+
             env = self.pack.make(**self.env_kwargs)
             try:
                 self._surface = record_surface(env)
@@ -146,7 +191,9 @@ class WorkerEnvFn:
     def __call__(self) -> Any:
         """A :class:`ParentView` in the making process, the built env anywhere else."""
         if self.in_home_process:
-            return ParentView(self.surface(), self.pack.label)
+            from ._view import ParentView
+
+            return ParentView(self.surface(), self.label)
         if self._report is None:
             return self.build()
         try:
@@ -161,7 +208,7 @@ class WorkerEnvFn:
 
     def build(self) -> Any:
         """Build the env here, whatever process this is, checked against the surface."""
-        env = self.pack.make(**self.env_kwargs)
+        env = self.make()
         if self._surface is not None:
             if self._shown is None:
                 self._shown = spaces_pickle(self._surface)
@@ -169,7 +216,7 @@ class WorkerEnvFn:
             if problem is not None:
                 _close(env)
                 raise SpecPackError(
-                    f"pack {self.pack.label}: the env built in this worker does not match the "
+                    f"pack {self.label}: the env built in this worker does not match the "
                     f"spaces its parent was shown ({problem}); the env's spaces depend on "
                     "something other than the pack (a file, the host, randomness). Capture "
                     "again where the workers run, or give the library pack.make instead"
@@ -189,7 +236,7 @@ class WorkerEnvFn:
 
     def __reduce__(self) -> tuple[Any, ...]:
         if self._blob is None:
-            self._blob = pickle.dumps(self.pack, protocol=pickle.HIGHEST_PROTOCOL)
+            self._blob = order_blob(self.pack)
         channel = None
         if self._report is not None and multiprocessing.context.get_spawning_popen() is not None:
             # The pipe's write end travels through multiprocessing's own pickler while the
@@ -201,16 +248,19 @@ class WorkerEnvFn:
             channel = (index, bytes(ForkingPickler.dumps(writer)))
         if self._shown is None and self._surface is not None:
             self._shown = spaces_pickle(self._surface)  # once here, not in every worker
-        return (_rebuild, (self._blob, self.env_kwargs, self.home, self._surface, self._shown,
-                           channel))
+        return (_rebuild, (self._blob, self._label, self.env_kwargs, self.home, self._surface,
+                           self._shown, channel))
 
     def __repr__(self) -> str:
+        from .._text import short
+
         kw = f", env_kwargs={short(self.env_kwargs)}" if self.env_kwargs else ""
-        return f"WorkerEnvFn({self.pack.label}{kw})"
+        return f"WorkerEnvFn({self._label}{kw})"
 
 
 def _rebuild(
     blob: bytes,
+    label: str,
     env_kwargs: dict[str, Any],
     home: tuple[int, str],
     surface: Surface | None,
@@ -219,9 +269,21 @@ def _rebuild(
 ) -> WorkerEnvFn:
     fn = WorkerEnvFn.__new__(WorkerEnvFn)
     fn._pack, fn._blob, fn.env_kwargs, fn.home, fn._surface = None, blob, env_kwargs, home, surface
+    fn._order, fn._label = None, label
     fn._shown = shown
     fn._report = None if channel is None else (channel[0], pickle.loads(channel[1]))
     return fn
+
+
+def order_blob(pack: SpecPack) -> bytes:
+    """The pickle of ``pack``'s build order, what a spawn or forkserver worker is sent.
+
+    Parameters
+    ----------
+    pack
+        The pack the workers build.
+    """
+    return pickle.dumps(order_to_send(pack), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _close(env: Any) -> None:
@@ -229,37 +291,6 @@ def _close(env: Any) -> None:
         env.close()
     except Exception:  # noqa: BLE001 - closing is best effort
         pass
-
-
-class ParentView(SurfaceEnv):
-    """What a :class:`WorkerEnvFn` gives in its own process: the spaces, no env behind them."""
-
-    def __init__(self, surface: Surface, label: str) -> None:
-        super().__init__(surface)
-        self.label = label
-
-    def _refuse(self, method: str) -> SpecPackError:
-        return SpecPackError(
-            f"{method}() on a worker_env_fn's env in the process that made it: there it only "
-            f"shows pack {self.label}'s recorded spaces (so vectorizers can read them without "
-            "a build). Give worker_env_fn only to libraries that step the env in worker "
-            "processes; build here with pack.make()"
-        )
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Refused: nothing is built in the making process (see :class:`WorkerEnvFn`)."""
-        raise self._refuse("reset")
-
-    def step(self, action: Any) -> Any:
-        """Refused: nothing is built in the making process (see :class:`WorkerEnvFn`)."""
-        raise self._refuse("step")
-
-    def render(self) -> Any:
-        """Refused: nothing is built in the making process (see :class:`WorkerEnvFn`)."""
-        raise self._refuse("render")
-
-    def __repr__(self) -> str:
-        return f"<ParentView of {self.label}>"
 
 
 def spaces_pickle(surface: Surface) -> bytes | None:
@@ -299,6 +330,8 @@ def mismatch(env: Any, surface: Surface, shown: bytes | None = None) -> str | No
     """
     if shown is None:
         shown = spaces_pickle(surface)
+    from .._surface import record_surface
+
     if shown is not None:
         try:
             built = spaces_pickle(record_surface(env))
@@ -307,6 +340,7 @@ def mismatch(env: Any, surface: Surface, shown: bytes | None = None) -> str | No
         if built == shown:
             return None
     # Lazy: a worker whose spaces pickle as the parent's never loads the verifier.
+    from .._text import short
     from .._verify.compare import same
     from .._verify.describe import describe_space
 

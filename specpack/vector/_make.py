@@ -34,7 +34,6 @@ from .._errors import SpecPackError, UnknownKeywordError
 from .._pack import SpecPack
 from .._text import unexpected_keywords
 from ._envs import PackAsyncVectorEnv, PackSyncVectorEnv, SeedOnFirstReset
-from ._forkserver import forkserver_modules, merge_forkserver_preload
 
 __all__ = ["make_vec"]
 
@@ -145,6 +144,10 @@ def make_vec(
         )
     method = context or multiprocessing.get_start_method()
     if preload and method == "forkserver":
+        # Lazy: the forkserver machinery (and cloudpickle, which it pickles with) loads only for
+        # forkserver workers; a fork parent stays smaller, and every fork copies less.
+        from ._forkserver import forkserver_modules, merge_forkserver_preload
+
         merge_forkserver_preload(forkserver_modules(pack))
     return PackAsyncVectorEnv(
         pack, num_envs, extra, seed, context, start_timeout, vector_kwargs

@@ -22,7 +22,11 @@ from specpack.vector._factory import mismatch, spaces_pickle
 #: What a worker that builds a pack never needs.
 NEVER = ("specpack._process", "specpack._verify", "specpack._audit", "specpack._fileformat",
          "specpack._typedjson", "specpack._cli", "specpack.adapters", "specpack._capture",
-         "specpack.vector._make", "specpack.vector._forkserver", "specpack.vector._envs")
+         "specpack.vector._make", "specpack.vector._forkserver", "specpack.vector._envs",
+         # the parent's view of the spaces, and the text helpers of error messages and reprs
+         "specpack.vector._view", "specpack._text",
+         # the pack's class and its state: a worker is sent the pack's build order
+         "specpack._pack", "specpack._state", "specpack._layer", "specpack._keywords")
 
 #: Run as ``__main__``: the env reports its worker's modules through ``venv.call``.
 PARENT = """
@@ -87,22 +91,30 @@ def test_space_check_compares_structurally_when_the_pickles_differ() -> None:
     assert (mismatch(env, surface, shown) or "").startswith("observation_space: built Box(")
 
 
-def test_fork_make_vec_pickles_no_pack(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Fork workers inherit their factories; pickling the pack (and computing its fingerprint)
-    # would be work for nothing. The control: spawn workers get it pickled, once.
+def test_fork_make_vec_pickles_nothing_and_spawn_pickles_the_order_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Fork workers inherit their factories; pickling would be work for nothing. Spawn workers
+    # are sent the pack's build order, pickled once for all of them, and never the pack.
     import specpack
+    from specpack._build import Order
     from specpack._pack import SpecPack
 
     pack = specpack.capture("CartPole-v1", record_spaces=True)
     calls: list[str] = []
-    reduce = SpecPack.__reduce__
+    reduce_pack, reduce_order = SpecPack.__reduce__, Order.__reduce__
 
-    def counted(self: SpecPack) -> object:
-        calls.append(self.label)
-        return reduce(self)
+    def counted_pack(self: SpecPack) -> object:
+        calls.append(f"pack {self.label}")
+        return reduce_pack(self)
 
-    monkeypatch.setattr(SpecPack, "__reduce__", counted)
+    def counted_order(self: Order) -> object:
+        calls.append(f"order {self.label}")
+        return reduce_order(self)
+
+    monkeypatch.setattr(SpecPack, "__reduce__", counted_pack)
+    monkeypatch.setattr(Order, "__reduce__", counted_order)
     specpack.make_vec(pack, 2, context="fork").close()
     assert calls == []
     specpack.make_vec(pack, 2, context="spawn").close()
-    assert calls == ["CartPole-v1"]
+    assert calls == ["order CartPole-v1"]
