@@ -25,19 +25,11 @@ from ._errors import (
     BackendUnavailableError,
     BuildError,
     CaptureError,
-    DeprecatedEnvError,
     NotIdenticalError,
     PackFileError,
     PackFormatError,
     SignatureError,
     SpecPackError,
-    UncarriableValueError,
-    UnexpectedKwargError,
-    UnknownEnvError,
-    UnknownEnvNameError,
-    UnknownEnvVersionError,
-    UnknownNamespaceError,
-    UnrecordedArgumentsError,
     UntrustedPackError,
     VersionSkewWarning,
     WorkerError,
@@ -50,6 +42,16 @@ if TYPE_CHECKING:
     from ._audit import AuditReport, Finding, audit
     from ._backends.recorders import register_recorder
     from ._capture import capture
+    from ._capture_errors import (
+        DeprecatedEnvError,
+        UncarriableValueError,
+        UnexpectedKwargError,
+        UnknownEnvError,
+        UnknownEnvNameError,
+        UnknownEnvVersionError,
+        UnknownNamespaceError,
+        UnrecordedArgumentsError,
+    )
     from ._carry import Blob, CodeRef, EnumRef
     from ._pack import Layer, SpecPack
     from ._seal import Seal
@@ -105,6 +107,11 @@ __all__ = [
 
 #: Public name -> (module, attribute) it is loaded from on first use.
 _LAZY = {
+    # what capture refuses (specpack._capture_errors): made with capture, or here on first use
+    **{name: ("specpack._capture_errors", name) for name in (
+        "DeprecatedEnvError", "UncarriableValueError", "UnexpectedKwargError", "UnknownEnvError",
+        "UnknownEnvNameError", "UnknownEnvVersionError", "UnknownNamespaceError",
+        "UnrecordedArgumentsError")},
     "capture": ("specpack._capture", "capture"),
     "SpecPack": ("specpack._pack", "SpecPack"),
     "Layer": ("specpack._pack", "Layer"),

@@ -17,6 +17,7 @@ from typing import Any
 
 from ._assets import DEFAULT_LIMIT
 from ._backends import Backend, Recipe, check_kwargs, detect_backend, get_backend
+from ._capture_errors import UnexpectedKwargError
 from ._carry.code import CodeRef, code_ref, code_ref_from_string, witness_of
 from ._carry.payload import Witness, by_value_modules
 from ._carry.values import (
@@ -27,7 +28,7 @@ from ._carry.values import (
     iter_carried,
     lower_mapping,
 )
-from ._errors import CaptureError, UnexpectedKwargError
+from ._errors import CaptureError
 from ._needs import (
     built_requires,
     check_needs_options,

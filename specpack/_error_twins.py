@@ -19,7 +19,8 @@ import errno as _errno
 
 from gymnasium import error as _gym_error
 
-from ._errors import BuildError, CaptureError, PackFileError, UnexpectedKwargError
+from ._capture_errors import UnexpectedKwargError
+from ._errors import BuildError, CaptureError, PackFileError
 
 __all__ = [
     "BuildArithmeticError",

@@ -10,27 +10,17 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from gymnasium import error as _gym_error
-
 __all__ = [
     "AssetError",
     "BackendUnavailableError",
     "BuildError",
     "CaptureError",
-    "DeprecatedEnvError",
     "NotIdenticalError",
     "PackFileError",
     "PackFormatError",
     "SignatureError",
     "SpecPackError",
-    "UncarriableValueError",
-    "UnexpectedKwargError",
-    "UnknownEnvError",
-    "UnknownEnvNameError",
-    "UnknownEnvVersionError",
     "UnknownKeywordError",
-    "UnknownNamespaceError",
-    "UnrecordedArgumentsError",
     "UntrustedPackError",
     "VersionSkewWarning",
     "WorkerError",
@@ -84,48 +74,9 @@ class CaptureError(SpecPackError, ValueError):
     """``capture`` was given something it cannot turn into a faithful pack."""
 
 
-class UnknownEnvError(CaptureError, LookupError):
-    """The env id is not in the registry (the message suggests the closest ids).
-
-    Raised as the subclass matching the error ``gymnasium.make`` would raise for the same id
-    (:class:`UnknownEnvNameError`, ...), so code that catches gymnasium's errors keeps working.
-    """
-
-
-class UnknownNamespaceError(UnknownEnvError, _gym_error.NamespaceNotFound):
-    """No env is registered in that namespace (``gymnasium.error.NamespaceNotFound``)."""
-
-
-class UnknownEnvNameError(UnknownEnvError, _gym_error.NameNotFound):
-    """No env of that name is registered (``gymnasium.error.NameNotFound``)."""
-
-
-class UnknownEnvVersionError(UnknownEnvError, _gym_error.VersionNotFound):
-    """The name is registered, not that version (``gymnasium.error.VersionNotFound``)."""
-
-
-class DeprecatedEnvError(UnknownEnvError, _gym_error.DeprecatedEnv):
-    """The version is deprecated: a newer one exists (``gymnasium.error.DeprecatedEnv``)."""
-
-
-class UnexpectedKwargError(CaptureError, TypeError):
-    """A kwarg the env constructor (or a wrapper) cannot take; the message suggests the name."""
-
-
 class UnknownKeywordError(SpecPackError, TypeError):
     """A specpack function or option got a keyword argument it does not take (``make_vec(...,
     shared_memroy=False)``, ``load(path, trsut=True)``); the message suggests the name."""
-
-
-class UncarriableValueError(CaptureError, TypeError):
-    """A kwarg (or a value inside one) cannot cross a process boundary."""
-
-
-class UnrecordedArgumentsError(CaptureError):
-    """A live env or wrapper holds constructor arguments that were not recorded.
-
-    Rebuilding it would silently fall back to defaults (the EzPickle gap), so capture refuses.
-    """
 
 
 class BackendUnavailableError(SpecPackError, ImportError):

@@ -24,42 +24,15 @@ from __future__ import annotations
 
 import sys
 import types
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from ._restorer import claim
 
 if TYPE_CHECKING:
     from importlib.machinery import ModuleSpec
 
 __all__ = ["LegacyFinder", "claim", "install_legacy_finder", "legacy_modules"]
-
-
-def _private(module: str) -> bool:
-    parts = module.split(".")
-    return parts[0] == "specpack" and any(part.startswith("_") for part in parts[1:])
-
-
-def claim(face: str, namespace: Mapping[str, Any], names: Iterable[str] | None = None) -> None:
-    """Set ``__module__`` to ``face`` on each class or function ``face`` re-exports.
-
-    Parameters
-    ----------
-    face
-        The public module's name (``"specpack"``).
-    namespace
-        Where the names are bound (the public module's ``globals()``).
-    names
-        The names to claim; ``namespace["__all__"]`` when None. Only classes and functions
-        defined in a private specpack module under that very name are changed: a name
-        defined in a public module, or already claimed by another public module, keeps its
-        home (pickle must find ``face.<qualname>``).
-    """
-    for name in namespace.get("__all__", ()) if names is None else names:
-        obj = namespace.get(name)
-        if not (isinstance(obj, type) or isinstance(obj, types.FunctionType)):
-            continue
-        module = getattr(obj, "__module__", None)
-        if isinstance(module, str) and _private(module) and obj.__qualname__ == name:
-            obj.__module__ = face
 
 
 # --- old paths ---------------------------------------------------------------------------------

@@ -107,10 +107,12 @@ def test_worker_that_unpickles_and_builds_loads_only_the_core(tmp_path: Path, ki
     assert seen["hooks_after"] == seen["hooks_before"], "make() registered an atexit hook"
     assert seen["threads"] == 1, "make() started a thread"
     # Each exception class costs ~0.1 M instructions to make: a build that succeeds makes none
-    # of the errors that are also their cause's type (BuildTypeError, ...).
+    # of the errors that are also their cause's type (BuildTypeError, ...) nor of capture's.
+    import specpack._capture_errors as refusals
     import specpack._error_twins as twins
 
     own = {n for n, v in vars(twins).items() if isinstance(v, type) and v.__module__ == twins.__name__}
+    own |= set(refusals.__all__)
     made = sorted(set(seen["exceptions"]) & own)
     assert made == [], f"the worker made the exception classes {made}"
     assert "BuildError" in seen["exceptions"]  # the control: the list holds specpack's own
@@ -126,7 +128,8 @@ def test_import_specpack_loads_only_its_errors_version_and_pickle_names(tmp_path
     proc = run_python(["-c", code], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert set(proc.stdout.split()) == {"specpack", "specpack._pickled", "specpack._public",
-                                        "specpack._version", "specpack._errors"}
+                                        "specpack._restorer", "specpack._version",
+                                        "specpack._errors"}
 
 
 def test_public_names_still_load_on_first_use() -> None:

@@ -137,6 +137,17 @@ def test_an_error_pickled_in_one_process_is_the_same_class_in_another() -> None:
     assert proc.stdout.split(None, 1) == ["True", "no such env 'X-v0'\n"]
 
 
+def test_a_capture_error_raised_before_its_name_is_read_says_where_users_import_it() -> None:
+    # capture's errors are made with capture (specpack._capture_errors), not at import
+    # specpack: the traceback of the first one still names specpack.UnknownEnvNameError.
+    code = "import specpack, sys; assert 'specpack._capture_errors' not in sys.modules; " \
+           "specpack.capture('NoSuchEnv-v0')"
+    proc = run_python(["-c", code], cwd=ROOT.parent)
+    assert proc.returncode == 1
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("specpack.UnknownEnvNameError: "), proc.stderr
+
+
 def _global_pickle(path: str) -> bytes:
     """A protocol-0 pickle of the global ``path`` (``module.name``), as an old pickle holds."""
     module, name = path.rsplit(".", 1)

@@ -11,7 +11,8 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
-from .._errors import SpecPackError, UnknownEnvError
+from .._capture_errors import UnknownEnvError
+from .._errors import SpecPackError
 from .._text import printable, suggest
 
 __all__ = ["entry_of", "matches", "registry", "select"]

@@ -28,12 +28,8 @@ from ray_procs import DriverRun, run_driver
 
 import specpack
 import specpack.ray
-from specpack._errors import (
-    BuildError,
-    CaptureError,
-    UncarriableValueError,
-    UnknownEnvError,
-)
+from specpack._capture_errors import UncarriableValueError, UnknownEnvError
+from specpack._errors import BuildError, CaptureError
 
 pytestmark = pytest.mark.integration
 

@@ -27,7 +27,8 @@ from pettingzoo.utils.conversions import (
 )
 from pettingzoo.utils.env import AECEnv, ParallelEnv
 
-from ..._errors import CaptureError, UnrecordedArgumentsError
+from ..._capture_errors import UnrecordedArgumentsError
+from ..._errors import CaptureError
 from .._args import evidence_kwargs, init_params
 from .suits import function_layer
 
