@@ -71,7 +71,7 @@ def test_the_capture_options_autoreset_and_apply_api_compatibility_follow_this_l
 ) -> None:
     if not GYMNASIUM_0X:  # gymnasium 1.0's make takes neither: refused, naming backend='gym'
         for option in ({"autoreset": True}, {"apply_api_compatibility": False}):
-            with pytest.raises(specpack._errors.UnexpectedKwargError,
+            with pytest.raises(specpack.UnexpectedKwargError,
                                match=r"backend='gym'\); gymnasium 1\.x's make has none"):
                 specpack.capture("CartPole-v1", **option)
         return
