@@ -23,6 +23,10 @@ else:  # gymnasium 0.28/0.29: the 1.x vector API is gymnasium.experimental.vecto
 
 from .._errors import WorkerError
 from .._pack import SpecPack
+
+# Loaded with make_vec, not at its first start: gymnasium reads the spaces from one factory in
+# the parent, which answers with the parent's view (a worker never loads it; see _factory).
+from . import _view  # noqa: F401
 from ._factory import WorkerEnvFn, order_blob
 
 __all__ = ["PackAsyncVectorEnv", "PackSyncVectorEnv"]
