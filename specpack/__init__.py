@@ -16,6 +16,12 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
+# Loaded first, as every gymnasium program loads it: every pack builds with it (its backends'
+# base classes and errors), and a worker that imported numpy and specpack's core before it
+# measured 25-30 ms more CPU for the same modules (benchmarks/bench_import.py: 1.04x -> 1.21x
+# of gymnasium.make; docs/benchmarks.md).
+import gymnasium  # noqa: F401
+
 from . import (
     _pickled,  # noqa: F401  (loads nothing; see its docstring)
     _public,
