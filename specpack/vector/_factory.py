@@ -11,13 +11,15 @@ build, or holds a GPU or a license, that parent build is pure cost.
 metadata and render mode: ``capture(..., record_spaces=True)`` or a captured live env): in the
 process that made it (same pid *and* same interpreter mark, so a pid repeated in another
 interpreter is never taken for the parent) calling it returns a
-:class:`~specpack.vector._view.ParentView` that shows the spaces and refuses to be stepped; in any other process (a fork, spawn or forkserver worker,
-a Ray actor) it returns ``pack.make(**env_kwargs)``, after checking that the built env's spaces
+:class:`~specpack.vector._view.ParentView` that shows the spaces and refuses to be stepped; in
+any other process (a fork, spawn or forkserver worker, a Ray actor) it returns
+``pack.make(**env_kwargs)``, after checking that the built env's spaces
 are the ones the parent was shown (first by their pickled form, which is cheap and imports
 nothing; only when that differs by the structural comparison of :mod:`specpack._verify`, which
 decides and names the difference). It is a plain-picklable object (no cloudpickle needed), so
-every start method can carry it. The pack travels as pickle bytes and is loaded in the worker
-when it builds, so a pack that cannot load there fails inside the build (and is reported).
+every start method can carry it. A spawn or forkserver worker is sent the pack's build order
+(:func:`order_blob`) as pickle bytes, loaded when it builds, so an order that cannot load
+there fails inside the build (and is reported).
 
 ``make_vec``'s async workers use the same factory with a report channel: each worker sends
 back over its own pipe whether it could build, so the parent raises the child's error as
