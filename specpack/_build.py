@@ -112,12 +112,18 @@ class Order:
                 f"entry_point), so there is no single env to make; use "
                 f"specpack.make_vec(pack, num_envs)"
             )
-        backend = get_backend(self.backend)  # loads its library, whose version check() reads
+        backend, kw = self.prepare(kwargs)
+        return backend.build(self.blueprint, kw)
+
+    def prepare(self, kwargs: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """The backend (loaded first: :meth:`check` reads its library's version), checked, and
+        fresh kwargs with ``kwargs`` merged over the pack's: what every build starts from."""
+        backend = get_backend(self.backend)
         self.check()
         kw = self.fresh_kwargs()
         if kwargs:
             kw.update(kwargs)
-        return backend.build(self.blueprint, kw)
+        return backend, kw
 
     def __reduce__(self) -> tuple[Any, ...]:
         bp = self.blueprint
@@ -208,10 +214,7 @@ def _record_build(pack: SpecPack, before: set[str], env: Any) -> None:
 def make_vector(pack: SpecPack, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
     """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
     order = order_of(pack)
-    backend = get_backend(pack.backend)  # loads its library, whose version check() reads
-    order.check()
-    kw = order.fresh_kwargs()
-    kw.update(kwargs)
+    backend, kw = order.prepare(kwargs)
     return backend.build_vector(order.blueprint, num_envs, kw)
 
 
