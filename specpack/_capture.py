@@ -29,6 +29,7 @@ from ._carry.values import (
     lower_mapping,
 )
 from ._errors import CaptureError
+from ._keywords import check_flag
 from ._needs import (
     built_requires,
     check_needs_options,
@@ -126,6 +127,13 @@ def capture(
         pack = specpack.capture("CartPole-v1", max_episode_steps=200)
         env = pack.make()
     """
+    where = "specpack.capture()"
+    check_flag(disable_env_checker, "disable_env_checker", where, optional=True)
+    check_flag(autoreset, "autoreset", where, optional=True)
+    check_flag(apply_api_compatibility, "apply_api_compatibility", where, optional=True)
+    check_flag(by_value, "by_value", where, optional=True)
+    check_flag(record_spaces, "record_spaces", where)
+    check_flag(self_contained, "self_contained", where)
     if env_kwargs is not None:
         if not isinstance(env_kwargs, Mapping):
             raise CaptureError(
@@ -145,7 +153,7 @@ def capture(
             )
         options["max_episode_steps"] = max_episode_steps
     if disable_env_checker is not None:
-        options["disable_env_checker"] = bool(disable_env_checker)
+        options["disable_env_checker"] = disable_env_checker
     if autoreset is not None:
         options["autoreset"] = autoreset
     if apply_api_compatibility is not None:

@@ -29,7 +29,7 @@ from .._errors import PackFormatError, SignatureError, SpecPackError
 from .._fileformat.manifest import code_payloads, decode_fields, parse_manifest
 from .._fileformat.signed import ALG, SignedFile, check_key, key_id, sign
 from .._fileformat.trust import named_modules, payload_uses
-from .._keywords import checked_keywords
+from .._keywords import check_flag, checked_keywords
 from .._pack import SpecPack
 
 __all__ = ["describe", "dump", "key_id", "load", "read_key"]
@@ -219,6 +219,7 @@ def load(
     """
     flags = positional(args, ("trust", "key", "allow"), "specpack.load()",
                        {"trust": trust, "key": key, "allow": allow})
+    check_flag(flags["trust"], "trust", "specpack.load()")
     f = _read(path)
     try:
         return SpecPack.from_json(f.raw, source=f.source, **flags)
