@@ -91,7 +91,10 @@ def capture(
         import it.
     env_kwargs
         Env constructor kwargs as a mapping: for kwargs named like one of these options
-        (``env_kwargs={"backend": "jax"}``). Merged with ``**kwargs``.
+        (``env_kwargs={"backend": "jax"}``), or a near miss of one (a keyword argument
+        ``record_space=`` is refused as a typo of ``record_spaces`` unless the constructor
+        names that parameter; ``env_kwargs={"record_space": 3}`` passes it on purpose).
+        Merged with ``**kwargs``.
     record_spaces
         Build the env once now to record its spaces, metadata and render mode in the pack
         (``pack.observation_space``...), so that ``make_vec`` and other creators need not build
@@ -119,8 +122,12 @@ def capture(
     ------
     CaptureError
         Naming the culprit on bad input: unknown id (:class:`~specpack.UnknownEnvError`), a
-        kwarg the constructor cannot take (:class:`~specpack.UnexpectedKwargError`, with a
-        suggestion), an uncarriable value, unrecorded wrapper arguments.
+        kwarg the constructor cannot take or a near miss of a capture option
+        (:class:`~specpack.UnexpectedKwargError`, with a suggestion), an uncarriable value,
+        unrecorded wrapper arguments.
+    ArgumentTypeError
+        A flag (``record_spaces``, ``self_contained``, ``disable_env_checker``, ``by_value``,
+        ...) that is not ``True``/``False`` (or ``None`` where that is its default).
 
     Example::
 

@@ -193,7 +193,8 @@ def load(
         The pack file.
     trust
         Accept by-value payloads (code or pickled objects, which run when ``make()`` loads
-        them) without a signature. Only for files you trust.
+        them) without a signature. Only for files you trust. ``True`` or ``False`` exactly:
+        anything else (``"False"``, ``1``) raises :class:`~specpack.ArgumentTypeError`.
     key
         The HMAC key (bytes): the file must be signed with it and byte-for-byte intact, else
         :class:`~specpack.SignatureError` (also with ``trust=True``); a verified file's
