@@ -2,7 +2,7 @@
 
 Python's ``TypeError: load() got an unexpected keyword argument 'trsut'`` names the typo but not
 the fix; :func:`checked_keywords` wraps a public function so the same call raises
-:class:`~specpack._errors.UnknownKeywordError` (also a ``TypeError``) suggesting ``trust`` and
+:class:`~specpack.UnknownKeywordError` (also a ``TypeError``) suggesting ``trust`` and
 listing what it takes, worded by :func:`specpack._text.unexpected_keywords` as every other
 keyword typo specpack reports. The check is a set comparison, done only when keywords are given.
 """
