@@ -205,6 +205,66 @@ def test_key_file_holding_the_raw_key_bytes_verifies_what_key_signed(tmp_path: P
     assert verify.returncode == 0, verify.stdout + verify.stderr
 
 
+def test_a_key_file_is_read_whole_up_to_1_mib_and_a_larger_one_is_refused(tmp_path: Path) -> None:
+    # The first MiB of a longer key file used to be taken as the key, silently: a file signed
+    # with the file's bytes as key= did not load with --key-file.
+    from specpack.files import read_key
+
+    pack = specpack.capture("CartPole-v1", max_episode_steps=20)
+    full = secrets.token_bytes(1 << 20)  # exactly the most a key holds
+    (tmp_path / "full.key").write_bytes(full)
+    assert read_key(tmp_path / "full.key") == full
+    specpack.dump(pack, tmp_path / "full.specpack", key=full)
+    ok = _cli(["inspect", "full.specpack", "--key-file", "full.key"], tmp_path)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "signature valid" in " ".join(ok.stdout.split()), ok.stdout
+
+    longer = full + b"tail"
+    (tmp_path / "long.key").write_bytes(longer)
+    with pytest.raises(specpack.SignatureError, match="holds more than 1,048,576 bytes"):
+        read_key(tmp_path / "long.key")
+    with pytest.raises(specpack.SignatureError, match="more than the 1,048,576"):
+        specpack.dump(pack, tmp_path / "long.specpack", key=longer)
+    refused = _cli(["inspect", "full.specpack", "--key-file", "long.key"], tmp_path)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "long.key: the key file holds more than 1,048,576 bytes" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
+# -- 11b. requires: distribution names and versions only --------------------------------
+
+
+@pytest.mark.parametrize(("name", "version", "shown"), [
+    ("--extra-index-url=https://evil.example/simple", "1", "'--extra-index-url=https://evil"),
+    ("numpy; rm -rf ~", "1", "'numpy; rm -rf ~'"),
+    ("gym\nINJECTED", "1", "'gym\\nINJECTED'"),
+    ("numpy", "1.0 --index-url=https://evil.example", "the version '1.0 --index-url"),
+    ("numpy", ">=1", "the version '>=1'"),
+    ("numpy", "", "the version ''"),
+])
+def test_a_requires_entry_that_is_not_a_name_and_version_is_refused_at_load(
+        tmp_path: Path, name: str, version: str, shown: str) -> None:
+    data = _cartpole_manifest()
+    data["requires"] = {"gymnasium": "1.0.0", name: version}
+    path = _write(tmp_path / "requires.specpack", data)
+    with pytest.raises(PackFormatError) as info:
+        specpack.load(path)
+    msg = str(info.value)
+    assert "field 'requires'" in msg and shown in msg, msg
+    assert "\n" not in msg
+    proc = _cli(["inspect", str(path)], tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "field 'requires'" in proc.stderr and "pip install" not in proc.stdout + proc.stderr
+
+
+def test_pep_440_versions_and_pep_508_names_load(tmp_path: Path) -> None:
+    data = _cartpole_manifest()
+    data["requires"] = {"gymnasium": "1.0.0", "torch": "2.13.0+cpu", "zope.interface": "6.0",
+                        "my_pkg-x": "1!2.0rc1.post2.dev3", "a": "0"}
+    path = _write(tmp_path / "requires.specpack", data)
+    assert specpack.load(path).requires["torch"] == "2.13.0+cpu"
+
+
 # -- 12. huge ints: what dump writes, load reads -----------------------------------------
 
 
