@@ -1,0 +1,173 @@
+"""Global random generators in the proof: which call of a rollout draws from them.
+
+``reset(seed=...)`` seeds the env's own generator (``self.np_random``), never the process-wide
+ones: Python's ``random``, numpy's legacy global ``RandomState`` (``np.random.rand``...) and
+torch's default generator. An env that draws from one of those follows whatever state the
+process happens to have, so its rollout is a different one in every process, and a verdict
+from comparing two of them would be chance.
+
+:class:`Watch` tells it apart deterministically, without relying on the values drawn: it looks
+at each generator's state (a digest) before and after every call of a rollout (the build,
+each ``reset`` and ``step``) and records a *touch* ``[call, step, generator, after-digest]`` for
+each call that changed one. Two builds in one process start from different states (the first
+one's draws moved it), so :func:`first_unseeded` finds the first touch on which they disagree:
+a call that drew from a generator the env did not seed itself. An env that seeds the global
+generator from its own seed (``np.random.seed(seed)`` in ``reset``) and then draws leaves the
+same state behind in both builds, and is not flagged: its rollout follows its seed.
+
+Only generators already loaded are looked at (``numpy.random``, ``torch``: a module in
+``sys.modules``): nothing is imported to watch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from typing import Any
+
+__all__ = ["GENERATORS", "MAX_TOUCHES", "Watch", "call_name", "first_unseeded", "fix",
+           "generator_finding", "snapshot"]
+
+#: The generators watched, by the name a finding gives them.
+GENERATORS = ("random", "numpy.random", "torch")
+#: Touches kept per build (the first ones: the first disagreement is what a verdict names).
+MAX_TOUCHES = 256
+
+_FIX = {
+    "random": ("seed it (random.seed(...)), or give the env its own generator "
+               "(random.Random(seed) made in reset, or self.np_random)"),
+    "numpy.random": ("seed it (np.random.seed(...)), or give the env its own generator "
+                     "(draw from self.np_random, which reset(seed=...) seeds)"),
+    "torch": ("seed it (torch.manual_seed(...)), or give the env its own generator "
+              "(a torch.Generator seeded in reset)"),
+}
+_WHAT = {
+    "random": "Python's random module's global generator (random.random(), random.choice()...)",
+    "numpy.random": ("numpy.random's global generator (np.random.rand(), np.random.choice()... "
+                     "the legacy RandomState)"),
+    "torch": "torch's default generator (torch.rand(), torch.randn()...)",
+}
+
+
+def _random_state() -> Any:
+    module = sys.modules.get("random")
+    return None if module is None else module.getstate()
+
+
+def _numpy_state() -> Any:
+    module = sys.modules.get("numpy.random")
+    rand = getattr(getattr(module, "mtrand", None), "_rand", None)
+    if rand is None:
+        return None
+    name, key, pos, has_gauss, gauss = rand.get_state(legacy=True)
+    return (name, key.tobytes(), pos, has_gauss, gauss)
+
+
+def _torch_state() -> Any:
+    torch = sys.modules.get("torch")
+    get = getattr(getattr(torch, "random", None), "get_rng_state", None)
+    if get is None:
+        return None
+    return bytes(get().numpy().tobytes())
+
+
+_READERS = (("random", _random_state), ("numpy.random", _numpy_state), ("torch", _torch_state))
+
+
+def snapshot() -> tuple[Any, ...]:
+    """Each watched generator's state (``None`` for one not loaded, or unreadable)."""
+    out = []
+    for _, read in _READERS:
+        try:
+            out.append(read())
+        except Exception:  # noqa: BLE001 - a generator we cannot read is not watched
+            out.append(None)
+    return tuple(out)
+
+
+def _digest(state: Any) -> str:
+    return hashlib.sha256(repr(state).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+class Watch:
+    """The touches of one build's calls: use :meth:`around` before and after each call.
+
+    Example::
+
+        watch = Watch()
+        before = watch.before()
+        env.step(action)
+        watch.after(before, "step", 3)
+    """
+
+    def __init__(self) -> None:
+        self.touches: list[list[Any]] = []
+        self.more = 0  # touches past MAX_TOUCHES (counted, not kept)
+
+    def before(self) -> tuple[Any, ...]:
+        """The states now (pass them to :meth:`after`)."""
+        return snapshot()
+
+    def after(self, before: tuple[Any, ...], call: str, step: int) -> None:
+        """Record a touch for each generator whose state differs from ``before``."""
+        now = snapshot()
+        for (name, _), old, new in zip(_READERS, before, now):
+            if new is not None and old != new:
+                if len(self.touches) < MAX_TOUCHES:
+                    self.touches.append([call, step, name, _digest(new)])
+                else:
+                    self.more += 1
+
+
+def _touches(value: Any) -> list[tuple[str, int, str, str]]:
+    """A build's touches as sent back (malformed entries left out)."""
+    out = []
+    for t in value if type(value) is list else ():
+        if (type(t) is list and len(t) == 4 and type(t[0]) is str and type(t[1]) is int
+                and t[2] in GENERATORS and type(t[3]) is str):
+            out.append((t[0], t[1], t[2], t[3]))
+    return out
+
+
+def first_unseeded(first: Any, second: Any) -> tuple[str, int, str] | None:
+    """The first call that drew from a global generator the env did not seed:
+    ``(call, step, generator)``, or None.
+
+    ``first`` and ``second`` are the touches of two builds in one process, one after the other
+    (:attr:`Watch.touches`, as sent back): the first place they disagree (another call,
+    another generator, or another state left behind) is a draw that depended on the state the
+    build found.
+    """
+    a, b = _touches(first), _touches(second)
+    for x, y in zip(a, b):
+        if x != y:
+            return min(x[:3], y[:3], key=lambda c: (c[1], c[0] != "make", c[0] != "reset"))
+    if len(a) != len(b):
+        extra = (a if len(a) > len(b) else b)[min(len(a), len(b))]
+        return extra[:3]
+    return None
+
+
+def call_name(call: str, step: int) -> str:
+    """``"step 3"``, ``"reset() at step 0"``, ``"the build (make())"``."""
+    if call == "make":
+        return "the build (make())"
+    if call == "reset":
+        return f"reset() at step {step}" if step == 0 else f"the auto-reset after step {step}"
+    if call == "rollout":
+        return "the rollout"
+    return f"step {step}"
+
+
+def fix(generator: str) -> str:
+    """How to make an env that draws from ``generator`` reproducible."""
+    return _FIX.get(generator, "seed it, or give the env its own generator")
+
+
+def generator_finding(found: tuple[str, int, str]) -> str:
+    """The finding line for :func:`first_unseeded`'s answer."""
+    call, step, generator = found
+    return (f"{call_name(call, step)} drew from {_WHAT.get(generator, generator)}, which "
+            "reset(seed=...) does not seed: two builds in this process drew different values, "
+            "so the rollout differs in every process and no rebuild can be compared with it; "
+            f"{fix(generator)}")
