@@ -179,7 +179,9 @@ def element(x: Any, text: str | None = None) -> str:
         if arr.dtype.kind == "f" and arr.ndim == 0 and np.isnan(arr):
             data = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
             bits = int.from_bytes(data, "little")
-            return f"{shown} (0x{bits:0{2 * len(data)}x})"
+            bits_text = f"nan (0x{bits:0{2 * len(data)}x})"
+            return shown.replace("nan", bits_text, 1) if "nan" in shown else \
+                f"{shown} ({bits_text})"
     except Exception:  # noqa: BLE001 - shown without its bits
         pass
     return shown
