@@ -21,8 +21,10 @@ Only generators already loaded are looked at (``numpy.random``, ``torch``: a mod
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import sys
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["GENERATORS", "MAX_TOUCHES", "Watch", "call_name", "first_unseeded", "fix",
@@ -55,12 +57,16 @@ def _random_state() -> Any:
 
 
 def _numpy_state() -> Any:
-    module = sys.modules.get("numpy.random")
-    rand = getattr(getattr(module, "mtrand", None), "_rand", None)
+    rand = _numpy_rand()
     if rand is None:
         return None
     name, key, pos, has_gauss, gauss = rand.get_state(legacy=True)
     return (name, key.tobytes(), pos, has_gauss, gauss)
+
+
+def _numpy_rand() -> Any:
+    module = sys.modules.get("numpy.random")
+    return getattr(getattr(module, "mtrand", None), "_rand", None)
 
 
 def _torch_state() -> Any:
@@ -71,13 +77,71 @@ def _torch_state() -> Any:
     return bytes(get().numpy().tobytes())
 
 
-_READERS = (("random", _random_state), ("numpy.random", _numpy_state), ("torch", _torch_state))
+#: The Mersenne Twister's state in C: 624 32-bit words and an index (``random``'s and numpy's
+#: MT19937 alike), read as raw bytes where that reads the very state the slow readers give.
+_MT_BYTES = 4 + 624 * 4
 
 
-def snapshot() -> tuple[Any, ...]:
-    """Each watched generator's state (``None`` for one not loaded, or unreadable)."""
+def _random_raw() -> Any:
+    """A reader of ``random``'s global generator's state as raw bytes (a few microseconds,
+    where ``getstate()`` builds 625 ints), or None where it does not read what ``getstate``
+    says (another interpreter, another layout): checked once against ``getstate()``."""
+    module = sys.modules.get("random")
+    inst = getattr(module, "_inst", None)
+    head = object.__basicsize__
+    if inst is None or type(inst).__basicsize__ < head + _MT_BYTES:
+        return None
+
+    def read() -> Any:
+        return ctypes.string_at(id(inst) + head, _MT_BYTES), inst.gauss_next
+
+    try:
+        raw, _ = read()
+        version, words, _ = inst.getstate()
+        index = int.from_bytes(raw[:4], sys.byteorder)
+        state = [int.from_bytes(raw[i:i + 4], sys.byteorder) for i in range(4, _MT_BYTES, 4)]
+        if version != 3 or list(words) != [*state, index]:
+            return None
+    except Exception:  # noqa: BLE001 - the slow reader then
+        return None
+    return read
+
+
+def _numpy_raw() -> Any:
+    """A reader of numpy's global generator's MT19937 state as raw bytes, through the state
+    address numpy's ``BitGenerator.ctypes`` gives (``get_state()`` copies it into an array),
+    or None where that does not read what ``get_state`` says: checked once. numpy's cached
+    Gaussian (``has_gauss``) is not in it: a call that only takes the cached value of a pair
+    drawn before leaves no touch (the call that drew the pair does)."""
+    rand = _numpy_rand()
+    bit = getattr(rand, "_bit_generator", None)
+    try:
+        address = int(bit.ctypes.state_address)  # type: ignore[union-attr]
+
+        def read(keep: Any = bit) -> Any:  # keeps the bit generator: the address stays its state
+            return ctypes.string_at(address, _MT_BYTES)
+
+        name, key, pos, _, _ = rand.get_state(legacy=True)
+        raw = read()
+        if name != "MT19937" or raw != key.astype("=u4").tobytes() + int(pos).to_bytes(
+                4, sys.byteorder, signed=True):
+            return None
+    except Exception:  # noqa: BLE001 - the slow reader then
+        return None
+    return read
+
+
+def _readers() -> list[Callable[[], Any]]:
+    """One reader per generator in :data:`GENERATORS` order: raw bytes where checked, else
+    the generator's own state API (a generator not loaded reads ``None``)."""
+    fast_random = _random_raw()
+    fast_numpy = _numpy_raw() if _numpy_rand() is not None else None
+    return [fast_random or _random_state, fast_numpy or _numpy_state, _torch_state]
+
+
+def _read(readers: list[Callable[[], Any]]) -> tuple[Any, ...]:
     out = []
-    for _, read in _READERS:
+    for read in readers:
         try:
             out.append(read())
         except Exception:  # noqa: BLE001 - a generator we cannot read is not watched
@@ -85,38 +149,49 @@ def snapshot() -> tuple[Any, ...]:
     return tuple(out)
 
 
+def snapshot() -> tuple[Any, ...]:
+    """Each watched generator's state (``None`` for one not loaded, or unreadable)."""
+    return _read([_random_state, _numpy_state, _torch_state])
+
+
 def _digest(state: Any) -> str:
     return hashlib.sha256(repr(state).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 class Watch:
-    """The touches of one build's calls: use :meth:`around` before and after each call.
+    """The touches of one build: call :meth:`after` at the end of each call (the build, each
+    ``reset`` and ``step``); the state is read once per call boundary, and the code between
+    two calls (the trace's own) draws from no global generator.
 
     Example::
 
-        watch = Watch()
-        before = watch.before()
-        env.step(action)
-        watch.after(before, "step", 3)
+        watch = Watch()          # reads the states now
+        env = make()
+        watch.after("make", 0)   # a touch for each generator whose state changed
     """
 
     def __init__(self) -> None:
         self.touches: list[list[Any]] = []
         self.more = 0  # touches past MAX_TOUCHES (counted, not kept)
+        self._readers = _readers()
+        self._numpy = _numpy_rand() is not None
+        self._last = _read(self._readers)
 
-    def before(self) -> tuple[Any, ...]:
-        """The states now (pass them to :meth:`after`)."""
-        return snapshot()
-
-    def after(self, before: tuple[Any, ...], call: str, step: int) -> None:
-        """Record a touch for each generator whose state differs from ``before``."""
-        now = snapshot()
-        for (name, _), old, new in zip(_READERS, before, now):
-            if new is not None and old != new:
-                if len(self.touches) < MAX_TOUCHES:
-                    self.touches.append([call, step, name, _digest(new)])
-                else:
-                    self.more += 1
+    def after(self, call: str, step: int) -> None:
+        """Record a touch for each generator whose state changed since the last call."""
+        now = _read(self._readers)
+        if now != self._last:
+            for name, old, new in zip(GENERATORS, self._last, now):
+                if new is not None and old != new:
+                    if len(self.touches) < MAX_TOUCHES:
+                        self.touches.append([call, step, name, _digest(new)])
+                    else:
+                        self.more += 1
+        self._last = now
+        if not self._numpy and now[1] is not None:  # numpy.random loaded meanwhile
+            self._numpy = True
+            self._readers = _readers()
+            self._last = _read(self._readers)
 
 
 def _touches(value: Any) -> list[tuple[str, int, str, str]]:

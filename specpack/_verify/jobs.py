@@ -180,12 +180,11 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
     options: dict[str, Any] = {"ignore_info": tuple(ignore_info)} if ignore_info else {}
     for _ in range(repeat):
         w = Watch() if watch else None
-        before = w.before() if w is not None else ()
         try:
             env = _build(payload)
         finally:
             if w is not None:
-                w.after(before, "make", 0)
+                w.after("make", 0)
                 touches.append(w.touches)
         try:
             multi = multi_agent(env)
@@ -195,13 +194,12 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
             else:
                 todo = writable(list(actions[:steps]))
             if multi is not None:
-                before = w.before() if w is not None else ()
                 try:
                     traces.append(multi.record(env, todo, seed, describe=describe_space,
                                                plain=plain))
                 finally:
                     if w is not None:
-                        w.after(before, "rollout", 0)
+                        w.after("rollout", 0)
             else:
                 traces.append(record(env, todo, seed, watch=w, **options).to_dict())
         finally:

@@ -235,20 +235,18 @@ class _Calls:
     def reset(self, env: Any, step: int, **kwargs: Any) -> Any:
         if self.watch is None:
             return env.reset(**kwargs)
-        before = self.watch.before()
         try:
             return env.reset(**kwargs)
         finally:
-            self.watch.after(before, "reset", step)
+            self.watch.after("reset", step)
 
     def step(self, env: Any, step: int, action: Any) -> Any:
         if self.watch is None:
             return env.step(action)
-        before = self.watch.before()
         try:
             return env.step(action)
         finally:
-            self.watch.after(before, "step", step)
+            self.watch.after("step", step)
 
 
 def _attr(env: Any, name: str) -> Any:
