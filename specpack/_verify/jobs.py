@@ -19,7 +19,6 @@ import numpy as np
 
 from .._typedjson import canonical_json, encode
 from .describe import describe_space, plain
-from .generators import Watch
 from .trace import plan_actions, record, writable
 
 __all__ = ["PLAN_HERE_JOB", "PLAN_JOB", "RUN_JOB", "STASH", "carried_exactly", "digest", "multi_agent", "plan", "run_trace"]
@@ -175,6 +174,8 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
         ones); with ``watch``, also ``"generators"``: each build's touches
         (:attr:`~.generators.Watch.touches`).
     """
+    if watch:
+        from .generators import Watch  # the build here only
     traces = []
     touches: list[list[Any]] = []
     options: dict[str, Any] = {"ignore_info": tuple(ignore_info)} if ignore_info else {}

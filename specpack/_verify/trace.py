@@ -18,13 +18,15 @@ from __future__ import annotations
 import copy
 from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._text import one_line, public_name
 from .describe import describe_space, plain, type_name
-from .generators import Watch
+
+if TYPE_CHECKING:
+    from .generators import Watch
 
 __all__ = ["Trace", "info_value", "plan_actions", "record", "writable"]
 

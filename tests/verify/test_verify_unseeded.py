@@ -247,3 +247,48 @@ def test_nan_bits_are_kept_by_the_exact_encoding() -> None:
     assert not same({"x": [(1, a)]}, {"x": [(1, b)]})
     assert not same(np.float64(a), np.float64(b))
     assert not same(complex(a, 0.0), complex(b, 0.0))
+
+
+# -- the watch itself (in this process) --------------------------------------------------------
+
+
+def test_the_watch_reads_the_generators_fast_where_it_checked_the_raw_state() -> None:
+    import platform
+    import random
+
+    from specpack._verify import generators
+
+    readers = generators._readers()
+    if platform.python_implementation() == "CPython":
+        # the raw readers were checked against getstate()/get_state() and are used
+        assert readers[0] is not generators._random_state
+        assert readers[1] is not generators._numpy_state
+    state = random.getstate()
+    np_state = np.random.get_state()
+    try:
+        watch = generators.Watch()
+        watch.after("make", 0)
+        random.random()
+        watch.after("reset", 0)
+        np.random.rand()
+        watch.after("step", 1)
+        watch.after("step", 2)
+        np.random.seed(5)
+        watch.after("step", 3)
+    finally:
+        random.setstate(state)
+        np.random.set_state(np_state)
+    assert [t[:3] for t in watch.touches] == [
+        ["reset", 0, "random"], ["step", 1, "numpy.random"], ["step", 3, "numpy.random"]]
+
+
+def test_two_builds_disagree_first_where_a_draw_depended_on_the_state_found() -> None:
+    from specpack._verify.generators import first_unseeded
+
+    seeded = [["reset", 0, "numpy.random", "aa"], ["step", 1, "numpy.random", "bb"]]
+    assert first_unseeded(seeded, [list(t) for t in seeded]) is None
+    drawn = [["reset", 0, "numpy.random", "aa"], ["step", 3, "random", "cc"]]
+    other = [["reset", 0, "numpy.random", "aa"], ["step", 3, "random", "dd"]]
+    assert first_unseeded(drawn, other) == ("step", 3, "random")
+    assert first_unseeded(drawn, drawn[:1]) == ("step", 3, "random")
+    assert first_unseeded([["x"]], "not a list") is None  # malformed answers are data
