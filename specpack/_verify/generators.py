@@ -26,13 +26,16 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["GENERATORS", "MAX_TOUCHES", "Watch", "call_name", "first_unseeded", "fix",
-           "generator_finding", "snapshot"]
+__all__ = ["GENERATORS", "HASH_FIX", "MAX_TOUCHES", "Watch", "call_name", "drawn",
+           "first_unseeded", "fix", "generator_finding", "snapshot"]
 
 #: The generators watched, by the name a finding gives them.
 GENERATORS = ("random", "numpy.random", "torch")
-#: Touches kept per build (the first ones: the first disagreement is what a verdict names).
-MAX_TOUCHES = 256
+#: The fix for a rollout that follows hash order (the other cause of ``unseeded``).
+HASH_FIX = ("set PYTHONHASHSEED to one value in every process that runs it, or make the env "
+            "independent of hash order (sort a set before iterating it)")
+#: Touches kept per build (bounds its memory; the first disagreement is what a verdict names).
+MAX_TOUCHES = 1_000_000
 
 _FIX = {
     "random": ("seed it (random.seed(...)), or give the env its own generator "
@@ -195,6 +198,15 @@ class Watch:
             self._numpy = True
             self._readers = _readers()
             self._last = _read(self._readers)
+
+
+def drawn(value: Any) -> tuple[str, int, str] | None:
+    """``[call, step, generator]`` as a child sent it (:func:`first_unseeded`'s answer), checked;
+    None for anything else."""
+    if (type(value) is list and len(value) == 3 and type(value[0]) is str
+            and type(value[1]) is int and value[2] in GENERATORS):
+        return value[0], value[1], value[2]
+    return None
 
 
 def _touches(value: Any) -> list[tuple[str, int, str, str]]:

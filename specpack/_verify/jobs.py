@@ -171,11 +171,12 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
     dict
         ``{"traces": [Trace.to_dict(), ...], "digests": [...]}``: each trace's
         :func:`digest` (equal digests, identical traces: the parent compares only unequal
-        ones); with ``watch``, also ``"generators"``: each build's touches
-        (:attr:`~.generators.Watch.touches`).
+        ones); with ``watch``, also ``"unseeded"``: ``[call, step, generator]``, the first call
+        on which the first two builds' global-generator touches disagree
+        (:func:`~.generators.first_unseeded`: a draw the env did not seed), or ``None``.
     """
     if watch:
-        from .generators import Watch  # the build here only
+        from .generators import Watch, first_unseeded  # the build here only
     traces = []
     touches: list[list[Any]] = []
     options: dict[str, Any] = {"ignore_info": tuple(ignore_info)} if ignore_info else {}
@@ -205,9 +206,10 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
                 traces.append(record(env, todo, seed, watch=w, **options).to_dict())
         finally:
             _close(env)
-    out = {"traces": traces, "digests": [digest(t) for t in traces]}
+    out: dict[str, Any] = {"traces": traces, "digests": [digest(t) for t in traces]}
     if watch:
-        out["generators"] = touches
+        found = first_unseeded(*touches[:2]) if len(touches) >= 2 else None
+        out["unseeded"] = None if found is None else list(found)
     return out
 
 

@@ -27,7 +27,7 @@ from .._process import Outcome, ThreadWorker, Worker, label
 from .._process.launch import FRESH
 from .._text import one_line
 from .compare import compare, not_comparable, same, show
-from .generators import first_unseeded, generator_finding
+from .generators import HASH_FIX, drawn, generator_finding
 from .jobs import PLAN_HERE_JOB, RUN_JOB
 from .report import (
     GLOBAL_GENERATOR,
@@ -201,9 +201,9 @@ def _judge(token: str, sides: Sides, params: Mapping[str, Any], nondeterministic
     except Exception as e:  # noqa: BLE001 - a hostile or broken answer is data, not a crash
         return Verdict(REBUILD_ERROR, [f"unreadable traces ({one_line(e)})"], notes, r)
     digests = [_digests(h, 2), _digests(r, 1)]
-    touches = h.value.get("generators") if isinstance(h.value, dict) else None
+    unseeded = drawn(h.value.get("unseeded")) if isinstance(h.value, dict) else None
     verdict = _compared(first, again, rebuilt, done.get("control"), sides.seeds, there, notes,
-                        digests, touches)
+                        digests, unseeded)
     if sides.again is not None and (verdict.status == NOT_IDENTICAL or verdict.cause == HASH_ORDER):
         _confirm(verdict, sides, payload, run, rebuilt, digests[1][0], there, deadline)
     verdict.outcome = r
@@ -232,21 +232,19 @@ def _alike(a: str | None, b: str | None) -> bool:
 def _compared(first: Trace, again: Trace, rebuilt: Trace, control: Outcome | None,
               seeds: dict[str, int | None], there: str, notes: list[str],
               digests: list[list[str | None]] | None = None,
-              touches: Any = None) -> Verdict:
+              unseeded: tuple[str, int, str] | None = None) -> Verdict:
     """The verdict from the traces: the global generators, the repeat here, the hash control,
     then the rebuild.
 
     ``digests``: ``[[here, here again], [rebuild]]`` (:func:`~.jobs.digest`); equal ones
-    skip a comparison that cannot find anything. ``touches``: the two builds here's
-    global-generator touches (:class:`~.generators.Watch`).
+    skip a comparison that cannot find anything. ``unseeded``: the call of the builds here
+    that drew from a global generator they did not seed (:func:`~.generators.first_unseeded`).
     """
     (d_first, d_again), (d_rebuilt,) = digests or [[None, None], [None]]
     deterministic = not (first.nondeterministic or rebuilt.nondeterministic)
     compared = deterministic and bool(first.events) and bool(rebuilt.events)
-    drawn = (first_unseeded(touches[0], touches[1])
-             if deterministic and type(touches) is list and len(touches) >= 2 else None)
-    if drawn is not None:
-        found = [generator_finding(drawn)]
+    if deterministic and unseeded is not None:
+        found = [generator_finding(unseeded)]
         repeat = [] if _alike(d_first, d_again) else compare(
             first, again, labels=("the first build here", "the second"), shared=False)
         found += [f"what the two builds here show: {d}" for d in repeat[:3]]
@@ -355,8 +353,7 @@ def _hash_control(rebuilt: Trace, control: Outcome | None, seeds: dict[str, int 
     why = (f"two fresh interpreters that differ only in their hash seed ({a} and {b}) already "
            "differ: the env depends on hash randomisation (the iteration order of a set of "
            "strings, hash() of a str or bytes), so a rebuild cannot be compared with the build "
-           "here; set PYTHONHASHSEED to one value in every process that runs it, or make the "
-           "env independent of hash order (sort a set before iterating it)")
+           f"here; {HASH_FIX}")
     if control.status != "ok":
         return [f"{why}: the one under {b} failed and the one under {a} did not: "
                 + failure(control, f"the hash control ({b})")]
