@@ -111,7 +111,7 @@ class Sides:
     control: Worker | None
     seeds: dict[str, int | None]
     #: Starts another worker like the rebuild's (same start method, same hash seed): the
-    #: confirmation of a ``not_identical`` rollout (None: no confirmation).
+    #: confirmation of a ``not_identical`` verdict or of hash order (None: no confirmation).
     again: Callable[[], Worker] | None = None
 
 
