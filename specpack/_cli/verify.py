@@ -84,6 +84,12 @@ def render_report(report: Any, label: str, where: str, timeout: float) -> str:
         head = (f"NOT reproducible: {label} differs between runs that should agree (two "
                 "builds here, or two fresh interpreters under different hash seeds), so a "
                 f"rebuild elsewhere cannot match it ({counted}):")
+    elif status == "unseeded":
+        why = {"hash_order": "hash order (PYTHONHASHSEED)",
+               "global_generator": "a global random generator"}.get(
+            str(getattr(report, "cause", "")), "process state")
+        head = (f"NOT reproducible: {label} depends on {why}, which reset(seed=...) does not "
+                f"seed, so its rollout differs in every process ({counted}):")
     elif status == "not_compared":
         head = (f"rollout NOT compared: {label} rebuilt in {where} matches the build here in "
                 f"what was compared, but its rollout was not compared ({counted}):")

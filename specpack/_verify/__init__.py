@@ -3,8 +3,9 @@
 Interface for every comparison (``verify`` in :mod:`.engine`, the audit):
 :func:`plan_actions` (the same actions for both sides), :func:`record` (an env's
 :class:`Trace`), :func:`compare` (the differences of two traces), :func:`run_trace` (the job a
-worker runs), and :class:`VerifyReport` with its statuses (``verify`` runs its sides and judges
-them in :mod:`.judge`).
+worker runs), and :class:`VerifyReport` with its statuses, ``unseeded``
+(:data:`~.report.UNSEEDED`) among them (``verify`` runs its sides and judges them in
+:mod:`.judge`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .report import (
     ROLLOUT_ERROR,
     STATUSES,
     TIMEOUT,
+    UNSEEDED,
     VerifyReport,
 )
 from .trace import Trace, plan_actions, record, writable
@@ -36,6 +38,7 @@ __all__ = [
     "RUN_JOB",
     "STATUSES",
     "TIMEOUT",
+    "UNSEEDED",
     "Trace",
     "VerifyReport",
     "compare",

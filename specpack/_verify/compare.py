@@ -2,7 +2,8 @@
 
 Values are compared by their exact encodings (:mod:`.exact`): type and bits, so ``1`` is not
 ``1.0`` nor ``True``, ``-0.0`` is not ``0.0``, a float32 array is not a float64 one, an
-``np.matrix`` is not an ndarray, and NaN equals NaN; every info item is compared by value. A
+``np.matrix`` is not an ndarray, and a NaN equals a NaN of the same bits (in a Python float, a
+numpy array or scalar, at any depth; a difference shows them: ``nan (0x7ff8000000000001)``); every info item is compared by value. A
 value with no exact encoding is never equal to anything: :func:`not_comparable` lists where a
 trace holds one. Each difference is one line naming the field, where inside it the values
 first differ (``info['note']``, ``observation.inner[3]``), and both values shown exactly
@@ -23,7 +24,7 @@ __all__ = ["compare", "difference", "not_comparable", "same", "show"]
 _STEP_FIELDS = ("action", "observation", "reward", "terminated", "truncated", "info")
 _RESET_FIELDS = ("observation", "info")
 _MISSING = ["<missing>"]
-_LEAVES = ("array", "scalar", "tensor", "bytes", "str", "int", "complex", "global", DIGEST,
+_LEAVES = ("array", "scalar", "tensor", "bytes", "str", "int", "complex", "global", "nan", DIGEST,
            NOT_COMPARABLE)
 
 

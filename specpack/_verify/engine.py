@@ -8,8 +8,11 @@ running, or hanging in, the env's code. The reference side builds the env once t
 actions (from its fresh action space, before any reset), then the sides build and roll out with
 those actions; the reference side does it twice, and if its two runs already differ the verdict
 is ``not_reproducible`` (so ``not_identical`` always means reproducible here, different there).
-A second fresh interpreter under another hash seed (the *control*) tells an env that depends
-on hash order from one that differs for a reason. Traces come back as typed JSON: nothing a
+The two builds here also watch the global generators (:mod:`.generators`): an env that draws
+from ``random``, ``numpy.random``'s global generator or torch's default one gets ``unseeded``,
+naming the generator and the call. A second fresh interpreter under another hash seed (the
+*control*) tells an env that depends on hash order (``unseeded`` too) from one that differs for
+a reason; a ``not_identical`` is confirmed by a second rebuild before it is reported. Traces come back as typed JSON: nothing a
 child sends is unpickled here.
 """
 
@@ -147,7 +150,10 @@ def verify(
     its own verdict. A fresh-interpreter rebuild runs under a fixed ``PYTHONHASHSEED`` (this
     process's, when set), and a second fresh interpreter under the next seed is the hash
     control: when the two disagree, the env depends on hash order and the verdict is
-    ``not_reproducible``, naming both seeds. The same as ``pack.verify(...)``.
+    ``unseeded``, naming both seeds. An env that draws from a global generator (``random``,
+    ``np.random.rand()``..., torch's default one) is ``unseeded`` too, naming the generator and
+    the call; a ``not_identical`` is confirmed by a second rebuild (a new worker of ``where``
+    under the same seed) before it is reported. The same as ``pack.verify(...)``.
 
     Parameters
     ----------
@@ -174,9 +180,12 @@ def verify(
     -------
     VerifyReport
         Truthy only when both rollouts completed, were compared and matched
-        (``identical``); otherwise ``status`` is one of ``not_identical``,
-        ``not_reproducible``, ``not_compared`` (the spec says ``nondeterministic=True``, or a
-        value has no exact encoding), ``rollout_error``, ``rebuild_error``, ``timeout``.
+        (``identical``); otherwise ``status`` is one of ``not_identical`` (confirmed by a
+        second rebuild), ``not_reproducible``, ``unseeded`` (the rollout draws from a global
+        generator or follows hash order: ``cause`` says which, the first finding names the
+        generator and the call, or the hash seeds, and the fix), ``not_compared`` (the spec
+        says ``nondeterministic=True``, or a value has no exact encoding),
+        ``rollout_error``, ``rebuild_error``, ``timeout``.
 
     Raises
     ------
@@ -200,8 +209,11 @@ def verify(
     seeds = hash_seeds(where, control=not nondeterministic and cheap)
     # a bare rebuild does not see the folders of the pack's files either
     hide = [os.path.dirname(str(a.path)) for a in getattr(pack, "assets", ())]
-    remote = Worker(where, env=seeded_env(seeds.get("rebuild")) if where in FRESH else None,
-                    hide=hide)  # type: ignore[arg-type]  # checked above
+    def rebuild_worker() -> Worker:
+        return Worker(where, env=seeded_env(seeds.get("rebuild")) if where in FRESH else None,
+                      hide=hide)  # type: ignore[arg-type]  # checked above
+
+    remote = rebuild_worker()
     control = None
     token = f"{os.getpid()}.{next(_TOKENS)}"
     try:
@@ -211,7 +223,7 @@ def verify(
         STASH[token] = pack  # the side here pickles it (see jobs.plan_here)
         local: Worker | ThreadWorker = Worker("fork") if fork_available() else ThreadWorker()
         try:
-            v = judge(token, Sides(local, remote, control, seeds),
+            v = judge(token, Sides(local, remote, control, seeds, again=rebuild_worker),
                       {"steps": steps, "seed": seed, "ignore_info": list(ignored)},
                       nondeterministic=nondeterministic, deadline=deadline, timeout=timeout)
             if where == "bare":
@@ -234,7 +246,7 @@ def verify(
         where=where, steps=steps, seed=seed, rollout_compared=v.rollout_compared,
         elapsed=time.monotonic() - start, notes=v.notes,
         stdout=out.stdout if out else "", stderr=out.stderr if out else "",
-        ignore_info=list(ignored), hash_seeds=seeds,
+        ignore_info=list(ignored), hash_seeds=seeds, cause=v.cause,
     )
     if check and not report:
         raise NotIdenticalError(

@@ -3,10 +3,13 @@
 :func:`encode` turns any value into a typed-JSON-able *node* that is equal for two values
 exactly when they are identical: same types, same bits. The exact builtins ``None``, ``bool``,
 ``int`` (up to 64 bits), ``float`` and ``str`` stay as they are (:func:`equal` compares them by
-type and bits: ``1``, ``1.0`` and ``True`` differ, ``-0.0`` is not ``0.0``, NaN equals NaN);
-everything else becomes a list whose first item names its kind:
+type and bits: ``1``, ``1.0`` and ``True`` differ, ``-0.0`` is not ``0.0``); everything else
+becomes a list whose first item names its kind:
 
-- ``["int", type, text]``, ``["complex", type, real hex, imag hex]``, ``["str", type,
+- ``["nan", "0x7ff8000000000000"]`` for a NaN ``float``, by its 64 bits (typed JSON writes
+  every NaN alike, so its sign and payload travel here): two NaNs are equal exactly when
+  their bits are, as in an array;
+- ``["int", type, text]``, ``["complex", type, real hex, imag hex]`` (a NaN part as ``"nan:0x..."``), ``["str", type,
   base64]`` (a string UTF-8 cannot carry), ``["bytes", type, base64]`` (bytes, bytearray,
   memoryview), ``["enum", type, member name, value]``;
 - ``["array", type, dtype, shape, base64 | items, state]`` for numpy arrays and subclasses
@@ -40,6 +43,7 @@ import enum
 import hashlib
 import json
 import math
+import struct
 import sys
 import types
 from collections.abc import Iterator, Mapping
@@ -50,7 +54,7 @@ import numpy as np
 from .._text import one_line
 from .nodes import DIGEST, MAX_DEPTH, NOT_COMPARABLE, first_marker
 
-__all__ = ["LIMIT", "SMALL", "encode", "type_name"]
+__all__ = ["LIMIT", "SMALL", "encode", "float_hex", "nan_bits", "type_name"]
 
 #: Arrays with more elements than this are digested.
 SMALL = 64
@@ -73,6 +77,16 @@ def type_name(t: type) -> str:
     module = getattr(t, "__module__", "?")
     qual = getattr(t, "__qualname__", getattr(t, "__name__", "?"))
     return qual if module == "builtins" else f"{module}.{qual}"
+
+
+def nan_bits(x: float) -> str:
+    """A float's 64 bits as ``"0x7ff8000000000000"`` (how a NaN is told from another NaN)."""
+    return f"0x{struct.unpack('<Q', struct.pack('<d', x))[0]:016x}"
+
+
+def float_hex(x: float) -> str:
+    """``x.hex()``, or for a NaN ``"nan:"`` and its bits (``hex()`` gives ``"nan"`` for all)."""
+    return x.hex() if x == x else f"nan:{nan_bits(x)}"
 
 
 def _b64(data: bytes) -> str:
@@ -117,6 +131,8 @@ class _Encoder:
             raise _TooMany
         t = type(value)
         if t in _NATIVE:
+            if t is float and value != value:
+                return ["nan", nan_bits(value)], 40
             if t is str and not (value.isascii() or _utf8(value)):
                 return self.small(["str", "str", _b64(value.encode("utf-8", "surrogatepass"))],
                                   t, len(value) * 2)
@@ -155,7 +171,7 @@ class _Encoder:
             data = arr.tobytes()
             return self.small(["scalar", name, _dtype(arr.dtype), _b64(data)], t, len(data) * 2)
         if t is complex:
-            return ["complex", name, value.real.hex(), value.imag.hex()], 60
+            return ["complex", name, float_hex(value.real), float_hex(value.imag)], 60
         if t in (bytes, bytearray) or t is memoryview:
             data = value.tobytes() if t is memoryview else bytes(value)
             if len(data) * 4 // 3 > LIMIT:
@@ -212,7 +228,7 @@ class _Encoder:
         out = []
         for v in values:
             tv = type(v)
-            if tv is float or tv is bool or v is None:
+            if (tv is float and v == v) or tv is bool or v is None:
                 self.parts += 1
                 out.append((v, 24))
             else:
@@ -222,7 +238,7 @@ class _Encoder:
         return out
 
     def items(self, kind: str, t: type, value: Any, d: int) -> tuple[Any, int]:
-        if type(value) in (list, tuple) and all(type(v) is float for v in value):
+        if type(value) in (list, tuple) and all(type(v) is float and v == v for v in value):
             # floats only (a long observation list): nothing to walk, one pass to digest
             node, size = [kind, type_name(t), list(value)], 32 * len(value) + 40
             return (node, size) if size <= LIMIT else self.digest(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import pickle
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -79,8 +80,25 @@ def _close(env: Any) -> None:
         env.close()
 
 
+def _single_agent(env: Any) -> bool:
+    """Whether ``env`` is a gymnasium (or gym) env or wrapper: never a multi-agent one.
+
+    Asked first, so that no attribute a gymnasium wrapper does not have is looked up through
+    it (gymnasium 0.29's ``Wrapper.__getattr__`` warns on every such lookup: "env.X to get
+    variables from other wrappers is deprecated").
+    """
+    for name in ("gymnasium", "gym"):
+        module = sys.modules.get(name)
+        base = getattr(module, "Env", None)
+        if isinstance(base, type) and isinstance(env, base):
+            return True
+    return False
+
+
 def multi_agent(env: Any) -> Any:
     """The multi-agent recorder for a PettingZoo env (per-agent spaces and actions), or None."""
+    if _single_agent(env):
+        return None
     if not hasattr(env, "possible_agents") or not callable(getattr(env, "action_space", None)):
         return None
     from .._backends.pettingzoo import trace
@@ -130,7 +148,7 @@ def plan_here(payload: bytes, *, token: str, steps: int, seed: int) -> dict[str,
 
 def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
               actions: list[Any] | None = None,
-              ignore_info: Sequence[str] = ()) -> dict[str, Any]:
+              ignore_info: Sequence[str] = (), watch: bool = False) -> dict[str, Any]:
     """Build the env ``repeat`` times here, one after the other, and record each rollout.
 
     Parameters
@@ -145,17 +163,31 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
         The planned actions (from :func:`plan`); ``None``: plan from each fresh env.
     ignore_info
         ``info`` keys left out of the traces (``verify(ignore_info=...)``).
+    watch
+        Watch the global generators (:mod:`.generators`) around each build and each call.
 
     Returns
     -------
     dict
         ``{"traces": [Trace.to_dict(), ...], "digests": [...]}``: each trace's
-        :func:`digest` (equal digests, identical traces: the parent compares only unequal ones).
+        :func:`digest` (equal digests, identical traces: the parent compares only unequal
+        ones); with ``watch``, also ``"unseeded"``: ``[call, step, generator]``, the first call
+        on which the first two builds' global-generator touches disagree
+        (:func:`~.generators.first_unseeded`: a draw the env did not seed), or ``None``.
     """
+    if watch:
+        from .generators import Watch, first_unseeded  # the build here only
     traces = []
+    touches: list[list[Any]] = []
     options: dict[str, Any] = {"ignore_info": tuple(ignore_info)} if ignore_info else {}
     for _ in range(repeat):
-        env = _build(payload)
+        w = Watch() if watch else None
+        try:
+            env = _build(payload)
+        finally:
+            if w is not None:
+                w.after("make", 0)
+                touches.append(w.touches)
         try:
             multi = multi_agent(env)
             if actions is None:
@@ -164,13 +196,21 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
             else:
                 todo = writable(list(actions[:steps]))
             if multi is not None:
-                traces.append(multi.record(env, todo, seed, describe=describe_space,
-                                           plain=plain))
+                try:
+                    traces.append(multi.record(env, todo, seed, describe=describe_space,
+                                               plain=plain))
+                finally:
+                    if w is not None:
+                        w.after("rollout", 0)
             else:
-                traces.append(record(env, todo, seed, **options).to_dict())
+                traces.append(record(env, todo, seed, watch=w, **options).to_dict())
         finally:
             _close(env)
-    return {"traces": traces, "digests": [digest(t) for t in traces]}
+    out: dict[str, Any] = {"traces": traces, "digests": [digest(t) for t in traces]}
+    if watch:
+        found = first_unseeded(*touches[:2]) if len(touches) >= 2 else None
+        out["unseeded"] = None if found is None else list(found)
+    return out
 
 
 def digest(trace: Any) -> str | None:

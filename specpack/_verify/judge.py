@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any
@@ -27,8 +27,11 @@ from .._process import Outcome, ThreadWorker, Worker, label
 from .._process.launch import FRESH
 from .._text import one_line
 from .compare import compare, not_comparable, same, show
+from .generators import HASH_FIX, drawn, generator_finding
 from .jobs import PLAN_HERE_JOB, RUN_JOB
 from .report import (
+    GLOBAL_GENERATOR,
+    HASH_ORDER,
     IDENTICAL,
     NOT_COMPARED,
     NOT_IDENTICAL,
@@ -36,6 +39,7 @@ from .report import (
     REBUILD_ERROR,
     ROLLOUT_ERROR,
     TIMEOUT,
+    UNSEEDED,
     Status,
 )
 from .trace import Trace
@@ -106,6 +110,9 @@ class Sides:
     rebuild: Worker
     control: Worker | None
     seeds: dict[str, int | None]
+    #: Starts another worker like the rebuild's (same start method, same hash seed): the
+    #: confirmation of a ``not_identical`` verdict or of hash order (None: no confirmation).
+    again: Callable[[], Worker] | None = None
 
 
 @dataclass
@@ -118,6 +125,7 @@ class Verdict:
     outcome: Outcome | None = None  # the rebuild's (its stdout/stderr go into the report)
     rollout_compared: bool = False  # the rollouts were compared value by value
     here: list[Outcome] = field(default_factory=list)  # the build here's tasks (replayed)
+    cause: str | None = None  # for UNSEEDED: GLOBAL_GENERATOR or HASH_ORDER
 
 
 def judge(token: str, sides: Sides, params: Mapping[str, Any], *, nondeterministic: bool,
@@ -168,7 +176,10 @@ def _judge(token: str, sides: Sides, params: Mapping[str, Any], nondeterministic
     if sides.control is not None:
         workers["control"] = sides.control
     for name, worker in workers.items():
-        worker.submit(RUN_JOB, payload, {**run, "repeat": 2 if name == "here" else 1})
+        # the two builds here watch the global generators (.generators): one after the other,
+        # they start from different states, so a draw the env did not seed shows
+        extra = {"repeat": 2, "watch": True} if name == "here" else {"repeat": 1}
+        worker.submit(RUN_JOB, payload, {**run, **extra})
     done = collect_all(workers, deadline)
     r, h = done["rebuild"], done["here"]
     here_outcomes.append(h)
@@ -190,8 +201,11 @@ def _judge(token: str, sides: Sides, params: Mapping[str, Any], nondeterministic
     except Exception as e:  # noqa: BLE001 - a hostile or broken answer is data, not a crash
         return Verdict(REBUILD_ERROR, [f"unreadable traces ({one_line(e)})"], notes, r)
     digests = [_digests(h, 2), _digests(r, 1)]
+    unseeded = drawn(h.value.get("unseeded")) if isinstance(h.value, dict) else None
     verdict = _compared(first, again, rebuilt, done.get("control"), sides.seeds, there, notes,
-                        digests)
+                        digests, unseeded)
+    if sides.again is not None and (verdict.status == NOT_IDENTICAL or verdict.cause == HASH_ORDER):
+        _confirm(verdict, sides, payload, run, rebuilt, digests[1][0], there, deadline)
     verdict.outcome = r
     surface_differences(planned.get("surface"), rebuilt, verdict)
     if verdict.status == IDENTICAL and (nondeterministic or first.nondeterministic
@@ -217,14 +231,24 @@ def _alike(a: str | None, b: str | None) -> bool:
 
 def _compared(first: Trace, again: Trace, rebuilt: Trace, control: Outcome | None,
               seeds: dict[str, int | None], there: str, notes: list[str],
-              digests: list[list[str | None]] | None = None) -> Verdict:
-    """The verdict from the traces: the repeat here, the hash control, then the rebuild.
+              digests: list[list[str | None]] | None = None,
+              unseeded: tuple[str, int, str] | None = None) -> Verdict:
+    """The verdict from the traces: the global generators, the repeat here, the hash control,
+    then the rebuild.
 
     ``digests``: ``[[here, here again], [rebuild]]`` (:func:`~.jobs.digest`); equal ones
-    skip a comparison that cannot find anything.
+    skip a comparison that cannot find anything. ``unseeded``: the call of the builds here
+    that drew from a global generator they did not seed (:func:`~.generators.first_unseeded`).
     """
     (d_first, d_again), (d_rebuilt,) = digests or [[None, None], [None]]
     deterministic = not (first.nondeterministic or rebuilt.nondeterministic)
+    compared = deterministic and bool(first.events) and bool(rebuilt.events)
+    if deterministic and unseeded is not None:
+        found = [generator_finding(unseeded)]
+        repeat = [] if _alike(d_first, d_again) else compare(
+            first, again, labels=("the first build here", "the second"), shared=False)
+        found += [f"what the two builds here show: {d}" for d in repeat[:3]]
+        return Verdict(UNSEEDED, found, notes, cause=GLOBAL_GENERATOR)
     # A value with no exact encoding equals nothing, itself included: judged before any
     # comparison, so it is never taken for a build that is not reproducible or not identical.
     odd = [f"{side}: {v}" for side, t in (("here", first), (there, rebuilt))
@@ -241,10 +265,10 @@ def _compared(first: Trace, again: Trace, rebuilt: Trace, control: Outcome | Non
             f"compared with them: {head}", *rest], notes)
     hashed = _hash_control(rebuilt, control, seeds, d_rebuilt)
     if hashed:
-        return Verdict(NOT_REPRODUCIBLE, hashed, notes)
+        return Verdict(UNSEEDED, hashed, notes, cause=HASH_ORDER)
     differences = compare(first, rebuilt, labels=("here", there))
     if first.error is not None or rebuilt.error is not None:
-        return Verdict(ROLLOUT_ERROR, differences, notes, rollout_compared=deterministic)
+        return Verdict(ROLLOUT_ERROR, differences, notes, rollout_compared=compared)
     if differences:
         if seeds.get("here") is None and seeds.get("control") is not None:
             notes.append(
@@ -252,9 +276,67 @@ def _compared(first: Trace, again: Trace, rebuilt: Trace, control: Outcome | Non
                 "interpreters agree with each other, which does not rule out hash order (two "
                 "seeds order a small set of strings alike about half the time): run this "
                 f"process with PYTHONHASHSEED={seeds['rebuild']} to rule it out")
-        return Verdict(NOT_IDENTICAL, differences, notes, rollout_compared=deterministic)
+        return Verdict(NOT_IDENTICAL, differences, notes, rollout_compared=compared)
     return Verdict(IDENTICAL if deterministic else NOT_COMPARED, [], notes,
                    rollout_compared=deterministic)
+
+
+def _confirm(verdict: Verdict, sides: Sides, payload: bytes, run: Mapping[str, Any],
+             rebuilt: Trace, d_rebuilt: str | None, there: str, deadline: float) -> None:
+    """Confirm a verdict that rests on one rebuild with a second rebuild in a new worker of the
+    same kind (same hash seed), as the audit confirms its own: a ``not_identical`` one, and an
+    ``unseeded`` one from the hash control (the rebuild and the control differ).
+
+    When the two rebuilds differ, the rebuild is not reproducible under one hash seed either:
+    the difference proves nothing about the boundary, nor about hash order (an env that draws
+    entropy of its own at import, say), and the verdict is ``not_reproducible``. When they
+    agree, a note says so; when the second cannot run, a note says the verdict rests on one
+    rebuild."""
+    assert sides.again is not None
+    second = f"a second {there}"
+    worker: Worker | None = None
+    try:
+        worker = sides.again()
+        worker.submit(RUN_JOB, payload, {**run, "repeat": 1})
+        o = worker.collect(max(deadline - time.monotonic(), 0.0))
+    except Exception as e:  # noqa: BLE001 - the confirmation could not start
+        verdict.notes.append(f"not confirmed: {second} could not be started ({one_line(e)}); "
+                             "the difference rests on one rebuild")
+        return
+    finally:
+        if worker is not None:
+            worker.close()
+    if o.status != "ok":
+        why = "did not finish in time" if o.status == "timeout" else f"failed ({o.error})"
+        verdict.notes.append(f"not confirmed: {second} {why}; the difference rests on one "
+                             "rebuild")
+        return
+    try:
+        other = Trace.from_dict(o.value["traces"][0])
+    except Exception as e:  # noqa: BLE001 - a hostile or broken answer is data, not a crash
+        verdict.notes.append(f"not confirmed: unreadable trace from {second} ({one_line(e)})")
+        return
+    found = [] if _alike(d_rebuilt, _digests(o, 1)[0]) else compare(
+        rebuilt, other, labels=(f"the {there}", second), shared=False)
+    seed = sides.seeds.get("rebuild")
+    under = f" under one hash seed (PYTHONHASHSEED={seed})" if seed is not None else ""
+    if found:
+        head, *rest = found
+        hashed = verdict.cause == HASH_ORDER
+        verdict.status, verdict.rollout_compared, verdict.cause = NOT_REPRODUCIBLE, False, None
+        lines = [f"two rebuilds, each in a {there}{under}, already differ, so neither can be "
+                 f"compared with the build here: {head}", *rest]
+        if hashed:  # not the hash seed's doing: the hash control's finding is a consequence
+            verdict.differences[:] = lines
+        else:
+            verdict.differences[:0] = lines
+        return
+    if verdict.cause == HASH_ORDER:
+        verdict.notes.append(f"confirmed: {second}{under} rebuilt the same rollout as the "
+                             "first, so the hash seed decides it")
+    else:
+        verdict.notes.append(f"confirmed: {second}{under} rebuilt the same rollout, so the "
+                             "difference from the build here is not chance")
 
 
 def _seed_name(seeds: dict[str, int | None], side: str) -> str:
@@ -271,7 +353,7 @@ def _hash_control(rebuilt: Trace, control: Outcome | None, seeds: dict[str, int 
     why = (f"two fresh interpreters that differ only in their hash seed ({a} and {b}) already "
            "differ: the env depends on hash randomisation (the iteration order of a set of "
            "strings, hash() of a str or bytes), so a rebuild cannot be compared with the build "
-           "here")
+           f"here; {HASH_FIX}")
     if control.status != "ok":
         return [f"{why}: the one under {b} failed and the one under {a} did not: "
                 + failure(control, f"the hash control ({b})")]

@@ -8,7 +8,7 @@ such trees exactly, :func:`children` names the parts of a node the way a differe
 
 from __future__ import annotations
 
-import math
+import struct
 from collections.abc import Iterator
 from typing import Any
 
@@ -91,11 +91,15 @@ def children(node: list[Any]) -> list[tuple[str, Any]]:
     return [(f"[{i}]", v) for i, v in enumerate(node) if type(v) in (list, dict)]
 
 
+def _bits(x: float) -> bytes:
+    return struct.pack("<d", x)
+
+
 def equal(a: Any, b: Any) -> bool:
     """Whether two encodings (or trace data made of them) are identical.
 
     Types are compared, not just values (``1``, ``1.0``, ``True`` differ), floats by their
-    bits (``-0.0`` is not ``0.0``; NaN equals NaN), lists and dicts item by item in order; a
+    bits (``-0.0`` is not ``0.0``; a NaN equals a NaN of the same bits), lists and dicts item by item in order; a
     not-comparable marker is never equal to anything, itself included.
     """
     stack = [(a, b)]
@@ -105,7 +109,7 @@ def equal(a: Any, b: Any) -> bool:
         if t is not type(y):
             return False
         if t is float:
-            if x.hex() != y.hex() and not (math.isnan(x) and math.isnan(y)):
+            if x.hex() != y.hex() or (x != x and _bits(x) != _bits(y)):
                 return False
         elif t is list:
             if len(x) != len(y) or (x and x[0] == NOT_COMPARABLE and len(x) == 3):

@@ -21,7 +21,7 @@ from .._text import short
 from .exact import SMALL
 from .nodes import DIGEST, NOT_COMPARABLE
 
-__all__ = ["array_of", "detail", "show"]
+__all__ = ["array_of", "detail", "element", "show"]
 
 #: About how many characters one rendered value may take.
 WIDTH = 400
@@ -102,6 +102,8 @@ def _show(v: Any, width: int) -> str:
         return f"<{rest[1]}, sha256 {str(rest[2])[:16]}>"
     if kind == "global":
         return str(name)
+    if kind == "nan":
+        return f"nan ({name})"
     if kind == "<cycle>":
         return f"<the container {name} level(s) up>"
     if kind in ("<class>", "<callable>"):
@@ -109,12 +111,11 @@ def _show(v: Any, width: int) -> str:
     arr = array_of(v)
     if arr is not None:
         if kind == "scalar":
-            return repr(arr[()])
+            return element(arr[()], repr(arr[()]))
         shown = f"{_array_text(arr, width)} ({arr.dtype if kind == 'array' else v[2]})"
         return shown if name == "numpy.ndarray" else f"{name}({shown})"
     if kind == "int" or (kind == "complex" and len(rest) == 3):
-        return str(rest[1]) if kind == "int" else repr(
-            complex(float.fromhex(rest[1]), float.fromhex(rest[2])))
+        return str(rest[1]) if kind == "int" else _complex(rest[1], rest[2])
     if kind == "str":
         return repr(base64.b64decode(rest[1]).decode("utf-8", "surrogatepass"))
     if kind == "bytes":
@@ -154,6 +155,38 @@ def _container(kind: str, name: str, rest: list[Any], width: int) -> str:
     return short(rest, width)
 
 
+def _part(text: str) -> tuple[float, str]:
+    """A complex part as :func:`.exact.float_hex` wrote it: the float, and how to show it."""
+    if text.startswith("nan:"):
+        return float("nan"), f"nan ({text[4:]})"
+    x = float.fromhex(text)
+    return x, repr(x)
+
+
+def _complex(real: str, imag: str) -> str:
+    (x, xs), (y, ys) = _part(real), _part(imag)
+    if x == x and y == y:
+        return repr(complex(x, y))
+    return f"complex({xs}, {ys})"
+
+
+def element(x: Any, text: str | None = None) -> str:
+    """An array element (or numpy scalar) as text; a NaN with its bits:
+    ``"nan (0x7ff8000000000001)"``, so two NaNs that differ are told apart."""
+    shown = str(x) if text is None else text
+    try:
+        arr = np.asarray(x)
+        if arr.dtype.kind == "f" and arr.ndim == 0 and np.isnan(arr):
+            data = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
+            bits = int.from_bytes(data, "little")
+            bits_text = f"nan (0x{bits:0{2 * len(data)}x})"
+            return shown.replace("nan", bits_text, 1) if "nan" in shown else \
+                f"{shown} ({bits_text})"
+    except Exception:  # noqa: BLE001 - shown without its bits
+        pass
+    return shown
+
+
 def detail(u: Any, v: Any) -> str:
     """Where two arrays (or byte strings) of one type, dtype and shape first differ:
     ``"; first difference at [0, 1]: 1.0 vs 1.000000000001"``, or ``""``."""
@@ -165,7 +198,8 @@ def detail(u: Any, v: Any) -> str:
             rows = np.flatnonzero((x != y).any(axis=1))
             if len(rows) and a.ndim:
                 where = tuple(int(i) for i in np.unravel_index(int(rows[0]), a.shape))
-                return f"; first difference at {list(where)}: {a[where]!s} vs {b[where]!s}"
+                return (f"; first difference at {list(where)}: {element(a[where])} vs "
+                        f"{element(b[where])}")
         if (type(u) is list and type(v) is list and len(u) == len(v) == 3 and u[0] == "bytes"
                 and v[0] == "bytes"):
             p, q = base64.b64decode(u[2]), base64.b64decode(v[2])

@@ -8,6 +8,8 @@ from typing import Any, Literal
 from .._process.launch import label
 
 __all__ = [
+    "GLOBAL_GENERATOR",
+    "HASH_ORDER",
     "IDENTICAL",
     "NOT_COMPARED",
     "NOT_IDENTICAL",
@@ -16,20 +18,36 @@ __all__ = [
     "ROLLOUT_ERROR",
     "STATUSES",
     "TIMEOUT",
+    "UNSEEDED",
+    "UNSEEDED_CAUSES",
     "Status",
     "VerifyReport",
     "seeds_text",
 ]
 
-Status = Literal["identical", "not_identical", "not_reproducible", "not_compared",
+Status = Literal["identical", "not_identical", "not_reproducible", "unseeded", "not_compared",
                  "rollout_error", "rebuild_error", "timeout"]
 #: Both rollouts completed, were compared value by value, and match (the only truthy status).
 IDENTICAL: Status = "identical"
 #: Reproducible here (two builds in this process agree), different across the boundary.
 NOT_IDENTICAL: Status = "not_identical"
-#: Two builds in this process already differ, or two fresh interpreters that differ only in
-#: their ``PYTHONHASHSEED`` do: nothing stable to compare the rebuild with.
+#: Two builds in this process already differ (or two rebuilds in fresh interpreters under one
+#: hash seed do) for a reason not found: nothing stable to compare the rebuild with.
 NOT_REPRODUCIBLE: Status = "not_reproducible"
+#: The rollout depends on process state that ``reset(seed=...)`` does not seed, found
+#: deterministically: a global generator it draws from (``random``, ``numpy.random``'s legacy
+#: global ``RandomState``, torch's default generator; :mod:`.generators`), or hash order (two
+#: fresh interpreters that differ only in ``PYTHONHASHSEED`` differ). The report's ``cause``
+#: says which (:data:`UNSEEDED_CAUSES`) and its first finding names the generator and the call,
+#: or both hash seeds, with the fix. Falsy; a portability failure (the rollout is a different
+#: one in every process), never chance.
+UNSEEDED: Status = "unseeded"
+#: ``cause`` of an ``unseeded`` report: a global generator was drawn from.
+GLOBAL_GENERATOR = "global_generator"
+#: ``cause`` of an ``unseeded`` report: the rollout follows hash order (``PYTHONHASHSEED``).
+HASH_ORDER = "hash_order"
+#: Every ``cause`` an ``unseeded`` report can have.
+UNSEEDED_CAUSES = (GLOBAL_GENERATOR, HASH_ORDER)
 #: The rollout was not compared: the spec says ``nondeterministic=True``, or a value in a trace
 #: has no exact encoding. Nothing else differed, but nothing proves the rollouts match.
 NOT_COMPARED: Status = "not_compared"
@@ -39,13 +57,14 @@ ROLLOUT_ERROR: Status = "rollout_error"
 REBUILD_ERROR: Status = "rebuild_error"
 #: The deadline passed; the worker was killed.
 TIMEOUT: Status = "timeout"
-STATUSES: tuple[Status, ...] = (IDENTICAL, NOT_IDENTICAL, NOT_REPRODUCIBLE, NOT_COMPARED,
-                                ROLLOUT_ERROR, REBUILD_ERROR, TIMEOUT)
+STATUSES: tuple[Status, ...] = (IDENTICAL, NOT_IDENTICAL, NOT_REPRODUCIBLE, UNSEEDED,
+                                NOT_COMPARED, ROLLOUT_ERROR, REBUILD_ERROR, TIMEOUT)
 
 _HEADLINES = {
     IDENTICAL: "identical",
     NOT_IDENTICAL: "NOT identical",
     NOT_REPRODUCIBLE: "NOT reproducible",
+    UNSEEDED: "NOT reproducible: depends on state reset(seed=) does not seed",
     NOT_COMPARED: "rollout NOT compared",
     ROLLOUT_ERROR: "rollout error",
     REBUILD_ERROR: "rebuild error",
@@ -61,8 +80,9 @@ class VerifyReport:
     matched, and the rebuild agreed with the build here on everything else compared. Every
     other status is falsy: a rollout that raised (``rollout_error``), a spec that says
     ``nondeterministic=True`` or a value with no exact encoding (``not_compared``), an env
-    whose behaviour already differs between two builds here or between two fresh interpreters
-    under different hash seeds (``not_reproducible``).
+    whose behaviour already differs between two builds here (``not_reproducible``), an env
+    whose rollout draws from a global generator or follows hash order (``unseeded``, with
+    ``cause``).
 
     Attributes
     ----------
@@ -93,6 +113,8 @@ class VerifyReport:
         says), ``"rebuild"`` (the fresh interpreter) and ``"control"`` (a second fresh
         interpreter, the hash-order control); ``None`` where it is random or not set by
         specpack (a spawn or forkserver child, no control run).
+    cause
+        For ``unseeded``: ``"global_generator"`` or ``"hash_order"``; else ``None``.
     """
 
     status: Status
@@ -108,10 +130,14 @@ class VerifyReport:
     stderr: str = ""
     ignore_info: list[str] = field(default_factory=list)
     hash_seeds: dict[str, int | None] = field(default_factory=dict)
+    cause: str | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"unknown verify status {self.status!r}")
+        if (self.status == UNSEEDED) != (self.cause is not None) or (
+                self.cause is not None and self.cause not in UNSEEDED_CAUSES):
+            raise ValueError(f"cause={self.cause!r} contradicts status={self.status!r}")
         if self.identical != (self.status == IDENTICAL):
             raise ValueError(f"identical={self.identical} contradicts status={self.status!r}")
         if self.identical and not self.rollout_compared:
@@ -131,6 +157,8 @@ class VerifyReport:
             first, *rest = d.splitlines() or [""]
             lines.append(f"  - {first}")
             lines += [f"    {line}" for line in rest]
+        if self.cause is not None:
+            lines.append(f"  cause: {self.cause}")
         lines += [f"  note: {n}" for n in self.notes]
         if self.ignore_info:
             lines.append(f"  info keys left out: {', '.join(map(repr, self.ignore_info))}")

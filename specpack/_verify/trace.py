@@ -18,12 +18,15 @@ from __future__ import annotations
 import copy
 from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._text import one_line, public_name
 from .describe import describe_space, plain, type_name
+
+if TYPE_CHECKING:
+    from .generators import Watch
 
 __all__ = ["Trace", "info_value", "plan_actions", "record", "writable"]
 
@@ -164,7 +167,7 @@ def _like(info: dict[Any, Any], items: dict[Any, Any]) -> Any:
 
 
 def record(env: Any, actions: list[Any], seed: int, *,
-           ignore_info: Collection[str] = ()) -> Trace:
+           ignore_info: Collection[str] = (), watch: Watch | None = None) -> Trace:
     """Record ``env``'s trace, running ``actions`` after ``reset(seed=seed)``.
 
     This runs a rollout on ``env`` (it changes the env's state). Describe a freshly built env
@@ -182,6 +185,9 @@ def record(env: Any, actions: list[Any], seed: int, *,
     ignore_info
         Info keys left out of the trace (values that vary by nature, such as wall-clock
         times); those the env returned are listed in ``Trace.ignored_info``.
+    watch
+        Records which ``reset``/``step`` calls changed a global generator's state
+        (:class:`~.generators.Watch`).
 
     Returns
     -------
@@ -201,24 +207,48 @@ def record(env: Any, actions: list[Any], seed: int, *,
     )
     dropped = t.ignored_info
     method, step = "reset", 0
+    calls = _Calls(watch)
     try:
-        obs, info = env.reset(seed=seed)
+        obs, info = calls.reset(env, 0, seed=seed)
         t.events.append(["reset", 0, plain(obs), info_value(info, ignore, dropped)])
         t.action_space_after_reset = describe_space(_attr(env, "action_space"))
         for step, action in enumerate(actions, 1):
             method = "step"
             shown = plain(action)  # before the step: an env may change its action in place
-            obs, reward, terminated, truncated, info = env.step(action)
+            obs, reward, terminated, truncated, info = calls.step(env, step, action)
             t.events.append(["step", step, shown, plain(obs), plain(reward),
                              plain(terminated), plain(truncated),
                              info_value(info, ignore, dropped)])
             if terminated or truncated:
                 method = "reset"
-                obs, info = env.reset()
+                obs, info = calls.reset(env, step)
                 t.events.append(["reset", step, plain(obs), info_value(info, ignore, dropped)])
     except Exception as e:  # noqa: BLE001 - a failing rollout is part of the trace
         t.error = _error(method, step, e)
     return t
+
+
+class _Calls:
+    """``env.reset``/``env.step``, each watched when there is a :class:`~.generators.Watch`."""
+
+    def __init__(self, watch: Watch | None) -> None:
+        self.watch = watch
+
+    def reset(self, env: Any, step: int, **kwargs: Any) -> Any:
+        if self.watch is None:
+            return env.reset(**kwargs)
+        try:
+            return env.reset(**kwargs)
+        finally:
+            self.watch.after("reset", step)
+
+    def step(self, env: Any, step: int, action: Any) -> Any:
+        if self.watch is None:
+            return env.step(action)
+        try:
+            return env.step(action)
+        finally:
+            self.watch.after("step", step)
 
 
 def _attr(env: Any, name: str) -> Any:

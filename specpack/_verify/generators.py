@@ -1,0 +1,263 @@
+"""Global random generators in the proof: which call of a rollout draws from them.
+
+``reset(seed=...)`` seeds the env's own generator (``self.np_random``), never the process-wide
+ones: Python's ``random``, numpy's legacy global ``RandomState`` (``np.random.rand``...) and
+torch's default generator. An env that draws from one of those follows whatever state the
+process happens to have, so its rollout is a different one in every process, and a verdict
+from comparing two of them would be chance.
+
+:class:`Watch` tells it apart deterministically, without relying on the values drawn: it looks
+at each generator's state (a digest) before and after every call of a rollout (the build,
+each ``reset`` and ``step``) and records a *touch* ``[call, step, generator, after-digest]`` for
+each call that changed one. Two builds in one process start from different states (the first
+one's draws moved it), so :func:`first_unseeded` finds the first touch on which they disagree:
+a call that drew from a generator the env did not seed itself. An env that seeds the global
+generator from its own seed (``np.random.seed(seed)`` in ``reset``) and then draws leaves the
+same state behind in both builds, and is not flagged: its rollout follows its seed.
+
+Only generators already loaded are looked at (``numpy.random``, ``torch``: a module in
+``sys.modules``): nothing is imported to watch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["GENERATORS", "HASH_FIX", "MAX_TOUCHES", "Watch", "call_name", "drawn",
+           "first_unseeded", "fix", "generator_finding", "snapshot"]
+
+#: The generators watched, by the name a finding gives them.
+GENERATORS = ("random", "numpy.random", "torch")
+#: The fix for a rollout that follows hash order (the other cause of ``unseeded``).
+HASH_FIX = ("set PYTHONHASHSEED to one value in every process that runs it, or make the env "
+            "independent of hash order (sort a set before iterating it)")
+#: Touches kept per build (bounds its memory; the first disagreement is what a verdict names).
+MAX_TOUCHES = 1_000_000
+
+_FIX = {
+    "random": ("seed it (random.seed(...)), or give the env its own generator "
+               "(random.Random(seed) made in reset, or self.np_random)"),
+    "numpy.random": ("seed it (np.random.seed(...)), or give the env its own generator "
+                     "(draw from self.np_random, which reset(seed=...) seeds)"),
+    "torch": ("seed it (torch.manual_seed(...)), or give the env its own generator "
+              "(a torch.Generator seeded in reset)"),
+}
+_WHAT = {
+    "random": "Python's random module's global generator (random.random(), random.choice()...)",
+    "numpy.random": ("numpy.random's global generator (np.random.rand(), np.random.choice()... "
+                     "the legacy RandomState)"),
+    "torch": "torch's default generator (torch.rand(), torch.randn()...)",
+}
+
+
+def _random_state() -> Any:
+    module = sys.modules.get("random")
+    return None if module is None else module.getstate()
+
+
+def _numpy_state() -> Any:
+    rand = _numpy_rand()
+    if rand is None:
+        return None
+    name, key, pos, has_gauss, gauss = rand.get_state(legacy=True)
+    return (name, key.tobytes(), pos, has_gauss, gauss)
+
+
+def _numpy_rand() -> Any:
+    module = sys.modules.get("numpy.random")
+    return getattr(getattr(module, "mtrand", None), "_rand", None)
+
+
+def _torch_state() -> Any:
+    torch = sys.modules.get("torch")
+    get = getattr(getattr(torch, "random", None), "get_rng_state", None)
+    if get is None:
+        return None
+    return bytes(get().numpy().tobytes())
+
+
+#: The Mersenne Twister's state in C: 624 32-bit words and an index (``random``'s and numpy's
+#: MT19937 alike), read as raw bytes where that reads the very state the slow readers give.
+_MT_BYTES = 4 + 624 * 4
+
+
+def _random_raw() -> Any:
+    """A reader of ``random``'s global generator's state as raw bytes (a few microseconds,
+    where ``getstate()`` builds 625 ints), or None where it does not read what ``getstate``
+    says (another interpreter, another layout): checked once against ``getstate()``."""
+    import ctypes  # only where a watch runs (the build here)
+
+    module = sys.modules.get("random")
+    inst = getattr(module, "_inst", None)
+    head = object.__basicsize__
+    if inst is None or type(inst).__basicsize__ < head + _MT_BYTES:
+        return None
+
+    def read() -> Any:
+        return ctypes.string_at(id(inst) + head, _MT_BYTES), inst.gauss_next
+
+    try:
+        raw, _ = read()
+        version, words, _ = inst.getstate()
+        index = int.from_bytes(raw[:4], sys.byteorder)
+        state = [int.from_bytes(raw[i:i + 4], sys.byteorder) for i in range(4, _MT_BYTES, 4)]
+        if version != 3 or list(words) != [*state, index]:
+            return None
+    except Exception:  # noqa: BLE001 - the slow reader then
+        return None
+    return read
+
+
+def _numpy_raw() -> Any:
+    """A reader of numpy's global generator's MT19937 state as raw bytes, through the state
+    address numpy's ``BitGenerator.ctypes`` gives (``get_state()`` copies it into an array),
+    or None where that does not read what ``get_state`` says: checked once. numpy's cached
+    Gaussian (``has_gauss``) is not in it: a call that only takes the cached value of a pair
+    drawn before leaves no touch (the call that drew the pair does)."""
+    import ctypes
+
+    rand = _numpy_rand()
+    bit = getattr(rand, "_bit_generator", None)
+    try:
+        address = int(bit.ctypes.state_address)  # type: ignore[union-attr]
+
+        def read(keep: Any = bit) -> Any:  # keeps the bit generator: the address stays its state
+            return ctypes.string_at(address, _MT_BYTES)
+
+        name, key, pos, _, _ = rand.get_state(legacy=True)
+        raw = read()
+        if name != "MT19937" or raw != key.astype("=u4").tobytes() + int(pos).to_bytes(
+                4, sys.byteorder, signed=True):
+            return None
+    except Exception:  # noqa: BLE001 - the slow reader then
+        return None
+    return read
+
+
+def _readers() -> list[Callable[[], Any]]:
+    """One reader per generator in :data:`GENERATORS` order: raw bytes where checked, else
+    the generator's own state API (a generator not loaded reads ``None``)."""
+    fast_random = _random_raw()
+    fast_numpy = _numpy_raw() if _numpy_rand() is not None else None
+    return [fast_random or _random_state, fast_numpy or _numpy_state, _torch_state]
+
+
+def _read(readers: list[Callable[[], Any]]) -> tuple[Any, ...]:
+    out = []
+    for read in readers:
+        try:
+            out.append(read())
+        except Exception:  # noqa: BLE001 - a generator we cannot read is not watched
+            out.append(None)
+    return tuple(out)
+
+
+def snapshot() -> tuple[Any, ...]:
+    """Each watched generator's state (``None`` for one not loaded, or unreadable)."""
+    return _read([_random_state, _numpy_state, _torch_state])
+
+
+def _digest(state: Any) -> str:
+    return hashlib.sha256(repr(state).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+class Watch:
+    """The touches of one build: call :meth:`after` at the end of each call (the build, each
+    ``reset`` and ``step``); the state is read once per call boundary, and the code between
+    two calls (the trace's own) draws from no global generator.
+
+    Example::
+
+        watch = Watch()          # reads the states now
+        env = make()
+        watch.after("make", 0)   # a touch for each generator whose state changed
+    """
+
+    def __init__(self) -> None:
+        self.touches: list[list[Any]] = []
+        self.more = 0  # touches past MAX_TOUCHES (counted, not kept)
+        self._readers = _readers()
+        self._numpy = _numpy_rand() is not None
+        self._last = _read(self._readers)
+
+    def after(self, call: str, step: int) -> None:
+        """Record a touch for each generator whose state changed since the last call."""
+        now = _read(self._readers)
+        if now != self._last:
+            for name, old, new in zip(GENERATORS, self._last, now):
+                if new is not None and old != new:
+                    if len(self.touches) < MAX_TOUCHES:
+                        self.touches.append([call, step, name, _digest(new)])
+                    else:
+                        self.more += 1
+        self._last = now
+        if not self._numpy and now[1] is not None:  # numpy.random loaded meanwhile
+            self._numpy = True
+            self._readers = _readers()
+            self._last = _read(self._readers)
+
+
+def drawn(value: Any) -> tuple[str, int, str] | None:
+    """``[call, step, generator]`` as a child sent it (:func:`first_unseeded`'s answer), checked;
+    None for anything else."""
+    if (type(value) is list and len(value) == 3 and type(value[0]) is str
+            and type(value[1]) is int and value[2] in GENERATORS):
+        return value[0], value[1], value[2]
+    return None
+
+
+def _touches(value: Any) -> list[tuple[str, int, str, str]]:
+    """A build's touches as sent back (malformed entries left out)."""
+    out = []
+    for t in value if type(value) is list else ():
+        if (type(t) is list and len(t) == 4 and type(t[0]) is str and type(t[1]) is int
+                and t[2] in GENERATORS and type(t[3]) is str):
+            out.append((t[0], t[1], t[2], t[3]))
+    return out
+
+
+def first_unseeded(first: Any, second: Any) -> tuple[str, int, str] | None:
+    """The first call that drew from a global generator the env did not seed:
+    ``(call, step, generator)``, or None.
+
+    ``first`` and ``second`` are the touches of two builds in one process, one after the other
+    (:attr:`Watch.touches`, as sent back): the first place they disagree (another call,
+    another generator, or another state left behind) is a draw that depended on the state the
+    build found.
+    """
+    a, b = _touches(first), _touches(second)
+    for x, y in zip(a, b):
+        if x != y:
+            return min(x[:3], y[:3], key=lambda c: (c[1], c[0] != "make", c[0] != "reset"))
+    if len(a) != len(b):
+        extra = (a if len(a) > len(b) else b)[min(len(a), len(b))]
+        return extra[:3]
+    return None
+
+
+def call_name(call: str, step: int) -> str:
+    """``"step 3"``, ``"reset() at step 0"``, ``"the build (make())"``."""
+    if call == "make":
+        return "the build (make())"
+    if call == "reset":
+        return f"reset() at step {step}" if step == 0 else f"the auto-reset after step {step}"
+    if call == "rollout":
+        return "the rollout"
+    return f"step {step}"
+
+
+def fix(generator: str) -> str:
+    """How to make an env that draws from ``generator`` reproducible."""
+    return _FIX.get(generator, "seed it, or give the env its own generator")
+
+
+def generator_finding(found: tuple[str, int, str]) -> str:
+    """The finding line for :func:`first_unseeded`'s answer."""
+    call, step, generator = found
+    return (f"{call_name(call, step)} drew from {_WHAT.get(generator, generator)}, which "
+            "reset(seed=...) does not seed: two builds in this process drew different values, "
+            "so the rollout differs in every process and no rebuild can be compared with it; "
+            f"{fix(generator)}")
