@@ -211,15 +211,13 @@ def test_verify_looks_up_nothing_through_a_wrapper(capfd) -> None:
     assert "NOSY" not in out + err + report.stderr + report.stdout
 
 
-_GYM029 = Path(os.environ.get("SPECPACK_TEST_GYM029_PYTHON", "/work/venv029/bin/python"))
-
-
-@pytest.mark.skipif(not _GYM029.exists(), reason="no gymnasium 0.29 interpreter here")
-def test_verify_under_gymnasium_029_prints_no_deprecation_warning(tmp_path) -> None:
+def test_verify_prints_no_gymnasium_deprecation_warning(tmp_path) -> None:
+    """On every supported line (CI runs tests/verify under 0.28/0.29, where a wrapper's
+    attribute lookup of ``possible_agents`` warns, and under 1.x), specpack's own probing warns
+    nothing."""
     script = textwrap.dedent("""
         import warnings
         import gymnasium, specpack
-        assert gymnasium.__version__.startswith("0.29"), gymnasium.__version__
         warnings.simplefilter("always")
         pack = specpack.capture("CartPole-v1")
         for _ in range(2):
@@ -231,7 +229,7 @@ def test_verify_under_gymnasium_029_prints_no_deprecation_warning(tmp_path) -> N
     path = tmp_path / "probe.py"
     path.write_text(script)
     env = {**os.environ, "PYTHONPATH": str(Path(specpack.__file__).parents[1])}
-    done = subprocess.run([str(_GYM029), str(path)], capture_output=True, text=True, env=env,
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env,
                           timeout=300, cwd=tmp_path)
     assert "DONE" in done.stdout, done.stdout + done.stderr
     assert "deprecated" not in done.stdout + done.stderr, done.stdout + done.stderr
