@@ -2,7 +2,13 @@
 
 The comparison is the engine's (:meth:`SpecPack.verify`); this module only shows its report:
 the status, every difference (a rollout error names the method and step), and what the env
-printed when that helps explain a failure. Exit code 0 identical, 1 anything else.
+printed when that helps explain a failure. Exit code 0 identical, 1 anything else, 2 for
+what the user can fix before anything is built (an untrusted file, a missing distribution or
+file: one line, as ``specpack run`` says it, see :func:`.packfile.preflight`).
+
+Every string from the file or the env (the id, the differences, notes, the env's output) is
+shown through :func:`specpack._text.printable`, and specpack's classes in a child's traceback
+by their public names (:func:`specpack._text.public_names`).
 """
 
 from __future__ import annotations
@@ -13,10 +19,11 @@ from typing import Any
 
 from .._errors import SpecPackError
 from .._process.launch import label
-from .._text import printable
+from .._text import printable, public_names
+from .._verify.judge import HERE
 from .._verify.report import seeds_text
 from .output import EXIT_NOT_IDENTICAL, EXIT_OK, spinner, stdout_to_stderr
-from .packfile import load_pack, run_imports
+from .packfile import load_pack, preflight, run_imports
 
 __all__ = ["command", "render_report"]
 
@@ -29,6 +36,7 @@ def command(ns: argparse.Namespace) -> int:
         raise SpecPackError(f"--steps {ns.steps}: must be 0 or more")
     run_imports(ns)
     pack = load_pack(ns)
+    preflight(pack)
     where = f"a {label(ns.where)}"
     with spinner(f"verifying {pack.label} in {where} ({ns.steps} steps, seed {ns.seed})"), \
             stdout_to_stderr():
@@ -67,7 +75,8 @@ def report_status(report: Any) -> str:
 def render_report(report: Any, label: str, where: str, timeout: float) -> str:
     """The text ``specpack verify`` prints for a report of ``label`` rebuilt in ``where``."""
     status = report_status(report)
-    differences = [str(d) for d in report.differences]
+    differences = [public_names(str(d)) for d in report.differences]
+    label = printable(label, limit=2000)
     steps, seed = report.steps, report.seed
     elapsed = float(getattr(report, "elapsed", 0.0))
     n = len(differences)
@@ -90,6 +99,9 @@ def render_report(report: Any, label: str, where: str, timeout: float) -> str:
     elif status == "rollout_error":
         head = (f"rollout error: {label} raised during the {steps}-step rollout with seed "
                 f"{seed} ({counted}):")
+    elif status == "rebuild_error" and differences and all(
+            d.startswith(f"{HERE} failed") for d in differences):
+        head = f"build failed here: {label} could not be built in this process ({counted}):"
     elif status == "rebuild_error":
         head = f"rebuild failed: {label} could not be built in {where} ({counted}):"
     elif status == "timeout":
