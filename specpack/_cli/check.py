@@ -17,11 +17,12 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._errors import SpecPackError
+from .._errors import SpecPackError, WorkerError
 from .._seal import CheckReport, Seal, check_seal
 from .._text import printable, public_names
+from .._verify.report import REBUILD_ERROR
 from ..files import load
-from .output import EXIT_NOT_IDENTICAL, EXIT_OK, spinner, stdout_to_stderr
+from .output import EXIT_BAD_INPUT, EXIT_NOT_IDENTICAL, EXIT_OK, spinner, stdout_to_stderr
 from .packfile import check_file as check_path
 from .packfile import preflight, read_key, run_imports
 
@@ -92,11 +93,26 @@ def command(ns: argparse.Namespace) -> int:
         pack, report = check_file(ns.file, trust=bool(ns.trust), key=read_key(ns.key_file),
                                   allow=ns.allow, where=ns.where, timeout=ns.timeout,
                                   before=preflight)
+    failed = _failed_build(report)
+    if failed is not None and not ns.json:
+        first, _, tail = failed.partition("\n")
+        raise WorkerError(f"{pack.label}: {first}", child_traceback=tail.strip("\n"))
     if ns.json:
         doc = {"file": ns.file, "id": pack.id, "identical": bool(report), **report.to_dict()}
         print(json.dumps(doc, indent=2, default=str, ensure_ascii=True))
+        if failed is not None:
+            return EXIT_BAD_INPUT
     else:
         first, *rest = public_names(str(report)).splitlines() or [""]
         lines = [f"{printable(pack.label, limit=2000)}: {printable(first, limit=2000)}"]
         print("\n".join(lines + [printable(line, limit=2000) for line in rest]))
     return EXIT_OK if report else EXIT_NOT_IDENTICAL
+
+
+def _failed_build(report: CheckReport) -> str | None:
+    """The one finding of a check whose rebuild could not be built or run at all (a failed
+    build, said as ``specpack run`` says it: one line, exit code 2, the worker's traceback
+    with ``--debug``), else None."""
+    if report.status == REBUILD_ERROR and len(report.differences) == 1:
+        return public_names(str(report.differences[0]))
+    return None

@@ -91,13 +91,15 @@ def _guard(run: Callable[[], int], debug: bool) -> int:
             pass
         return EXIT_OK
     except (SpecPackError, OSError) as e:
+        message, worker = _message(e)
         if debug:
-            print_traceback(e)
+            print_traceback(e, worker)
         hint = ""
         cause = e.__cause__
-        if not debug and cause is not None and not isinstance(cause, SpecPackError):
+        if not debug and ((cause is not None and not isinstance(cause, SpecPackError))
+                          or bool(getattr(e, "child_traceback", None)) or bool(worker)):
             hint = " (run again with --debug for the traceback)"
-        print(f"{PROG}: error: {_message(e)}{hint}", file=sys.stderr)
+        print(f"{PROG}: error: {message}{hint}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as e:  # noqa: BLE001 - the CLI promises one line, no traceback
         if debug:
@@ -108,9 +110,16 @@ def _guard(run: Callable[[], int], debug: bool) -> int:
         return EXIT_BAD_INPUT
 
 
-def print_traceback(e: BaseException) -> None:
-    """``--debug``'s traceback of ``e`` on stderr, specpack's classes under their public names."""
-    sys.stderr.write(public_names(format_exception(e)))
+def print_traceback(e: BaseException, worker: str = "") -> None:
+    """``--debug``'s traceback of ``e`` on stderr (and a worker's, when it carries one or its
+    message holds one), each line escaped, specpack's classes under their public names."""
+    text = format_exception(e)
+    child = getattr(e, "child_traceback", "")
+    for tail in (child if isinstance(child, str) else "", worker):
+        if tail.strip():
+            text += "The traceback in the worker:\n" + tail.strip("\n") + "\n"
+    for line in public_names(text).splitlines():
+        print(printable(line, limit=4000), file=sys.stderr)
     sys.stderr.flush()
 
 
@@ -121,22 +130,29 @@ def _type_name(e: BaseException) -> str:
     return public if public != name else type(e).__name__
 
 
-def _message(e: SpecPackError | OSError) -> str:
+#: Where a worker's traceback starts inside a message (shown with ``--debug`` only).
+_TRACEBACK = "\nTraceback (most recent call last):"
+
+
+def _message(e: SpecPackError | OSError) -> tuple[str, str]:
     """The error's message as the command line says it (its CLI fix, when it has one), on one
-    line, escaped for the terminal; an untrusted file's refusal keeps its list of payloads
-    (built escaped, one item a line)."""
+    line, escaped for the terminal, and the worker's traceback the message held (for
+    ``--debug``). An untrusted file's refusal keeps its list of payloads (built escaped, one
+    item a line)."""
     if isinstance(e, SpecPackError):
         text = e.for_surface("cli")
     elif e.filename is not None and e.strerror:
         text = f"{e.filename}: {e.strerror}"
     else:
         text = str(e)
-    text = public_names(text.strip()) or type(e).__name__
+    text, cut, worker = public_names(text.strip()).partition(_TRACEBACK)
+    text = text.strip() or type(e).__name__
+    worker = (cut + worker).strip("\n")
     if not isinstance(e, UntrustedPackError):
-        return one_line_text(text)
+        return one_line_text(text), worker
     lines = [line for line in text.splitlines() if line.strip()] or [type(e).__name__]
     return "\n".join([one_line_text(lines[0])]
-                     + [printable(line.rstrip(), limit=4000) for line in lines[1:]])
+                     + [printable(line.rstrip(), limit=4000) for line in lines[1:]]), worker
 
 
 def _one_line(e: BaseException) -> str:

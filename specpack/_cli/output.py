@@ -25,9 +25,9 @@ __all__ = [
     "EXIT_OK",
     "PROG",
     "AuditProgress",
+    "one_line_text",
     "spinner",
     "stdout_to_stderr",
-    "one_line_text",
     "warn",
 ]
 

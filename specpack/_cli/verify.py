@@ -17,12 +17,12 @@ import argparse
 import json
 from typing import Any
 
-from .._errors import SpecPackError
+from .._errors import SpecPackError, WorkerError
 from .._process.launch import label
 from .._text import printable, public_names
 from .._verify.judge import HERE
 from .._verify.report import seeds_text
-from .output import EXIT_NOT_IDENTICAL, EXIT_OK, spinner, stdout_to_stderr
+from .output import EXIT_BAD_INPUT, EXIT_NOT_IDENTICAL, EXIT_OK, spinner, stdout_to_stderr
 from .packfile import load_pack, preflight, run_imports
 
 __all__ = ["command", "render_report"]
@@ -43,6 +43,10 @@ def command(ns: argparse.Namespace) -> int:
         report = pack.verify(steps=ns.steps, seed=ns.seed, where=ns.where, timeout=ns.timeout,
                              ignore_info=getattr(ns, "ignore_info", None) or ())
     status = report_status(report)
+    built_here = _failed_here(report)
+    if built_here is not None and not ns.json:
+        first, _, rest = built_here.partition("\n")
+        raise WorkerError(f"{pack.label}: {first}", child_traceback=rest.strip("\n"))
     if ns.json:
         doc = {
             "file": ns.file,
@@ -62,9 +66,23 @@ def command(ns: argparse.Namespace) -> int:
             "stderr": str(getattr(report, "stderr", "") or ""),
         }
         print(json.dumps(doc, indent=2, default=str, ensure_ascii=True))
+        if built_here is not None:
+            return EXIT_BAD_INPUT
     else:
         print(render_report(report, pack.label, where, ns.timeout))
     return EXIT_OK if report else EXIT_NOT_IDENTICAL
+
+
+def _failed_here(report: Any) -> str | None:
+    """The finding of a build that failed here, in this process's fork, when that is the
+    report's only finding (the pack does not build on this machine at all: a failed build,
+    as ``specpack run`` reports it, not a difference between two builds), else None."""
+    if report_status(report) != "rebuild_error":
+        return None
+    differences = [public_names(str(d)) for d in report.differences]
+    if len(differences) == 1 and differences[0].startswith(f"{HERE} failed"):
+        return differences[0]
+    return None
 
 
 def report_status(report: Any) -> str:
