@@ -163,6 +163,36 @@ def test_check_escapes_a_hostile_id_above_its_report(base: dict[str, Any], tmp_p
     assert not any(ln.startswith("CartPole-v1: ") for ln in lines), lines
 
 
+def test_check_escapes_the_versions_a_seal_was_made_with(
+        base: dict[str, Any], tmp_path: Path) -> None:
+    # On 1161eb9 the seal's versions (from the file) printed the injected text as lines.
+    def edit(m: dict[str, Any]) -> None:
+        m["seal"]["made_with"]["gymnasium"] = "1.4.0" + "\n" + INJECTED
+        m["seal"]["made_with"][HOSTILE] = "1"
+
+    path = _write(tmp_path / "h.pack", base["sealed"], edit)
+    proc = specpack("check", path.name, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not _injected(proc), proc.stdout
+    assert "gymnasium 1.4.0\\nINJECTED signature valid" in proc.stdout, proc.stdout
+
+
+def test_report_texts_escape_names_from_the_env_and_the_file() -> None:
+    # str(CheckReport) (what pack.check() prints in Python too) and a difference's values.
+    from specpack._verify.check_report import CheckReport
+    from specpack._verify.render import show
+
+    report = CheckReport(status="not_identical", differences=[f"step 1: {HOSTILE}"],
+                         where="subprocess", steps=3, seed=0, notes=[HOSTILE + "\u202e"],
+                         sealed_with={"gymnasium": HOSTILE}, checked_with={"gymnasium": "1"})
+    text = str(report)
+    assert not any(ln.startswith(INJECTED) for ln in text.splitlines()), text
+    assert "note: x\\nINJECTED signature valid\\u202e" in text and "\u202e" not in text
+    assert "step 1: x" in text  # a finding's own lines stay lines (indented), escaped each
+    shown = show(["global", HOSTILE + "\u2028"])
+    assert shown == "x\\nINJECTED signature valid\\u2028", shown
+
+
 def test_verify_escapes_a_hostile_id(base: dict[str, Any], tmp_path: Path) -> None:
     path = _write(tmp_path / "h.pack", base["sealed"], _set("id", HOSTILE + "\u202e"))
     proc = specpack("verify", path.name, "--steps", "5", cwd=tmp_path)
