@@ -51,12 +51,29 @@ def printable(text: str, limit: int = 200) -> str:
 
 
 def public_name(cls: type) -> str:
-    """The name of ``cls``, or of its first public base when it is private (specpack's
-    ``_CaptureTypeError`` is shown as the ``CaptureError`` users catch)."""
+    """The name of ``cls`` as users know it: for specpack's own classes the first class of its
+    MRO that ``specpack`` exports (``_CaptureTypeError`` is shown as the ``CaptureError`` users
+    catch, ``BuildTypeError`` as ``BuildError``), for others the name of ``cls`` or of its
+    first public base when it is private."""
+    if str(getattr(cls, "__module__", "")).startswith("specpack"):
+        for base in cls.__mro__:
+            if _exported(base):
+                return base.__name__
     for base in cls.__mro__:
         if not base.__name__.startswith("_"):
             return base.__name__
     return cls.__name__
+
+
+def _exported(cls: type) -> bool:
+    """Whether ``specpack`` (when loaded) exports ``cls`` under its own name."""
+    root = sys.modules.get("specpack")
+    if root is None or cls.__name__ not in getattr(root, "__all__", ()):
+        return False
+    try:
+        return getattr(root, cls.__name__) is cls
+    except Exception:  # noqa: BLE001 - a lazy name that fails to load is not this class
+        return False
 
 
 #: A dotted name inside specpack's private modules (``specpack._error_twins.BuildTypeError``).
@@ -90,11 +107,10 @@ def _public_path(match: re.Match[str]) -> str:
         except ImportError:  # pragma: no cover - specpack's own modules
             module = None
     cls = getattr(module, match.group(2), None) if module is not None else None
-    root = sys.modules.get("specpack")
-    if not (isinstance(cls, type) and issubclass(cls, BaseException)) or root is None:
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
         return match.group(0)
     for base in cls.__mro__:
-        if getattr(root, base.__name__, None) is base:
+        if _exported(base):
             return f"specpack.{base.__name__}"
     return match.group(0)
 

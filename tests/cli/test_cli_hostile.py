@@ -246,6 +246,7 @@ def test_verify_of_a_pack_that_fails_to_build_here_is_one_line_naming_public_cla
                                  "unexpected keyword argument 'no_such_kwarg'",
                                  "(run again with --debug for the traceback)")
     assert "rebuild failed" not in line and "fresh interpreter" not in line
+    assert "the build here failed: BuildError: " in line and "BuildTypeError" not in line
     doc = specpack("verify", path.name, "--steps", "3", "--json", cwd=tmp_path)
     assert doc.returncode == 2 and json.loads(doc.stdout)["status"] == "rebuild_error"
     for command in ("verify", "run", "check"):
@@ -257,12 +258,16 @@ def test_verify_of_a_pack_that_fails_to_build_here_is_one_line_naming_public_cla
 
 
 def test_public_names_name_specpacks_classes_as_users_import_them() -> None:
-    from specpack._text import public_names
+    from specpack._error_twins import BuildTypeError
+    from specpack._errors import UnknownKeywordError
+    from specpack._text import public_name, public_names
 
     text = ("specpack._error_twins.BuildTypeError: a\n"
             "specpack._errors.UnknownKeywordError: b\n"
             "specpack._capture_errors.UnexpectedKwargError: c\n"
             "specpack._build.make and specpack.__main__.x stay")
+    assert (public_name(BuildTypeError), public_name(UnknownKeywordError)) == (
+        "BuildError", "SpecPackError")
     assert public_names(text).splitlines() == [
         "specpack.BuildError: a", "specpack.SpecPackError: b",
         "specpack.UnexpectedKwargError: c", "specpack._build.make and specpack.__main__.x stay"]
