@@ -208,8 +208,8 @@ def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAUL
 #: The other fix for a file missing or different on a node, as Python and the command line say
 #: it (``specpack capture`` has no option to carry files).
 _CARRY_IN_PYTHON = "or capture(..., self_contained=True) so the pack carries it"
-_CARRY_ON_CLI = ("or capture the pack in Python with self_contained=True so it carries the file "
-                 "(specpack capture writes packs that expect their files on every node)")
+_CARRY_ON_CLI = ("or capture it again with specpack capture ... --self-contained so the pack file "
+                 "carries it")
 
 
 def check_assets(assets: Sequence[Asset], *, label: str) -> None:

@@ -9,12 +9,15 @@ carry terminal escape sequences (C0/C1 controls, bidi overrides) to the screen.
 from __future__ import annotations
 
 import difflib
+import importlib
+import re
+import sys
 import traceback
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["format_exception", "one_line", "printable", "public_name", "short", "size_text", "suggest",
-           "unexpected_keywords"]
+__all__ = ["format_exception", "one_line", "printable", "public_name", "public_names", "short",
+           "size_text", "suggest", "unexpected_keywords"]
 
 
 def short(value: Any, limit: int = 80) -> str:
@@ -31,8 +34,14 @@ def short(value: Any, limit: int = 80) -> str:
 def printable(text: str, limit: int = 200) -> str:
     """``text`` safe to print: non-printable characters escaped, length capped at ``limit``.
 
-    ``str.isprintable`` is False for C0/C1 controls and for format characters such as the
-    bidi overrides (U+202E), so each of those is written as its ``\\x``/``\\u`` escape.
+    The one way every string that comes from a file or an env (ids, kwarg names, notes,
+    versions, asset paths, ``requires`` entries, reasons, the env's output) reaches a terminal,
+    in every command. ``str.isprintable`` is False for C0/C1 controls (ESC, BEL, DEL...), for
+    every line break (``\\n``, ``\\r``, ``\\x0b``, ``\\x0c``, ``\\x1c``-``\\x1e``,
+    ``\\x85``, U+2028, U+2029) and for format characters such as the bidi marks (U+202A-U+202E,
+    U+2066-U+2069, U+200E, U+200F, U+061C), so each of those is written as its
+    ``\\x``/``\\u`` escape, as ``repr`` writes it: the result is one line, shown left to
+    right, and nothing in it can pose as a line of its own.
     """
     if len(text) > limit:
         text = text[:limit] + "..."
@@ -42,12 +51,68 @@ def printable(text: str, limit: int = 200) -> str:
 
 
 def public_name(cls: type) -> str:
-    """The name of ``cls``, or of its first public base when it is private (specpack's
-    ``_CaptureTypeError`` is shown as the ``CaptureError`` users catch)."""
+    """The name of ``cls`` as users know it: for specpack's own classes the first class of its
+    MRO that ``specpack`` exports (``_CaptureTypeError`` is shown as the ``CaptureError`` users
+    catch, ``BuildTypeError`` as ``BuildError``), for others the name of ``cls`` or of its
+    first public base when it is private."""
+    if str(getattr(cls, "__module__", "")).startswith("specpack"):
+        for base in cls.__mro__:
+            if _exported(base):
+                return base.__name__
     for base in cls.__mro__:
         if not base.__name__.startswith("_"):
             return base.__name__
     return cls.__name__
+
+
+def _exported(cls: type) -> bool:
+    """Whether ``specpack`` (when loaded) exports ``cls`` under its own name."""
+    root = sys.modules.get("specpack")
+    if root is None or cls.__name__ not in getattr(root, "__all__", ()):
+        return False
+    try:
+        return getattr(root, cls.__name__) is cls
+    except Exception:  # noqa: BLE001 - a lazy name that fails to load is not this class
+        return False
+
+
+#: A dotted name inside specpack's private modules (``specpack._error_twins.BuildTypeError``).
+_PRIVATE_PATH = re.compile(r"\bspecpack((?:\.[A-Za-z_]\w*)*\._\w+(?:\.[A-Za-z_]\w*)*)"
+                           r"\.([A-Za-z_]\w*)\b")
+
+
+_ERROR_MODULES = ("specpack._errors", "specpack._error_twins", "specpack._capture_errors")
+
+
+def public_names(text: str) -> str:
+    """``text`` with every exception class named by a private path (``specpack._errors.X``,
+    ``specpack._error_twins.BuildTypeError``) named as users import it: ``specpack.Y``, where
+    ``Y`` is the class itself when ``specpack`` exports it, else its first base ``specpack``
+    exports (``BuildTypeError`` is caught as ``specpack.BuildError``). Other text is kept.
+
+    Only specpack's modules of errors are imported to look a name up (others are looked up
+    when already loaded), so a name that is not an exception class stays as written.
+    """
+    if "specpack._" not in text and "specpack." not in text:
+        return text
+    return _PRIVATE_PATH.sub(_public_path, text)
+
+
+def _public_path(match: re.Match[str]) -> str:
+    name = "specpack" + match.group(1)
+    module = sys.modules.get(name)
+    if module is None and name in _ERROR_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # pragma: no cover - specpack's own modules
+            module = None
+    cls = getattr(module, match.group(2), None) if module is not None else None
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+        return match.group(0)
+    for base in cls.__mro__:
+        if _exported(base):
+            return f"specpack.{base.__name__}"
+    return match.group(0)
 
 
 def one_line(exc: BaseException, limit: int = 400) -> str:

@@ -1,4 +1,9 @@
-"""``specpack capture``: resolve a registered env id here and write its pack file."""
+"""``specpack capture``: resolve a registered env id here and write its pack file.
+
+``--self-contained``, ``--asset PATH`` and ``--seal STEPS [--seed S]`` are ``capture``'s
+``self_contained=``/``assets=`` and ``pack.seal(STEPS, S)``: the command line alone makes a
+file that ``specpack check`` accepts on another node.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import CaptureError, PackFormatError
 from .._imports import import_targets
 from .._text import printable, size_text, suggest
-from .output import EXIT_OK, warn
+from .output import EXIT_OK, spinner, stdout_to_stderr, warn
 from .packfile import read_key, run_imports
 
 if TYPE_CHECKING:
@@ -65,6 +70,12 @@ def command(ns: argparse.Namespace) -> int:
             "--entry-point MODULE:CLASS"
             + (", not both" if ns.id is not None else "")
         )
+    seal = getattr(ns, "seal", None)
+    seed = getattr(ns, "seed", None)
+    if seed is not None and seal is None:
+        raise CaptureError(f"--seed {seed}: the seed of the sealed rollout; add --seal STEPS")
+    if seal is not None and seal < 1:
+        raise CaptureError(f"--seal {seal}: the sealed rollout's steps must be 1 or more")
     run_imports(ns)
     kwargs = dict(parse_kwarg(item) for item in ns.kwargs)
     key = read_key(ns.key_file)
@@ -77,6 +88,8 @@ def command(ns: argparse.Namespace) -> int:
         backend=ns.backend,
         by_value=ns.by_value,
         env_kwargs=kwargs,
+        assets=list(getattr(ns, "assets", None) or []),
+        self_contained=bool(getattr(ns, "self_contained", False)),
     )
     missing = unimportable_references(pack)
     if missing:
@@ -88,13 +101,19 @@ def command(ns: argparse.Namespace) -> int:
             "specpack.load of this file in another process or directory will fail; capture "
             "with --by-value to carry the code in the file"
         )
+    if seal is not None:
+        with spinner(f"sealing {printable(name)}: a {seal}-step rollout in a fresh interpreter"), \
+                stdout_to_stderr():
+            pack = pack.seal(seal, 0 if seed is None else seed)
     out = Path(ns.output)
     dump(pack, out, key=key)
     signed = ", signed" if key is not None else ""
-    print(f"wrote {out} ({size_text(out.stat().st_size)}{signed}): {pack!r}")
+    sealed = f", sealed ({seal} steps, seed {seed or 0})" if seal is not None else ""
+    print(f"wrote {out} ({size_text(out.stat().st_size)}{signed}{sealed}): "
+          f"{printable(repr(pack), 2000)}")
     print(f"fingerprint {pack.fingerprint}")
     for note in pack.notes:
-        print(f"note: {note}")
+        print(f"note: {printable(str(note), 2000)}")
     return EXIT_OK
 
 

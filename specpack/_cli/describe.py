@@ -1,14 +1,21 @@
 """``specpack inspect``: what a pack file holds, as a table or JSON; nothing in it is run.
 
-The file's own strings (ids, names, kwargs) may be hostile: the table goes through
-:func:`specpack._text.printable` line by line and ``--json`` is ASCII (every other character
-escaped), so no control character or bidi override reaches the terminal raw.
+The file's own strings (ids, kwarg names and values, notes, versions, asset paths, ``requires``
+entries) may be hostile: each row of the table goes through :func:`specpack._text.printable`
+whole, so a line break, a control character or a bidi mark in any of them is shown escaped on
+that row and can never pose as a line of its own, and ``--json`` is ASCII (every other
+character escaped).
+
+A kwarg whose value is an asset's path (or lies inside an asset folder) is marked ``[file:
+asset ...]``: make() checks that file (or writes the carried one) before the env gets it; any
+other kwarg is passed exactly as shown.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +41,7 @@ def command(ns: argparse.Namespace) -> int:
     if ns.json:
         print(json.dumps(desc, indent=2, default=str, ensure_ascii=True))
     else:
-        print("\n".join(printable(line, limit=10_000)
-                        for line in render_description(ns.file, desc).splitlines()))
+        print(render_description(ns.file, desc))
     sig = desc.get("signature") if isinstance(desc, dict) else None
     status = sig.get("status") if isinstance(sig, dict) else None
     if key is not None and status != "valid":
@@ -66,7 +72,9 @@ def render_description(path: str, desc: dict[str, Any]) -> str:
     ]
     kwargs = m.get("kwargs")
     if isinstance(kwargs, dict) and kwargs:
-        rows += [("kwargs" if i == 0 else "", f"{k} = {value(v)}")
+        files = _asset_paths(m)
+        rows += [("kwargs" if i == 0 else "",
+                  f"{k} = {value(v)}{_file_mark(kwargs.get(k), files)}")
                  for i, (k, v) in enumerate(render_items(kwargs, payloads))]
     else:
         rows.append(("kwargs", "(none)"))
@@ -107,13 +115,69 @@ def render_description(path: str, desc: dict[str, Any]) -> str:
         rows.append(("payloads", "none: no code travels by value; loads without --trust"))
     rows.append(("signature", _signature(desc)))
     if code:
-        rows.append(("trust", "loading it needs --trust, or --key-file with the key that "
-                              "signed it: the payloads run code when the env is built"))
+        rows.append(("trust", _trust(desc)))
     notes = m.get("notes")
     if isinstance(notes, list):
         rows += [("notes" if i == 0 else "", str(n)) for i, n in enumerate(notes)]
     width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
+    return "\n".join(f"{k:<{width}}  {printable(str(v), limit=10_000)}".rstrip()
+                     for k, v in rows)
+
+
+def _trust(desc: dict[str, Any]) -> str:
+    """What loading a file with payloads needs: with a valid signature for the key given,
+    that key; else ``--trust`` or the key that signed it."""
+    sig = desc.get("signature")
+    if isinstance(sig, dict) and sig.get("status") == "valid":
+        return ("signed with the key given: it loads with this --key-file and needs no "
+                "--trust; the payloads run code when the env is built")
+    return ("loading it needs --trust, or --key-file with the key that signed it: the "
+            "payloads run code when the env is built")
+
+
+def _asset_paths(m: dict[str, Any]) -> list[tuple[str, int, dict[str, Any]]]:
+    """``(normalised path, number, asset)`` of each asset the manifest records (numbered
+    from 1, as the ``assets`` rows list them)."""
+    assets = m.get("assets")
+    if not isinstance(assets, list):
+        return []
+    return [(os.path.normpath(a["path"]), i, a)
+            for i, a in enumerate((x for x in assets if isinstance(x, dict)), start=1)
+            if isinstance(a.get("path"), str) and a["path"]]
+
+
+def _file_mark(node: Any, files: list[tuple[str, int, dict[str, Any]]]) -> str:
+    """``"  [file: asset 1, carried]"`` when the kwarg's value is (or holds) an asset's path
+    or a path inside an asset folder, else ``""``: that kwarg is treated as a file."""
+    if not files:
+        return ""
+    found: list[int] = []
+    for text in _strings(node, 0):
+        path = os.path.normpath(text) if os.path.isabs(text) else None
+        if path is None:
+            continue
+        for base, i, asset in files:
+            inside = asset.get("kind") == "dir" and path.startswith(base.rstrip(os.sep) + os.sep)
+            if (path == base or inside) and i not in found:
+                found.append(i)
+    if not found:
+        return ""
+    how = {True: "carried", False: "checked at make()"}
+    shown = ", ".join(f"asset {i}, {how[bool(files[i - 1][2].get('carried'))]}" for i in found)
+    return f"  [file: {shown}]"
+
+
+def _strings(node: Any, depth: int) -> list[str]:
+    """The strings in a manifest value (a typed JSON node), bounded in depth."""
+    if isinstance(node, str):
+        return [node]
+    if depth > 20:
+        return []
+    if isinstance(node, dict):
+        return [s for v in node.values() for s in _strings(v, depth + 1)]
+    if isinstance(node, list):
+        return [s for v in node for s in _strings(v, depth + 1)]
+    return []
 
 
 def _built(m: dict[str, Any], payloads: dict[str, Any]) -> str:
@@ -135,7 +199,7 @@ def _needs(m: dict[str, Any]) -> list[tuple[str, str]]:
         for i, a in enumerate(x for x in assets if isinstance(x, dict)):
             how = "carried" if a.get("carried") else "not carried: checked at make()"
             rows.append(("assets" if i == 0 else "",
-                         f"{a.get('path')} ({size_text(_int(a.get('size')))}, sha256 "
+                         f"{i + 1}. {a.get('path')} ({size_text(_int(a.get('size')))}, sha256 "
                          f"{str(a.get('sha256'))[:12]}, {how})"))
     seal = m.get("seal")
     if isinstance(seal, dict):

@@ -1,11 +1,15 @@
 """``specpack``'s entry point: parse, run one command, turn errors into a message and an exit code.
 
 Exit codes: 0 ok, 1 not identical (``verify``, ``check``) or not portable (``audit``), 2 bad
-input or a failed build, 130 interrupted. An error is a ``specpack: error: ...`` line on stderr
+input or a failed build, 130 interrupted. An error is ONE ``specpack: error: ...`` line on stderr
 naming the culprit and the fix as the command line applies it (a :class:`SpecPackError`'s
-``cli`` fix: its flags, not Python's arguments), followed by the message's further lines when
-it has some (a list, one item a line); ``--debug`` (anywhere on the line) prints the traceback
-first. Warnings (e.g. ``VersionSkewWarning``) are one ``specpack: warning: ...`` line each.
+``cli`` fix: its flags, not Python's arguments); a line break in the message (from a file's
+string or an env's exception) is escaped like every other string from a file or an env
+(:func:`specpack._text.printable`), so it cannot pose as a line of its own. Only the refusal
+of an untrusted file keeps its list of payloads, one escaped item a line. ``--debug``
+(anywhere on the line) prints the traceback first, with specpack's classes named as users
+import them (``specpack.BuildError``, never a private module's path). Warnings (e.g.
+``VersionSkewWarning``) are one ``specpack: warning: ...`` line each.
 """
 
 from __future__ import annotations
@@ -14,13 +18,12 @@ import argparse
 import importlib
 import os
 import sys
-import traceback
 import warnings
 from collections.abc import Callable, Sequence
 
-from .._errors import SpecPackError
-from .._text import printable
-from .output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, PROG
+from .._errors import SpecPackError, UntrustedPackError
+from .._text import format_exception, printable, public_names
+from .output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, PROG, one_line_text
 from .parsers import parse
 
 __all__ = ["main"]
@@ -70,8 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _format_warning(message: Warning | str, category: type[Warning], filename: str,
                     lineno: int, line: str | None = None) -> str:
     """A warning as one line, like errors."""
-    text = printable(" ".join(str(message).split()), limit=2000)
-    return f"{PROG}: warning: {category.__name__}: {text}\n"
+    return f"{PROG}: warning: {category.__name__}: {one_line_text(str(message), 2000)}\n"
 
 
 def _guard(run: Callable[[], int], debug: bool) -> int:
@@ -89,37 +91,70 @@ def _guard(run: Callable[[], int], debug: bool) -> int:
             pass
         return EXIT_OK
     except (SpecPackError, OSError) as e:
+        message, worker = _message(e)
         if debug:
-            traceback.print_exc()
+            print_traceback(e, worker)
         hint = ""
         cause = e.__cause__
-        if not debug and cause is not None and not isinstance(cause, SpecPackError):
+        if not debug and ((cause is not None and not isinstance(cause, SpecPackError))
+                          or bool(getattr(e, "child_traceback", None)) or bool(worker)):
             hint = " (run again with --debug for the traceback)"
-        print(f"{PROG}: error: {_message(e)}{hint}", file=sys.stderr)
+        print(f"{PROG}: error: {message}{hint}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as e:  # noqa: BLE001 - the CLI promises one line, no traceback
         if debug:
-            traceback.print_exc()
+            print_traceback(e)
         hint = "" if debug else " (run again with --debug for the traceback)"
-        print(f"{PROG}: error: unexpected {type(e).__name__}: {_one_line(e)}{hint}",
+        print(f"{PROG}: error: unexpected {_type_name(e)}: {_one_line(e)}{hint}",
               file=sys.stderr)
         return EXIT_BAD_INPUT
 
 
-def _message(e: SpecPackError | OSError) -> str:
-    """The error's message as the command line says it (its CLI fix, when it has one),
-    escaped for the terminal: each of its lines kept (a list stays one item a line)."""
+def print_traceback(e: BaseException, worker: str = "") -> None:
+    """``--debug``'s traceback of ``e`` on stderr (and a worker's, when it carries one or its
+    message holds one), each line escaped, specpack's classes under their public names."""
+    text = format_exception(e)
+    child = getattr(e, "child_traceback", "")
+    for tail in (child if isinstance(child, str) else "", worker):
+        if tail.strip():
+            text += "The traceback in the worker:\n" + tail.strip("\n") + "\n"
+    for line in public_names(text).splitlines():
+        print(printable(line, limit=4000), file=sys.stderr)
+    sys.stderr.flush()
+
+
+def _type_name(e: BaseException) -> str:
+    """``specpack.BuildError`` for specpack's classes, the bare class name for others."""
+    name = f"{type(e).__module__}.{type(e).__qualname__}"
+    public = public_names(name)
+    return public if public != name else type(e).__name__
+
+
+#: Where a worker's traceback starts inside a message (shown with ``--debug`` only).
+_TRACEBACK = "\nTraceback (most recent call last):"
+
+
+def _message(e: SpecPackError | OSError) -> tuple[str, str]:
+    """The error's message as the command line says it (its CLI fix, when it has one), on one
+    line, escaped for the terminal, and the worker's traceback the message held (for
+    ``--debug``). An untrusted file's refusal keeps its list of payloads (built escaped, one
+    item a line)."""
     if isinstance(e, SpecPackError):
         text = e.for_surface("cli")
     elif e.filename is not None and e.strerror:
         text = f"{e.filename}: {e.strerror}"
     else:
         text = str(e)
-    lines = [line for line in text.strip().splitlines() if line.strip()] or [type(e).__name__]
-    first = printable(" ".join(lines[0].split()), limit=4000)
-    return "\n".join([first] + [printable(line.rstrip(), limit=4000) for line in lines[1:]])
+    text, cut, worker = public_names(text.strip()).partition(_TRACEBACK)
+    text = text.strip() or type(e).__name__
+    worker = (cut + worker).strip("\n")
+    if not isinstance(e, UntrustedPackError):
+        return one_line_text(text), worker
+    lines = [line for line in text.splitlines() if line.strip()] or [type(e).__name__]
+    return "\n".join([one_line_text(lines[0])]
+                     + [printable(line.rstrip(), limit=4000) for line in lines[1:]]), worker
 
 
 def _one_line(e: BaseException) -> str:
     """The error's message on one line, escaped for the terminal."""
-    return printable(" ".join((str(e).strip() or type(e).__name__).split()), limit=4000)
+    return one_line_text(public_names(str(e)) or type(e).__name__)

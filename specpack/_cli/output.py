@@ -25,6 +25,7 @@ __all__ = [
     "EXIT_OK",
     "PROG",
     "AuditProgress",
+    "one_line_text",
     "spinner",
     "stdout_to_stderr",
     "warn",
@@ -40,10 +41,18 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
 
+def one_line_text(text: str, limit: int = 4000) -> str:
+    """``text`` as one line: runs of spaces and tabs folded, the ends stripped, and every other
+    non-printable character (a line break too) escaped by :func:`printable`, the one escaping
+    of every string from a file or an env."""
+    folded = " ".join(part for part in text.strip().replace("\t", " ").split(" ") if part)
+    return printable(folded, limit=limit)
+
+
 def warn(text: str) -> None:
-    """One ``specpack: warning: ...`` line on stderr (whitespace folded, controls escaped)."""
-    line = printable(" ".join(text.split()), limit=2000)
-    print(f"{PROG}: warning: {line}", file=sys.stderr)
+    """One ``specpack: warning: ...`` line on stderr (spaces folded, line breaks and controls
+    escaped)."""
+    print(f"{PROG}: warning: {one_line_text(text, 2000)}", file=sys.stderr)
 
 
 @contextlib.contextmanager
@@ -143,7 +152,7 @@ class AuditProgress:
         bar = "#" * filled + "." * (width - filled)
         counts = f"[{bar}] {done}/{total}  {self.bad} not portable  {now - self.start:5.1f} s  "
         room = min(40, self.columns - 1 - len(counts))
-        name = printable(" ".join(str(finding.name).split()), limit=max(room - 3, 1))
+        name = one_line_text(str(finding.name), limit=max(room - 3, 1))
         self.stream.write(f"\r{counts}{name:<{max(room, 0)}}"[:self.columns])
         if done == total:
             self.stream.write("\n")

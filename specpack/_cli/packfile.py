@@ -13,7 +13,7 @@ from .._imports import import_targets
 if TYPE_CHECKING:
     from .._pack import SpecPack
 
-__all__ = ["check_file", "load_pack", "read_key", "run_imports"]
+__all__ = ["check_file", "load_pack", "preflight", "read_key", "run_imports"]
 
 
 def run_imports(ns: argparse.Namespace) -> list[str]:
@@ -48,3 +48,18 @@ def load_pack(ns: argparse.Namespace) -> SpecPack:
     key = read_key(ns.key_file)
     pack: SpecPack = load(ns.file, trust=bool(ns.trust), key=key, allow=ns.allow)
     return pack
+
+
+def preflight(pack: SpecPack) -> None:
+    """What a build checks before it runs any of the env's code, done here and now: the
+    distributions the pack requires are installed, its files are here with the captured bytes
+    (or carried and written to the cache).
+
+    ``run``, ``verify`` and ``check`` call it right after loading, so what the user can fix
+    (``pip install ...``, a missing or other file) is the one-line error and exit code 2 that
+    ``pack.make()`` raises (:class:`~specpack.BuildError`, :class:`~specpack.AssetError`),
+    named in the command line's words, not a failed rebuild with a worker's traceback.
+    """
+    from .._build import order_of
+
+    order_of(pack).prepare({})

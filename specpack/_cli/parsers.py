@@ -225,6 +225,8 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
             "a fresh interpreter could not import travels by value.",
             "example:\n  specpack capture CustomAnt-v0 --import my_envs --kwarg legs=6 "
             "--max-episode-steps 200 -o ant.pack\n"
+            "  specpack capture CustomAnt-v0 --import my_envs --self-contained --asset "
+            "assets/ --seal 100 -o ant.pack\n"
             "  specpack capture --entry-point my_envs:AntEnv --kwarg legs=6 -o ant.pack")
     p.add_argument("id", metavar="ID", nargs="?",
                    help="a registered env id, e.g. CartPole-v1 or 'my_pkg.envs:Thing-v2'")
@@ -249,6 +251,20 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     carry.add_argument("--by-reference", dest="by_value", action="store_const", const=False,
                        help="carry the env's code by reference (module:qualname) only; the "
                        "file then loads only where those modules import")
+    p.add_argument("--asset", dest="assets", metavar="PATH", action="append", default=[],
+                   help="a file or folder the env reads that no kwarg names as it is (an XML "
+                   "with <include>s, meshes); recorded with its sha256 like the files the "
+                   "kwargs name. Repeat it for more")
+    p.add_argument("--self-contained", action="store_true",
+                   help="carry the assets' bytes and your own code (modules from no installed "
+                   "distribution) in the file, so it builds on a node without your project "
+                   "folder, as capture(..., self_contained=True)")
+    p.add_argument("--seal", type=int, metavar="STEPS", default=None,
+                   help="seal the file: record a seeded STEPS-step rollout made in a fresh "
+                   "interpreter, which 'specpack check FILE' compares a rebuild with anywhere "
+                   "later, as pack.seal(STEPS)")
+    p.add_argument("--seed", type=int, metavar="S", default=None,
+                   help="the sealed rollout's seed (default 0; needs --seal)")
     p.add_argument("--key-file", metavar="PATH",
                    help="sign the file with the HMAC key held in PATH (the file's bytes, "
                    "exactly)")

@@ -14,10 +14,10 @@ import time
 from typing import Any
 
 from .._errors import SpecPackError
-from .._text import one_line
+from .._text import one_line, printable
 from .._verify import plan_actions
 from .output import EXIT_OK, stdout_to_stderr
-from .packfile import load_pack, run_imports
+from .packfile import load_pack, preflight, run_imports
 
 __all__ = ["RolloutError", "command", "plan_actions", "rollout"]
 
@@ -32,6 +32,7 @@ def command(ns: argparse.Namespace) -> int:
         raise SpecPackError(f"--steps {ns.steps}: must be 1 or more")
     run_imports(ns)
     pack = load_pack(ns)
+    preflight(pack)
     with stdout_to_stderr():
         build_start = time.perf_counter()
         env = pack.make()
@@ -50,7 +51,7 @@ def command(ns: argparse.Namespace) -> int:
     returns: list[float] = figures["returns"]
     rate = figures["steps_per_second"]
     speed = f"{rate:,.0f} steps/s" if rate is not None else "too fast to time"
-    print(f"{pack.label}: built in {build * 1000:.1f} ms; {figures['steps']} steps in "
+    print(f"{printable(pack.label)}: built in {build * 1000:.1f} ms; {figures['steps']} steps in "
           f"{figures['seconds']:.3f} s ({speed}), seed {ns.seed}")
     if returns:
         mean = sum(returns) / len(returns)

@@ -2,7 +2,13 @@
 
 The comparison is the engine's (:meth:`SpecPack.verify`); this module only shows its report:
 the status, every difference (a rollout error names the method and step), and what the env
-printed when that helps explain a failure. Exit code 0 identical, 1 anything else.
+printed when that helps explain a failure. Exit code 0 identical, 1 anything else, 2 for
+what the user can fix before anything is built (an untrusted file, a missing distribution or
+file: one line, as ``specpack run`` says it, see :func:`.packfile.preflight`).
+
+Every string from the file or the env (the id, the differences, notes, the env's output) is
+shown through :func:`specpack._text.printable`, and specpack's classes in a child's traceback
+by their public names (:func:`specpack._text.public_names`).
 """
 
 from __future__ import annotations
@@ -11,12 +17,13 @@ import argparse
 import json
 from typing import Any
 
-from .._errors import SpecPackError
+from .._errors import SpecPackError, WorkerError
 from .._process.launch import label
-from .._text import printable
+from .._text import printable, public_names
+from .._verify.judge import HERE
 from .._verify.report import seeds_text
-from .output import EXIT_NOT_IDENTICAL, EXIT_OK, spinner, stdout_to_stderr
-from .packfile import load_pack, run_imports
+from .output import EXIT_BAD_INPUT, EXIT_NOT_IDENTICAL, EXIT_OK, spinner, stdout_to_stderr
+from .packfile import load_pack, preflight, run_imports
 
 __all__ = ["command", "render_report"]
 
@@ -29,12 +36,17 @@ def command(ns: argparse.Namespace) -> int:
         raise SpecPackError(f"--steps {ns.steps}: must be 0 or more")
     run_imports(ns)
     pack = load_pack(ns)
+    preflight(pack)
     where = f"a {label(ns.where)}"
     with spinner(f"verifying {pack.label} in {where} ({ns.steps} steps, seed {ns.seed})"), \
             stdout_to_stderr():
         report = pack.verify(steps=ns.steps, seed=ns.seed, where=ns.where, timeout=ns.timeout,
                              ignore_info=getattr(ns, "ignore_info", None) or ())
     status = report_status(report)
+    built_here = _failed_here(report)
+    if built_here is not None and not ns.json:
+        first, _, rest = built_here.partition("\n")
+        raise WorkerError(f"{pack.label}: {first}", child_traceback=rest.strip("\n"))
     if ns.json:
         doc = {
             "file": ns.file,
@@ -54,9 +66,23 @@ def command(ns: argparse.Namespace) -> int:
             "stderr": str(getattr(report, "stderr", "") or ""),
         }
         print(json.dumps(doc, indent=2, default=str, ensure_ascii=True))
+        if built_here is not None:
+            return EXIT_BAD_INPUT
     else:
         print(render_report(report, pack.label, where, ns.timeout))
     return EXIT_OK if report else EXIT_NOT_IDENTICAL
+
+
+def _failed_here(report: Any) -> str | None:
+    """The finding of a build that failed here, in this process's fork, when that is the
+    report's only finding (the pack does not build on this machine at all: a failed build,
+    as ``specpack run`` reports it, not a difference between two builds), else None."""
+    if report_status(report) != "rebuild_error":
+        return None
+    differences = [public_names(str(d)) for d in report.differences]
+    if len(differences) == 1 and differences[0].startswith(f"{HERE} failed"):
+        return differences[0]
+    return None
 
 
 def report_status(report: Any) -> str:
@@ -67,7 +93,8 @@ def report_status(report: Any) -> str:
 def render_report(report: Any, label: str, where: str, timeout: float) -> str:
     """The text ``specpack verify`` prints for a report of ``label`` rebuilt in ``where``."""
     status = report_status(report)
-    differences = [str(d) for d in report.differences]
+    differences = [public_names(str(d)) for d in report.differences]
+    label = printable(label, limit=2000)
     steps, seed = report.steps, report.seed
     elapsed = float(getattr(report, "elapsed", 0.0))
     n = len(differences)
@@ -96,6 +123,9 @@ def render_report(report: Any, label: str, where: str, timeout: float) -> str:
     elif status == "rollout_error":
         head = (f"rollout error: {label} raised during the {steps}-step rollout with seed "
                 f"{seed} ({counted}):")
+    elif status == "rebuild_error" and differences and all(
+            d.startswith(f"{HERE} failed") for d in differences):
+        head = f"build failed here: {label} could not be built in this process ({counted}):"
     elif status == "rebuild_error":
         head = f"rebuild failed: {label} could not be built in {where} ({counted}):"
     elif status == "timeout":

@@ -7,12 +7,15 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .._text import printable
 from .report import IDENTICAL, STATUSES, Status
 
 __all__ = ["CheckReport", "versions_text"]
 
 #: How many lines of one finding (a rebuild's traceback) ``str(report)`` shows.
 _LINES = 12
+#: The most characters of one line ``str(report)`` shows.
+_WIDTH = 2000
 #: The versions a report always names (the backend is whichever the seal has).
 _BASE = ("python", "gymnasium", "gym", "numpy")
 _HIDDEN = ("PYTHONHASHSEED",)
@@ -97,15 +100,17 @@ class CheckReport:
             head += f" ({n} finding{'s' if n > 1 else ''})"
         lines = [f"check against the seal ({place}, {self.steps} steps, seed {self.seed}, "
                  f"{self.elapsed:.2f} s): {head}"]
+        # Each line escaped (the seal's versions and a rebuild's reasons come from the file
+        # and the env): no string in them can pose as a line of the report.
         for d in self.differences:
             first, *rest = d.splitlines() or [""]
-            lines.append(f"  - {first}")
-            lines += [f"    {line}" for line in rest[:_LINES]]
+            lines.append(f"  - {printable(first, _WIDTH)}")
+            lines += [f"    {printable(line, _WIDTH)}" for line in rest[:_LINES]]
             if len(rest) > _LINES:
                 lines.append(f"    ... ({len(rest) - _LINES} more lines)")
-        lines += [f"  note: {n}" for n in self.notes]
+        lines += [f"  note: {printable(str(n), _WIDTH)}" for n in self.notes]
         if self.checked_with:
-            lines.append(f"  {versions_text(self.sealed_with, self.checked_with)}")
+            lines.append(f"  {printable(versions_text(self.sealed_with, self.checked_with), _WIDTH)}")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._text import short
+from .._text import printable, short
 from .exact import SMALL
 from .nodes import DIGEST, NOT_COMPARABLE
 
@@ -38,6 +38,9 @@ def show(value: Any, width: int = WIDTH) -> str:
         text = _show(value, width)
     except Exception:  # noqa: BLE001 - a malformed encoding is shown as data
         text = short(value, width)
+    # A name from the env (a class, an enum member, a reason) may hold a line break or a
+    # bidi mark: escaped as every string from a file or an env is.
+    text = printable(text, limit=len(text))
     return text if len(text) <= width else text[: width - 3] + "..."
 
 

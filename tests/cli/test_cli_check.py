@@ -42,12 +42,12 @@ def test_check_is_a_command_with_verifys_loading_options(tmp_path: Path) -> None
         assert option in proc.stdout, option
 
 
-def test_check_of_an_unsealed_file_is_one_line_saying_the_cli_cannot_seal_and_what_to_run(
+def test_check_of_an_unsealed_file_is_one_line_naming_capture_seal_and_what_to_run(
         work: Path) -> None:
-    # The command line has no seal command: it says so, where to seal, and what it can run.
+    # issue 31: the command line seals (capture --seal): the fix names it, and verify.
     proc = specpack("check", "cartpole.pack", cwd=work)
-    line = assert_one_line_error(proc, "not sealed", "the command line cannot seal",
-                                 "specpack verify FILE")
+    line = assert_one_line_error(proc, "not sealed", "specpack capture ID --seal STEPS",
+                                 "--self-contained", "specpack verify FILE")
     assert NOT_SEALED in line and SEAL_ON_CLI in line and "specpack.dump(pack.seal()" not in line
     with pytest.raises(SpecPackError) as info:
         check_file(str(work / "cartpole.pack"))

@@ -295,11 +295,13 @@ def test_the_progress_bar_counts_what_is_not_portable_and_ends_the_line() -> Non
     assert first.startswith("[" + "#" * 7 + "." * 23 + "] 1/4  0 not portable")
 
 
-def test_a_warning_is_one_line_with_controls_escaped(capsys: pytest.CaptureFixture[str]) -> None:
-    warn("the module\n  'x'\x1b[31m cannot be imported")
+def test_a_warning_is_one_line_with_line_breaks_and_controls_escaped(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 31: a line break is escaped as everywhere else (it was folded into a space)
+    warn("the module   'x'\x1b[31m cannot\nINJECTED be imported")
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("specpack: warning: the module 'x'")
-    assert "\x1b" not in err
+    assert "\x1b" not in err and "cannot\\nINJECTED be imported" in err
 
 
 def test_inspect_of_a_by_value_env_says_what_travels_and_what_loading_needs(

@@ -242,19 +242,22 @@ def test_a_reference_that_does_not_import_here_suggests_by_value_on_the_cli(
     assert "by_value=True" not in line
 
 
-def test_a_missing_asset_says_carry_it_with_self_contained_in_python_and_in_cli_terms(
-        tmp_path: Path) -> None:
-    # specpack capture has no option to carry files: the CLI says where that is done, in words.
+@pytest.mark.parametrize("command", ["run", "verify", "check"])
+def test_a_missing_asset_is_one_line_naming_capture_self_contained_in_cli_terms(
+        tmp_path: Path, command: str) -> None:
+    # issue 31: verify and check said "rebuild failed" over 30 lines of traceback (exit 1)
+    # and named the Python fix; all three now say what run says, one line, exit code 2.
     data = tmp_path / "terrain.bin"
     data.write_bytes(b"\x00" * 16)
     pack = sp.capture("CartPole-v1", assets=[data])
-    sp.dump(pack, tmp_path / "cart.pack")
+    sp.dump(pack.seal(5) if command == "check" else pack, tmp_path / "cart.pack")
     data.unlink()
-    line = assert_one_line_error(specpack("run", "cart.pack", cwd=tmp_path),
+    line = assert_one_line_error(specpack(command, "cart.pack", cwd=tmp_path),
                                  f"the asset {data} is missing on this node",
-                                 "capture the pack in Python with self_contained=True",
-                                 "specpack capture writes packs that expect their files")
-    assert "capture(...," not in line and "self_contained=True)" not in line
+                                 "or capture it again with specpack capture ... "
+                                 "--self-contained so the pack file carries it")
+    _no_python(line)
+    assert "capture(...," not in line and "self_contained=True" not in line
     with pytest.raises(sp.AssetError) as info:
         pack.make()
     assert str(info.value).endswith(
