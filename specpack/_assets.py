@@ -151,16 +151,20 @@ def _resolve(value: Any, cwd: str | None = None) -> str | None:
 
 #: A file extension as the rule reads one: a dot and 1-8 letters or digits, not all digits.
 _EXTENSION = re.compile(r"\.(?![0-9]+\Z)[A-Za-z0-9]{1,8}\Z")
-#: The characters that separate folders in a path written here.
-_SEPARATORS = tuple(sorted({"/", os.sep, *(os.altsep or "")}))
+#: The characters besides ``/`` that separate folders in a path written here (Windows: ``\\``).
+_OTHER_SEPARATORS = "".join(sorted({os.sep, os.altsep or "/"} - {"/"}))
 
 
 def written_as_path(text: str) -> bool:
     """Whether the string ``text`` is written as a path (the first half of the module's rule):
     absolute, starting with ``~``, ``./`` or ``../``, holding a path separator, or ending in a
     file extension (a dot and 1-8 letters or digits, not all digits). No file is looked at."""
-    return (text.startswith("~") or any(sep in text for sep in _SEPARATORS)
-            or os.path.isabs(text) or _EXTENSION.search(text) is not None)
+    if "/" in text or text[:1] == "~":  # ./ ../ and POSIX absolute paths hold a "/"
+        return True
+    if _OTHER_SEPARATORS and (any(c in text for c in _OTHER_SEPARATORS) or os.path.isabs(text)):
+        return True
+    dot = text.rfind(".")
+    return dot >= 0 and _EXTENSION.match(text, dot) is not None
 
 
 def path_of(value: Any, cwd: str | None = None) -> str | None:

@@ -77,8 +77,17 @@ def entry_defaults(entry: Any, given: Mapping[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in found if name not in given}
 
 
-#: The file-naming defaults of callables read through ``inspect.signature`` (by the object).
-_signature_memo: dict[Any, tuple[tuple[str, Any], ...]] = {}
+#: ``entry -> (token, found)``: the file-naming defaults of entry points already read. The
+#: token is ``(function, its __defaults__, its __kwdefaults__)`` for what was read without
+#: ``inspect.signature`` (a hit is used only while they are the same objects), ``None`` for
+#: what ``inspect.signature`` read (used as it is).
+_defaults_memo: dict[Any, tuple[tuple[Any, Any, Any] | None, tuple[tuple[str, Any], ...]]] = {}
+
+
+def _constructor_now(entry: Any) -> Any:
+    """The function whose defaults a plain entry point's are: itself, or a class's
+    ``__init__`` (one attribute lookup)."""
+    return entry if type(entry) is types.FunctionType else getattr(entry, "__init__", None)
 
 
 def _file_defaults(entry: Any) -> tuple[tuple[str, Any], ...]:
@@ -86,28 +95,40 @@ def _file_defaults(entry: Any) -> tuple[tuple[str, Any], ...]:
     an absolute path."""
     if entry is None:
         return ()
+    try:
+        hit = _defaults_memo.get(entry)
+    except TypeError:  # unhashable: read every time
+        hit = None
+    if hit is not None:
+        token, found = hit
+        if token is None:
+            return found
+        fn, defaults, kwdefaults = token
+        if (_constructor_now(entry) is fn and getattr(fn, "__defaults__", None) is defaults
+                and getattr(fn, "__kwdefaults__", None) is kwdefaults):
+            return found
     plain = _plain_constructor(entry)
     if plain is not None:
         fn, method = plain
-        return _function_file_defaults(fn, method) if fn is not None else ()
+        found = _function_file_defaults(fn, method) if fn is not None else ()
+        now = _constructor_now(entry)
+        memo = (now, getattr(now, "__defaults__", None), getattr(now, "__kwdefaults__", None))
+    else:
+        memo = None
+        try:
+            params = inspect.signature(entry).parameters.values()
+        except (TypeError, ValueError):
+            return ()
+        found = tuple((p.name, p.default) for p in params
+                      if p.default is not inspect.Parameter.empty
+                      and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                      and _absolute(p.default))
     try:
-        return _signature_memo[entry]
-    except (KeyError, TypeError):
-        pass
-    try:
-        params = inspect.signature(entry).parameters.values()
-    except (TypeError, ValueError):
-        return ()
-    found = tuple((p.name, p.default) for p in params
-                  if p.default is not inspect.Parameter.empty
-                  and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-                  and _absolute(p.default))
-    try:
-        if len(_signature_memo) > 1024:
-            _signature_memo.clear()
-        _signature_memo[entry] = found
+        if len(_defaults_memo) > 1024:
+            _defaults_memo.clear()
+        _defaults_memo[entry] = (memo, found)
     except TypeError:
-        pass  # unhashable: read again next time
+        pass
     return found
 
 
@@ -221,7 +242,9 @@ def find_assets(
 
 def _absolute(value: Any) -> bool:
     """Whether ``value`` is an absolute path (a str or ``os.PathLike``)."""
-    if not isinstance(value, (str, os.PathLike)):
+    if type(value) is str:
+        return os.path.isabs(value)
+    if value is None or type(value) in (bool, int, float) or not isinstance(value, os.PathLike):
         return False
     try:
         path = os.fspath(value)
