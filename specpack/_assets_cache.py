@@ -151,16 +151,19 @@ def own_root(root: str, need: int) -> None:
         raise Refused(f"cannot read the cache folder {root}: {e.strerror or e}") from e
 
 
-def _check_entry(path: str) -> None:
-    """Refuse (:class:`Unsafe`) a cache entry (or anything in it) not the user's alone."""
+def _check_entry(parent: str, final: str) -> None:
+    """Refuse (:class:`Unsafe`) the entry folder ``parent`` (``<root>/<sha256>``) or the entry
+    ``final`` in it (and everything inside a folder entry) when not the user's alone. Other
+    names in ``parent`` (a racing worker's temporary folder) are not looked at."""
+    found: list[tuple[str, os.stat_result]] = []
     try:
-        found = [(path, os.lstat(path))]
-        if stat.S_ISDIR(found[0][1].st_mode):
-            found += [(e.path, e.st) for e in listing(path, inside_only=False)]
-    except OSError:
-        return  # gone or unreadable: the digest check that follows decides
-    except Refused:
-        return
+        found.append((parent, os.lstat(parent)))
+        top = os.lstat(final)
+        found.append((final, top))
+        if stat.S_ISDIR(top.st_mode):
+            found += [(e.path, e.st) for e in listing(final, inside_only=False)]
+    except (OSError, Refused):
+        pass  # gone or unreadable: what was found is checked, the digest check decides the rest
     for where, st in found:
         why = _unsafe_why(st, sticky_ok=False)
         if why is not None:
@@ -243,7 +246,7 @@ def place(root: str, sha: str, name: str, kind: str, size: int, data: bytes) -> 
     parent = os.path.join(root, sha)
     final = os.path.join(parent, name)
     if os.path.lexists(parent):
-        _check_entry(parent)  # the folder and everything in it (``final`` too)
+        _check_entry(parent, final)
         if os.path.lexists(final) and _valid(final, kind, sha):
             return final
     if kind == "file" and (len(data) != size or hashlib.sha256(data).hexdigest() != sha):
