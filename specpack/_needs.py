@@ -281,7 +281,8 @@ def absolute_kwargs(given: Mapping[str, Any], folders: Iterable[str] = ()) -> di
 
     ``given`` is the lowered kwargs; a value counts by the rule of :mod:`specpack._assets`
     (:func:`~specpack._assets.counts_as_file`: a folder only in or under ``folders``, the
-    folders named in ``assets=[...]``), nested ones too. Returns ``{name: new value}`` for
+    folders named in ``assets=[...]``), nested ones too, when it names an asset (a user's
+    file: :func:`_user_file`). Returns ``{name: new value}`` for
     the top-level kwargs that changed, not lowered (a ``pathlib`` path as the object, keeping
     its class); anything else in them is kept as it was.
 
@@ -305,8 +306,8 @@ def _absolute_tree(tree: Any, folders: tuple[str, ...], depth: int) -> Any:
         if os.path.isabs(os.fspath(value)):
             return tree
         path = counts_as_file(value, folders)
-        if path is None:
-            return tree
+        if path is None or not (os.path.isdir(path) or _user_file(path)):
+            return tree  # not a file, or one of an installed distribution's: not an asset
         return path if t is str else type(value)(path)
     if depth >= _MAX_DEPTH:
         return tree
