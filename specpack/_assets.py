@@ -14,7 +14,8 @@ dict values too):
 ``"rgb_array"``, ``"4x4"``, ``"human"`` and ``"1.5"`` never count, whatever files the current
 folder holds. Where the rule cannot tell (a file named ``"layout"`` with no extension, an
 ``os.PathLike`` of another class), the user names the file: ``capture(assets=["layout"])``
-records it, and ``"./layout"`` or ``Path("layout")`` as the kwarg makes the kwarg count.
+records it, and then a str kwarg naming exactly that path counts too (as does ``"./layout"``
+or ``Path("layout")`` without naming it).
 
 ``capture`` reads each counted file (:func:`read_asset`): its size and sha256, and its bytes
 when the pack is self-contained. A counted relative path is made absolute *at capture*, so
@@ -183,14 +184,24 @@ def _under(path: str, folders: Iterable[str]) -> bool:
     return any(path == f or path.startswith(f.rstrip(os.sep) + os.sep) for f in folders)
 
 
-def counts_as_file(value: Any, folders: Iterable[str] = (), cwd: str | None = None) -> str | None:
+def counts_as_file(value: Any, named: Iterable[str] = (), cwd: str | None = None) -> str | None:
     """The absolute path ``value`` names when it counts as a file by the module's rule, else
-    ``None``: written as a path (:func:`path_of`) AND naming an existing regular file, or a
-    folder that is one of ``folders`` (the folders named in ``assets=[...]``) or inside one."""
+    ``None``.
+
+    ``named`` are the absolute paths named in ``capture(assets=[...])``. A value counts when it
+    is written as a path (:func:`path_of`) and names an existing regular file, or a folder
+    that is, or is inside, a named one; or when it is a str that names exactly a named path (the
+    user said it is a file: ``assets=["layout"]`` with ``data_file="layout"``).
+    """
     path = path_of(value, cwd)
-    if path is None or os.path.dirname(path) == path:  # a filesystem root never counts
+    if path is None:
+        if not named or not isinstance(value, str):
+            return None
+        path = _resolve(value, cwd)
+        return path if path is not None and path in set(named) else None
+    if os.path.dirname(path) == path:  # a filesystem root never counts
         return None
-    if os.path.isfile(path) or (_under(path, folders) and os.path.isdir(path)):
+    if os.path.isfile(path) or (_under(path, named) and os.path.isdir(path)):
         return path
     return None
 

@@ -220,7 +220,7 @@ def find_assets(
                 from_defaults[name] = value
     for item in named:
         try:
-            p = os.path.abspath(os.path.expanduser(os.fspath(item)))
+            p = _named_path(item)
         except TypeError:
             raise CaptureError(f"assets=[...] takes paths (str or os.PathLike), got "
                                f"{type(item).__name__} for {label!r}") from None
@@ -238,6 +238,14 @@ def find_assets(
         left -= carried_bytes(asset)
         assets.append(asset)
     return tuple(assets), (from_defaults if carry else {})
+
+
+def _named_path(item: Any) -> str:
+    """The absolute path an ``assets=[...]`` item names (``TypeError`` for a non-path)."""
+    text = os.fspath(item)
+    if not isinstance(text, str):
+        raise TypeError(f"{type(item).__name__} is not a str path")
+    return os.path.abspath(os.path.expanduser(text))
 
 
 def _absolute(value: Any) -> bool:
@@ -276,13 +284,13 @@ def _looks_like_path(tree: Any, depth: int = 0) -> bool:
 _MAX_DEPTH = 32
 
 
-def absolute_kwargs(given: Mapping[str, Any], folders: Iterable[str] = ()) -> dict[str, Any]:
+def absolute_kwargs(given: Mapping[str, Any], named: Iterable[str] = ()) -> dict[str, Any]:
     """The kwargs holding a relative path that counts as a file, with it made absolute.
 
     ``given`` is the lowered kwargs; a value counts by the rule of :mod:`specpack._assets`
-    (:func:`~specpack._assets.counts_as_file`: a folder only in or under ``folders``, the
-    folders named in ``assets=[...]``), nested ones too, when it names an asset (a user's
-    file: :func:`_user_file`). Returns ``{name: new value}`` for
+    (:func:`~specpack._assets.counts_as_file`; ``named``: the absolute paths named in
+    ``assets=[...]``), nested ones too, when it names an asset (a user's file:
+    :func:`_user_file`, or a named path). Returns ``{name: new value}`` for
     the top-level kwargs that changed, not lowered (a ``pathlib`` path as the object, keeping
     its class); anything else in them is kept as it was.
 
@@ -290,32 +298,32 @@ def absolute_kwargs(given: Mapping[str, Any], folders: Iterable[str] = ()) -> di
     checked) is the file it names here. Passing the absolute path keeps the two the same file,
     and ``pack.kwargs`` shows the value the env gets.
     """
-    dirs = tuple(folders)
+    paths = tuple(named)
     out: dict[str, Any] = {}
     for key, value in given.items():
-        new = _absolute_tree(value, dirs, 0)
+        new = _absolute_tree(value, paths, 0)
         if new is not value:
             out[key] = new
     return out
 
 
-def _absolute_tree(tree: Any, folders: tuple[str, ...], depth: int) -> Any:
+def _absolute_tree(tree: Any, named: tuple[str, ...], depth: int) -> Any:
     t = type(tree)
     if t is str or _pathlib_blob(tree):
         value = tree if t is str else tree.load()
         if os.path.isabs(os.fspath(value)):
             return tree
-        path = counts_as_file(value, folders)
-        if path is None or not (os.path.isdir(path) or _user_file(path)):
+        path = counts_as_file(value, named)
+        if path is None or not (path in named or os.path.isdir(path) or _user_file(path)):
             return tree  # not a file, or one of an installed distribution's: not an asset
         return path if t is str else type(value)(path)
     if depth >= _MAX_DEPTH:
         return tree
     if t is dict:
-        items = {k: _absolute_tree(v, folders, depth + 1) for k, v in tree.items()}
+        items = {k: _absolute_tree(v, named, depth + 1) for k, v in tree.items()}
         return items if any(items[k] is not tree[k] for k in tree) else tree
     if t is list or t is tuple or t is set or t is frozenset:
-        parts = [_absolute_tree(v, folders, depth + 1) for v in tree]
+        parts = [_absolute_tree(v, named, depth + 1) for v in tree]
         return t(parts) if any(a is not b for a, b in zip(parts, tree)) else tree
     return tree
 
@@ -408,8 +416,7 @@ def with_needs(pack: SpecPack, named: tuple[Any, ...], carry: bool, limit: int) 
         found, explicit = find_assets(view, defaults, named, carry=carry, limit=limit,
                                       label=pack.label)
         changes["assets"] = found
-        folders = [a.path for a in found if a.kind == "dir"]
-        explicit = {**absolute_kwargs(given, folders), **explicit}
+        explicit = {**absolute_kwargs(given, [_named_path(item) for item in named]), **explicit}
         if explicit:
             extra, plain = lowered(explicit, pack.label)
             changes.update(_kwargs={**pack._kwargs, **extra}, plain=pack._plain and plain)

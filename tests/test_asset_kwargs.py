@@ -25,6 +25,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import gymnasium
+import numpy as np
 import pytest
 from _helpers import run_python
 
@@ -228,6 +230,36 @@ def test_a_value_counts_only_when_written_as_a_path_and_naming_a_regular_file(
     named = [str(word_folder / "robots")]
     assert counts_as_file("./robots", named) == named[0]
     assert counts_as_file(7) is None and counts_as_file(b"robot.xml") is None
+
+
+class FirstByteEnv(gymnasium.Env):  # type: ignore[type-arg]
+    """Observes the first byte of the file it is given."""
+
+    observation_space = gymnasium.spaces.Box(0, 255, (1,), np.float32)
+    action_space = gymnasium.spaces.Discrete(2)
+
+    def __init__(self, data_file: str) -> None:
+        self.data_file = data_file
+        with open(data_file, "rb") as fh:
+            self.value = fh.read()[0]
+
+
+def test_a_file_the_rule_cannot_tell_counts_once_named_in_assets(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "layout").write_bytes(b"Layout")
+    plain = specpack.capture(FirstByteEnv, data_file="layout")  # no extension, no separator
+    assert plain.assets == () and plain.kwargs["data_file"] == "layout"
+    named = specpack.capture(FirstByteEnv, data_file="layout", assets=["layout"],
+                             self_contained=True)
+    assert named.kwargs["data_file"] == str(tmp_path / "layout")  # what the env is given
+    assert [a.path for a in named.assets] == [str(tmp_path / "layout")]
+    (tmp_path / "layout").unlink()
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    env = named.make()
+    assert env.unwrapped.value == ord("L")
+    assert env.unwrapped.data_file.startswith(str(tmp_path / "cache" / "assets"))
 
 
 def test_nested_relative_paths_are_made_absolute_at_capture_and_shown_in_pack_kwargs(
