@@ -6,6 +6,15 @@ racing another one sees the whole entry or none; the loser of the race checks th
 and drops its own. An entry is trusted only after its digest is checked: once per process and
 again whenever its files' size, mtime, ctime or inode changed (:func:`check_one`), so one altered
 on disk since is noticed and written again.
+
+**The cache is the user's alone** (:func:`own_root`), so the file the env opens is the one
+whose digest was checked: nobody else can replace it in between. Missing folders on the way to
+``<root>`` are created 0700, entries are written 0700 (folders) and 0600 (files). An existing
+``<root>`` or entry owned by another user (root excepted) or writable by its group or by
+everyone is refused (:class:`Unsafe`, raised as :class:`~specpack.AssetError`), and so is a
+folder above ``<root>`` that another user could rename things in: owned by another user, or
+writable by a group or everyone without the sticky bit (``/tmp``'s ``1777`` is fine; a
+``/tmp/specpack`` another user created first is not).
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ import time
 from ._assets_tree import Refused, digest_tree, listing, unpack
 from ._text import size_text
 
-__all__ = ["cache_root", "check_one", "place"]
+__all__ = ["Unsafe", "cache_root", "check_one", "own_root", "place"]
 
 _Signature = tuple[tuple[bytes, int, int, int, int, int], ...]
 #: path -> (stat signature, (kind, sha256, size)) of the checks made in this process.
@@ -42,6 +51,125 @@ def cache_root() -> str:
     if not os.path.isabs(home):  # no HOME and no passwd entry
         home = os.path.join(tempfile.gettempdir(), f"specpack-{os.getuid()}")
     return os.path.join(home, ".cache", "specpack", "assets")
+
+
+class Unsafe(Refused):
+    """The cache is not the user's alone; the message names the folder, why, and the fix."""
+
+
+#: The fix every :class:`Unsafe` message ends with.
+_OWN_FOLDER = ("set SPECPACK_CACHE to a folder of your own that only you can write (e.g. "
+               "mkdir -m 700 \"$HOME/.cache/specpack-own\" and export SPECPACK_CACHE=that "
+               "folder)")
+
+
+def _owner(uid: int) -> str:
+    try:
+        import pwd  # only for a refusal's message; absent on Windows
+
+        return f"uid {uid} ({pwd.getpwuid(uid).pw_name})"
+    except (ImportError, KeyError):
+        return f"uid {uid}"
+
+
+def _unsafe_why(st: os.stat_result, *, sticky_ok: bool) -> str | None:
+    """Why a folder or file with ``st`` lets another user change what is in it (``None``: it
+    does not): owned by someone else than this user or root, or writable by its group or by
+    everyone (a folder with the sticky bit only when ``sticky_ok``)."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # Windows: no POSIX owners or modes to read
+        return None
+    if st.st_uid not in (getuid(), 0):
+        return f"owned by {_owner(st.st_uid)}, not by you"
+    if stat.S_ISLNK(st.st_mode):
+        return None  # a link's own mode means nothing; its folder and target are checked
+    if st.st_mode & 0o022 and not (sticky_ok and stat.S_ISDIR(st.st_mode)
+                                   and st.st_mode & stat.S_ISVTX):
+        who = "everyone" if st.st_mode & 0o002 else "its group"
+        return f"writable by {who} (mode {stat.S_IMODE(st.st_mode):04o})"
+    return None
+
+
+def _ancestors(path: str) -> list[str]:
+    out: list[str] = []
+    while True:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return out
+        out.append(parent)
+        path = parent
+
+
+def _mkdir_private(path: str) -> None:
+    """Create the missing folders of ``path`` (absolute), each with mode 0700."""
+    missing = []
+    while not os.path.lexists(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass  # a racing worker made it: checked below like any existing folder
+
+
+def own_root(root: str, need: int) -> None:
+    """Create the cache folder ``root`` (0700) if missing, and refuse it unless it is the
+    user's alone (see the module text).
+
+    Raises :class:`Unsafe` naming the folder, why, and the fix; :class:`Refused` when it cannot
+    be created (``need``: the bytes about to be written, for the message).
+    """
+    try:
+        _mkdir_private(root)
+    except OSError as e:
+        raise _cache_error(root, e, need) from e
+    try:
+        own = os.lstat(root)
+        if stat.S_ISLNK(own.st_mode):
+            own = os.stat(root)  # a link to the folder: the folder itself must be private
+        if not stat.S_ISDIR(own.st_mode):
+            raise Unsafe(f"the asset cache {root} is not a folder; {_OWN_FOLDER}")
+        why = _unsafe_why(own, sticky_ok=False)
+        if why is not None:
+            raise Unsafe(f"the asset cache {root} is not yours alone: it is {why}, so another "
+                         f"user could replace a checked file before the env opens it; "
+                         f"{_OWN_FOLDER}")
+        real = os.path.realpath(root)
+        # every folder above, as written and as resolved: another user may not rename in them
+        for path, st in [*((p, os.lstat(p)) for p in _ancestors(root)),
+                         *((p, os.stat(p)) for p in (real, *_ancestors(real)))]:
+            why = _unsafe_why(st, sticky_ok=path != real)
+            if why is not None:
+                raise Unsafe(f"the asset cache {root} is not yours alone: the folder {path} "
+                             f"above it is {why}, so another user could put other files in "
+                             f"its place; {_OWN_FOLDER}")
+    except OSError as e:
+        raise Refused(f"cannot read the cache folder {root}: {e.strerror or e}") from e
+
+
+def _check_entry(parent: str, final: str) -> None:
+    """Refuse (:class:`Unsafe`) the entry folder ``parent`` (``<root>/<sha256>``) or the entry
+    ``final`` in it (and everything inside a folder entry) when not the user's alone. Other
+    names in ``parent`` (a racing worker's temporary folder) are not looked at."""
+    found: list[tuple[str, os.stat_result]] = []
+    try:
+        found.append((parent, os.lstat(parent)))
+        top = os.lstat(final)
+        found.append((final, top))
+        if stat.S_ISDIR(top.st_mode):
+            found += [(e.path, e.st) for e in listing(final, inside_only=False)]
+    except (OSError, Refused):
+        pass  # gone or unreadable: what was found is checked, the digest check decides the rest
+    for where, st in found:
+        why = _unsafe_why(st, sticky_ok=False)
+        if why is not None:
+            raise Unsafe(f"the asset cache entry {where} is {why}, so another user could "
+                         f"replace it after its digest is checked; remove it (make() writes it "
+                         f"again, privately) or {_OWN_FOLDER}")
 
 
 def _signature(path: str) -> _Signature:
@@ -117,13 +245,15 @@ def place(root: str, sha: str, name: str, kind: str, size: int, data: bytes) -> 
     """
     parent = os.path.join(root, sha)
     final = os.path.join(parent, name)
-    if os.path.lexists(final) and _valid(final, kind, sha):
-        return final
+    if os.path.lexists(parent):
+        _check_entry(parent, final)
+        if os.path.lexists(final) and _valid(final, kind, sha):
+            return final
     if kind == "file" and (len(data) != size or hashlib.sha256(data).hexdigest() != sha):
         raise Refused(f"its bytes do not match its declared size ({size:,}) and sha256 "
                       f"({sha}); the pack was altered or cut: capture it again")
     try:
-        os.makedirs(parent, exist_ok=True)
+        _mkdir_private(parent)
         _sweep(parent)
         tmp = tempfile.mkdtemp(prefix=_TMP, dir=parent)
     except OSError as e:
@@ -132,10 +262,11 @@ def place(root: str, sha: str, name: str, kind: str, size: int, data: bytes) -> 
         staged = os.path.join(tmp, name)
         try:
             if kind == "file":
-                with open(staged, "xb") as fh:
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+                with os.fdopen(os.open(staged, flags, 0o600), "wb") as fh:
                     fh.write(data)
             else:
-                os.mkdir(staged)
+                os.mkdir(staged, 0o700)
                 unpack(data, staged)
         except OSError as e:
             raise _cache_error(root, e, len(data)) from e

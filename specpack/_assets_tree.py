@@ -32,7 +32,8 @@ import os
 import stat
 from dataclasses import dataclass
 
-__all__ = ["LimitExceeded", "Refused", "Scan", "digest_tree", "listing", "scan", "unpack"]
+__all__ = ["LimitExceeded", "Refused", "Scan", "archive_size", "carried_size", "digest_tree", "listing",
+           "scan", "unpack"]
 
 _MAGIC = b"specpack-folder-1\0"
 _END = b"E"
@@ -152,18 +153,35 @@ def _read_file(path: str, size: int, sha: hashlib._Hash, out: list[bytes] | None
     return total
 
 
+def carried_size(path: str, size: int) -> int:
+    """The bytes a pack carries for an asset at ``path`` whose carried data is ``size`` bytes:
+    the data (a file's bytes; a folder's whole archive: every entry's name and header too) and
+    the asset's own path."""
+    return len(os.fsencode(path)) + size
+
+
+def archive_size(entries: list[Entry]) -> int:
+    """The length of the folder archive of ``entries`` (see the module text), without reading
+    a file: the header, per entry its kind, name length, name (and a file's size and bytes),
+    and the end mark."""
+    return (len(_MAGIC) + len(_END)
+            + sum(5 + len(e.name) + (8 + e.size if e.kind == b"f" else 0) for e in entries))
+
+
 def scan(path: str, *, carry: bool, limit: int) -> Scan:
     """Read the file or folder ``path``: size, digest and (``carry``) the bytes to carry.
 
-    A carried total over ``limit`` bytes raises :class:`LimitExceeded` before any file is read.
+    When carried, every byte the pack will hold for it counts against ``limit``
+    (:func:`carried_size`: the path, and a folder's names and entry headers besides the files'
+    bytes); over it raises :class:`LimitExceeded` before any file is read.
     """
     try:
         st = os.stat(path)
     except OSError as e:
         raise Refused(f"cannot read {path}: {e.strerror or e}") from e
     if stat.S_ISREG(st.st_mode):
-        if carry and st.st_size > limit:
-            raise LimitExceeded(path, st.st_size, limit)
+        if carry and carried_size(path, st.st_size) > limit:
+            raise LimitExceeded(path, st.st_size, carried_size(path, st.st_size), limit)
         sha = hashlib.sha256()
         out: list[bytes] | None = [] if carry else None
         if _read_file(path, st.st_size, sha, out) != st.st_size:
@@ -174,8 +192,8 @@ def scan(path: str, *, carry: bool, limit: int) -> Scan:
         raise Refused(f"{path} is {_kind_of(st.st_mode)}; an asset is a regular file or a folder")
     entries = listing(path, inside_only=carry)
     size = sum(e.size for e in entries)
-    if carry and size > limit:
-        raise LimitExceeded(path, size, limit)
+    if carry and carried_size(path, archive_size(entries)) > limit:
+        raise LimitExceeded(path, size, carried_size(path, archive_size(entries)), limit)
     digest = hashlib.sha256(_MAGIC)
     parts: list[bytes] | None = [_MAGIC] if carry else None
     for entry in entries:
@@ -197,11 +215,12 @@ def scan(path: str, *, carry: bool, limit: int) -> Scan:
 
 
 class LimitExceeded(Refused):
-    """A carried file or folder is larger than the limit."""
+    """A carried file or folder is larger than the limit: ``size`` bytes of content,
+    ``carried`` bytes in the pack (names and headers included)."""
 
-    def __init__(self, path: str, size: int, limit: int) -> None:
+    def __init__(self, path: str, size: int, carried: int, limit: int) -> None:
         super().__init__(path)
-        self.path, self.size, self.limit = path, size, limit
+        self.path, self.size, self.carried, self.limit = path, size, carried, limit
 
 
 def digest_tree(path: str) -> tuple[str, str, int]:
@@ -263,11 +282,29 @@ def _parse(data: bytes) -> list[tuple[bytes, bytes, int, int]]:
     return entries
 
 
+def _makedirs_private(path: str) -> None:
+    """``os.makedirs(path, exist_ok=True)`` with every folder it creates made 0700."""
+    missing = []
+    while not os.path.isdir(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            if not os.path.isdir(folder):
+                raise
+
+
 def unpack(data: bytes, dest: str) -> None:
     """Write the folder archive ``data`` into the new, empty folder ``dest``.
 
-    The whole archive is checked (:func:`_parse`) before anything is written; only folders and
-    new regular files are created (``O_EXCL``: never through anything already there). A bad
+    The whole archive is checked (:func:`_parse`) before anything is written; only folders
+    (0700) and new regular files (0600) are created (``O_EXCL``: never through anything already
+    there). A bad
     archive raises :class:`Refused`; ``dest`` may then hold part of it (the caller writes
     into a temporary folder and removes it). ``OSError`` for a full or read-only disk passes.
     """
@@ -276,11 +313,11 @@ def unpack(data: bytes, dest: str) -> None:
         target = os.path.join(dest, os.fsdecode(name))
         try:
             if kind == b"d":
-                os.makedirs(target, exist_ok=True)
+                _makedirs_private(target)
                 continue
-            os.makedirs(os.path.dirname(target), exist_ok=True)
+            _makedirs_private(os.path.dirname(target))
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-            with os.fdopen(os.open(target, flags, 0o644), "wb") as fh:
+            with os.fdopen(os.open(target, flags, 0o600), "wb") as fh:
                 fh.write(view[at:at + size])
         except OSError as e:
             if e.errno in _DISK:  # the cache's fault, not the archive's: the caller says so

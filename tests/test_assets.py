@@ -57,17 +57,22 @@ def test_folder_digest_is_canonical_not_mtime_or_creation_order(tmp_path: Path) 
     assert read_asset(a, carry=False).sha256 != read_asset(b, carry=False).sha256
 
 
-def test_find_paths_nested_relative_pathlike_and_never_words_or_roots(
+def test_find_paths_nested_relative_pathlike_and_never_words_folders_or_roots(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     robot = _robot(tmp_path / "robots")
     (tmp_path / "layout.json").write_text("{}")
+    for word in ("rgb_array", "4x4", "human", "1.5"):
+        (tmp_path / word).write_text("a file named like a word")
     kwargs = {"xml_file": "robots/robot.xml", "render_mode": "rgb_array", "root": "/",
-              "here": ".", "maps": [{"layout": Path("layout.json")}, ("missing.json", 3)]}
+              "here": ".", "maps": [{"layout": Path("layout.json")}, ("missing.json", 3)],
+              "words": ["4x4", {"m": "human"}, ("1.5",)]}
     defaults = {"assets_dir": str(robot), "n": 3, "deep": [[[[str(robot / "part.xml")]]]]}
-    assert find_paths(kwargs, defaults) == sorted(
-        [str(robot), str(robot / "robot.xml"), str(robot / "part.xml"),
-         str(tmp_path / "layout.json")])
+    assert find_paths(kwargs, defaults) == sorted(  # a folder counts only in assets=[...]
+        [str(robot / "robot.xml"), str(robot / "part.xml"), str(tmp_path / "layout.json")])
+    # written as a path, the same files count
+    assert find_paths({"a": "./rgb_array", "b": Path("4x4"), "c": f"{tmp_path}/human"}) == sorted(
+        [str(tmp_path / "rgb_array"), str(tmp_path / "4x4"), str(tmp_path / "human")])
 
 
 def test_read_asset_over_the_limit_names_path_size_limit_and_the_fix(tmp_path: Path) -> None:
@@ -75,7 +80,8 @@ def test_read_asset_over_the_limit_names_path_size_limit_and_the_fix(tmp_path: P
     big.write_bytes(b"\0" * 5000)
     with pytest.raises(CaptureError) as e:
         read_asset(big, carry=True, limit=4096)
-    assert str(big) in str(e.value) and "5,000 bytes" in str(e.value)
+    carried = 5000 + len(os.fsencode(str(big)))  # its bytes and its path
+    assert str(big) in str(e.value) and f"{carried:,} bytes: its 5,000 bytes" in str(e.value)
     assert "4,096 bytes" in str(e.value) and "max_asset_bytes=" in str(e.value)
     assert read_asset(big, carry=False, limit=4096).size == 5000  # not carried: no limit
     folder = _robot(tmp_path / "robot")

@@ -341,8 +341,16 @@ def test_a_word_kwarg_is_not_taken_for_a_file_of_that_name_in_the_cwd(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "rgb_array").write_text("not a render mode")
-    pack = specpack.capture("CartPole-v1", render_mode="rgb_array")
-    assert pack.kwargs["render_mode"] == "rgb_array"
+    (tmp_path / "4x4").write_text("not a map")
+    for carried in (False, True):
+        pack = specpack.capture("CartPole-v1", render_mode="rgb_array", self_contained=carried)
+        assert pack.kwargs["render_mode"] == "rgb_array" and pack.assets == ()
+        env = pack.make()  # 1161eb9 built render_mode="<cwd>/rgb_array" here
+        assert env.unwrapped.render_mode == "rgb_array"
+        env.close()
+        lake = specpack.capture("FrozenLake-v1", map_name="4x4", self_contained=carried).make()
+        assert lake.unwrapped.desc.shape == (4, 4)  # 1161eb9: KeyError '<cwd>/4x4'
+        lake.close()
 
 
 def test_a_live_env_adds_the_distributions_of_what_it_holds() -> None:
