@@ -246,7 +246,8 @@ def test_verify_of_a_pack_that_fails_to_build_here_is_one_line_naming_public_cla
                                  "unexpected keyword argument 'no_such_kwarg'",
                                  "(run again with --debug for the traceback)")
     assert "rebuild failed" not in line and "fresh interpreter" not in line
-    assert "the build here failed: BuildError: " in line and "BuildTypeError" not in line
+    # BuildTypeError is public (specpack.BuildTypeError, a BuildError and a TypeError)
+    assert "the build here failed: BuildTypeError: " in line and "specpack._" not in line
     doc = specpack("verify", path.name, "--steps", "3", "--json", cwd=tmp_path)
     assert doc.returncode == 2 and json.loads(doc.stdout)["status"] == "rebuild_error"
     for command in ("verify", "run", "check"):
