@@ -98,8 +98,6 @@ def reference(
             actions = (multi.plan_actions(env, steps, seed) if multi is not None
                        else plan_actions(env.action_space, steps, seed))
             checked = live_capture(env, pack) if live else None
-            if checked is not None and checked["failed"] is not None:
-                return {"failed": checked["failed"]}
             # A PettingZoo env's EzPickle record is checked by the live capture (its factory
             # re-applies the wrappers EzPickle would not carry); the gymnasium check reads a spec.
             gaps = (ezpickle_gaps(env, pack, actions, seed) if multi is None
@@ -144,6 +142,7 @@ class EnvJob(Job):
         self.here: Any = None
         self.gaps: dict[str, Any] = {}
         self.live_differences: list[str] = []
+        self.live_ezpickle: list[str] = []
         self.live_failures: list[str] = []
         self.results: dict[str, Any] = {}
         self.nondeterministic = False
@@ -217,11 +216,16 @@ class EnvJob(Job):
             return
         value = self.value(label, outcome, REFERENCE)
         gaps, live = value["gaps"], value["live"]
-        record = [*gaps["failures"], *(live["differences"] if live is not None else ())]
+        if live is not None:
+            self.live_differences = list(live["differences"])
+            self.live_ezpickle = list(live.get("ezpickle") or ())
+            self.notes.extend(live.get("notes") or ())
+        record = [*gaps["failures"], *self.live_ezpickle, *self.live_differences]
         if value["repeat"] and record:
             raise Decided(self.wrong_record(
                 record, list(value["repeat"]), "two builds in this process already differ",
-                gaps["step"] if gaps["failures"] else None))
+                gaps["step"] if gaps["failures"] else None,
+                ezpickle_only=not self.live_differences))
         if value["repeat"]:
             diffs = list(value["repeat"])
             raise Decided(
@@ -250,11 +254,8 @@ class EnvJob(Job):
         params = {"steps": self.ctx.steps, "seed": self.ctx.seed, "actions": value["actions"]}
         self.run_params = params
         self.add_task("rebuild", REMOTE, self.run_job, self.payload, **params, **self.extra)
-        live = value["live"]
-        if live is not None:
-            self.live_differences = list(live["differences"])
-            if live["pack"] is not None:
-                self.add_task("live", REMOTE, RUN_JOB, live["pack"], **params)
+        if live is not None and live["pack"] is not None:
+            self.add_task("live", REMOTE, RUN_JOB, live["pack"], **params)
 
     def remote_differences(self) -> tuple[list[str], list[str]]:
         """What differs from the reference trace in the rebuild's rollout, and in the live
@@ -276,9 +277,12 @@ class EnvJob(Job):
 
     def verdict(self) -> Finding:
         rebuilt, live = self.remote_differences()
-        record = [*self.gaps["failures"], *self.live_differences, *self.live_failures]
+        ezpickle = [*self.gaps["failures"], *self.live_ezpickle]
+        other = [*self.live_differences, *self.live_failures]
+        record = [*ezpickle, *other]
         gap_step = self.gaps["step"] if self.gaps["failures"] else None
-        confirmed = self.confirmed_verdict(record, rebuilt + live, gap_step)
+        confirmed = self.confirmed_verdict(record, rebuilt + live, gap_step,
+                                           ezpickle_only=not other)
         if confirmed is not None:
             return confirmed
         step = first_step(rebuilt)
@@ -286,5 +290,7 @@ class EnvJob(Job):
             step = gap_step
         there = traces(self.results["rebuild"])[0]
         uncompared = self.nondeterministic or self.here.nondeterministic or there.nondeterministic
+        if ezpickle and not (rebuilt or other or live) and self.here.error is None:
+            return self.ezpickle_gap(ezpickle, gap_step)
         judged = self.judge(rebuilt + record + live, step, self.here.error, uncompared)
         return self.confirmation_noted(judged, rebuilt + live)

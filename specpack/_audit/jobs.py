@@ -17,11 +17,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .._process import Outcome, label
+from .._text import printable
 from .checks import first_step
 from .classify import raised
 from .output import sections
 from .report import (
     CAPTURE_ERROR,
+    EZPICKLE_GAP,
     IDENTICAL,
     NOT_COMPARED,
     NOT_IDENTICAL,
@@ -180,7 +182,7 @@ class Job:
             self.confirmed = {"builds": 0, "repeat": [], "failed": outcome.error or outcome.status}
 
     def confirmed_verdict(self, record: list[str], rollout: list[str],
-                          step: int | None) -> Finding | None:
+                          step: int | None, *, ezpickle_only: bool = False) -> Finding | None:
         """The finding when the confirmation found a clean build here that differs from the
         reference, else ``None``.
 
@@ -193,12 +195,15 @@ class Job:
             The rebuild's rollout differences (what the confirmation was run for).
         step
             The step of the first record difference, if any.
+        ezpickle_only
+            Every item of ``record`` is about the env's EzPickle record (see
+            :meth:`wrong_record`).
         """
         repeat = list((self.confirmed or {}).get("repeat") or ())
         where = self.ctx.remote_label
         if repeat and record:
             return self.wrong_record(record, repeat, "a clean build in this process differs "
-                                     "from the reference", step)
+                                     "from the reference", step, ezpickle_only=ezpickle_only)
         if repeat:
             return self.finish(
                 NOT_REPRODUCIBLE,
@@ -210,13 +215,32 @@ class Job:
         return None
 
     def wrong_record(self, record: list[str], repeat: list[str], how: str,
-                     step: int | None) -> Finding:
-        """``not_identical`` for a wrong record (an EzPickle gap that changes the env, a
-        wrapper that does not record an argument), even when the rollouts do not repeat
-        themselves (``repeat``, found as ``how`` says): what ``make(env.spec)`` rebuilds from is
-        wrong whatever the rollouts do. The record comes first; the repeat's finding follows."""
-        return self.finish(NOT_IDENTICAL, record[0], step=step, differences=(
-            *record, f"its rollouts are not reproducible here either ({how}): {repeat[0]}"))
+                     step: int | None, *, ezpickle_only: bool = False) -> Finding:
+        """``not_identical`` for a wrong record (a wrapper that does not record an argument),
+        even when the rollouts do not repeat themselves (``repeat``, found as ``how`` says):
+        what ``make(env.spec)`` rebuilds from is wrong whatever the rollouts do. The record
+        comes first; the repeat's finding follows. When the only wrong record is the env's
+        EzPickle record (``ezpickle_only``) it is ``ezpickle_gap`` (:meth:`ezpickle_gap`): the
+        pack does not rebuild from it."""
+        tail = f"its rollouts are not reproducible here either ({how}): {repeat[0]}"
+        if ezpickle_only:
+            found = self.ezpickle_gap(record, step)
+            return replace(found, differences=(*found.differences, tail))
+        return self.finish(NOT_IDENTICAL, record[0], step=step, differences=(*record, tail))
+
+    def ezpickle_gap(self, gaps: list[str], step: int | None) -> Finding:
+        """``ezpickle_gap``: the env's EzPickle record does not rebuild the env it was built as
+        (``gaps``, from :func:`.checks.ezpickle_gaps` or a live capture's refusal), while the
+        pack, which never rebuilds from that record, has nothing else against it. The reason
+        says both, with a fix that works for a registered id."""
+        name = printable(self.name)
+        reason = (
+            f"{gaps[0]}. This is about pickling the env itself (pickle.dumps(env) rebuilds it "
+            "from its EzPickle record), not about the pack: a pack never rebuilds from that "
+            f"record. To send the env to another process, pickle a pack instead of the env: "
+            f"specpack.capture({name!r}); to make pickle.dumps(env) faithful, fix the "
+            "EzPickle.__init__ call as said")
+        return self.finish(EZPICKLE_GAP, reason, differences=tuple(gaps), step=step)
 
     def confirmation_noted(self, finding: Finding, rollout: list[str]) -> Finding:
         """``finding`` with a note on how a ``not_identical`` rollout difference was confirmed

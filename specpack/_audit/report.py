@@ -13,7 +13,9 @@ from typing import Any
 
 from .findings import (
     CAPTURE_ERROR,
+    EZPICKLE_GAP,
     FAILING,
+    HASH_ORDER,
     IDENTICAL,
     MISSING_DEPENDENCY,
     NEEDS_ARGUMENTS,
@@ -32,7 +34,9 @@ from .table import summary
 
 __all__ = [
     "CAPTURE_ERROR",
+    "EZPICKLE_GAP",
     "FAILING",
+    "HASH_ORDER",
     "IDENTICAL",
     "MISSING_DEPENDENCY",
     "NEEDS_ARGUMENTS",
@@ -51,8 +55,9 @@ __all__ = [
 ]
 
 #: The ``schema`` of ``--json`` (2: ``not_reproducible``/``needs_arguments`` and ``step``;
-#: 3: ``not_compared`` and ``rollout_error``; 4: ``output``, per finding and of the report).
-SCHEMA = "specpack.audit/4"
+#: 3: ``not_compared`` and ``rollout_error``; 4: ``output``, per finding and of the report;
+#: 5: ``ezpickle_gap`` and the hash-order status, :data:`.findings.HASH_ORDER`).
+SCHEMA = "specpack.audit/5"
 
 
 @dataclass

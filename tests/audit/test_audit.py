@@ -436,7 +436,7 @@ def test_json_report_has_the_documented_schema(tmp_path: Path):
         "envs",
         "wrappers",
     }
-    assert doc["schema"] == "specpack.audit/4"
+    assert doc["schema"] == "specpack.audit/5"
     assert (doc["steps"], doc["seed"], doc["where"]) == (5, 3, "subprocess")
     assert isinstance(doc["elapsed"], float) and doc["jobs"] >= 1
     assert {"python", "specpack", "gymnasium", "numpy"} <= set(doc["versions"])

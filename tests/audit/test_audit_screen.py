@@ -51,7 +51,7 @@ def test_json_keeps_each_envs_output_in_its_finding_and_stderr_quiet(tmp_path: P
     proc = run_python(audit_args("--json"), cwd=tmp_path, env=environment())
     doc = json.loads(proc.stdout)  # stdout is the JSON document and nothing else
     assert proc.returncode == 1, proc.stderr[-3000:]
-    assert doc["schema"] == "specpack.audit/4"
+    assert doc["schema"] == "specpack.audit/5"
     assert MARK not in proc.stderr, proc.stderr
     envs = {f["name"]: f for f in doc["envs"]}
     chatty = envs["screenpkg/Chatty-v0"]["output"]

@@ -235,7 +235,7 @@ def test_a_nondeterministic_spec_is_not_compared_and_not_counted_identical(
     expected["truthpkg/VecOnly-v0"] = "identical"
     assert counts["identical"] == list(expected.values()).count("identical")
     assert counts["not_compared"] == 1 and counts["rollout_error"] == 2
-    assert doc["schema"] == "specpack.audit/4"
+    assert doc["schema"] == "specpack.audit/5"
 
 
 def test_a_rollout_error_fails_the_audit_and_not_compared_does_not(tmp_path: Path) -> None:
