@@ -35,11 +35,13 @@ from .report import (
     clip,
 )
 
-__all__ = ["REFERENCE", "REMOTE", "Context", "Decided", "Job", "Task", "private_tmp"]
+__all__ = ["CONTROL", "REFERENCE", "REMOTE", "Context", "Decided", "Job", "Task", "private_tmp"]
 
-#: The two sides a task runs on.
+#: The sides a task runs on: here, across the boundary, and the hash control (across the
+#: boundary too, under another ``PYTHONHASHSEED``: see :class:`Context`).
 REFERENCE = "reference"
 REMOTE = "remote"
+CONTROL = "control"
 
 
 def private_tmp() -> None:
@@ -53,13 +55,34 @@ def private_tmp() -> None:
 
 @dataclass(frozen=True)
 class Context:
-    """The options every job of one audit shares."""
+    """The options every job of one audit shares.
+
+    ``seeds`` is verify's hash control (:func:`specpack._verify.judge.hash_seeds`): the
+    ``PYTHONHASHSEED`` of the remote workers (``"rebuild"``) and of the *control* workers
+    (``"control"``, only for fresh interpreters), fresh interpreters that differ from the
+    remote ones in their hash seed alone. An env whose rollouts differ between the two follows
+    hash order (:data:`.findings.HASH_ORDER`). With ``control_always`` (this process may use
+    two CPUs, as verify decides) every env's rebuild is held against a control, so the verdict
+    does not depend on this process's own hash seed; without it, only a rebuild that differs
+    from the reference is.
+    """
 
     steps: int
     seed: int
     timeout: float
     where: str
     tmp: str
+    seeds: dict[str, int | None] = field(default_factory=dict)
+    control_always: bool = False
+
+    @property
+    def control_seed(self) -> int | None:
+        """The control workers' ``PYTHONHASHSEED`` (None: no hash control for ``where``)."""
+        return self.seeds.get("control")
+
+    def seed_name(self, side: str) -> str:
+        """``"PYTHONHASHSEED=1"``: how differences name a side's hash seed."""
+        return f"PYTHONHASHSEED={self.seeds.get(side)}"
 
     @property
     def remote_label(self) -> str:
@@ -149,7 +172,7 @@ class Job:
     ) -> None:
         """Queue one task; the job is not decided before its outcome is taken."""
         task = Task(self, label, side, function, payload, dict(params), generation=self.generation)
-        if side == REMOTE:
+        if side in (REMOTE, CONTROL):
             self.remote.append(task)
         self.pending.append(task)
         self.outstanding.add(label)

@@ -34,15 +34,17 @@ from .._process import Outcome, Worker
 from .._process.child import load_job
 from .._text import format_exception, one_line
 from .._typedjson import decode, encode
-from .jobs import REFERENCE, REMOTE, Context, Decided, Job, Task
+from .jobs import CONTROL, REFERENCE, REMOTE, Context, Decided, Job, Task
 from .output import Capture
-from .report import CAPTURE_ERROR, NOT_IDENTICAL, REBUILD_ERROR, Finding
+from .report import CAPTURE_ERROR, HASH_ORDER, NOT_IDENTICAL, REBUILD_ERROR, Finding
 from .timelimit import Overtime, time_limit
 
 __all__ = ["CONFIRMED", "Scheduler", "run_here"]
 
 #: Verdicts that a remote worker's history could cause, so they are confirmed in clean ones.
-CONFIRMED = frozenset({NOT_IDENTICAL, REBUILD_ERROR})
+CONFIRMED = frozenset({NOT_IDENTICAL, REBUILD_ERROR, HASH_ORDER})
+#: The order the scheduler feeds the sides' slots.
+SIDES = (REMOTE, CONTROL, REFERENCE)
 
 
 def _outcome(status: str, *, value: Any = None, error: str = "", detail: str = "",
@@ -84,7 +86,8 @@ def _run_here(task: Task, timeout: float) -> Outcome:
 class _Slot:
     """One worker (started on first use) and the task it is running."""
 
-    def __init__(self, where: str, base: str, single_use: bool) -> None:
+    def __init__(self, where: str, base: str, single_use: bool,
+                 hash_seed: int | None = None) -> None:
         self.where = where
         # A fresh interpreter works in a directory of its own (a fork stays in this one, as a
         # reference built here would); each worker gets its own TMPDIR, so that envs written to
@@ -96,6 +99,8 @@ class _Slot:
             if path is not None:
                 os.makedirs(path, exist_ok=True)
         self.env = {**os.environ, "TMPDIR": tmp}
+        if hash_seed is not None:  # a fresh interpreter's, as verify's hash control sets it
+            self.env["PYTHONHASHSEED"] = str(hash_seed)
         self.single_use = single_use
         self.worker: Worker | None = None
         self.task: Task | None = None
@@ -140,18 +145,23 @@ class Scheduler:
         self.on_done = on_done
         self.order = {id(j): i for i, j in enumerate(jobs)}
         self.queue: deque[Job] = deque(jobs)
-        self.tasks: dict[str, deque[Task]] = {REFERENCE: deque(), REMOTE: deque()}
+        self.tasks: dict[str, deque[Task]] = {side: deque() for side in SIDES}
         self.active: list[Job] = []
         self.findings: dict[int, Finding] = {}
         self.cap = 4 * n_workers
-        def slot(where: str, name: str, single_use: bool) -> _Slot:
-            return _Slot(where, tempfile.mkdtemp(prefix=name, dir=ctx.tmp), single_use)
+        def slot(where: str, name: str, single_use: bool, seed: int | None = None) -> _Slot:
+            return _Slot(where, tempfile.mkdtemp(prefix=name, dir=ctx.tmp), single_use, seed)
 
+        fresh = ctx.control_seed is not None  # the seeds of fresh interpreters are set
         self.slots: dict[str, list[_Slot]] = {
             REFERENCE: [slot("fork", f"reference{i}-", True) for i in range(n_workers)]
             if fork_refs
             else [],
-            REMOTE: [slot(ctx.where, f"worker{i}-", False) for i in range(n_workers)],
+            REMOTE: [slot(ctx.where, f"worker{i}-", False,
+                          ctx.seeds.get("rebuild") if fresh else None)
+                     for i in range(n_workers)],
+            CONTROL: [slot(ctx.where, f"control{i}-", False, ctx.control_seed)
+                      for i in range(n_workers)] if fresh else [],
         }
 
     # -- jobs
@@ -193,7 +203,9 @@ class Scheduler:
             return
         job.outstanding.discard(task.label)
         job.tainted = job.tainted or task.reused
-        where = "here" if task.side == REFERENCE else self.ctx.remote_label
+        where = ("here" if task.side == REFERENCE else self.ctx.remote_label
+                 if task.side == REMOTE else
+                 f"{self.ctx.remote_label}, {self.ctx.seed_name('control')}")
         job.hear(f"{task.label} ({where})", outcome.stdout, outcome.stderr)
         try:
             job.take(task.label, outcome)
@@ -245,7 +257,7 @@ class Scheduler:
     # -- workers
 
     def feed(self) -> None:
-        for side in (REMOTE, REFERENCE):
+        for side in SIDES:
             for slot in self.slots[side]:
                 while slot.task is None:
                     task = self.next_task(side)
@@ -276,7 +288,7 @@ class Scheduler:
             self.take(task, outcome)
 
     def collect(self, wait_for: float) -> None:
-        busy = [s for side in (REFERENCE, REMOTE) for s in self.slots[side] if s.task is not None]
+        busy = [s for side in SIDES for s in self.slots[side] if s.task is not None]
         if not busy:
             return
         now = time.perf_counter()
