@@ -226,8 +226,8 @@ def test_the_live_capture_of_a_factory_env_is_another_recipe_to_rebuild() -> Non
     finally:
         env.close()
     # capture(env) of the live instance refuses: its speed was not recorded anywhere
-    assert out["pack"] is None and out["failed"] is None
-    difference, = out["differences"]  # not the EzPickle record: StoresUnrecorded records none
+    assert out["pack"] is None and out["failed"] is None and out["differences"] == []
+    difference, = out["ezpickle"]  # what it refuses for is the env's EzPickle record
     assert difference.startswith("capture(env) of a live instance refuses:")
     env = gymnasium.make("CartPole-v1")
     try:
