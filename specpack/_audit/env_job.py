@@ -9,11 +9,19 @@
    differing step) and nothing is sent across; a rollout that raised a missing dependency
    makes it ``missing_dependency``.
 3. **Remote** (the engine's ``run_trace`` in a fresh worker): one build from the pickled pack,
-   same actions, compared with the reference run.
+   same actions, compared with the reference run. With it, the *hash control* (verify's, see
+   :class:`.jobs.Context`): the same task in a fresh interpreter under the next
+   ``PYTHONHASHSEED``, for every env when this process may use two CPUs, else for one whose
+   rebuild differs. A control that differs from the rebuild makes the env
+   :data:`.findings.HASH_ORDER` (after the confirmation found no clean build here that
+   differs).
 4. **Confirmation** (only when a remote rollout differs from the reference): the two local
    builds may have agreed by chance, so up to :data:`.control.CONFIRM_BUILDS` more clean builds
    run on the reference side (:func:`.control.confirm_job`). One that differs makes the env
-   ``not_reproducible`` (unless a record is wrong: see :meth:`EnvJob.verdict`).
+   ``not_reproducible`` (unless a record is wrong: see :meth:`EnvJob.verdict`). An EzPickle
+   record that does not rebuild the env, with nothing else against the pack, is
+   ``ezpickle_gap``; a live instance that cannot be captured is a note (the id's pack, which
+   carries the registration itself, is what is judged).
    ``not_identical`` therefore always means "every build here agreed, the rebuild across the
    boundary differs" (or an EzPickle gap that changes the env); a rollout that raised the same
    on both sides is a ``rollout_error`` and a spec that says ``nondeterministic=True`` is

@@ -10,6 +10,9 @@ checked here. ``not_compared`` (the spec says ``nondeterministic=True``: everyth
 was compared and matched) does not fail it either; ``rollout_error`` (the rollout raised, the same
 on both sides, so nothing after the exception was compared) does: an env that cannot run a rollout
 where it is registered is not known to be portable. Neither is ever counted as ``identical``.
+:data:`HASH_ORDER` (two fresh interpreters that differ only in ``PYTHONHASHSEED`` roll the env
+out differently) fails it, and names the fix; ``ezpickle_gap`` (the env's own EzPickle record
+does not rebuild it, while the pack does) is a warning about pickling the env, not a failure.
 """
 
 from __future__ import annotations

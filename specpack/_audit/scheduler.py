@@ -14,6 +14,10 @@ Two pools of ``jobs`` slots for :class:`specpack._process.Worker` s, one task at
   is not trusted as such: the job's remote tasks run again, each in a worker that ran nothing
   else, and that verdict stands (with a note when the two differ).
 
+- *control* slots (only for fresh interpreters): ``where`` workers like the remote ones, under
+  the next ``PYTHONHASHSEED`` (the remote ones run under verify's rebuild seed): the hash
+  control of :class:`.jobs.Context`.
+
 Every task has the per-env timeout, after which its worker is killed and replaced, as is a
 worker that died. Jobs are prepared (captured here) only as fast as reference slots free up,
 and at most ``4 * jobs`` are held undecided at once.
