@@ -13,7 +13,7 @@
    :class:`.jobs.Context`): the same task in a fresh interpreter under the next
    ``PYTHONHASHSEED``, for every env when this process may use two CPUs, else for one whose
    rebuild differs. A control that differs from the rebuild makes the env
-   :data:`.findings.HASH_ORDER` (after the confirmation found no clean build here that
+   :data:`.findings.UNSEEDED` (after the confirmation found no clean build here that
    differs).
 4. **Confirmation** (only when a remote rollout differs from the reference): the two local
    builds may have agreed by chance, so up to :data:`.control.CONFIRM_BUILDS` more clean builds
@@ -42,7 +42,7 @@ from .checks import ezpickle_gaps, first_step, live_capture
 from .classify import failure, raised, rollout_missing, unset_required
 from .control import CONFIRM_BUILDS, CONFIRM_JOB, close_quietly, control, trace_of
 from .jobs import CONTROL, REFERENCE, REMOTE, Context, Decided, Job, private_tmp
-from .report import HASH_ORDER, MISSING_DEPENDENCY, NOT_REPRODUCIBLE, Finding
+from .report import MISSING_DEPENDENCY, NOT_REPRODUCIBLE, UNSEEDED, Finding
 from .select import entry_of
 from .timelimit import time_limit
 from .vector_job import REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB, sub_envs
@@ -338,7 +338,7 @@ class EnvJob(Job):
         return compare(traces(self.results["rebuild"])[0], other, labels=(a, b), shared=False)
 
     def hash_order(self, hashed: list[str], rest: list[str]) -> Finding:
-        """:data:`.findings.HASH_ORDER`: the env follows hash order; the reason names the fix."""
+        """:data:`.findings.UNSEEDED`: the env follows hash order; the reason names the fix."""
         a, b = self.ctx.seed_name("rebuild"), self.ctx.seed_name("control")
         reason = (
             f"two fresh interpreters that differ only in their hash seed ({a} and {b}) roll it "
@@ -347,7 +347,7 @@ class EnvJob(Job):
             "PYTHONHASHSEED is set. Fix: set PYTHONHASHSEED (e.g. PYTHONHASHSEED=0) in the "
             "environment of every process that builds it, before Python starts (workers "
             f"inherit it), or make the env sort what it iterates: {hashed[0]}")
-        return self.finish(HASH_ORDER, reason, differences=(*hashed, *rest),
+        return self.finish(UNSEEDED, reason, differences=(*hashed, *rest),
                            step=first_step(hashed))
 
     def verdict(self) -> Finding:

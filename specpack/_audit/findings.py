@@ -10,7 +10,7 @@ checked here. ``not_compared`` (the spec says ``nondeterministic=True``: everyth
 was compared and matched) does not fail it either; ``rollout_error`` (the rollout raised, the same
 on both sides, so nothing after the exception was compared) does: an env that cannot run a rollout
 where it is registered is not known to be portable. Neither is ever counted as ``identical``.
-:data:`HASH_ORDER` (two fresh interpreters that differ only in ``PYTHONHASHSEED`` roll the env
+:data:`UNSEEDED` (two fresh interpreters that differ only in ``PYTHONHASHSEED`` roll the env
 out differently) fails it, and names the fix; ``ezpickle_gap`` (the env's own EzPickle record
 does not rebuild it, while the pack does) is a warning about pickling the env, not a failure.
 """
@@ -36,7 +36,6 @@ __all__ = [
     "CAPTURE_ERROR",
     "EZPICKLE_GAP",
     "FAILING",
-    "HASH_ORDER",
     "IDENTICAL",
     "MISSING_DEPENDENCY",
     "NEEDS_ARGUMENTS",
@@ -48,6 +47,7 @@ __all__ = [
     "SKIPPED",
     "STATUSES",
     "TIMEOUT",
+    "UNSEEDED",
     "Finding",
     "clip",
 ]
@@ -67,15 +67,16 @@ SKIPPED = "skipped"
 #: pickling the env itself, not about packs, so it does not fail the audit (see docs/audit.md).
 EZPICKLE_GAP = "ezpickle_gap"
 
-# >>> ISSUE 31, VERIFY'S STATUS GOES HERE. verify is getting one status of its own for a rollout
-# >>> that follows hash order or draws from a global generator; until it lands verify names the
-# >>> hash cause inside ``not_reproducible``, which does not fail the audit. When it lands,
-# >>> replace the next line with ``from .._verify.report import <ITS NAME> as HASH_ORDER`` (and
-# >>> the value below in docs/audit.md and tests/audit/test_audit_hash.py follows).
+# >>> ISSUE 31, VERIFY'S STATUS GOES HERE. verify is getting a status of its own for a rollout
+# >>> that follows hash order or draws from a global generator, ``unseeded`` (branch wp-verify:
+# >>> ``specpack._verify.report.UNSEEDED``, with a ``cause``); on main verify still names the
+# >>> hash cause inside ``not_reproducible``, which does not fail the audit. Once it is merged,
+# >>> replace the next line with ``from .._verify.report import UNSEEDED`` (same value, and
+# >>> move it into the import above), so the audit's status is verify's own.
 #: Two fresh interpreters that differ only in ``PYTHONHASHSEED`` roll the env out differently:
 #: it follows hash order (a set of strings iterated, ``hash(str)``); fails the audit, and the
 #: fix is a fixed ``PYTHONHASHSEED`` in every process (or an env that sorts what it iterates).
-HASH_ORDER = "unseeded"
+UNSEEDED = "unseeded"
 
 #: Every status a finding can have, in the order the tables list them (``skipped`` is for
 #: wrappers that could not be built, so it is last and only in the wrapper counts).
@@ -83,7 +84,7 @@ STATUSES = (
     IDENTICAL,
     NOT_IDENTICAL,
     NOT_REPRODUCIBLE,
-    HASH_ORDER,
+    UNSEEDED,
     NOT_COMPARED,
     EZPICKLE_GAP,
     NEEDS_ARGUMENTS,
@@ -97,7 +98,7 @@ STATUSES = (
 #: The statuses that make an audit fail (``specpack audit`` exits 1): real portability
 #: failures, or an env the audit could not finish checking because of the env (a rollout that
 #: raises where it is registered included).
-FAILING = frozenset({NOT_IDENTICAL, HASH_ORDER, ROLLOUT_ERROR, CAPTURE_ERROR, REBUILD_ERROR,
+FAILING = frozenset({NOT_IDENTICAL, UNSEEDED, ROLLOUT_ERROR, CAPTURE_ERROR, REBUILD_ERROR,
                      TIMEOUT})
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ class Context:
     ``PYTHONHASHSEED`` of the remote workers (``"rebuild"``) and of the *control* workers
     (``"control"``, only for fresh interpreters), fresh interpreters that differ from the
     remote ones in their hash seed alone. An env whose rollouts differ between the two follows
-    hash order (:data:`.findings.HASH_ORDER`). With ``control_always`` (this process may use
+    hash order (:data:`.findings.UNSEEDED`). With ``control_always`` (this process may use
     two CPUs, as verify decides) every env's rebuild is held against a control, so the verdict
     does not depend on this process's own hash seed; without it, only a rebuild that differs
     from the reference is.

@@ -15,7 +15,6 @@ from .findings import (
     CAPTURE_ERROR,
     EZPICKLE_GAP,
     FAILING,
-    HASH_ORDER,
     IDENTICAL,
     MISSING_DEPENDENCY,
     NEEDS_ARGUMENTS,
@@ -27,6 +26,7 @@ from .findings import (
     SKIPPED,
     STATUSES,
     TIMEOUT,
+    UNSEEDED,
     Finding,
     clip,
 )
@@ -36,7 +36,6 @@ __all__ = [
     "CAPTURE_ERROR",
     "EZPICKLE_GAP",
     "FAILING",
-    "HASH_ORDER",
     "IDENTICAL",
     "MISSING_DEPENDENCY",
     "NEEDS_ARGUMENTS",
@@ -49,6 +48,7 @@ __all__ = [
     "SKIPPED",
     "STATUSES",
     "TIMEOUT",
+    "UNSEEDED",
     "AuditReport",
     "Finding",
     "clip",
@@ -56,7 +56,7 @@ __all__ = [
 
 #: The ``schema`` of ``--json`` (2: ``not_reproducible``/``needs_arguments`` and ``step``;
 #: 3: ``not_compared`` and ``rollout_error``; 4: ``output``, per finding and of the report;
-#: 5: ``ezpickle_gap`` and the hash-order status, :data:`.findings.HASH_ORDER`).
+#: 5: ``ezpickle_gap`` and the hash-order status, :data:`.findings.UNSEEDED`).
 SCHEMA = "specpack.audit/5"
 
 

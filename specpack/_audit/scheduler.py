@@ -40,13 +40,13 @@ from .._text import format_exception, one_line
 from .._typedjson import decode, encode
 from .jobs import CONTROL, REFERENCE, REMOTE, Context, Decided, Job, Task
 from .output import Capture
-from .report import CAPTURE_ERROR, HASH_ORDER, NOT_IDENTICAL, REBUILD_ERROR, Finding
+from .report import CAPTURE_ERROR, NOT_IDENTICAL, REBUILD_ERROR, UNSEEDED, Finding
 from .timelimit import Overtime, time_limit
 
 __all__ = ["CONFIRMED", "Scheduler", "run_here"]
 
 #: Verdicts that a remote worker's history could cause, so they are confirmed in clean ones.
-CONFIRMED = frozenset({NOT_IDENTICAL, REBUILD_ERROR, HASH_ORDER})
+CONFIRMED = frozenset({NOT_IDENTICAL, REBUILD_ERROR, UNSEEDED})
 #: The order the scheduler feeds the sides' slots.
 SIDES = (REMOTE, CONTROL, REFERENCE)
 

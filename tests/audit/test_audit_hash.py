@@ -10,7 +10,7 @@ the audit had no control and called such an env ``not_identical`` while verify s
 
 Verify's own status for hash order and global generators is another change; until it is
 there, verify names the hash cause inside ``not_reproducible`` and the audit's status is
-:data:`specpack._audit.findings.HASH_ORDER` (see the marked spot there). :func:`verify_status`
+:data:`specpack._audit.findings.UNSEEDED` (see the marked spot there). :func:`verify_status`
 says which status verify must give, so these tests tighten by themselves when it lands.
 """
 
@@ -29,7 +29,7 @@ from _hang import run_process
 from _helpers import FIXTURES, run_python
 
 from specpack._audit import FAILING
-from specpack._audit.findings import HASH_ORDER
+from specpack._audit.findings import UNSEEDED
 from specpack._verify.judge import control_is_cheap
 from specpack._verify.report import NOT_REPRODUCIBLE, STATUSES
 
@@ -56,7 +56,7 @@ FIRST_GOAL = ("import gymnasium, auditpkg; "
 def verify_status() -> str:
     """Verify's status for hash order: the audit's once verify has it, else the hash cause of
     ``not_reproducible``."""
-    return HASH_ORDER if HASH_ORDER in STATUSES else NOT_REPRODUCIBLE
+    return UNSEEDED if UNSEEDED in STATUSES else NOT_REPRODUCIBLE
 
 
 def run(tmp_path: Path, args: list[str], seed: str | None = None,
@@ -96,10 +96,10 @@ def test_verify_and_the_audit_give_it_the_same_status_that_fails_and_names_the_f
     assert "hash randomisation" in verified["differences"][0]
     code, envs = audit(tmp_path, seed)
     found = envs[ENV_ID]
-    assert found["status"] == HASH_ORDER, found
-    if HASH_ORDER in STATUSES:  # verify's status has landed: one status, both sides
+    assert found["status"] == UNSEEDED, found
+    if UNSEEDED in STATUSES:  # verify's status has landed: one status, both sides
         assert found["status"] == verified["status"]
-    assert HASH_ORDER in FAILING and code == 1  # it fails the audit
+    assert UNSEEDED in FAILING and code == 1  # it fails the audit
     reason = found["reason"]
     assert "hash order" in reason and "Fix: set PYTHONHASHSEED" in reason
     rebuild, control = ("0", "1") if seed == "0" else ("1", "2")  # verify's seeds
@@ -113,6 +113,6 @@ def test_on_one_cpu_a_rebuild_that_differs_gets_the_hash_control(tmp_path: Path)
     # One CPU: no control beside every rebuild (as verify), but a rebuild that differs from the
     # reference is held against one before it is called not_identical.
     code, envs = audit(tmp_path, prefix=["taskset", "-c", "0"])
-    assert envs[ENV_ID]["status"] == HASH_ORDER, envs[ENV_ID]
+    assert envs[ENV_ID]["status"] == UNSEEDED, envs[ENV_ID]
     assert "PYTHONHASHSEED=1 and PYTHONHASHSEED=2" in envs[ENV_ID]["reason"]
     assert envs["auditpkg/Good-v0"]["status"] == "identical" and code == 1
