@@ -552,8 +552,10 @@ def test_audit_api_raises_on_bad_input():
 
 def test_failing_statuses_are_the_ones_that_fail_the_audit():
     assert set(FAILING) == {
-        "not_identical", "rollout_error", "capture_error", "rebuild_error", "timeout"}
+        "not_identical", "unseeded", "rollout_error", "capture_error", "rebuild_error", "timeout"}
     assert Finding("env", "x", "not_compared").portable
+    assert Finding("env", "x", "ezpickle_gap").portable  # a warning about pickling the env
+    assert not Finding("env", "x", "unseeded").portable
     assert not Finding("env", "x", "rollout_error").portable
     assert Finding("env", "x", "missing_dependency").portable
     assert not Finding("env", "x", "timeout").portable
@@ -592,8 +594,8 @@ def test_assert_portable_fails_with_the_finding_for_a_process_dependent_env():
     with pytest.raises(AssertionError) as info:
         assert_portable(HashWalk, steps=5)
     message = str(info.value)
-    assert "HashWalk is not portable (not_identical)" in message
-    assert "reset observation differs" in message
+    assert "HashWalk is not portable (unseeded)" in message  # the hash control's verdict
+    assert "reset observation differs" in message and "PYTHONHASHSEED" in message
 
 
 def test_assert_portable_fails_for_an_env_with_a_missing_dependency():
