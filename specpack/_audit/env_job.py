@@ -356,8 +356,11 @@ class EnvJob(Job):
         other = [*self.live_differences, *self.live_failures]
         record = [*ezpickle, *other]
         gap_step = self.gaps["step"] if self.gaps["failures"] else None
-        confirmed = self.confirmed_verdict(record, rebuilt + live, gap_step,
-                                           ezpickle_only=not other)
+        # the confirmation ran for a rebuild that differs, or for a hash control that does
+        confirmed = (self.confirmed_verdict(record, rebuilt + live, gap_step,
+                                            ezpickle_only=not other) if rebuilt or live else
+                     self.confirmed_verdict(record, self.hash_differences(), gap_step,
+                                            ezpickle_only=not other, what="the hash control"))
         if confirmed is not None:
             return confirmed
         step = first_step(rebuilt)

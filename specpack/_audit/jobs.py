@@ -205,7 +205,8 @@ class Job:
             self.confirmed = {"builds": 0, "repeat": [], "failed": outcome.error or outcome.status}
 
     def confirmed_verdict(self, record: list[str], rollout: list[str],
-                          step: int | None, *, ezpickle_only: bool = False) -> Finding | None:
+                          step: int | None, *, ezpickle_only: bool = False,
+                          what: str = "") -> Finding | None:
         """The finding when the confirmation found a clean build here that differs from the
         reference, else ``None``.
 
@@ -221,19 +222,25 @@ class Job:
         ezpickle_only
             Every item of ``record`` is about the env's EzPickle record (see
             :meth:`wrong_record`).
+        what
+            What differed, when not the rebuild: ``"the hash control"`` (a fresh interpreter
+            under another ``PYTHONHASHSEED`` that differs from the rebuild; ``rollout`` then
+            holds its differences).
         """
         repeat = list((self.confirmed or {}).get("repeat") or ())
         where = self.ctx.remote_label
+        said = (f"{what} ({self.ctx.seed_name('control')}) differs from the rebuild in a "
+                f"{where}" if what else f"the rebuild in a {where} differs")
         if repeat and record:
             return self.wrong_record(record, repeat, "a clean build in this process differs "
                                      "from the reference", step, ezpickle_only=ezpickle_only)
         if repeat:
             return self.finish(
                 NOT_REPRODUCIBLE,
-                f"the rebuild in a {where} differs, and so does a clean build in this process, "
+                f"{said}, and so does a clean build in this process, "
                 "so the rebuild cannot be compared with them (the repeat control's two builds "
                 f"agreed by chance): {repeat[0]}",
-                differences=(*repeat, *(f"the rebuild: {d}" for d in rollout)),
+                differences=(*repeat, *(f"{what or 'the rebuild'}: {d}" for d in rollout)),
                 step=first_step(repeat))
         return None
 
