@@ -18,6 +18,7 @@ from .._errors import SpecPackError
 from .._imports import import_targets
 from .._process import BOUNDARIES, Boundary
 from .._verify.engine import check_rollout_options
+from .._verify.judge import control_is_cheap, hash_seeds
 from .env_job import EnvJob
 from .families import pettingzoo_jobs
 from .jobs import Context, Job
@@ -168,7 +169,8 @@ def audit(
     if backend not in audited:
         raise SpecPackError(f"backend={backend!r} is not one of {', '.join(audited)}")
     tmp = tempfile.mkdtemp(prefix="specpack-audit-")
-    ctx = Context(steps=steps, seed=seed, timeout=float(timeout), where=where, tmp=tmp)
+    ctx = Context(steps=steps, seed=seed, timeout=float(timeout), where=where, tmp=tmp,
+                  seeds=hash_seeds(where, control=True), control_always=control_is_cheap())
     printed = Capture()  # the imports' and the selection's prints: the report's own output
     try:
         with printed:
@@ -261,7 +263,8 @@ def audit_one(
             or (getattr(target, "__qualname__", None) or type(target).__qualname__)
         )
     tmp = tempfile.mkdtemp(prefix="specpack-audit-")
-    ctx = Context(steps=steps, seed=seed, timeout=float(timeout), where=where, tmp=tmp)
+    ctx = Context(steps=steps, seed=seed, timeout=float(timeout), where=where, tmp=tmp,
+                  seeds=hash_seeds(where, control=True), control_always=control_is_cheap())
     try:
         return _run([EnvJob(str(name), ctx, target=target)], 1, ctx, fork_refs, None)[0]
     finally:

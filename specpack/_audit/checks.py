@@ -28,9 +28,8 @@ from .._capture import capture
 from .._capture_errors import UnrecordedArgumentsError
 from .._carry.values import exact_key
 from .._errors import SpecPackError
-from .._text import format_exception, one_line, short
+from .._text import one_line, short
 from .._verify import compare, record, writable
-from .report import CAPTURE_ERROR
 
 __all__ = ["ezpickle_gaps", "first_step", "live_capture", "same_recipe"]
 
@@ -131,7 +130,20 @@ def ezpickle_gaps(env: Any, pack: Any, actions: list[Any], seed: int) -> dict[st
     try:
         recorded = ezpickle_kwargs(base, cls) or {}
     except UnrecordedArgumentsError as e:
-        out["failures"].append(f"EzPickle gap: {e}")
+        # Said here, not in the capture's words: its fix (capture the class with explicit
+        # arguments) is for capturing a live env, and cannot make an audit of an id pass.
+        cause = e.__cause__ if e.__cause__ is not None else e
+        args = tuple(getattr(base, "_ezpickle_args", None) or ())
+        kwargs = dict(getattr(base, "_ezpickle_kwargs", None) or {})
+        shown = ", ".join([*map(short, args), *(f"{k}={short(v)}" for k, v in kwargs.items())])
+        diffs, broken = _round_trip_rollout(base, actions, seed)
+        consequence = (broken or (f"a rollout of the round-tripped env differs: {diffs[0]}"
+                                  if diffs else "the round trip happens to rebuild it"))
+        out["step"] = first_step(diffs) if diffs and not broken else None
+        out["failures"].append(
+            f"EzPickle gap: {name}'s EzPickle record ({shown}) does not match its constructor "
+            f"({one_line(cause)}), so pickle.loads(pickle.dumps(env)) cannot rebuild it from "
+            f"the record; {consequence}; {fix} (with its own parameters, by name)")
         return out
     try:
         built_from_class = pack.entry_point.load() is cls
@@ -221,25 +233,35 @@ def same_recipe(a: Any, b: Any) -> bool:
 def live_capture(env: Any, pack: Any) -> dict[str, Any]:
     """``specpack.capture(env)`` of the live instance, when it is another recipe than ``pack``.
 
+    The live capture is a second look, never a fallback: ``pack`` (the registration itself,
+    carried) is what the audit rebuilds and judges. When the live instance cannot be captured
+    (a factory, such as a ``functools.partial`` of a local function, hands the env an object
+    that does not pickle: shimmy's dm_control ids pass a dm_control ``Environment``), that is a
+    note, not a failure of the id.
+
     Returns
     -------
     dict
-        ``differences`` (a refusal to capture an unrecorded argument), ``pack`` (the pickled
-        live capture to rebuild across the boundary, or None when it is the same recipe) and
-        ``failed`` (a capture error, or None).
+        ``differences`` (a refusal to capture an unrecorded argument that is not the env's
+        EzPickle record), ``ezpickle`` (a refusal because of the env's EzPickle record: the
+        finding of :func:`ezpickle_gaps`, seen from ``capture(env)``), ``pack`` (the pickled
+        live capture to rebuild across the boundary, or None when it is the same recipe or
+        could not be made), ``notes`` and ``failed`` (always None; kept for the callers that
+        read it).
     """
-    out: dict[str, Any] = {"differences": [], "pack": None, "failed": None}
+    out: dict[str, Any] = {"differences": [], "ezpickle": [], "pack": None, "failed": None,
+                           "notes": []}
     try:
         live = capture(env)
     except UnrecordedArgumentsError as e:
-        out["differences"].append(f"capture(env) of a live instance refuses: {e}")
+        said = f"capture(env) of a live instance refuses: {e}"
+        out["ezpickle" if "EzPickle" in str(e) else "differences"].append(said)
         return out
     except SpecPackError as e:
-        out["failed"] = {
-            "status": CAPTURE_ERROR,
-            "reason": f"capture(env) of a live instance failed: {one_line(e)}",
-            "detail": format_exception(e),
-        }
+        out["notes"].append(
+            f"capture(env) of a live instance is not possible ({one_line(e)}); the pack of the "
+            "id carries the registration itself, so it is what was rebuilt and compared (a "
+            "live instance's own wrappers were not checked apart from it)")
         return out
     if not same_recipe(live, pack):
         out["pack"] = pickle.dumps(live, protocol=pickle.HIGHEST_PROTOCOL)

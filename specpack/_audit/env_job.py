@@ -9,11 +9,19 @@
    differing step) and nothing is sent across; a rollout that raised a missing dependency
    makes it ``missing_dependency``.
 3. **Remote** (the engine's ``run_trace`` in a fresh worker): one build from the pickled pack,
-   same actions, compared with the reference run.
+   same actions, compared with the reference run. With it, the *hash control* (verify's, see
+   :class:`.jobs.Context`): the same task in a fresh interpreter under the next
+   ``PYTHONHASHSEED``, for every env when this process may use two CPUs, else for one whose
+   rebuild differs. A control that differs from the rebuild makes the env
+   :data:`.findings.UNSEEDED` (after the confirmation found no clean build here that
+   differs).
 4. **Confirmation** (only when a remote rollout differs from the reference): the two local
    builds may have agreed by chance, so up to :data:`.control.CONFIRM_BUILDS` more clean builds
    run on the reference side (:func:`.control.confirm_job`). One that differs makes the env
-   ``not_reproducible`` (unless a record is wrong: see :meth:`EnvJob.verdict`).
+   ``not_reproducible`` (unless a record is wrong: see :meth:`EnvJob.verdict`). An EzPickle
+   record that does not rebuild the env, with nothing else against the pack, is
+   ``ezpickle_gap``; a live instance that cannot be captured is a note (the id's pack, which
+   carries the registration itself, is what is judged).
    ``not_identical`` therefore always means "every build here agreed, the rebuild across the
    boundary differs" (or an EzPickle gap that changes the env); a rollout that raised the same
    on both sides is a ``rollout_error`` and a spec that says ``nondeterministic=True`` is
@@ -33,8 +41,8 @@ from .._verify.jobs import carried_exactly, multi_agent
 from .checks import ezpickle_gaps, first_step, live_capture
 from .classify import failure, raised, rollout_missing, unset_required
 from .control import CONFIRM_BUILDS, CONFIRM_JOB, close_quietly, control, trace_of
-from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
-from .report import MISSING_DEPENDENCY, NOT_REPRODUCIBLE, Finding
+from .jobs import CONTROL, REFERENCE, REMOTE, Context, Decided, Job, private_tmp
+from .report import MISSING_DEPENDENCY, NOT_REPRODUCIBLE, UNSEEDED, Finding
 from .select import entry_of
 from .timelimit import time_limit
 from .vector_job import REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB, sub_envs
@@ -98,8 +106,6 @@ def reference(
             actions = (multi.plan_actions(env, steps, seed) if multi is not None
                        else plan_actions(env.action_space, steps, seed))
             checked = live_capture(env, pack) if live else None
-            if checked is not None and checked["failed"] is not None:
-                return {"failed": checked["failed"]}
             # A PettingZoo env's EzPickle record is checked by the live capture (its factory
             # re-applies the wrappers EzPickle would not carry); the gymnasium check reads a spec.
             gaps = (ezpickle_gaps(env, pack, actions, seed) if multi is None
@@ -144,10 +150,12 @@ class EnvJob(Job):
         self.here: Any = None
         self.gaps: dict[str, Any] = {}
         self.live_differences: list[str] = []
+        self.live_ezpickle: list[str] = []
         self.live_failures: list[str] = []
         self.results: dict[str, Any] = {}
         self.nondeterministic = False
         self.run_params: dict[str, Any] = {}  # the rollout both sides ran (for confirm)
+        self.control: Outcome | None = None  # the hash control's rollout (see Context)
 
     def prepare(self) -> None:
         if isinstance(self.target, str):
@@ -193,13 +201,16 @@ class EnvJob(Job):
     def forget_remote(self) -> None:
         self.results = {}
         self.live_failures = []
+        self.control = None
 
     def take(self, label: str, outcome: Outcome) -> None:
         if label == "confirm":
             self.take_confirmation(outcome)
             return
         if label != "reference":
-            if label == "live" and outcome.status != "ok":
+            if label == "control":
+                self.control = outcome  # a failure there is a finding (see hash_differences)
+            elif label == "live" and outcome.status != "ok":
                 why = outcome.error or outcome.status
                 self.live_failures.append(
                     f"rebuilt from capture(env) of a live instance: the rebuild in a "
@@ -207,21 +218,21 @@ class EnvJob(Job):
                 )
             else:
                 self.results[label] = self.value(label, outcome, REMOTE)
-            # confirmed even when seen in a reused worker: chance is ruled out before the
-            # scheduler blames what other envs left there (and reruns it in a clean one)
-            if not self.outstanding and self.confirmed is None and self.rollouts_differ():
-                self.add_task("confirm", REFERENCE, CONFIRM_JOB, self.payload,
-                              trace=self.here.to_dict(), run_job=self.run_job,
-                              builds=CONFIRM_BUILDS, budget=self.ctx.timeout / 2,
-                              **self.run_params, **self.extra)
+            if not self.outstanding:
+                self.check_further()
             return
         value = self.value(label, outcome, REFERENCE)
         gaps, live = value["gaps"], value["live"]
-        record = [*gaps["failures"], *(live["differences"] if live is not None else ())]
+        if live is not None:
+            self.live_differences = list(live["differences"])
+            self.live_ezpickle = list(live.get("ezpickle") or ())
+            self.notes.extend(live.get("notes") or ())
+        record = [*gaps["failures"], *self.live_ezpickle, *self.live_differences]
         if value["repeat"] and record:
             raise Decided(self.wrong_record(
                 record, list(value["repeat"]), "two builds in this process already differ",
-                gaps["step"] if gaps["failures"] else None))
+                gaps["step"] if gaps["failures"] else None,
+                ezpickle_only=not self.live_differences))
         if value["repeat"]:
             diffs = list(value["repeat"])
             raise Decided(
@@ -250,11 +261,10 @@ class EnvJob(Job):
         params = {"steps": self.ctx.steps, "seed": self.ctx.seed, "actions": value["actions"]}
         self.run_params = params
         self.add_task("rebuild", REMOTE, self.run_job, self.payload, **params, **self.extra)
-        live = value["live"]
-        if live is not None:
-            self.live_differences = list(live["differences"])
-            if live["pack"] is not None:
-                self.add_task("live", REMOTE, RUN_JOB, live["pack"], **params)
+        if self.ctx.control_always:
+            self.add_control()
+        if live is not None and live["pack"] is not None:
+            self.add_task("live", REMOTE, RUN_JOB, live["pack"], **params)
 
     def remote_differences(self) -> tuple[list[str], list[str]]:
         """What differs from the reference trace in the rebuild's rollout, and in the live
@@ -274,11 +284,83 @@ class EnvJob(Job):
         """Whether a remote rollout differs from the reference (once both remote tasks ran)."""
         return "rebuild" in self.results and any(self.remote_differences())
 
+    def add_control(self) -> None:
+        """Queue the hash control: the rebuild's task in a fresh interpreter under another
+        ``PYTHONHASHSEED`` (verify's, see :class:`.jobs.Context`); nothing where the remote
+        side's hash seed is not set (spawn and forkserver children)."""
+        if self.ctx.control_seed is None or "control" in self.outstanding:
+            return
+        self.add_task("control", CONTROL, self.run_job, self.payload, **self.run_params,
+                      **self.extra)
+
+    def check_further(self) -> None:
+        """Once every remote task answered: rule out chance and hash order before a verdict.
+
+        A rebuild that differs from the reference gets the hash control (when it has not run)
+        and the confirmation (more clean builds here, :func:`.control.confirm`); so does a
+        control that differs from the rebuild (a rollout that draws from an unseeded
+        generator differs between any two builds: a clean build here that differs too makes
+        it ``not_reproducible``, not a matter of hash order). Confirmed even when seen in a
+        reused worker: chance is ruled out before the scheduler blames what other envs left
+        there (and reruns it in a clean one).
+        """
+        if "rebuild" not in self.results:
+            return
+        differ = self.rollouts_differ()
+        if differ and self.control is None:
+            self.add_control()
+        if self.confirmed is None and (differ or self.hash_differences()):
+            self.add_task("confirm", REFERENCE, CONFIRM_JOB, self.payload,
+                          trace=self.here.to_dict(), run_job=self.run_job,
+                          builds=CONFIRM_BUILDS, budget=self.ctx.timeout / 2,
+                          **self.run_params, **self.extra)
+
+    def hash_differences(self) -> list[str]:
+        """What differs between the rebuild and the hash control, two fresh interpreters that
+        differ only in ``PYTHONHASHSEED`` (``[]``: they agree, or the control did not run)."""
+        control = self.control
+        if control is None or "rebuild" not in self.results:
+            return []
+        a, b = self.ctx.seed_name("rebuild"), self.ctx.seed_name("control")
+        if control.status in ("timeout", "died"):  # no evidence either way (a loaded machine)
+            note = (f"the hash control ({b}) did not finish ({control.error or control.status}):"
+                    " hash order was not ruled out")
+            if note not in self.notes:
+                self.notes.append(note)
+            return []
+        if control.status != "ok":
+            return [f"the rebuild under {b} failed and the one under {a} did not: "
+                    f"{control.error or control.status}"]
+        try:
+            other = traces(control.value)[0]
+        except Exception as e:  # noqa: BLE001 - a broken answer is data, not a crash
+            return [f"unreadable trace from the hash control ({type(e).__name__}: {e})"]
+        return compare(traces(self.results["rebuild"])[0], other, labels=(a, b), shared=False)
+
+    def hash_order(self, hashed: list[str], rest: list[str]) -> Finding:
+        """:data:`.findings.UNSEEDED`: the env follows hash order; the reason names the fix."""
+        a, b = self.ctx.seed_name("rebuild"), self.ctx.seed_name("control")
+        reason = (
+            f"two fresh interpreters that differ only in their hash seed ({a} and {b}) roll it "
+            "out differently: the env follows hash order (the iteration order of a set of "
+            "strings, hash() of a str or bytes), which differs from process to process unless "
+            "PYTHONHASHSEED is set. Fix: set PYTHONHASHSEED (e.g. PYTHONHASHSEED=0) in the "
+            "environment of every process that builds it, before Python starts (workers "
+            f"inherit it), or make the env sort what it iterates: {hashed[0]}")
+        return self.finish(UNSEEDED, reason, differences=(*hashed, *rest),
+                           step=first_step(hashed))
+
     def verdict(self) -> Finding:
         rebuilt, live = self.remote_differences()
-        record = [*self.gaps["failures"], *self.live_differences, *self.live_failures]
+        ezpickle = [*self.gaps["failures"], *self.live_ezpickle]
+        other = [*self.live_differences, *self.live_failures]
+        record = [*ezpickle, *other]
         gap_step = self.gaps["step"] if self.gaps["failures"] else None
-        confirmed = self.confirmed_verdict(record, rebuilt + live, gap_step)
+        # the confirmation ran for a rebuild that differs, or for a hash control that does
+        confirmed = (self.confirmed_verdict(record, rebuilt + live, gap_step,
+                                            ezpickle_only=not other) if rebuilt or live else
+                     self.confirmed_verdict(record, self.hash_differences(), gap_step,
+                                            ezpickle_only=not other, what="the hash control"))
         if confirmed is not None:
             return confirmed
         step = first_step(rebuilt)
@@ -286,5 +368,11 @@ class EnvJob(Job):
             step = gap_step
         there = traces(self.results["rebuild"])[0]
         uncompared = self.nondeterministic or self.here.nondeterministic or there.nondeterministic
+        hashed = [] if uncompared else self.hash_differences()
+        if hashed:
+            return self.hash_order(hashed, [f"the rebuild here vs there: {d}"
+                                            for d in rebuilt] + record + live)
+        if ezpickle and not (rebuilt or other or live) and self.here.error is None:
+            return self.ezpickle_gap(ezpickle, gap_step)
         judged = self.judge(rebuilt + record + live, step, self.here.error, uncompared)
         return self.confirmation_noted(judged, rebuilt + live)

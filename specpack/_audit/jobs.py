@@ -17,11 +17,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .._process import Outcome, label
+from .._text import printable
 from .checks import first_step
 from .classify import raised
 from .output import sections
 from .report import (
     CAPTURE_ERROR,
+    EZPICKLE_GAP,
     IDENTICAL,
     NOT_COMPARED,
     NOT_IDENTICAL,
@@ -33,11 +35,13 @@ from .report import (
     clip,
 )
 
-__all__ = ["REFERENCE", "REMOTE", "Context", "Decided", "Job", "Task", "private_tmp"]
+__all__ = ["CONTROL", "REFERENCE", "REMOTE", "Context", "Decided", "Job", "Task", "private_tmp"]
 
-#: The two sides a task runs on.
+#: The sides a task runs on: here, across the boundary, and the hash control (across the
+#: boundary too, under another ``PYTHONHASHSEED``: see :class:`Context`).
 REFERENCE = "reference"
 REMOTE = "remote"
+CONTROL = "control"
 
 
 def private_tmp() -> None:
@@ -51,13 +55,34 @@ def private_tmp() -> None:
 
 @dataclass(frozen=True)
 class Context:
-    """The options every job of one audit shares."""
+    """The options every job of one audit shares.
+
+    ``seeds`` is verify's hash control (:func:`specpack._verify.judge.hash_seeds`): the
+    ``PYTHONHASHSEED`` of the remote workers (``"rebuild"``) and of the *control* workers
+    (``"control"``, only for fresh interpreters), fresh interpreters that differ from the
+    remote ones in their hash seed alone. An env whose rollouts differ between the two follows
+    hash order (:data:`.findings.UNSEEDED`). With ``control_always`` (this process may use
+    two CPUs, as verify decides) every env's rebuild is held against a control, so the verdict
+    does not depend on this process's own hash seed; without it, only a rebuild that differs
+    from the reference is.
+    """
 
     steps: int
     seed: int
     timeout: float
     where: str
     tmp: str
+    seeds: dict[str, int | None] = field(default_factory=dict)
+    control_always: bool = False
+
+    @property
+    def control_seed(self) -> int | None:
+        """The control workers' ``PYTHONHASHSEED`` (None: no hash control for ``where``)."""
+        return self.seeds.get("control")
+
+    def seed_name(self, side: str) -> str:
+        """``"PYTHONHASHSEED=1"``: how differences name a side's hash seed."""
+        return f"PYTHONHASHSEED={self.seeds.get(side)}"
 
     @property
     def remote_label(self) -> str:
@@ -147,7 +172,7 @@ class Job:
     ) -> None:
         """Queue one task; the job is not decided before its outcome is taken."""
         task = Task(self, label, side, function, payload, dict(params), generation=self.generation)
-        if side == REMOTE:
+        if side in (REMOTE, CONTROL):
             self.remote.append(task)
         self.pending.append(task)
         self.outstanding.add(label)
@@ -180,7 +205,8 @@ class Job:
             self.confirmed = {"builds": 0, "repeat": [], "failed": outcome.error or outcome.status}
 
     def confirmed_verdict(self, record: list[str], rollout: list[str],
-                          step: int | None) -> Finding | None:
+                          step: int | None, *, ezpickle_only: bool = False,
+                          what: str = "") -> Finding | None:
         """The finding when the confirmation found a clean build here that differs from the
         reference, else ``None``.
 
@@ -193,30 +219,58 @@ class Job:
             The rebuild's rollout differences (what the confirmation was run for).
         step
             The step of the first record difference, if any.
+        ezpickle_only
+            Every item of ``record`` is about the env's EzPickle record (see
+            :meth:`wrong_record`).
+        what
+            What differed, when not the rebuild: ``"the hash control"`` (a fresh interpreter
+            under another ``PYTHONHASHSEED`` that differs from the rebuild; ``rollout`` then
+            holds its differences).
         """
         repeat = list((self.confirmed or {}).get("repeat") or ())
         where = self.ctx.remote_label
+        said = (f"{what} ({self.ctx.seed_name('control')}) differs from the rebuild in a "
+                f"{where}" if what else f"the rebuild in a {where} differs")
         if repeat and record:
             return self.wrong_record(record, repeat, "a clean build in this process differs "
-                                     "from the reference", step)
+                                     "from the reference", step, ezpickle_only=ezpickle_only)
         if repeat:
             return self.finish(
                 NOT_REPRODUCIBLE,
-                f"the rebuild in a {where} differs, and so does a clean build in this process, "
+                f"{said}, and so does a clean build in this process, "
                 "so the rebuild cannot be compared with them (the repeat control's two builds "
                 f"agreed by chance): {repeat[0]}",
-                differences=(*repeat, *(f"the rebuild: {d}" for d in rollout)),
+                differences=(*repeat, *(f"{what or 'the rebuild'}: {d}" for d in rollout)),
                 step=first_step(repeat))
         return None
 
     def wrong_record(self, record: list[str], repeat: list[str], how: str,
-                     step: int | None) -> Finding:
-        """``not_identical`` for a wrong record (an EzPickle gap that changes the env, a
-        wrapper that does not record an argument), even when the rollouts do not repeat
-        themselves (``repeat``, found as ``how`` says): what ``make(env.spec)`` rebuilds from is
-        wrong whatever the rollouts do. The record comes first; the repeat's finding follows."""
-        return self.finish(NOT_IDENTICAL, record[0], step=step, differences=(
-            *record, f"its rollouts are not reproducible here either ({how}): {repeat[0]}"))
+                     step: int | None, *, ezpickle_only: bool = False) -> Finding:
+        """``not_identical`` for a wrong record (a wrapper that does not record an argument),
+        even when the rollouts do not repeat themselves (``repeat``, found as ``how`` says):
+        what ``make(env.spec)`` rebuilds from is wrong whatever the rollouts do. The record
+        comes first; the repeat's finding follows. When the only wrong record is the env's
+        EzPickle record (``ezpickle_only``) it is ``ezpickle_gap`` (:meth:`ezpickle_gap`): the
+        pack does not rebuild from it."""
+        tail = f"its rollouts are not reproducible here either ({how}): {repeat[0]}"
+        if ezpickle_only:
+            found = self.ezpickle_gap(record, step)
+            return replace(found, differences=(*found.differences, tail))
+        return self.finish(NOT_IDENTICAL, record[0], step=step, differences=(*record, tail))
+
+    def ezpickle_gap(self, gaps: list[str], step: int | None) -> Finding:
+        """``ezpickle_gap``: the env's EzPickle record does not rebuild the env it was built as
+        (``gaps``, from :func:`.checks.ezpickle_gaps` or a live capture's refusal), while the
+        pack, which never rebuilds from that record, has nothing else against it. The reason
+        says both, with a fix that works for a registered id."""
+        name = printable(self.name)
+        reason = (
+            f"{gaps[0]}. This is about pickling the env itself (pickle.dumps(env) rebuilds it "
+            "from its EzPickle record), not about the pack: a pack never rebuilds from that "
+            f"record. To send the env to another process, pickle a pack instead of the env: "
+            f"specpack.capture({name!r}); to make pickle.dumps(env) faithful, fix the "
+            "EzPickle.__init__ call as said")
+        return self.finish(EZPICKLE_GAP, reason, differences=tuple(gaps), step=step)
 
     def confirmation_noted(self, finding: Finding, rollout: list[str]) -> Finding:
         """``finding`` with a note on how a ``not_identical`` rollout difference was confirmed

@@ -13,6 +13,7 @@ from typing import Any
 
 from .findings import (
     CAPTURE_ERROR,
+    EZPICKLE_GAP,
     FAILING,
     IDENTICAL,
     MISSING_DEPENDENCY,
@@ -25,6 +26,7 @@ from .findings import (
     SKIPPED,
     STATUSES,
     TIMEOUT,
+    UNSEEDED,
     Finding,
     clip,
 )
@@ -32,6 +34,7 @@ from .table import summary
 
 __all__ = [
     "CAPTURE_ERROR",
+    "EZPICKLE_GAP",
     "FAILING",
     "IDENTICAL",
     "MISSING_DEPENDENCY",
@@ -45,14 +48,16 @@ __all__ = [
     "SKIPPED",
     "STATUSES",
     "TIMEOUT",
+    "UNSEEDED",
     "AuditReport",
     "Finding",
     "clip",
 ]
 
 #: The ``schema`` of ``--json`` (2: ``not_reproducible``/``needs_arguments`` and ``step``;
-#: 3: ``not_compared`` and ``rollout_error``; 4: ``output``, per finding and of the report).
-SCHEMA = "specpack.audit/4"
+#: 3: ``not_compared`` and ``rollout_error``; 4: ``output``, per finding and of the report;
+#: 5: ``ezpickle_gap`` and the hash-order status, :data:`.findings.UNSEEDED`).
+SCHEMA = "specpack.audit/5"
 
 
 @dataclass

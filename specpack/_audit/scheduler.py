@@ -14,6 +14,10 @@ Two pools of ``jobs`` slots for :class:`specpack._process.Worker` s, one task at
   is not trusted as such: the job's remote tasks run again, each in a worker that ran nothing
   else, and that verdict stands (with a note when the two differ).
 
+- *control* slots (only for fresh interpreters): ``where`` workers like the remote ones, under
+  the next ``PYTHONHASHSEED`` (the remote ones run under verify's rebuild seed): the hash
+  control of :class:`.jobs.Context`.
+
 Every task has the per-env timeout, after which its worker is killed and replaced, as is a
 worker that died. Jobs are prepared (captured here) only as fast as reference slots free up,
 and at most ``4 * jobs`` are held undecided at once.
@@ -34,15 +38,17 @@ from .._process import Outcome, Worker
 from .._process.child import load_job
 from .._text import format_exception, one_line
 from .._typedjson import decode, encode
-from .jobs import REFERENCE, REMOTE, Context, Decided, Job, Task
+from .jobs import CONTROL, REFERENCE, REMOTE, Context, Decided, Job, Task
 from .output import Capture
-from .report import CAPTURE_ERROR, NOT_IDENTICAL, REBUILD_ERROR, Finding
+from .report import CAPTURE_ERROR, NOT_IDENTICAL, REBUILD_ERROR, UNSEEDED, Finding
 from .timelimit import Overtime, time_limit
 
 __all__ = ["CONFIRMED", "Scheduler", "run_here"]
 
 #: Verdicts that a remote worker's history could cause, so they are confirmed in clean ones.
-CONFIRMED = frozenset({NOT_IDENTICAL, REBUILD_ERROR})
+CONFIRMED = frozenset({NOT_IDENTICAL, REBUILD_ERROR, UNSEEDED})
+#: The order the scheduler feeds the sides' slots.
+SIDES = (REMOTE, CONTROL, REFERENCE)
 
 
 def _outcome(status: str, *, value: Any = None, error: str = "", detail: str = "",
@@ -84,7 +90,8 @@ def _run_here(task: Task, timeout: float) -> Outcome:
 class _Slot:
     """One worker (started on first use) and the task it is running."""
 
-    def __init__(self, where: str, base: str, single_use: bool) -> None:
+    def __init__(self, where: str, base: str, single_use: bool,
+                 hash_seed: int | None = None) -> None:
         self.where = where
         # A fresh interpreter works in a directory of its own (a fork stays in this one, as a
         # reference built here would); each worker gets its own TMPDIR, so that envs written to
@@ -96,6 +103,8 @@ class _Slot:
             if path is not None:
                 os.makedirs(path, exist_ok=True)
         self.env = {**os.environ, "TMPDIR": tmp}
+        if hash_seed is not None:  # a fresh interpreter's, as verify's hash control sets it
+            self.env["PYTHONHASHSEED"] = str(hash_seed)
         self.single_use = single_use
         self.worker: Worker | None = None
         self.task: Task | None = None
@@ -140,18 +149,23 @@ class Scheduler:
         self.on_done = on_done
         self.order = {id(j): i for i, j in enumerate(jobs)}
         self.queue: deque[Job] = deque(jobs)
-        self.tasks: dict[str, deque[Task]] = {REFERENCE: deque(), REMOTE: deque()}
+        self.tasks: dict[str, deque[Task]] = {side: deque() for side in SIDES}
         self.active: list[Job] = []
         self.findings: dict[int, Finding] = {}
         self.cap = 4 * n_workers
-        def slot(where: str, name: str, single_use: bool) -> _Slot:
-            return _Slot(where, tempfile.mkdtemp(prefix=name, dir=ctx.tmp), single_use)
+        def slot(where: str, name: str, single_use: bool, seed: int | None = None) -> _Slot:
+            return _Slot(where, tempfile.mkdtemp(prefix=name, dir=ctx.tmp), single_use, seed)
 
+        fresh = ctx.control_seed is not None  # the seeds of fresh interpreters are set
         self.slots: dict[str, list[_Slot]] = {
             REFERENCE: [slot("fork", f"reference{i}-", True) for i in range(n_workers)]
             if fork_refs
             else [],
-            REMOTE: [slot(ctx.where, f"worker{i}-", False) for i in range(n_workers)],
+            REMOTE: [slot(ctx.where, f"worker{i}-", False,
+                          ctx.seeds.get("rebuild") if fresh else None)
+                     for i in range(n_workers)],
+            CONTROL: [slot(ctx.where, f"control{i}-", False, ctx.control_seed)
+                      for i in range(n_workers)] if fresh else [],
         }
 
     # -- jobs
@@ -193,7 +207,9 @@ class Scheduler:
             return
         job.outstanding.discard(task.label)
         job.tainted = job.tainted or task.reused
-        where = "here" if task.side == REFERENCE else self.ctx.remote_label
+        where = ("here" if task.side == REFERENCE else self.ctx.remote_label
+                 if task.side == REMOTE else
+                 f"{self.ctx.remote_label}, {self.ctx.seed_name('control')}")
         job.hear(f"{task.label} ({where})", outcome.stdout, outcome.stderr)
         try:
             job.take(task.label, outcome)
@@ -245,7 +261,7 @@ class Scheduler:
     # -- workers
 
     def feed(self) -> None:
-        for side in (REMOTE, REFERENCE):
+        for side in SIDES:
             for slot in self.slots[side]:
                 while slot.task is None:
                     task = self.next_task(side)
@@ -276,7 +292,7 @@ class Scheduler:
             self.take(task, outcome)
 
     def collect(self, wait_for: float) -> None:
-        busy = [s for side in (REFERENCE, REMOTE) for s in self.slots[side] if s.task is not None]
+        busy = [s for side in SIDES for s in self.slots[side] if s.task is not None]
         if not busy:
             return
         now = time.perf_counter()

@@ -7,6 +7,7 @@ its envs). No target: the whole registry.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Sequence
 from typing import Any
@@ -26,10 +27,13 @@ def registry() -> Any:
 
 
 def _entry_module(spec: Any) -> str:
-    """The module of a spec's entry point (or of its vector entry point when it has none)."""
+    """The module of a spec's entry point (or of its vector entry point when it has none); of
+    a ``functools.partial``, the module of the function it wraps (shimmy's, partialenvs')."""
     ep = spec.entry_point if spec.entry_point is not None else spec.vector_entry_point
     if isinstance(ep, str):
         return ep.partition(":")[0]
+    while isinstance(ep, functools.partial):  # the module of the function it wraps
+        ep = ep.func
     return str(getattr(ep, "__module__", "") or "")
 
 

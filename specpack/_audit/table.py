@@ -18,6 +18,7 @@ from typing import Protocol
 
 from .._text import printable
 from .findings import (
+    EZPICKLE_GAP,
     IDENTICAL,
     MISSING_DEPENDENCY,
     NEEDS_ARGUMENTS,
@@ -135,6 +136,10 @@ def _env_lines(report: AuditReport, width: int) -> list[str]:
     lines += _listing(
         "rollout not compared: the spec says nondeterministic=True (not a failure of the audit)",
         [f for f in envs if f.status == NOT_COMPARED], reason, width)
+    lines += _listing(
+        "the env's own EzPickle record is wrong: pickle.dumps(env) does not rebuild it, a pack "
+        "does (not a failure of the audit)",
+        [f for f in envs if f.status == EZPICKLE_GAP], reason, width)
     lines += _listing("need arguments to be built (not a failure of the audit)",
                       [f for f in envs if f.status == NEEDS_ARGUMENTS], reason, width)
     noted = [f for f in envs if f.status == IDENTICAL and f.notes]

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import IO, Any
 
 from .._errors import SpecPackError
+from .._text import printable
 from .output import EXIT_NOT_IDENTICAL, EXIT_OK, AuditProgress
 from .packfile import run_imports
 
@@ -56,6 +60,70 @@ def _check_numbers(ns: argparse.Namespace) -> None:
         raise SpecPackError(f"--timeout {ns.timeout}: must be a positive number of seconds")
 
 
+def _after_import(argv: Sequence[str]) -> list[tuple[str, str]]:
+    """Each ``(value, name)`` where a bare ``name`` comes right after ``--import value`` (or
+    ``--import=value``) on the audit's command line, before any ``--``."""
+    tokens = list(argv)
+    if "audit" in tokens:
+        tokens = tokens[tokens.index("audit") + 1:]
+    if "--" in tokens:
+        tokens = tokens[:tokens.index("--")]
+    out: list[tuple[str, str]] = []
+    for i, token in enumerate(tokens):
+        if token == "--import" and i + 2 < len(tokens):
+            value, name = tokens[i + 1], tokens[i + 2]
+        elif token.startswith("--import=") and i + 1 < len(tokens):
+            value, name = token.partition("=")[2], tokens[i + 1]
+        else:
+            continue
+        if not name.startswith("-"):
+            out.append((value, name))
+    return out
+
+
+def _importable(name: str) -> bool:
+    """Whether ``name`` is a module that ``--import`` would find (installed or in the working
+    directory), without importing it."""
+    if not name or not all(part.isidentifier() for part in name.split(".")):
+        return False
+    try:
+        if importlib.util.find_spec(name) is not None:
+            return True
+    except (ImportError, ValueError):
+        pass
+    head = Path(*name.split("."))
+    return head.with_suffix(".py").is_file() or (head / "__init__.py").is_file()
+
+
+def check_old_import_form(ns: argparse.Namespace) -> None:
+    """Refuse the 0.2 form ``--import a b`` when ``b`` would be audited as a TARGET while it
+    is a module that registers no env yet: in 0.3 ``--import`` takes one value, so ``b`` is a
+    TARGET, and auditing it silently (every env it registers) is rarely what was meant.
+
+    A TARGET that names registered envs already (an id, a namespace, a module prefix of a
+    registered entry point) is read as a TARGET; so is anything after ``--``. Called after the
+    ``--import`` modules ran (they may register what ``b`` names).
+    """
+    from .._audit.select import matches, registry
+
+    targets = set(ns.targets or ())
+    for value, name in _after_import(getattr(ns, "argv", None) or ()):
+        if name not in targets or not _importable(name):
+            continue
+        reg = registry()
+        if name in reg or any(matches(name, spec) for spec in reg.values()):
+            continue
+        shown, after = printable(name, 80), printable(value, 80)
+        raise SpecPackError(
+            f"{shown!r} right after --import {after} is read as a TARGET (since 0.3 --import "
+            f"takes one module and is repeated for more), and {shown} is a module that "
+            "registers no env yet, so the audit would import it and audit every env it "
+            f"registers: to import both, write --import {after} --import {shown}; to audit "
+            f"the envs {shown} registers, write it before the options (specpack audit {shown} "
+            f"--import {after})"
+        )
+
+
 def command(ns: argparse.Namespace) -> int:
     """Run the audit the options describe; print its summary or ``report.to_json()``."""
     from .._audit import audit
@@ -82,6 +150,7 @@ def command(ns: argparse.Namespace) -> int:
             stack.callback(terminal.close)
         with imports:
             modules = run_imports(ns)
+        check_old_import_form(ns)
         with elsewhere:
             report = audit(ns.targets, imports=modules, wrappers=wrappers, where=ns.where,
                            progress=None if terminal is None else AuditProgress(terminal),

@@ -122,6 +122,7 @@ def parse(args: Sequence[str]) -> argparse.Namespace:
     if extra:
         hint = _list_form(argv, strict=False)
         parser.error(f"unrecognized arguments: {' '.join(extra)}" + (f"; {hint}" if hint else ""))
+    ns.argv = tuple(argv)  # the order of the tokens (the audit reads --import's neighbour)
     return ns
 
 

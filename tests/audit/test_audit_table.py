@@ -97,7 +97,7 @@ def test_json_has_output_per_finding_and_of_the_report() -> None:
     rep = report([Finding("env", "A-v0", "identical", output="[x, stdout]\nhi\n")],
                  [Finding("wrapper", "W", "identical")], output="[y, stderr]\nho\n")
     doc = json.loads(rep.to_json())
-    assert doc["schema"] == "specpack.audit/4" and doc["output"] == "[y, stderr]\nho\n"
+    assert doc["schema"] == "specpack.audit/5" and doc["output"] == "[y, stderr]\nho\n"
     assert doc["envs"][0]["output"] == "[x, stdout]\nhi\n" and doc["wrappers"][0]["output"] == ""
 
 

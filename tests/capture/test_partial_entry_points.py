@@ -146,3 +146,87 @@ def test_a_classmethod_of_an_importable_class_travels_by_reference() -> None:
     assert pack == specpack.capture("ClassMethodPole-v0")  # by reference when left to decide
     assert _digest(pickle.loads(pickle.dumps(pack)).make()) == _digest(
         gymnasium.make("ClassMethodPole-v0"))
+
+
+# -- a partial of a LOCAL function (shimmy's dm_control ids) -------------------------------------
+
+# A fresh interpreter that never imports partialenvs (so never registers the ids): the pickled
+# pack alone builds the env; prints the rollout digest (partialenvs.rollout_digest, inlined)
+# and whether the module or the registration were needed.
+FRESH_LOCAL = textwrap.dedent('''
+    import hashlib, json, pickle, sys
+    import gymnasium
+
+    pack = pickle.loads(open(sys.argv[1], "rb").read())
+    env = pack.make()
+    h = hashlib.sha256()
+    obs, _ = env.reset(seed=7)
+    h.update(obs.tobytes())
+    for t in range(80):
+        obs, r, term, trunc, _ = env.step(t % 2)
+        h.update(obs.tobytes() + repr((r, term, trunc)).encode())
+        if term or trunc:
+            obs, _ = env.reset()
+            h.update(obs.tobytes())
+    print(json.dumps({"digest": h.hexdigest(), "length": env.unwrapped.length,
+                      "registered": pack.id in gymnasium.registry}))
+''')
+
+
+@pytest.mark.parametrize("env_id", partialenvs.LOCAL_IDS)
+def test_a_partial_of_a_local_function_travels_by_value_with_its_arguments(
+        env_id: str, tmp_path: Path) -> None:
+    entry = gymnasium.spec(env_id).entry_point
+    assert type(entry) is functools.partial and "<locals>" in entry.func.__qualname__
+    live = gymnasium.make(env_id)
+    try:  # control: the env holds a handle that does not pickle, so a live instance cannot travel
+        with pytest.raises(specpack.SpecPackError, match="handle"):
+            specpack.capture(live)
+    finally:
+        live.close()
+    pack = specpack.capture(env_id)  # the registration itself is carried, never a live instance
+    assert pack.entry_point.by_value and "_make_held_env" in pack.entry_point.qualname
+    here = _digest(gymnasium.make(env_id))
+    path = tmp_path / "pack.pkl"
+    path.write_bytes(pickle.dumps(pack))
+    proc = run_python(["-c", FRESH_LOCAL, str(path)], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    length = {"LocalPartialPole-short-v0": 0.75, "LocalPartialPole-long-v0": 1.5}[env_id]
+    assert got == {"digest": here, "length": length, "registered": False}  # the bound variant
+
+
+def test_a_partial_of_a_local_function_builds_in_spawn_workers() -> None:
+    env_id = "LocalPartialPole-long-v0"
+    pack = specpack.capture(env_id)
+    vec = specpack.make_vec(pack, 2, context="spawn")
+    try:
+        obs, _ = vec.reset(seed=[3, 4])
+        for t in range(5):
+            obs, *_ = vec.step(np.array([t % 2, 1 - t % 2]))
+    finally:
+        vec.close()
+    lengths = {}
+    for i, seed in enumerate((3, 4)):
+        env = gymnasium.make(env_id)
+        want, _ = env.reset(seed=seed)
+        for t in range(5):
+            want, *_ = env.step([t % 2, 1 - t % 2][i])
+        lengths[i] = env.unwrapped.length
+        env.close()
+        assert obs[i].tobytes() == want.tobytes()
+    assert lengths == {0: 1.5, 1: 1.5}
+
+
+def test_the_audit_of_a_partial_of_a_local_function_rebuilds_the_registration(
+        tmp_path: Path) -> None:
+    # The audit once captured the live instance too, failed on its handle and reported
+    # capture_error; the id's pack carries the registration itself, and that is what it judges.
+    proc = run_python(["-m", "specpack", "audit", *partialenvs.LOCAL_IDS, "--import",
+                       "partialenvs", "--steps", "20", "--json"], cwd=tmp_path, timeout=300)
+    doc = json.loads(proc.stdout)
+    for finding in doc["envs"]:
+        assert finding["status"] == "identical", finding
+        assert any("capture(env) of a live instance is not possible" in n and "handle" in n
+                   for n in finding["notes"]), finding["notes"]
+    assert proc.returncode == 0 and doc["portable"]
