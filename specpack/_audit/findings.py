@@ -30,6 +30,7 @@ from .._verify.report import (
     REBUILD_ERROR,
     ROLLOUT_ERROR,
     TIMEOUT,
+    UNSEEDED,
 )
 
 __all__ = [
@@ -67,16 +68,10 @@ SKIPPED = "skipped"
 #: pickling the env itself, not about packs, so it does not fail the audit (see docs/audit.md).
 EZPICKLE_GAP = "ezpickle_gap"
 
-# >>> ISSUE 31, VERIFY'S STATUS GOES HERE. verify is getting a status of its own for a rollout
-# >>> that follows hash order or draws from a global generator, ``unseeded`` (branch wp-verify:
-# >>> ``specpack._verify.report.UNSEEDED``, with a ``cause``); on main verify still names the
-# >>> hash cause inside ``not_reproducible``, which does not fail the audit. Once it is merged,
-# >>> replace the next line with ``from .._verify.report import UNSEEDED`` (same value, and
-# >>> move it into the import above), so the audit's status is verify's own.
-#: Two fresh interpreters that differ only in ``PYTHONHASHSEED`` roll the env out differently:
-#: it follows hash order (a set of strings iterated, ``hash(str)``); fails the audit, and the
-#: fix is a fixed ``PYTHONHASHSEED`` in every process (or an env that sorts what it iterates).
-UNSEEDED = "unseeded"
+#: ``UNSEEDED`` (verify's own status): two fresh interpreters that differ only in
+#: ``PYTHONHASHSEED`` roll the env out differently, so it follows hash order (a set of strings
+#: iterated, ``hash(str)``); it fails the audit, and the fix is a fixed ``PYTHONHASHSEED`` in
+#: every process (or an env that sorts what it iterates).
 
 #: Every status a finding can have, in the order the tables list them (``skipped`` is for
 #: wrappers that could not be built, so it is last and only in the wrapper counts).
