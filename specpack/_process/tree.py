@@ -48,7 +48,11 @@ _WALL = 0x40000000
 #: prctl option: whether this process may dump core (linux/prctl.h).
 _PR_SET_DUMPABLE = 4
 #: The signals that tell a reaper to end its tree and itself (it dies of the signal after).
-_STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
+_STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+#: Signals a reaper ignores (their default would end it and leave its tree behind): what a job
+#: sends its own process group (the reaper's) must not take the reaper away from below it.
+_IGNORED = ("SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF",
+            "SIGIO", "SIGPWR", "SIGSTKFLT", "SIGXCPU", "SIGXFSZ", "SIGPIPE")
 #: Milliseconds between a reaper's checks that its parent is still there (and of clone
 #: children, which send no SIGCHLD); 20 where it cannot be woken by SIGCHLD.
 _IDLE_MS, _POLL_MS = 500, 20
@@ -206,6 +210,12 @@ def _reap(worker: int, parent: int, close: Collection[int]) -> NoReturn:
         signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
         for name in ("SIGCHLD", *_STOP_SIGNALS):
             signal.signal(getattr(signal, name), on_signal)
+        ignored = [getattr(signal, n) for n in _IGNORED if hasattr(signal, n)]
+        if hasattr(signal, "SIGRTMIN"):
+            ignored += range(signal.SIGRTMIN, signal.SIGRTMAX + 1)
+        for signum in ignored:
+            with contextlib.suppress(OSError, ValueError):
+                signal.signal(signum, signal.SIG_IGN)
     except (ValueError, OSError):  # not the main thread: no handlers, poll more often
         idle = _POLL_MS
     signal.pthread_sigmask(signal.SIG_SETMASK, ())

@@ -171,3 +171,15 @@ def test_siblings_an_env_starts_do_not_outlive_verify(piddir, tmp_path):
     assert seen["stopped"], seen
     assert seen["alive"] == [], f"alive in the verifying process after verify: {seen}"
     assert wait_dead(seen["pids"], GONE) == [], f"alive after the script ended: {seen}"
+
+
+@pytest.mark.parametrize("where", ["subprocess", "fork"])
+def test_signals_a_job_sends_its_own_process_group_do_not_end_the_reaper(where):
+    names = ["SIGINT", "SIGUSR1", "SIGUSR2", "SIGALRM"]
+    with Worker(where) as worker:
+        worker.submit("cloneparent:signal_group", b"", {"names": names})
+        out = worker.collect(60)
+        assert out.status == "ok" and out.value == names, out
+        assert worker.child.poll() is None  # the reaper is still there
+        worker.submit("workerjobs:nap", b"", {"seconds": 0.0})
+        assert worker.collect(60).status == "ok"
