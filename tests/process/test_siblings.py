@@ -183,3 +183,15 @@ def test_signals_a_job_sends_its_own_process_group_do_not_end_the_reaper(where):
         assert worker.child.poll() is None  # the reaper is still there
         worker.submit("workerjobs:nap", b"", {"seconds": 0.0})
         assert worker.collect(60).status == "ok"
+
+
+@pytest.mark.parametrize("where", ["subprocess", "fork"])
+def test_what_a_worker_killed_by_its_own_job_leaves_is_ended_by_its_reaper(where, piddir):
+    # a SIGKILL the env sends its worker: the worker cannot end its tree, the reaper does
+    with Worker(where) as worker:
+        worker.submit("cloneparent:die_killed", b"", {"piddir": piddir})
+        out = worker.collect(60)
+    assert out.status == "died" and "SIGKILL" in out.error, out
+    pids = cloneparent.recorded(piddir)
+    assert len(pids) == 3
+    assert wait_dead(pids, GONE) == [], f"still running after the worker was killed: {pids}"
