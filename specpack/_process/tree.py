@@ -49,8 +49,9 @@ _WALL = 0x40000000
 _PR_SET_DUMPABLE = 4
 #: The signals that tell a reaper to end its tree and itself (it dies of the signal after).
 _STOP_SIGNALS = ("SIGTERM", "SIGHUP")
-#: Signals a reaper ignores (their default would end it and leave its tree behind): what a job
-#: sends its own process group (the reaper's) must not take the reaper away from below it.
+#: Signals a reaper ignores unless a C handler is installed for them (their default would end
+#: it and leave its tree behind): what a job sends its own process group (the reaper's) must
+#: not take the reaper away from below it. Real-time signals too.
 _IGNORED = ("SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF",
             "SIGIO", "SIGPWR", "SIGSTKFLT", "SIGXCPU", "SIGXFSZ", "SIGPIPE")
 #: Milliseconds between a reaper's checks that its parent is still there (and of clone
@@ -213,9 +214,10 @@ def _reap(worker: int, parent: int, close: Collection[int]) -> NoReturn:
         ignored = [getattr(signal, n) for n in _IGNORED if hasattr(signal, n)]
         if hasattr(signal, "SIGRTMIN"):
             ignored += range(signal.SIGRTMIN, signal.SIGRTMAX + 1)
-        for signum in ignored:
+        for signum in ignored:  # those left to their default (a C handler stays)
             with contextlib.suppress(OSError, ValueError):
-                signal.signal(signum, signal.SIG_IGN)
+                if signal.getsignal(signum) in (signal.SIG_DFL, signal.default_int_handler):
+                    signal.signal(signum, signal.SIG_IGN)
     except (ValueError, OSError):  # not the main thread: no handlers, poll more often
         idle = _POLL_MS
     signal.pthread_sigmask(signal.SIG_SETMASK, ())
