@@ -33,7 +33,7 @@ import time
 import warnings
 from collections.abc import Collection
 from types import FrameType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .forking import block_all, default_handlers, hard_exit
 
@@ -173,15 +173,19 @@ def reaper_above(close: Collection[int] = ()) -> None:
         return
     parent = os.getppid()
     mask = block_all()
+    # an ignored SIGCHLD (inherited through exec) would let the kernel reap the worker unseen
+    chld = _set_handler(signal.SIGCHLD, signal.SIG_DFL)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # forking a threaded process
             pid = os.fork()
     except BaseException:
+        _set_handler(signal.SIGCHLD, chld)
         if mask is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         raise
-    if pid == 0:
+    if pid == 0:  # the worker: as this process was
+        _set_handler(signal.SIGCHLD, chld)
         if mask is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         return
@@ -189,6 +193,17 @@ def reaper_above(close: Collection[int] = ()) -> None:
         _reap(pid, parent, close)
     finally:
         hard_exit(1)
+
+
+def _set_handler(signum: int, handler: Any) -> Any:
+    """Set a signal's handler (if this thread may); the one it had (``None``: unknown)."""
+    try:
+        old = signal.getsignal(signum)
+        if old is not None and old != handler:
+            signal.signal(signum, handler)
+        return old
+    except (OSError, ValueError, TypeError):
+        return None
 
 
 def _reap(worker: int, parent: int, close: Collection[int]) -> NoReturn:
@@ -228,7 +243,7 @@ def _reap(worker: int, parent: int, close: Collection[int]) -> NoReturn:
         ended, left = _collect(worker)
         if ended is not None:
             status = ended
-        if status is not None or asked or os.getppid() != parent:
+        if status is not None or not left or asked or os.getppid() != parent:
             break
         poller.poll(idle)
         _drain(wake_r)
