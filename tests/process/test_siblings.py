@@ -3,7 +3,7 @@ started with ``clone(CLONE_PARENT)`` (then ``setsid``) is a child of the worker'
 a subreaper worker never sees. On Linux that parent is the worker's reaper (specpack's, never
 the caller's process), which ends them with the rest: when the worker is closed idle, killed at
 a deadline, exits on its own, when the reaper is told to stop, when the caller dies, and after
-``verify()`` in a script.
+``verify()`` in a script and after the audit.
 """
 
 from __future__ import annotations
@@ -195,3 +195,15 @@ def test_what_a_worker_killed_by_its_own_job_leaves_is_ended_by_its_reaper(where
     pids = cloneparent.recorded(piddir)
     assert len(pids) == 3
     assert wait_dead(pids, GONE) == [], f"still running after the worker was killed: {pids}"
+
+
+def test_siblings_an_env_starts_do_not_outlive_the_audit(piddir, monkeypatch):
+    import specpack
+
+    monkeypatch.setenv("SPECPACK_TEST_PIDDIR", piddir)
+    report = specpack.audit("CloneParent-v0", steps=2, jobs=1)
+    assert len(report.findings) == 1, report
+    pids = cloneparent.recorded(piddir)
+    assert len(pids) >= 2, pids
+    assert wait_stopped(STOP_GRACE + 5)
+    assert wait_dead(pids, GONE) == [], f"still running after the audit: {pids}"
