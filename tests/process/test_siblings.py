@@ -2,8 +2,9 @@
 started with ``clone(CLONE_PARENT)`` (then ``setsid``) is a child of the worker's parent, which
 a subreaper worker never sees. On Linux that parent is the worker's reaper (specpack's, never
 the caller's process), which ends them with the rest: when the worker is closed idle, killed at
-a deadline, exits on its own, when the reaper is told to stop, when the caller dies, and after
-``verify()`` in a script and after the audit.
+a deadline, exits on its own or is killed by its own job, when the reaper is told to stop, when
+the caller dies, after ``verify()`` in a script and after the audit; and the signals a job sends
+its own process group do not take the reaper away.
 """
 
 from __future__ import annotations
