@@ -7,7 +7,10 @@ pipe ends arrive: :func:`main` (a fresh ``python -c``, fds in a variable it dele
 
 The first control message is the answer channel's key (:mod:`.protocol`); every answer is
 tagged with it. The child adopts the orphans among its descendants (:mod:`.tree`) and, when it
-ends by itself, kills every process its jobs left behind.
+ends by itself, kills every process its jobs left behind. On Linux the process a start method
+starts forks first and stays above the one that serves as its reaper (:func:`.tree.reaper_above`):
+a process a job starts as a sibling of the worker (``clone(CLONE_PARENT)``) is the reaper's
+child, and ends with the rest.
 
 While a job runs, file descriptors 1 and 2 point at the task's capture files (C-level writes
 included) and ``sys.stdout``/``sys.stderr`` are fresh streams on them. The answer channel is
@@ -32,7 +35,7 @@ from typing import Any, NoReturn
 from .._text import format_exception, one_line
 from .forking import hard_exit
 from .protocol import FrameReader, ProtocolError, pack_frame, read_request
-from .tree import become_subreaper, kill_tree
+from .tree import become_subreaper, kill_tree, reaper_above
 
 __all__ = [
     "FDS_VARIABLE", "captured", "fork_main", "load_job", "main", "mp_main", "run_job", "serve",
@@ -197,7 +200,11 @@ def serve(ctl_fd: int, res_fd: int) -> None:
     tells the parent the task started), run the job with output captured, and write
     ``{"task": n, "status": ..., ...}`` tagged with the key on ``res_fd``. When the loop ends,
     every process the jobs left behind is killed.
+
+    On Linux the process that calls it stays out of all that: it forks, and becomes the
+    worker's reaper (:func:`.tree.reaper_above`); the fork child serves.
     """
+    reaper_above(close=(ctl_fd, res_fd))
     become_subreaper()
     _end_tree_at_exit()
     try:

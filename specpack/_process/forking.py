@@ -29,14 +29,14 @@ import warnings
 from collections.abc import Callable
 from typing import NoReturn
 
-__all__ = ["default_handlers", "fork_call", "hard_exit"]
+__all__ = ["block_all", "default_handlers", "fork_call", "hard_exit"]
 
 #: The operating system's own ``_exit`` (``posix._exit``): whatever replaces ``os._exit`` later
 #: (coverage, a test double) does not replace it.
 _REAL_EXIT: Callable[[int], NoReturn] = importlib.import_module(os.name)._exit
 
 
-def _block_all() -> set[int | signal.Signals] | None:
+def block_all() -> set[int | signal.Signals] | None:
     """Block every signal in this thread; the previous mask (None where there are no masks)."""
     if not hasattr(signal, "pthread_sigmask"):
         return None
@@ -51,7 +51,7 @@ def hard_exit(code: int) -> NoReturn:
     ``posix._exit`` ends the process.
     """
     try:
-        _block_all()
+        block_all()
         os._exit(code)
     finally:
         _REAL_EXIT(code)
@@ -99,7 +99,7 @@ def fork_call(body: Callable[[], None]) -> int:
         with contextlib.suppress(Exception):
             stream.flush()
     parent = os.getpid()
-    mask = _block_all()
+    mask = block_all()
     pid = -1
     try:
         with warnings.catch_warnings():

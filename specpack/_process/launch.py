@@ -1,9 +1,10 @@
 """Starting a worker child for each start method, and stopping it with its process tree.
 
 Every child gets its own session (its process group can be killed as a whole) and the two
-protocol pipe ends; on Linux it adopts the orphans among its descendants (:mod:`.tree`), so
-killing it kills every process its jobs started, new sessions and double-forked daemons
-included. ``"subprocess"`` starts
+protocol pipe ends; on Linux it is the worker's *reaper*: it forks the process that serves and
+adopts the orphans among its descendants (:mod:`.tree`), so killing it kills every process its
+jobs started, new sessions, double-forked daemons and siblings of the worker
+(``clone(CLONE_PARENT)``) included. ``"subprocess"`` starts
 ``sys.executable`` with the caller's environment, ``PYTHONPATH`` entries made absolute against
 the caller's working directory, and the pipe fd numbers in a variable the child deletes (not on
 its command line); ``"bare"`` is such an interpreter that sees only what an installed node
@@ -83,7 +84,11 @@ def child_environment(env: Mapping[str, str] | None) -> dict[str, str]:
 
 
 class Child:
-    """A started worker process: its pid, its exit code, and a kill of its process tree."""
+    """A started worker process: its pid, its exit code, and a kill of its process tree.
+
+    On Linux the process is the worker's reaper (:func:`.tree.reaper_above`): the process that
+    runs the jobs is its child, and its exit code is that process's.
+    """
 
     def __init__(self, pid: int, where: Where, handle: Any = None,
                  report: str | None = None) -> None:

@@ -11,34 +11,59 @@ again until no new process shows up, then kills it with ``SIGKILL``.
 Where ``prctl`` or ``/proc`` is missing (macOS, BSD), :func:`become_subreaper` returns False
 and :func:`kill_tree` finds no descendants: the caller still kills the process group, which is
 what those platforms offer.
+
+A subreaper does not see every process its jobs start: one started with
+``clone(CLONE_PARENT)`` is a child of the worker's *parent*, a sibling of the worker. So on Linux
+the process a start method starts is not the worker but its *reaper* (:func:`reaper_above`): it
+forks the worker, adopts orphans too, and runs no job; a ``CLONE_PARENT`` child of the worker
+is the reaper's child. When the worker ends (or the reaper is told to stop, or its own parent
+goes away) the reaper kills every process left below it, reaps them, and ends as the worker
+ended (its exit code, or its signal).
 """
 
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import os
+import select
 import signal
 import sys
+import time
+import warnings
+from collections.abc import Collection
+from types import FrameType
+from typing import Any, NoReturn
 
-__all__ = ["become_subreaper", "descendants", "kill_tree"]
+from .forking import block_all, default_handlers, hard_exit
+
+__all__ = ["become_subreaper", "descendants", "kill_tree", "reaper_above"]
 
 #: prctl option (linux/prctl.h).
 _PR_SET_CHILD_SUBREAPER = 36
 #: Rounds of stopping newly found descendants before giving up on a tree that keeps growing.
 _ROUNDS = 50
+#: waitpid option: every child, also one whose exit signal is not SIGCHLD (linux/wait.h).
+_WALL = 0x40000000
+#: prctl option: whether this process may dump core (linux/prctl.h).
+_PR_SET_DUMPABLE = 4
+#: The signals that tell a reaper to end its tree and itself (it dies of the signal after).
+_STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+#: Signals a reaper ignores unless a C handler is installed for them (their default would end
+#: it and leave its tree behind): what a job sends its own process group (the reaper's) must
+#: not take the reaper away from below it. Real-time signals too.
+_IGNORED = ("SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF",
+            "SIGIO", "SIGPWR", "SIGSTKFLT", "SIGXCPU", "SIGXFSZ", "SIGPIPE")
+#: Milliseconds between a reaper's checks that its parent is still there (and of clone
+#: children, which send no SIGCHLD); 20 where it cannot be woken by SIGCHLD.
+_IDLE_MS, _POLL_MS = 500, 20
+#: Seconds a reaper waits for the processes it killed to be gone before it ends anyway.
+_SETTLE = 2.0
 
 
 def become_subreaper() -> bool:
     """Make this process adopt the orphans among its descendants (Linux); True if it did."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
-    except (OSError, AttributeError):
-        return False
+    return sys.platform.startswith("linux") and _prctl(_PR_SET_CHILD_SUBREAPER, 1)
 
 
 def _parents() -> dict[int, list[int]]:
@@ -117,3 +142,162 @@ def kill_tree(root: int, *, include_root: bool = True) -> None:
         _signal(pid, kill)
     if include_root:
         _signal(root, kill)
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(option, value, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def reaper_above(close: Collection[int] = ()) -> None:
+    """Fork, and make this process the reaper of the child, which returns here as the worker.
+
+    On Linux this process becomes a subreaper and forks; the child returns (and goes on as
+    the worker: it is no subreaper, it may become one); this process closes the fds in
+    ``close`` (the worker's protocol pipes) and never returns: it waits for the worker, then
+    kills and reaps every process left below it (:func:`kill_tree`) and ends as the worker
+    ended. Signals are blocked around the fork (as in :func:`.forking.fork_call`). Where there
+    is no subreaper (not Linux) it returns at once and there is no reaper.
+
+    Raises
+    ------
+    OSError
+        The fork failed.
+    """
+    if not become_subreaper():
+        return
+    parent = os.getppid()
+    mask = block_all()
+    # an ignored SIGCHLD (inherited through exec) would let the kernel reap the worker unseen
+    chld = _set_handler(signal.SIGCHLD, signal.SIG_DFL)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # forking a threaded process
+            pid = os.fork()
+    except BaseException:
+        _set_handler(signal.SIGCHLD, chld)
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        raise
+    if pid == 0:  # the worker: as this process was
+        _set_handler(signal.SIGCHLD, chld)
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        return
+    try:
+        _reap(pid, parent, close)
+    finally:
+        hard_exit(1)
+
+
+def _set_handler(signum: int, handler: Any) -> Any:
+    """Set a signal's handler (if this thread may); the one it had (``None``: unknown)."""
+    try:
+        old = signal.getsignal(signum)
+        if old is not None and old != handler:
+            signal.signal(signum, handler)
+        return old
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _reap(worker: int, parent: int, close: Collection[int]) -> NoReturn:
+    """The reaper's life (signals blocked on entry): wait, end the tree, end like the worker."""
+    for fd in close:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    asked: list[int] = []
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        if signum != signal.SIGCHLD:
+            asked.append(signum)
+
+    idle = _IDLE_MS
+    try:
+        default_handlers()  # the handlers this process had are the worker's business
+        signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+        for name in ("SIGCHLD", *_STOP_SIGNALS):
+            signal.signal(getattr(signal, name), on_signal)
+        ignored = [getattr(signal, n) for n in _IGNORED if hasattr(signal, n)]
+        if hasattr(signal, "SIGRTMIN"):
+            ignored += range(signal.SIGRTMIN, signal.SIGRTMAX + 1)
+        for signum in ignored:  # those left to their default (a C handler stays)
+            with contextlib.suppress(OSError, ValueError):
+                if signal.getsignal(signum) in (signal.SIG_DFL, signal.default_int_handler):
+                    signal.signal(signum, signal.SIG_IGN)
+    except (ValueError, OSError):  # not the main thread: no handlers, poll more often
+        idle = _POLL_MS
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
+    poller = select.poll()
+    poller.register(wake_r, select.POLLIN)
+    status: int | None = None
+    while True:
+        ended, left = _collect(worker)
+        if ended is not None:
+            status = ended
+        if status is not None or not left or asked or os.getppid() != parent:
+            break
+        poller.poll(idle)
+        _drain(wake_r)
+    if left:
+        with contextlib.suppress(Exception):
+            kill_tree(os.getpid(), include_root=False)
+        end = time.monotonic() + _SETTLE
+        while time.monotonic() < end:
+            ended, left = _collect(worker)
+            if ended is not None:
+                status = ended
+            if not left:
+                break
+            poller.poll(_POLL_MS)
+            _drain(wake_r)
+    if asked:
+        _die_of(asked[0])
+    if status is None:  # the parent went away: nobody reads the code
+        hard_exit(1)
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:
+        _die_of(-code)
+    hard_exit(code)
+
+
+def _collect(worker: int) -> tuple[int | None, bool]:
+    """Reap every child that has ended: the worker's wait status if it was one of them, and
+    whether any child is left."""
+    status = None
+    while True:
+        try:
+            pid, st = os.waitpid(-1, os.WNOHANG | _WALL)
+        except ChildProcessError:
+            return status, False
+        if pid == 0:
+            return status, True
+        if pid == worker:
+            status = st
+
+
+def _drain(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        while os.read(fd, 512):
+            pass
+
+
+def _die_of(signum: int) -> NoReturn:
+    """End this process by ``signum`` (without a core dump); if it survives, code 128+n."""
+    with contextlib.suppress(Exception):
+        faulthandler.disable()
+    _prctl(_PR_SET_DUMPABLE, 0)  # no core file for a signal the worker died of
+    with contextlib.suppress(Exception):
+        signal.signal(signum, signal.SIG_DFL)
+    with contextlib.suppress(Exception):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
+        signal.raise_signal(signum)
+    hard_exit(128 + signum)
