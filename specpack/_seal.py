@@ -14,7 +14,9 @@ actions under the seal's seed and hash seed, and names the first step and field 
     assert report, str(report)
 
 A seal is plain data (ints, strings, tuples, a str -> str mapping): it survives the pack file's
-typed JSON (:meth:`Seal.to_data`, :meth:`Seal.from_data`).
+typed JSON (:meth:`Seal.to_data`, :meth:`Seal.from_data`). The value lives in
+:mod:`specpack._sealed`, which imports no tool: a worker that unpickles a sealed pack and builds
+it never loads this module (re-exported here for the tools that use it).
 """
 
 from __future__ import annotations
@@ -24,12 +26,11 @@ import os
 import pickle
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from ._errors import BuildError, PackFormatError, SpecPackError
+from ._errors import BuildError, SpecPackError
 from ._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label
-from ._restorer import restorer
+from ._sealed import Seal, restore_seal
 from ._verify.check_report import CheckReport, versions_text
 from ._verify.engine import check_ignore_info, check_rollout_options
 from ._verify.jobs import STASH
@@ -51,115 +52,12 @@ from ._verify.sealing import (
     first_divergence,
 )
 
-__all__ = ["CheckReport", "Seal", "check_seal", "make_seal"]
+__all__ = ["CheckReport", "Seal", "check_seal", "make_seal", "restore_seal"]
 
 #: Where :func:`check_seal` may rebuild: this process (in a thread), or a worker.
 CHECK_WHERE = ("here", *BOUNDARIES)
 _HASH_KEY = "PYTHONHASHSEED"
 _TOKENS = itertools.count()
-
-
-@dataclass(frozen=True)
-class Seal:
-    """The digests of one seeded rollout of a pack, made in a fresh interpreter.
-
-    Attributes
-    ----------
-    steps, seed
-        The rollout: ``reset(seed=seed)``, then ``steps`` actions planned from a seeded copy
-        of the fresh env's action space.
-    fields
-        The fields of a step event, in the order of its digests (:data:`FIELDS`).
-    digests
-        One tuple per event: its name (``"reset 0"``, ``"step 17"``), then one sha256 per
-        field (a step: ``fields``; a reset: observation, info).
-    layers
-        The env's wrapper layers, outermost first.
-    spaces
-        The sha256 of the spaces' descriptions (observation space, action space before and
-        after the first reset).
-    made_with
-        The versions the rollout ran under (``python``, ``platform``, ``specpack``, the
-        backend, ``numpy``, ``cloudpickle``, each distribution of the pack's ``requires``)
-        and its ``PYTHONHASHSEED``.
-    ignore_info
-        ``info`` keys left out of the digests (a check leaves out the same).
-    """
-
-    steps: int
-    seed: int
-    fields: tuple[str, ...]
-    digests: tuple[tuple[str, ...], ...] = field(repr=False)
-    layers: tuple[str, ...]
-    spaces: str
-    made_with: Mapping[str, str] = field(hash=False)
-    ignore_info: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        s = object.__setattr__
-        for name in ("steps", "seed"):
-            value = getattr(self, name)
-            if type(value) is not int or value < 0:
-                raise SpecPackError(f"Seal.{name}={value!r} must be a non-negative int")
-        for name in ("fields", "layers", "ignore_info"):
-            s(self, name, _strings(getattr(self, name), f"Seal.{name}"))
-        s(self, "digests", tuple(_strings(d, "Seal.digests[...]") for d in
-                                 _sequence(self.digests, "Seal.digests")))
-        if type(self.spaces) is not str:
-            raise SpecPackError(f"Seal.spaces={self.spaces!r} must be a str (a sha256)")
-        if not isinstance(self.made_with, Mapping) or not all(
-                type(k) is str and type(v) is str for k, v in self.made_with.items()):
-            raise SpecPackError("Seal.made_with must map str to str (name -> version)")
-        s(self, "made_with", dict(self.made_with))
-
-    def to_data(self) -> dict[str, Any]:
-        """The seal as plain data (ints, strings, tuples, a dict) for a pack file."""
-        return {"steps": self.steps, "seed": self.seed, "fields": self.fields,
-                "digests": self.digests, "layers": self.layers, "spaces": self.spaces,
-                "made_with": dict(self.made_with), "ignore_info": self.ignore_info}
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (restore_seal, (self.to_data(),))
-
-    @classmethod
-    def from_data(cls, data: Any) -> Seal:
-        """The seal :meth:`to_data` gave (read from a file: every part is checked).
-
-        Raises
-        ------
-        PackFormatError
-            ``data`` is not a seal's data.
-        """
-        if type(data) is not dict:
-            raise PackFormatError(f"the seal must be a dict, not {type(data).__name__}")
-        known = ("steps", "seed", "fields", "digests", "layers", "spaces", "made_with",
-                 "ignore_info")
-        extra = sorted(map(str, set(data) - set(known)))
-        if extra:
-            raise PackFormatError(f"the seal holds unknown fields {extra}")
-        try:
-            return cls(**data)
-        except (SpecPackError, TypeError) as e:
-            raise PackFormatError(f"the seal is malformed: {e}") from None
-
-
-@restorer
-def restore_seal(data: dict[str, Any]) -> Seal:
-    """A pickled :class:`Seal` (its :meth:`~Seal.to_data` dict, checked)."""
-    return Seal.from_data(data)
-
-
-def _sequence(value: Any, what: str) -> tuple[Any, ...]:
-    if type(value) not in (list, tuple):
-        raise SpecPackError(f"{what} must be a tuple, not {type(value).__name__}")
-    return tuple(value)
-
-
-def _strings(value: Any, what: str) -> tuple[str, ...]:
-    items = _sequence(value, what)
-    if not all(type(v) is str for v in items):
-        raise SpecPackError(f"{what} must hold only strings")
-    return items
 
 
 def make_seal(pack: Any, *, steps: int = 100, seed: int = 0, timeout: float = 120.0,

@@ -264,7 +264,12 @@ def test_the_pack_is_one_frozen_slotted_dataclass_without_mixins():
 
     pack = specpack.capture("CartPole-v1")
     assert dataclasses.is_dataclass(specpack.SpecPack)
-    assert specpack.SpecPack.__mro__ == (specpack.SpecPack, object)  # no face mixins
+    # no face mixins: one base, which holds only the slot for weak references (what is derived
+    # from a pack is kept beside it, by identity: specpack._beside)
+    cls, base, top = specpack.SpecPack.__mro__
+    assert (cls, top) == (specpack.SpecPack, object) and base.__slots__ == ("__weakref__",)
+    assert set(vars(base)) <= {"__module__", "__qualname__", "__doc__", "__slots__",
+                               "__weakref__"}
     assert not hasattr(pack, "__dict__")
     with pytest.raises(dataclasses.FrozenInstanceError):
         pack.id = "Other-v0"
