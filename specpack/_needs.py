@@ -1,8 +1,10 @@
 """What a pack needs where it is built, found at capture: ``requires`` and ``assets``.
 
-``requires`` names the installed distributions of the code a pack names by reference (and,
-when capture builds the env, of the modules the build imported and of the objects the env
-holds: mujoco for an Ant). ``assets`` are the files the env is given: kwargs and the entry
+``requires`` names the installed distributions of the code a pack names, by reference or by
+value: the modules of its classes' MROs and, one level deep, what those modules import (mujoco
+for an Ant, or for a user's class that subclasses it); when capture builds the env (a live
+env, recorded spaces), also of the objects the env holds. It is decided at capture: a build
+never changes it. ``assets`` are the files the env is given: kwargs and the entry
 point's defaults that name an existing file, and the paths named in ``capture(assets=...)``.
 Files inside the standard library or an installed distribution are not assets (their
 distribution is required instead). The mechanisms are :mod:`specpack._provenance` and
@@ -25,7 +27,7 @@ from ._carry.carried import Blob
 from ._carry.code import CodeRef, code_ref, live_object
 from ._carry.values import lower_mapping
 from ._errors import CaptureError
-from ._provenance import requires_of, source_of, user_modules
+from ._provenance import code_modules, requires_of, source_of, user_modules
 
 if TYPE_CHECKING:
     from ._pack import SpecPack
@@ -169,23 +171,34 @@ def lowered(extra: Mapping[str, Any], label: str) -> tuple[dict[str, Any], bool]
 
 
 def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
-    """The distributions of the code a pack names by reference."""
-    return requires_of(c.module for c in code if not c.by_value)
+    """The distributions of the code a pack names: of each reference's module, and of the
+    modules its live object refers to (:func:`~specpack._provenance.code_modules`: the classes
+    of its MRO, and one level deep what those modules import), by value or by reference."""
+    refs = list(code)
+    return requires_of([*(c.module for c in refs if not c.by_value),
+                        *code_modules(_live(c) for c in refs)])
 
 
-def built_requires(env: Any, imported: Iterable[str]) -> dict[str, str]:
-    """The distributions a build needed: modules it imported, and of the objects it holds.
+def _live(ref: CodeRef) -> Any:
+    """The object ``ref`` stands for here (None if it cannot be had without a payload)."""
+    try:
+        return live_object(ref)
+    except Exception:  # noqa: BLE001 - code that cannot be loaded here names nothing more
+        return None
 
-    A module imported before the build is not seen as imported, so the types of the
-    unwrapped env's attributes (an ``MjModel``: mujoco) are looked at too.
+
+def built_requires(env: Any, imported: Iterable[str] = ()) -> dict[str, str]:
+    """The distributions of a built env's code: of its unwrapped class (its MRO, and what
+    those modules import) and of the classes of the objects it holds (an ``MjModel``: the
+    distribution of ``mujoco._structs``; one that the constructor imported: its own).
+
+    ``imported`` is not read: what a build imports depends on what the process had loaded
+    before, and a pack's ``requires`` is the same wherever it was captured.
     """
-    modules = set(imported)
     node = getattr(env, "unwrapped", env)
-    for cls in type(node).__mro__:
-        modules.add(cls.__module__)
-    for value in list(getattr(node, "__dict__", {}).values()):
-        modules.add(type(value).__module__)
-    return requires_of(m for m in modules if m in sys.modules)
+    held = [type(v).__module__ for v in list(getattr(node, "__dict__", {}).values())]
+    return requires_of([*code_modules([type(node)]),
+                        *(m for m in held if isinstance(m, str) and m in sys.modules)])
 
 
 def user_by_value(ref: CodeRef, obj: Any, self_contained: bool, what: str) -> CodeRef:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import os
 import pickle
+import sys
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -47,9 +48,9 @@ from ._verify.sealing import (
     FIELDS,
     NO_DIGEST,
     PICKLE_JOB,
-    SEAL_JOB,
     event_fields,
     first_divergence,
+    rollout_digests,
 )
 
 __all__ = ["CheckReport", "Seal", "check_seal", "make_seal", "restore_seal"]
@@ -58,6 +59,26 @@ __all__ = ["CheckReport", "Seal", "check_seal", "make_seal", "restore_seal"]
 CHECK_WHERE = ("here", *BOUNDARIES)
 _HASH_KEY = "PYTHONHASHSEED"
 _TOKENS = itertools.count()
+#: The job both sides run: :func:`rollout_and_loaded` (in the worker, which imports this module).
+ROLLOUT_JOB = f"{__name__}:rollout_and_loaded"
+
+
+def rollout_and_loaded(payload: bytes, *, loaded: bool = False, **params: Any) -> dict[str, Any]:
+    """:func:`~specpack._verify.sealing.rollout_digests` (run in the worker); with ``loaded``
+    (a seal's rollout) also, under ``"loaded"``, the distributions this interpreter holds once
+    the pack is built and rolled out (what the build loaded, with the harness's own) as
+    ``{name: version}``, their versions added to ``"versions"``."""
+    out = rollout_digests(payload, **params)
+    if not loaded:
+        return out
+    from ._provenance import requires_of
+
+    found = requires_of(list(sys.modules))
+    out["loaded"] = found
+    versions = out["versions"]
+    for name, version in found.items():
+        versions.setdefault(name, version)
+    return out
 
 
 def make_seal(pack: Any, *, steps: int = 100, seed: int = 0, timeout: float = 120.0,
@@ -93,7 +114,8 @@ def make_seal(pack: Any, *, steps: int = 100, seed: int = 0, timeout: float = 12
     hash_seed = this_process_seed()
     hash_seed = REBUILD_HASH_SEED if hash_seed is None else hash_seed
     what = getattr(pack, "label", "the pack")
-    o = _roll(pack, "subprocess", hash_seed, steps, seed, ignored, time.monotonic() + timeout)
+    o = _roll(pack, "subprocess", hash_seed, steps, seed, ignored, time.monotonic() + timeout,
+              (), record=True)
     if o.status == "timeout":
         raise BuildError(f"cannot seal {what}: its rollout in a fresh interpreter did not "
                          f"finish within {timeout:g} s (pass a larger timeout=, or fewer steps=)")
@@ -120,7 +142,7 @@ def make_seal(pack: Any, *, steps: int = 100, seed: int = 0, timeout: float = 12
     made_with = {**got["versions"], _HASH_KEY: str(hash_seed)}
     return Seal(steps=steps, seed=seed, fields=FIELDS, digests=got["events"],
                 layers=got["layers"], spaces=got["spaces"], made_with=made_with,
-                ignore_info=ignored)
+                ignore_info=ignored, loaded=tuple(sorted(got.get("loaded", ()))))
 
 
 def check_seal(pack: Any, seal: Seal, *, where: str = "subprocess",
@@ -158,7 +180,7 @@ def check_seal(pack: Any, seal: Seal, *, where: str = "subprocess",
     valid = recorded.isascii() and recorded.isdigit() and int(recorded) < 1 << 32
     hash_seed = int(recorded) if valid else REBUILD_HASH_SEED
     o = _roll(pack, where, hash_seed, seal.steps, seal.seed, seal.ignore_info,
-              start + timeout)
+              start + timeout, seal.loaded)
     side = "this process" if where == "here" else f"a {label(where)}"
     report = CheckReport(status=REBUILD_ERROR, differences=[], where=where, steps=seal.steps,
                          seed=seal.seed, sealed_with=dict(seal.made_with),
@@ -246,24 +268,34 @@ def _answer(o: Outcome) -> dict[str, Any] | None:
         return None
     if not all(type(k) is str and type(x) is str for k, x in v["versions"].items()):
         return None
+    found = v.get("loaded", {})
+    if type(found) is not dict or not all(type(k) is str and type(x) is str
+                                          for k, x in found.items()):
+        return None
     if v.get("error") is not None and type(v["error"]) is not dict:
         return None
     return v
 
 
 def _roll(pack: Any, where: str, hash_seed: int, steps: int, seed: int,
-          ignore_info: Iterable[str], deadline: float) -> Outcome:
-    """Run the sealing job on ``pack`` in a worker of ``where`` (``"here"``: a thread)."""
+          ignore_info: Iterable[str], deadline: float, loaded: Iterable[str], *,
+          record: bool = False) -> Outcome:
+    """Run the sealing job on ``pack`` in a worker of ``where`` (``"here"``: a thread),
+    reporting the versions of the pack's ``requires`` and of ``loaded`` (a seal's), and with
+    ``record`` the distributions the worker loaded."""
     got = _payload(pack, deadline)
     if isinstance(got, Outcome):
         return got
     params = {"steps": steps, "seed": seed, "ignore_info": list(ignore_info),
               "backend": str(getattr(pack, "backend", "gymnasium")),
-              "names": sorted(map(str, getattr(pack, "requires", None) or {}))}
+              "names": sorted({*map(str, getattr(pack, "requires", None) or {}),
+                               *loaded})}
+    if record:
+        params["loaded"] = True
     env = seeded_env(hash_seed) if where == "subprocess" else None
     worker = ThreadWorker() if where == "here" else Worker(where, env=env)  # type: ignore[arg-type]
     with worker:
-        worker.submit(SEAL_JOB, got, params)
+        worker.submit(ROLLOUT_JOB, got, params)
         return worker.collect(timeout=max(deadline - time.monotonic(), 0.0))
 
 
