@@ -38,7 +38,6 @@ from typing import Any, Literal, TypeVar
 
 from ._errors import BuildError, VersionSkewWarning
 from ._owners import owner_of_file, owners_of_dir, real_path
-from ._text import printable, short
 from ._versions import _dist_version  # the one cached lookup of an installed version
 
 __all__ = ["Origin", "Source", "check_requires", "code_modules", "imported_during", "requires_of",
@@ -251,6 +250,19 @@ def check_requires(requires: Mapping[str, str], *, label: str, stacklevel: int =
     try:
         missing, differing = _compare(tuple(sorted(requires.items())))
     except TypeError:  # not str -> str (a damaged or forged pack)
+        missing, differing = None, ()
+    if missing is None or missing or differing:
+        _report(requires, label, missing, differing, stacklevel + 1)
+
+
+def _report(requires: Mapping[str, str], label: str,
+            missing: tuple[tuple[str, str], ...] | None,
+            differing: tuple[tuple[str, str, str], ...], stacklevel: int) -> None:
+    """Raise or warn what :func:`check_requires` found (``missing`` None: not names to
+    versions)."""
+    from ._text import printable, short  # the text helpers load with a message only
+
+    if missing is None:
         raise BuildError(
             f"pack {label}: its requires must map distribution names to version strings, not "
             f"{short(requires, 200)}; capture the pack again"
