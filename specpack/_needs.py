@@ -27,7 +27,7 @@ from ._carry.carried import Blob
 from ._carry.code import CodeRef, code_ref, live_object
 from ._carry.values import lower_mapping
 from ._errors import CaptureError
-from ._provenance import code_modules, requires_of, source_of, user_modules
+from ._provenance import code_modules, essential, requires_of, source_of, user_modules
 
 if TYPE_CHECKING:
     from ._pack import SpecPack
@@ -173,10 +173,11 @@ def lowered(extra: Mapping[str, Any], label: str) -> tuple[dict[str, Any], bool]
 def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
     """The distributions of the code a pack names: of each reference's module, and of the
     modules its live object refers to (:func:`~specpack._provenance.code_modules`: the classes
-    of its MRO, and one level deep what those modules import), by value or by reference."""
+    of its MRO, and one level deep what those modules import), by value or by reference; those
+    that another of them depends on are left out (:func:`~specpack._provenance.essential`)."""
     refs = list(code)
-    return requires_of([*(c.module for c in refs if not c.by_value),
-                        *code_modules(_live(c) for c in refs)])
+    return essential(requires_of([*(c.module for c in refs if not c.by_value),
+                                  *code_modules(_live(c) for c in refs)]))
 
 
 def _live(ref: CodeRef) -> Any:
@@ -197,8 +198,8 @@ def built_requires(env: Any, imported: Iterable[str] = ()) -> dict[str, str]:
     """
     node = getattr(env, "unwrapped", env)
     held = [type(v).__module__ for v in list(getattr(node, "__dict__", {}).values())]
-    return requires_of([*code_modules([type(node)]),
-                        *(m for m in held if isinstance(m, str) and m in sys.modules)])
+    return essential(requires_of([*code_modules([type(node)]),
+                                  *(m for m in held if isinstance(m, str) and m in sys.modules)]))
 
 
 def user_by_value(ref: CodeRef, obj: Any, self_contained: bool, what: str) -> CodeRef:

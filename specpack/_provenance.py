@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import importlib.machinery
 import os
+import re
 import shlex
 import site
 import sys
@@ -40,8 +41,8 @@ from ._errors import BuildError, VersionSkewWarning
 from ._owners import owner_of_file, owners_of_dir, real_path
 from ._versions import _dist_version  # the one cached lookup of an installed version
 
-__all__ = ["Origin", "Source", "check_requires", "code_modules", "imported_during", "requires_of",
-           "source_of", "user_modules"]
+__all__ = ["Origin", "Source", "check_requires", "code_modules", "essential", "imported_during",
+           "requires_of", "source_of", "user_modules"]
 
 T = TypeVar("T")
 Origin = Literal["builtin", "stdlib", "distribution", "user", "by_value"]
@@ -179,6 +180,43 @@ def code_modules(objects: Iterable[Any]) -> list[str]:
             if isinstance(held, str):
                 found[held] = None
     return [name for name in found if name in sys.modules]
+
+
+def essential(requires: Mapping[str, str]) -> dict[str, str]:
+    """``requires`` without the distributions that another one of them depends on (its
+    ``Requires-Dist``, extras left out): installing that one installs them. ``{gymnasium,
+    numpy, typing_extensions, mujoco, mujoco-core}`` is ``{gymnasium, mujoco}``. Two that depend
+    on each other are both kept.
+
+    Parameters
+    ----------
+    requires
+        ``{distribution: version}`` (:func:`requires_of`).
+    """
+    deps = {_canonical(name): _dependencies(name) for name in requires}
+    return {name: version for name, version in requires.items()
+            if not any(_canonical(name) in theirs and other not in deps[_canonical(name)]
+                       for other, theirs in deps.items() if other != _canonical(name))}
+
+
+@functools.lru_cache(maxsize=256)
+def _dependencies(dist: str) -> frozenset[str]:
+    """The canonical names ``dist`` depends on unconditionally of extras (its metadata)."""
+    import importlib.metadata as md  # capture's side: a worker that builds never asks
+
+    try:
+        lines = md.requires(dist) or []
+    except md.PackageNotFoundError:
+        return frozenset()
+    out = set()
+    for line in lines:
+        spec, _, marker = line.partition(";")
+        if "extra" in marker:
+            continue
+        name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", spec)
+        if name:
+            out.add(_canonical(name.group(1)))
+    return frozenset(out)
 
 
 def _module_name(obj: Any) -> str | None:

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium
-import numpy as np
 import pytest
 from _helpers import run_python
 
@@ -128,13 +127,49 @@ def test_assets_digests_shape_the_fingerprint_requires_and_seal_do_not(project) 
     assert cart.evolve(assets=()).fingerprint == cart.fingerprint
 
 
-def test_requires_names_the_distributions_of_the_code_and_of_what_it_imports() -> None:
+def test_requires_names_the_distributions_of_the_code_not_their_dependencies() -> None:
     pack = specpack.capture("CartPole-v1")
-    # the env's module is gymnasium's; it imports numpy at module level
-    assert pack.requires["gymnasium"] == gymnasium.__version__
-    assert pack.requires["numpy"] == np.__version__
+    # its module imports numpy, which gymnasium depends on: installing gymnasium installs it
+    assert dict(pack.requires) == {"gymnasium": gymnasium.__version__}
     built = specpack.capture("CartPole-v1", record_spaces=True)
-    assert dict(built.requires).items() >= dict(pack.requires).items()
+    assert built.requires == pack.requires
+
+
+HYPOTHESIS_ENV = """
+import gymnasium
+import hypothesis
+
+
+class Guessing(gymnasium.Env):
+    observation_space = gymnasium.spaces.Discrete(2)
+    action_space = gymnasium.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return 0, {}
+
+    def step(self, action):
+        return 0, 0.0, True, False, {}
+"""
+
+
+def test_requires_names_what_a_users_env_module_imports(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's module is no distribution; the distributions it imports at module level
+    are required. (Before, only the distributions of the code's own modules were: this
+    failed.)"""
+    from importlib.metadata import version
+
+    name = f"guessing_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{name}.py").write_text(HYPOTHESIS_ENV)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = __import__(name)
+    try:
+        pack = specpack.capture(module.Guessing)
+        assert pack.requires.get("hypothesis") == version("hypothesis")
+        assert pack.requires["gymnasium"] == gymnasium.__version__
+    finally:
+        sys.modules.pop(name, None)
 
 
 def test_new_fields_survive_pickle_and_the_pack_file(project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -349,12 +384,15 @@ def test_a_word_kwarg_is_not_taken_for_a_file_of_that_name_in_the_cwd(
 
 
 def test_a_live_env_adds_the_distributions_of_what_it_holds() -> None:
+    from importlib.metadata import version
+
     env = gymnasium.make("CartPole-v1")
-    env.reset(seed=0)  # its state is a numpy array now
+    env.reset(seed=0)  # its state is a numpy array now: numpy, which gymnasium brings
     pack = specpack.capture(env)
     env.close()
-    assert pack.requires["numpy"] == np.__version__
-    assert pack.requires["gymnasium"] == gymnasium.__version__
+    assert dict(pack.requires) == {"gymnasium": gymnasium.__version__}
+    held = specpack.capture(HoldsAStrategy())  # its constructor imported hypothesis
+    assert held.requires.get("hypothesis") == version("hypothesis")
 
 
 class HoldsAStrategy(gymnasium.Env):  # type: ignore[type-arg]
