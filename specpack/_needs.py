@@ -27,7 +27,14 @@ from ._carry.carried import Blob
 from ._carry.code import CodeRef, code_ref, live_object
 from ._carry.values import lower_mapping
 from ._errors import CaptureError
-from ._provenance import code_modules, essential, requires_of, source_of, user_modules
+from ._provenance import (
+    by_value_registry,
+    code_modules,
+    essential,
+    requires_of,
+    source_of,
+    user_modules,
+)
 
 if TYPE_CHECKING:
     from ._pack import SpecPack
@@ -176,8 +183,19 @@ def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
     of its MRO, and one level deep what those modules import), by value or by reference; those
     that another of them depends on are left out (:func:`~specpack._provenance.essential`)."""
     refs = list(code)
-    return essential(requires_of([*(c.module for c in refs if not c.by_value),
-                                  *code_modules(_live(c) for c in refs)]))
+    names = tuple(dict.fromkeys([*(c.module for c in refs if not c.by_value),
+                                 *code_modules(_live(c) for c in refs)]))
+    key = (names, by_value_registry())
+    found = _requires_memo.get(key)
+    if found is None:
+        if len(_requires_memo) > 1024:
+            _requires_memo.clear()
+        found = _requires_memo[key] = essential(requires_of(names))
+    return dict(found)
+
+
+#: What :func:`requires_of_pack` found, by the modules it read and the by-value registry.
+_requires_memo: dict[tuple[tuple[str, ...], frozenset[str]], dict[str, str]] = {}
 
 
 def _live(ref: CodeRef) -> Any:

@@ -41,8 +41,8 @@ from ._errors import BuildError, VersionSkewWarning
 from ._owners import owner_of_file, owners_of_dir, real_path
 from ._versions import _dist_version  # the one cached lookup of an installed version
 
-__all__ = ["Origin", "Source", "check_requires", "code_modules", "essential", "imported_during",
-           "requires_of", "source_of", "user_modules"]
+__all__ = ["Origin", "Source", "by_value_registry", "check_requires", "code_modules", "essential",
+           "imported_during", "requires_of", "source_of", "user_modules"]
 
 T = TypeVar("T")
 Origin = Literal["builtin", "stdlib", "distribution", "user", "by_value"]
@@ -169,17 +169,39 @@ def code_modules(objects: Iterable[Any]) -> list[str]:
         if mod is None or name.partition(".")[0] == _OWN or source_of(name).origin in (
                 "builtin", "stdlib"):
             continue
-        for value in list(getattr(mod, "__dict__", {}).values()):
-            held: str | None
-            if type(value) is types.ModuleType:
-                held = value.__name__
-            else:
-                held = _module_name(value if isinstance(value, (type, types.FunctionType,
-                                                                 types.BuiltinFunctionType))
-                                    else type(value))
-            if isinstance(held, str):
-                found[held] = None
+        found.update(dict.fromkeys(_held(name, mod)))
     return [name for name in found if name in sys.modules]
+
+
+#: What each loaded module holds at module level: name -> (the module object, module names).
+_HELD: dict[str, tuple[Any, tuple[str, ...]]] = {}
+
+
+def _held(name: str, mod: Any) -> tuple[str, ...]:
+    """The modules ``mod``'s globals are or come from (read once per module object)."""
+    hit = _HELD.get(name)
+    if hit is not None and hit[0] is mod:
+        return hit[1]
+    out: dict[str, None] = {}
+    for value in list(getattr(mod, "__dict__", {}).values()):
+        held: str | None
+        if type(value) is types.ModuleType:
+            held = value.__name__
+        else:
+            held = _module_name(value if isinstance(value, (type, types.FunctionType,
+                                                             types.BuiltinFunctionType))
+                                else type(value))
+        if isinstance(held, str):
+            out[held] = None
+    _HELD[name] = (mod, tuple(out))
+    return tuple(out)
+
+
+def by_value_registry() -> frozenset[str]:
+    """The modules registered with ``cloudpickle.register_pickle_by_value`` (none before
+    cloudpickle is imported)."""
+    cloudpickle = sys.modules.get("cloudpickle")
+    return frozenset(cloudpickle.list_registry_pickle_by_value()) if cloudpickle else frozenset()
 
 
 def essential(requires: Mapping[str, str]) -> dict[str, str]:
