@@ -6,8 +6,8 @@
 
 Each side is a whole process, timed by the CPU seconds (user + system) the kernel charges it
 (``os.wait4``), so a busy machine slows both sides alike; the pairs are interleaved, their
-order alternated, and the median ratio over the pairs is reported (goal of issue 22: 1.05x for
-both). The rows also say how many ``specpack`` modules the worker ends up with.
+order alternated, and the median ratio over the pairs is reported (goals: the worker 1.10x (issue 30),
+the import 1.05x). The rows also say how many ``specpack`` modules the worker ends up with.
 
 Usage: ``python benchmarks/bench_import.py [--quick] [--json]``.
 """
@@ -25,7 +25,7 @@ from _bench import child_env, median_round, part_main, row, run_python, us
 
 import specpack
 
-GOAL_WORKER_VS_GYM = 1.05
+GOAL_WORKER_VS_GYM = 1.10  # issue 30: plain dataclasses fit
 GOAL_IMPORT_VS_GYM = 1.05
 
 WORKER = "import pickle, sys; pickle.loads(sys.stdin.buffer.read()).make()"

@@ -211,7 +211,7 @@ def measure(names: list[str] | None = None) -> list[dict[str, Any]]:
             for label, call in _calls(path):
                 before = _rss_mb()
                 per_call = _reset_peak()
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 try:
                     result = call()
                     outcome = "ok"
@@ -222,11 +222,13 @@ def measure(names: list[str] | None = None) -> list[dict[str, Any]]:
                         raise
                     outcome = f"BUG {type(e).__name__}: {str(e)[:200]}"
                 seconds = time.perf_counter() - start
+                cpu = time.process_time() - cpu
                 peak = _peak_mb(per_call) - before
                 result = None
                 del result
                 rows.append({"file": name, "size": path.stat().st_size, "call": label,
                              "outcome": outcome, "seconds": round(seconds, 3),
+                             "cpu_seconds": round(cpu, 3),
                              "peak_mb": round(max(peak, 0.0), 1), "per_call_peak": per_call})
     return rows
 

@@ -36,6 +36,7 @@ from ._errors import (
     PackFormatError,
     SignatureError,
     SpecPackError,
+    UnknownKeywordError,
     UntrustedPackError,
     VersionSkewWarning,
     WorkerError,
@@ -59,6 +60,21 @@ if TYPE_CHECKING:
         UnrecordedArgumentsError,
     )
     from ._carry import Blob, CodeRef, EnumRef
+    from ._error_twins import (
+        ArgumentTypeError,
+        BuildArithmeticError,
+        BuildAttributeError,
+        BuildDependencyError,
+        BuildGymnasiumError,
+        BuildImportError,
+        BuildLookupError,
+        BuildNotImplementedError,
+        BuildTypeError,
+        BuildValueError,
+        PackFileNotFoundError,
+        PackIsADirectoryError,
+        PackPermissionError,
+    )
     from ._pack import Layer, SpecPack
     from ._sealed import Seal
     from ._verify.check_report import CheckReport
@@ -68,12 +84,22 @@ if TYPE_CHECKING:
     from .vector import make_vec
 
 __all__ = [
+    "ArgumentTypeError",
     "Asset",
     "AssetError",
     "AuditReport",
     "BackendUnavailableError",
     "Blob",
+    "BuildArithmeticError",
+    "BuildAttributeError",
+    "BuildDependencyError",
     "BuildError",
+    "BuildGymnasiumError",
+    "BuildImportError",
+    "BuildLookupError",
+    "BuildNotImplementedError",
+    "BuildTypeError",
+    "BuildValueError",
     "CaptureError",
     "CheckReport",
     "CodeRef",
@@ -83,7 +109,10 @@ __all__ = [
     "Layer",
     "NotIdenticalError",
     "PackFileError",
+    "PackFileNotFoundError",
     "PackFormatError",
+    "PackIsADirectoryError",
+    "PackPermissionError",
     "Seal",
     "SignatureError",
     "SpecPack",
@@ -93,6 +122,7 @@ __all__ = [
     "UnknownEnvError",
     "UnknownEnvNameError",
     "UnknownEnvVersionError",
+    "UnknownKeywordError",
     "UnknownNamespaceError",
     "UnrecordedArgumentsError",
     "UntrustedPackError",
@@ -118,6 +148,12 @@ _LAZY = {
         "DeprecatedEnvError", "UncarriableValueError", "UnexpectedKwargError", "UnknownEnvError",
         "UnknownEnvNameError", "UnknownEnvVersionError", "UnknownNamespaceError",
         "UnrecordedArgumentsError")},
+    # the errors that are also their cause's type (specpack._error_twins): made on a failure
+    **{name: ("specpack._error_twins", name) for name in (
+        "ArgumentTypeError", "BuildArithmeticError", "BuildAttributeError",
+        "BuildDependencyError", "BuildGymnasiumError", "BuildImportError", "BuildLookupError",
+        "BuildNotImplementedError", "BuildTypeError", "BuildValueError",
+        "PackFileNotFoundError", "PackIsADirectoryError", "PackPermissionError")},
     "capture": ("specpack._capture", "capture"),
     "SpecPack": ("specpack._pack", "SpecPack"),
     "Layer": ("specpack._pack", "Layer"),

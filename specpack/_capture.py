@@ -29,6 +29,7 @@ from ._carry.values import (
     lower_mapping,
 )
 from ._errors import CaptureError
+from ._keywords import check_flag
 from ._needs import (
     built_requires,
     check_needs_options,
@@ -90,7 +91,10 @@ def capture(
         import it.
     env_kwargs
         Env constructor kwargs as a mapping: for kwargs named like one of these options
-        (``env_kwargs={"backend": "jax"}``). Merged with ``**kwargs``.
+        (``env_kwargs={"backend": "jax"}``), or a near miss of one (a keyword argument
+        ``record_space=`` is refused as a typo of ``record_spaces`` unless the constructor
+        names that parameter; ``env_kwargs={"record_space": 3}`` passes it on purpose).
+        Merged with ``**kwargs``.
     record_spaces
         Build the env once now to record its spaces, metadata and render mode in the pack
         (``pack.observation_space``...), so that ``make_vec`` and other creators need not build
@@ -118,14 +122,26 @@ def capture(
     ------
     CaptureError
         Naming the culprit on bad input: unknown id (:class:`~specpack.UnknownEnvError`), a
-        kwarg the constructor cannot take (:class:`~specpack.UnexpectedKwargError`, with a
-        suggestion), an uncarriable value, unrecorded wrapper arguments.
+        kwarg the constructor cannot take or a near miss of a capture option
+        (:class:`~specpack.UnexpectedKwargError`, with a suggestion), an uncarriable value,
+        unrecorded wrapper arguments.
+    ArgumentTypeError
+        A flag (``record_spaces``, ``self_contained``, ``disable_env_checker``, ``by_value``,
+        ...) that is not ``True``/``False`` (or ``None`` where that is its default).
 
     Example::
 
         pack = specpack.capture("CartPole-v1", max_episode_steps=200)
         env = pack.make()
     """
+    where = "specpack.capture()"
+    check_flag(disable_env_checker, "disable_env_checker", where, optional=True)
+    check_flag(autoreset, "autoreset", where, optional=True)
+    check_flag(apply_api_compatibility, "apply_api_compatibility", where, optional=True)
+    check_flag(by_value, "by_value", where, optional=True)
+    check_flag(record_spaces, "record_spaces", where)
+    check_flag(self_contained, "self_contained", where)
+    suspects = _near_misses(kwargs) if kwargs else None
     if env_kwargs is not None:
         if not isinstance(env_kwargs, Mapping):
             raise CaptureError(
@@ -145,7 +161,7 @@ def capture(
             )
         options["max_episode_steps"] = max_episode_steps
     if disable_env_checker is not None:
-        options["disable_env_checker"] = bool(disable_env_checker)
+        options["disable_env_checker"] = disable_env_checker
     if autoreset is not None:
         options["autoreset"] = autoreset
     if apply_api_compatibility is not None:
@@ -156,22 +172,101 @@ def capture(
     named = check_needs_options(assets, self_contained, max_asset_bytes, by_value)
     if not self_contained:
         return _capture(target, options, kwargs, backend, by_value, record_spaces, named,
-                        False, max_asset_bytes)
+                        False, max_asset_bytes, suspects)
     with by_value_modules(user_code):
         return _capture(target, options, kwargs, backend, by_value, record_spaces, named,
-                        True, max_asset_bytes)
+                        True, max_asset_bytes, suspects)
+
+
+#: Keyword names already judged by :func:`_near_misses`: the option each is a near miss of,
+#: or None (most captures pass the same few kwargs: ``render_mode``...).
+_near_cache: dict[str, str | None] = {}
+
+#: How close (``difflib`` ratio) a kwarg's name must be to an option's to count as its typo:
+#: one or two characters off (``self_containd``, ``record_space``, ``max_episode_step``), not
+#: an env's own ``max_steps`` (0.69 to ``max_episode_steps``).
+_NEAR = 0.8
+
+
+def _near_misses(kwargs: Mapping[str, Any]) -> dict[str, str] | None:
+    """The keyword arguments of ``capture(..., **kwargs)`` whose name is a near miss of a
+    capture option (``self_containd``: ``self_contained``), each with the option; None if
+    there is none. Names given in ``env_kwargs=`` are not asked about: that is the way to pass
+    such a kwarg on purpose."""
+    found: dict[str, str] | None = None
+    for name in kwargs:
+        if name in _near_cache:
+            option = _near_cache[name]
+        else:
+            option = _near_option(name) if type(name) is str else None
+            if len(_near_cache) > 4096:
+                _near_cache.clear()
+            _near_cache[name] = option
+        if option is not None:
+            found = found or {}
+            found[name] = option
+    return found
+
+
+def _near_option(name: str) -> str | None:
+    """The capture option ``name`` is a near miss of (case, ``_``/``-`` and a character or two
+    aside), or None."""
+    import difflib  # lazy: once per new kwarg name
+
+    folded = name.lower().replace("-", "").replace("_", "")
+    for option in OPTIONS:
+        if folded == option.replace("_", ""):
+            return option
+    close = difflib.get_close_matches(name, OPTIONS, n=1, cutoff=_NEAR)
+    return close[0] if close else None
+
+
+def _refuse_near_miss(name: str, option: str, what: str | None) -> UnexpectedKwargError:
+    """The refusal of the kwarg ``name``, a near miss of the capture option ``option``, for
+    the env ``what`` (None: a live env, which takes no kwargs at all)."""
+    if what is None:
+        return UnexpectedKwargError(
+            f"capture() got the keyword argument {name!r}, a near miss of the capture option "
+            f"{option!r}; a live env is captured as it is and takes no env kwargs. Write "
+            f"{option}=... for the option")
+    return UnexpectedKwargError(
+        f"capture() got the keyword argument {name!r}, a near miss of the capture option "
+        f"{option!r}. {what[0].upper()}{what[1:]} takes **kwargs, so it would be stored as an "
+        f"env kwarg and fail (or be ignored) only at make(). Write {option}=... for the option; "
+        f"to pass {name!r} to the env on purpose, give it in env_kwargs: "
+        f"specpack.capture(..., env_kwargs={{{name!r}: ...}})"
+    )
+
+
+def _check_near_misses(entry: Any, suspects: Mapping[str, str], what: str) -> None:
+    """Refuse each near miss of a capture option that ``entry`` does not name as a parameter
+    (one it names is its own kwarg, not a typo). Runs only when there is a near miss."""
+    import inspect  # lazy: only for a suspect kwarg
+
+    try:
+        params = inspect.signature(entry).parameters
+    except (TypeError, ValueError):
+        params = {}  # type: ignore[assignment]  # unreadable: nothing is named
+    for name, option in suspects.items():
+        param = params.get(name)
+        if param is None or param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+            raise _refuse_near_miss(name, option, what)
 
 
 
 def _capture(
     target: Any, options: dict[str, Any], kwargs: dict[str, Any], backend: str | None,
     by_value: bool | None, record_spaces: bool, assets: tuple[Any, ...],
-    self_contained: bool, limit: int,
+    self_contained: bool, limit: int, suspects: Mapping[str, str] | None = None,
 ) -> SpecPack:
-    """``capture`` once its options are checked: resolve, then record what the pack needs."""
+    """``capture`` once its options are checked: resolve, then record what the pack needs.
+
+    ``suspects``: the ``**kwargs`` that are near misses of a capture option (refused unless
+    the entry point names them as parameters)."""
     impl: Backend
     if type(target) is str:
-        pack = _capture_id(target, options, kwargs, backend, by_value, self_contained)
+        pack = _capture_id(target, options, kwargs, backend, by_value, self_contained,
+                           suspects)
         pack = with_needs(pack, assets, self_contained, limit)
         return _with_spaces(pack) if record_spaces else pack
     if isinstance(target, SpecPack):
@@ -184,6 +279,9 @@ def _capture(
     impl = get_backend(backend) if backend else detect_backend(target)
     _check_options(impl, options)
     if _is_env(impl, target):
+        if suspects:
+            name, option = next(iter(suspects.items()))
+            raise _refuse_near_miss(name, option, None)
         if options or kwargs:
             raise CaptureError(
                 f"capture(env) takes no options or kwargs (got {sorted([*options, *kwargs])}): "
@@ -207,7 +305,7 @@ def _capture(
             f"cannot capture {type(target).__name__} {target!r}: pass an env id, an EnvSpec, "
             "an env class or factory, or a live env"
         )
-    pack = _assemble(impl, recipe, by_value, self_contained)
+    pack = _assemble(impl, recipe, by_value, self_contained, suspects)
     pack = with_needs(pack, assets, self_contained, limit)
     return _with_spaces(pack) if record_spaces else pack
 
@@ -240,10 +338,12 @@ _layer_cache: dict[Any, Layer] = {}
 def _capture_id(
     target: str, options: dict[str, Any], kwargs: dict[str, Any], backend: str | None,
     by_value: bool | None, self_contained: bool = False,
+    suspects: Mapping[str, str] | None = None,
 ) -> SpecPack:
-    """``capture("Some-v0", ...)``, memoised on the exact kwargs."""
+    """``capture("Some-v0", ...)``, memoised on the exact kwargs (not when a kwarg is a near
+    miss of an option: the same kwargs given in ``env_kwargs=`` made the memo's pack)."""
     key: Any = None
-    if all(type(v) in SCALAR_TYPES for v in kwargs.values()):
+    if not suspects and all(type(v) in SCALAR_TYPES for v in kwargs.values()):
         key = (
             target, backend, by_value, self_contained,
             tuple((k, exact_key(options[k])) for k in sorted(options)),
@@ -258,7 +358,8 @@ def _capture_id(
     # Snapshot the registry before resolving, check it after: a pack is filed only under the
     # state it was made from (an import during resolution or another thread may re-register).
     token = impl.memo_token(target) if key is not None else None
-    pack = _assemble(impl, impl.from_id(target, options, kwargs), by_value, self_contained)
+    pack = _assemble(impl, impl.from_id(target, options, kwargs), by_value, self_contained,
+                     suspects)
     if token is not None and pack._plain and impl.memo_valid(target, token):
         found = [witness_of(c) for c in _code(pack) if c.by_value]
         witnesses = tuple(w for w in found if w is not None)
@@ -355,7 +456,8 @@ def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
 
 
 def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
-              self_contained: bool = False) -> SpecPack:
+              self_contained: bool = False,
+              suspects: Mapping[str, str] | None = None) -> SpecPack:
     label = recipe.id or getattr(recipe.entry, "__qualname__", None) or "env"
     if recipe.entry_ref is not None and by_value is not True:
         entry, entry_obj = recipe.entry_ref, recipe.entry
@@ -378,6 +480,8 @@ def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
     except UnexpectedKwargError as e:
         _old_render_api(entry_obj, recipe.kwargs, label, e)
         raise
+    if suspects:
+        _check_near_misses(entry_obj, suspects, f"the env {label!r} ({entry.name})")
     kwargs, plain = lower_mapping(recipe.kwargs, label, "kwargs", by_value)
     spec, _ = lower_mapping(recipe.spec, label, "spec field", by_value)
     layers = []

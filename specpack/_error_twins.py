@@ -20,9 +20,11 @@ import errno as _errno
 from gymnasium import error as _gym_error
 
 from ._capture_errors import UnexpectedKwargError
-from ._errors import BuildError, CaptureError, PackFileError
+from ._errors import BuildError, CaptureError, PackFileError, SpecPackError
+from ._restorer import claim
 
 __all__ = [
+    "ArgumentTypeError",
     "BuildArithmeticError",
     "BuildAttributeError",
     "BuildDependencyError",
@@ -59,6 +61,13 @@ class _CaptureAttributeError(CaptureError, AttributeError):
 
 class _CaptureTypeError(CaptureError, TypeError):
     """``capture`` was given something that is not an env id, spec, class, factory or env."""
+
+
+class ArgumentTypeError(SpecPackError, TypeError):
+    """A specpack function got an argument of the wrong type: a flag that is not ``True`` or
+    ``False`` (``load(path, trust="False")``), or something else than a
+    :class:`~specpack.SpecPack` where a pack is needed (``verify("CartPole-v1")``). The message
+    names the argument and what to pass instead."""
 
 
 def capture_error_for(cause: BaseException) -> type[CaptureError]:
@@ -187,3 +196,14 @@ def _errno_text(number: int) -> str:
     import os
 
     return os.strerror(number) if number in _errno.errorcode else "error"
+
+
+#: The public classes of this module: users import them from ``specpack`` (tracebacks and
+#: pickles say ``specpack.BuildTypeError``). The private twins of capture's errors are shown
+#: as the public base users catch (``specpack._text.public_name``).
+PUBLIC = ("ArgumentTypeError", "BuildArithmeticError", "BuildAttributeError",
+          "BuildDependencyError", "BuildGymnasiumError", "BuildImportError", "BuildLookupError",
+          "BuildNotImplementedError", "BuildTypeError", "BuildValueError",
+          "PackFileNotFoundError", "PackIsADirectoryError", "PackPermissionError")
+
+claim("specpack", globals(), PUBLIC)

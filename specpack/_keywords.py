@@ -2,7 +2,7 @@
 
 Python's ``TypeError: load() got an unexpected keyword argument 'trsut'`` names the typo but not
 the fix; :func:`checked_keywords` wraps a public function so the same call raises
-:class:`~specpack._errors.UnknownKeywordError` (also a ``TypeError``) suggesting ``trust`` and
+:class:`~specpack.UnknownKeywordError` (also a ``TypeError``) suggesting ``trust`` and
 listing what it takes, worded by :func:`specpack._text.unexpected_keywords` as every other
 keyword typo specpack reports. The check is a set comparison, done only when keywords are given.
 """
@@ -15,7 +15,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from ._errors import UnknownKeywordError
 
-__all__ = ["checked_keywords"]
+__all__ = ["check_flag", "checked_keywords"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -77,3 +77,34 @@ def _keywords_of(fn: Callable[..., Any]) -> tuple[str, ...] | None:
     if any(p.kind is p.VAR_KEYWORD for p in params):
         return None
     return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
+def check_flag(value: Any, name: str, where: str, *, optional: bool = False) -> None:
+    """Refuse a flag that is not ``True`` or ``False`` (or ``None``, when ``optional``).
+
+    ``load(path, trust="False")`` must not trust the file because a non-empty string is
+    truthy: every boolean flag of the public functions is ``bool`` exactly, else
+    :class:`~specpack.ArgumentTypeError` (also a ``TypeError``) names it and what to pass.
+
+    Parameters
+    ----------
+    value, name
+        The flag's value and its keyword.
+    where
+        The callee, as the message names it (``"specpack.load()"``).
+    optional
+        ``None`` is accepted too (it means "decide for me").
+    """
+    if value is True or value is False or (optional and value is None):
+        return
+    from ._error_twins import ArgumentTypeError  # loads on a failure
+    from ._text import short
+
+    choices = [f"{name}={c}" for c in ("True", "False", "None")[:3 if optional else 2]]
+    hint = ""
+    if isinstance(value, str):
+        hint = f" (a non-empty string such as {short(value)} is true in Python)"
+    raise ArgumentTypeError(
+        f"{where} got {name}={short(value)} ({type(value).__name__}); {name} must be a bool"
+        f"{hint}: pass {', '.join(choices[:-1])} or {choices[-1]}"
+    )

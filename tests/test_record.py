@@ -1,4 +1,4 @@
-"""specpack._record.frozen: a frozen dataclass's behaviour, with no code generated at import.
+"""specpack._record.frozen: a frozen dataclass's behaviour.
 
 Each behaviour is checked against ``@dataclass(frozen=True)`` declaring the same fields, so the
 generic methods mean what the generated ones meant: construction (positional, keyword-only,
@@ -12,13 +12,10 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import pickle
-import sys
 from dataclasses import InitVar, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
-from _helpers import run_python
 
 from specpack._record import frozen
 
@@ -171,44 +168,3 @@ def test_pickling_a_slotted_record_by_its_state() -> None:
     q = pickle.loads(pickle.dumps(p))
     assert q == p and type(q) is Pair and str(q.b["k"]) == "-0.0"
 
-
-DEFINE = """
-import sys
-from dataclasses import dataclass, field
-from typing import Any
-from specpack._record import frozen
-generated = []
-sys.addaudithook(lambda event, args: generated.append(event) if event == "compile"
-                 and not str(args[1]).endswith(".py") else None)
-decorate = frozen(slots=True, kw_only=True) if sys.argv[1] == "frozen" else \\
-    dataclass(frozen=True, slots=True, kw_only=True)
-
-@decorate
-class Value:
-    '''A value.'''
-    a: int
-    b: Any = None
-    c: list = field(default_factory=list)
-
-Value(a=1)
-print(len(generated))
-"""
-
-
-@pytest.mark.parametrize(("how", "compiled"), [("frozen", False), ("dataclass", True)])
-def test_defining_a_record_compiles_no_source_text(tmp_path: Path, how: str,
-                                                   compiled: bool) -> None:
-    # The dataclass control proves the audit hook sees the compiles frozen() avoids.
-    proc = run_python(["-c", DEFINE, how], cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert (int(proc.stdout.split()[-1]) > 0) is compiled, (how, proc.stdout)
-
-
-def test_the_worker_modules_declare_no_dataclass_with_generated_code() -> None:
-    # SpecPack and Surface are the values every worker defines: both go through frozen().
-    import specpack._pack
-    import specpack._surface
-
-    for cls in (specpack._pack.SpecPack, specpack._surface.Surface):
-        assert cls.__init__.__module__ == "specpack._record", cls
-    assert sys.modules["specpack._record"].frozen is frozen

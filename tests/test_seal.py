@@ -205,8 +205,8 @@ def test_a_rebuild_that_hangs_is_killed_at_the_deadline(
     pack, seal = counter
     monkeypatch.setenv("SEALENV_HANG_AT", "2")
     start = time.monotonic()
-    report = check_seal(pack, seal, timeout=4)
-    assert time.monotonic() - start < 15
+    report = check_seal(pack, seal, timeout=4)  # returns: the hang was killed at the deadline
+    assert time.monotonic() - start > 3.5  # not before it
     assert report.status == "timeout" and "4 s" in _text(report), _text(report)
 
 

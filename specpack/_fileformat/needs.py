@@ -30,6 +30,22 @@ __all__ = ["needs_from_json", "needs_to_json"]
 
 _HEX64 = re.compile("[0-9a-f]{64}")
 
+#: A distribution name as PEP 508 writes it (ASCII only: under IGNORECASE alone, ``[A-Z]``
+#: would match the Kelvin sign and the long s).
+_NAME = re.compile(r"[A-Z0-9](?:[A-Z0-9._-]*[A-Z0-9])?", re.IGNORECASE | re.ASCII)
+
+#: A version as PEP 440 accepts it (its appendix's pattern: normalised or not, without the
+#: surrounding whitespace), so that ``pip install name==version`` names one release.
+_VERSION = re.compile(r"""
+    v?
+    (?:[0-9]+!)?                                        # epoch
+    [0-9]+(?:\.[0-9]+)*                                 # release
+    (?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?      # pre-release
+    (?:-[0-9]+|[-_.]?(?:post|rev|r)[-_.]?[0-9]*)?        # post-release
+    (?:[-_.]?dev[-_.]?[0-9]*)?                           # development release
+    (?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?                  # local version
+""", re.IGNORECASE | re.ASCII | re.VERBOSE)
+
 
 def needs_to_json(requires: Mapping[str, str], assets: tuple[Asset, ...],
                   seal: Any) -> dict[str, Any]:
@@ -60,12 +76,32 @@ def needs_from_json(data: Mapping[str, Any], source: str
             type(k) is str and type(v) is str for k, v in requires.items()):
         raise PackFormatError(f"{source}: field 'requires' must map distribution names to "
                               "version strings")
+    for name, version in requires.items():
+        _check_requirement(name, version, source)
     items = data.get("assets", [])
     if type(items) is not list:
         raise PackFormatError(f"{source}: field 'assets' must be a list")
     assets = tuple(_asset(item, f"{source}: assets[{i}]") for i, item in enumerate(items))
     seal = _seal(data["seal"], f"{source}: seal") if "seal" in data else None
     return dict(requires), assets, seal
+
+
+def _check_requirement(name: str, version: str, source: str) -> None:
+    """Refuse a ``requires`` entry that is not a distribution name (PEP 508) and a version
+    (PEP 440): what a file says goes into a suggested ``pip install name==version``, where
+    ``"--extra-index-url=https://..."`` would be an option, not a distribution."""
+    from .._text import printable, short
+
+    if not _NAME.fullmatch(name):
+        raise PackFormatError(
+            f"{source}: field 'requires' holds {printable(short(name))}, which is not a "
+            "distribution name (PEP 508: ASCII letters, digits, '.', '_' and '-', beginning "
+            "and ending with a letter or digit); the file is refused")
+    if not _VERSION.fullmatch(version):
+        raise PackFormatError(
+            f"{source}: field 'requires' gives {printable(short(name))} the version "
+            f"{printable(short(version))}, which is not a version (PEP 440, such as '1.4.0'); "
+            "the file is refused")
 
 
 def _asset(item: Any, where: str) -> Asset:

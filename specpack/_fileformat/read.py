@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._errors import PackFormatError
+from .._keywords import check_flag
 from .manifest import PackFields, decode_fields, parse_manifest
 from .signed import SignedFile, check_key
 from .trust import check_allowed, normalize_allow, refuse_payloads
@@ -44,6 +45,7 @@ def read_fields(
     PackFormatError, UntrustedPackError, SignatureError
         As :func:`specpack.load`.
     """
+    check_flag(trust, "trust", "SpecPack.from_json()")
     k = check_key(key)
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
     f = SignedFile(source, raw)

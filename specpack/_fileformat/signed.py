@@ -21,7 +21,7 @@ from typing import Any
 
 from .._errors import SignatureError
 
-__all__ = ["MIN_KEY_BYTES", "SIGNED_MAGIC", "SignedFile", "check_key", "key_id", "sign"]
+__all__ = ["MAX_KEY", "MIN_KEY_BYTES", "SIGNED_MAGIC", "SignedFile", "check_key", "key_id", "sign"]
 
 #: First bytes of a signed pack file; a manifest never starts so.
 SIGNED_MAGIC = b"specpack-signed/"
@@ -35,6 +35,11 @@ _HEADER = re.compile(
 _HEADER_MAX = len(_PREFIX) + 16 + 5 + 64 + 1
 
 
+#: The longest key: what ``files.read_key`` (``--key-file``) reads whole, and what ``key=``
+#: takes, so that every key that signs a file can also be read from a file.
+MAX_KEY = 1 << 20
+
+
 def check_key(key: Any) -> bytes | None:
     if key is None:
         return None
@@ -42,6 +47,10 @@ def check_key(key: Any) -> bytes | None:
         k = bytes(key)
         if not k:
             raise SignatureError("key is empty; use a random secret of 32 bytes or more "
+                                 "(e.g. secrets.token_bytes(32))")
+        if len(k) > MAX_KEY:
+            raise SignatureError(f"key is {len(k):,} bytes, more than the {MAX_KEY:,} (1 MiB) a "
+                                 "key may hold; use a random secret of 32 bytes or more "
                                  "(e.g. secrets.token_bytes(32))")
         return k
     raise SignatureError(

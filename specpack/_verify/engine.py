@@ -19,13 +19,14 @@ import copy
 import itertools
 import math
 import os
+import sys
 import time
 from collections.abc import Iterable
 from typing import Any, Protocol
 
 from .._deprecated import positional
 from .._errors import NotIdenticalError, SpecPackError
-from .._keywords import checked_keywords
+from .._keywords import check_flag, checked_keywords
 from .._process import (
     BOUNDARIES,
     Boundary,
@@ -56,7 +57,7 @@ class SpecPack(Protocol):
 
     def make(self, **kwargs: Any) -> Any: ...
 
-__all__ = ["WHERE", "Trace", "check_ignore_info", "check_rollout_options", "diff", "verify"]
+__all__ = ["WHERE", "Trace", "check_ignore_info", "check_pack", "check_rollout_options", "diff", "verify"]
 
 WHERE = BOUNDARIES
 _TOKENS = itertools.count()
@@ -78,6 +79,31 @@ def check_rollout_options(steps: Any, seed: Any, where: Any, timeout: Any) -> No
         raise SpecPackError("", python=f"timeout={timeout!r} must be a positive number of "
                             "seconds", cli=f"--timeout {timeout!r} must be a positive number of "
                             "seconds")
+
+
+def check_pack(pack: Any, what: str) -> None:
+    """Refuse, naming :func:`specpack.capture`, a ``pack`` that is not a SpecPack.
+
+    ``verify`` proves a pack: an id, a class or a live env is captured first, by the caller,
+    so that what is proven is the very pack that travels (a pack made here would be thrown
+    away). The pack module is loaded whenever a pack exists: when it is not, ``pack`` is none.
+    """
+    cls = getattr(sys.modules.get("specpack._pack"), "SpecPack", None)
+    if cls is not None and isinstance(pack, cls):
+        return
+    from .._error_twins import ArgumentTypeError  # loads on a failure
+    from .._text import short
+
+    given = short(pack, 60) if isinstance(pack, str) else f"a {type(pack).__name__}"
+    if isinstance(pack, str):
+        example = repr(pack) if len(pack) <= 60 else "'<env id>'"
+    elif isinstance(pack, type):
+        example = pack.__qualname__
+    else:
+        example = "env" if callable(getattr(pack, "step", None)) else "..."
+    raise ArgumentTypeError(
+        f"{what} takes a SpecPack, got {given}; capture it first: "
+        f"{what}(specpack.capture({example})), and use that pack wherever the env travels")
 
 
 def check_ignore_info(ignore_info: Any) -> tuple[str, ...]:
@@ -156,9 +182,15 @@ def verify(
     ------
     NotIdenticalError
         With ``check=True``, when the report is falsy (``.differences`` lists why).
+    ArgumentTypeError
+        ``pack`` is not a :class:`~specpack.SpecPack` (an id, a class, a live env: capture it
+        first, ``specpack.verify(specpack.capture("CartPole-v1"))``), or ``check`` is not a
+        bool.
     SpecPackError
         Bad options.
     """
+    check_pack(pack, "specpack.verify")
+    check_flag(check, "check", "specpack.verify()")
     check_rollout_options(steps, seed, where, timeout)
     ignored = check_ignore_info(ignore_info)
     start = time.monotonic()

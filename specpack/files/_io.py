@@ -27,9 +27,9 @@ from .._deprecated import positional
 from .._error_twins import file_error_for
 from .._errors import PackFormatError, SignatureError, SpecPackError
 from .._fileformat.manifest import code_payloads, decode_fields, parse_manifest
-from .._fileformat.signed import ALG, SignedFile, check_key, key_id, sign
+from .._fileformat.signed import ALG, MAX_KEY, SignedFile, check_key, key_id, sign
 from .._fileformat.trust import named_modules, payload_uses
-from .._keywords import checked_keywords
+from .._keywords import check_flag, checked_keywords
 from .._pack import SpecPack
 
 __all__ = ["describe", "dump", "key_id", "load", "read_key"]
@@ -41,21 +41,26 @@ _MAX_FILE = 1 << 31
 
 @checked_keywords
 def read_key(path: PathLike) -> bytes:
-    """The HMAC key held in the file ``path``: its bytes, exactly (nothing stripped).
+    """The HMAC key held in the file ``path``: all its bytes, exactly (nothing stripped).
 
     The command line's ``--key-file`` reads keys with this function, so a key verifies the
     same way through ``key=`` and through the CLI. Write one with e.g.
-    ``head -c 32 /dev/urandom > pack.key``.
+    ``head -c 32 /dev/urandom > pack.key``. A key holds at most 1 MiB (as ``key=`` does): a
+    larger file is refused, never cut short.
     """
     source = _source(path)
     try:
         with open(path, "rb") as fh:
-            data = fh.read(1 << 20)
+            data = fh.read(MAX_KEY + 1)
     except OSError as e:
         raise file_error_for(e, f"{source}: cannot read the key file ({e.strerror or e})",
                              source) from e
     if not data:
         raise SignatureError(f"{source}: the key file is empty; put the HMAC key in it")
+    if len(data) > MAX_KEY:
+        raise SignatureError(f"{source}: the key file holds more than {MAX_KEY:,} bytes (1 MiB), "
+                             "the most a key may hold; is it the key file? A key is a random "
+                             "secret of 32 bytes or more (head -c 32 /dev/urandom > pack.key)")
     return data
 
 
@@ -188,7 +193,8 @@ def load(
         The pack file.
     trust
         Accept by-value payloads (code or pickled objects, which run when ``make()`` loads
-        them) without a signature. Only for files you trust.
+        them) without a signature. Only for files you trust. ``True`` or ``False`` exactly:
+        anything else (``"False"``, ``1``) raises :class:`~specpack.ArgumentTypeError`.
     key
         The HMAC key (bytes): the file must be signed with it and byte-for-byte intact, else
         :class:`~specpack.SignatureError` (also with ``trust=True``); a verified file's
@@ -219,6 +225,7 @@ def load(
     """
     flags = positional(args, ("trust", "key", "allow"), "specpack.load()",
                        {"trust": trust, "key": key, "allow": allow})
+    check_flag(flags["trust"], "trust", "specpack.load()")
     f = _read(path)
     try:
         return SpecPack.from_json(f.raw, source=f.source, **flags)

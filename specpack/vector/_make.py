@@ -30,7 +30,8 @@ else:  # gymnasium 0.28/0.29: the 1.x vector API is gymnasium.experimental.vecto
 
 from .._backends import with_trait
 from .._capture import capture
-from .._errors import SpecPackError, UnknownKeywordError
+from .._errors import SpecPackError, UnknownKeywordError, WorkerError
+from .._keywords import check_flag
 from .._pack import SpecPack
 from .._text import unexpected_keywords
 from ._envs import PackAsyncVectorEnv, PackSyncVectorEnv, SeedOnFirstReset
@@ -105,6 +106,10 @@ def make_vec(
         venv = specpack.make_vec(pack, 8, context="forkserver", seed=0)
         obs, info = venv.reset()                         # sub-env i seeded with 0 + i
     """
+    if getattr(multiprocessing.process.current_process(), "_inheriting", False):
+        raise SpecPackError(f"make_vec was called while this process was starting as a worker "
+                            f"of another one: {_GUARD_FIX}")
+    check_flag(preload, "preload", "specpack.make_vec()")
     pack = _as_pack(pack)
     if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
         raise SpecPackError(f"make_vec: num_envs={num_envs!r} must be a positive int")
@@ -149,9 +154,78 @@ def make_vec(
         from ._forkserver import forkserver_modules, merge_forkserver_preload
 
         merge_forkserver_preload(forkserver_modules(pack))
-    return PackAsyncVectorEnv(
-        pack, num_envs, extra, seed, context, start_timeout, vector_kwargs
-    )
+    try:
+        return PackAsyncVectorEnv(
+            pack, num_envs, extra, seed, context, start_timeout, vector_kwargs
+        )
+    except WorkerError as e:
+        # A worker that died before it could report has no traceback here: when this process
+        # runs a script's top level outside a main guard, that is why (each worker imports
+        # the script again, and the script starts workers of its own there).
+        where = None if e.child_traceback or method not in ("spawn", "forkserver") else (
+            unguarded_main_call())
+        if where is None:
+            raise
+        raise WorkerError(f"{e}. Most likely cause: {where} {_GUARD_FIX}") from e.__cause__
+
+
+#: How to fix a script that starts workers from its top level under spawn or forkserver.
+_GUARD_FIX = (
+    "a spawn or forkserver worker imports the main script again, so a script that starts "
+    "workers outside an 'if __name__ == \"__main__\":' guard makes every worker try to start "
+    "its own and die (\"An attempt has been made to start a new process before the current "
+    "process has finished its bootstrapping phase\"). Put the code that makes and runs the "
+    "envs under 'if __name__ == \"__main__\":' (capturing there too), or use context='fork'"
+)
+
+
+def unguarded_main_call() -> str | None:
+    """Where this call runs at the top level of the main script outside a main guard, as
+    ``"the script PATH calls it at line N, outside an 'if __name__ == "__main__":' guard:"``;
+    None when it does not (or the script cannot be read: an interactive session, ``-c``).
+
+    Read from the main script's frame on the stack and the script's syntax tree, only after a
+    worker died without a word.
+    """
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None and not (frame.f_code.co_name == "<module>"
+                                     and frame.f_globals.get("__name__") == "__main__"):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:
+        return None
+    path = frame.f_globals.get("__file__")
+    line = frame.f_lineno
+    if not isinstance(path, str) or line is None:
+        return None
+    try:
+        import ast
+        import tokenize
+
+        with tokenize.open(path) as fh:
+            tree = ast.parse(fh.read(), path)
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return None
+    for node in tree.body:
+        if (isinstance(node, ast.If) and _is_main_test(node.test)
+                and node.lineno <= line <= (node.end_lineno or node.lineno)):
+            return None
+    return (f"the script {path} calls make_vec at line {line}, outside an 'if __name__ == "
+            "\"__main__\":' guard:")
+
+
+def _is_main_test(test: Any) -> bool:
+    """Whether ``test`` is ``__name__ == "__main__"`` (either way round)."""
+    import ast
+
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    consts = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return len(names) == 1 and len(consts) == 1
 
 
 #: ``env_kwargs`` of make_vec: for every sub-env, per sub-env, or a function of the index.

@@ -162,6 +162,24 @@ ROWS: dict[str, tuple[str, str, dict[str, str]]] = {
         attempt(ctx, lambda: make_vec_env(pack.make, 2, vec_env_cls=SubprocVecEnv,
                                           vec_env_kwargs={"start_method": ctx}).close())
 '''}),
+    "SB3 with the spec": (
+        "", GUARD_CLASS + '\n    gymnasium.register("CustomAnt-v0", entry_point=CustomAnt)\n'
+        '    import functools\n'
+        '    from stable_baselines3.common.env_util import make_vec_env\n'
+        '    from stable_baselines3.common.vec_env import SubprocVecEnv', {
+            "plain": '''
+    spec = gymnasium.spec("CustomAnt-v0")
+    for ctx in CONTEXTS:
+        attempt(ctx, lambda: make_vec_env(functools.partial(gymnasium.make, spec), 2,
+                                          vec_env_cls=SubprocVecEnv,
+                                          vec_env_kwargs={"start_method": ctx}).close())
+''',
+            "specpack": '''
+    pack = specpack.capture("CustomAnt-v0")
+    for ctx in CONTEXTS:
+        attempt(ctx, lambda: make_vec_env(pack.make, 2, vec_env_cls=SubprocVecEnv,
+                                          vec_env_kwargs={"start_method": ctx}).close())
+'''}),
     "Ray": (
         MODULE_CLASS, 'gymnasium.register("CustomAnt-v0", entry_point=CustomAnt)\n'
         '    import ray\n'

@@ -3,7 +3,9 @@
 ``fuzz/hostile.py`` builds each file and measures every call on it (``load``, ``load`` with
 ``allow``, ``load(trust=True)``, ``describe`` and ``inspect``'s rendering) in a fresh
 interpreter, with the peak memory of each call read from the kernel. Each must end (loaded or
-a SpecPackError) within 5 seconds and 200 MB.
+a SpecPackError) within 10 s of CPU time and 200 MB. CPU time, not wall time: a loaded machine
+stretches the wall clock (CI once read 5.04 s), not the work. Reading these files costs at most
+about 1.2 s of CPU (2.6 s under coverage); reading 60k items in quadratic time costs minutes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import pytest
 from _helpers import ROOT, run_python
 
 HOSTILE = ROOT / "fuzz" / "hostile.py"
+
+#: CPU seconds any call may take (``process_time`` of the measuring interpreter).
+CPU_SECONDS = 10.0
 
 #: file -> what every call on it must give ("ok": loaded; else the error's start).
 EXPECTED = {
@@ -44,14 +49,15 @@ def rows(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, object]]:
 
 
 @pytest.mark.integration
-def test_every_hostile_file_is_read_within_5_seconds_and_200_mb(
+def test_every_hostile_file_is_read_within_10_cpu_seconds_and_200_mb(
         rows: list[dict[str, object]]) -> None:
     assert {r["file"] for r in rows} == set(EXPECTED)
     assert len(rows) == 5 * len(EXPECTED)
     for r in rows:
         where = f"{r['file']} / {r['call']}: {r['outcome']}"
         assert not str(r["outcome"]).startswith("BUG"), where
-        assert float(str(r["seconds"])) < 5.0, f"{where} took {r['seconds']} s"
+        assert float(str(r["cpu_seconds"])) < CPU_SECONDS, (
+            f"{where} took {r['cpu_seconds']} s of CPU ({r['seconds']} s wall)")
         assert float(str(r["peak_mb"])) < 200.0, f"{where} peaked at {r['peak_mb']} MB"
         assert r["per_call_peak"] or sys.platform != "linux"  # measured per call, not so far
         expected = EXPECTED[str(r["file"])]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+import threading
 import time
 from multiprocessing.connection import wait
 from pathlib import Path
@@ -42,7 +43,7 @@ def alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-def wait_dead(pids: list[int], seconds: float = 5.0) -> list[int]:
+def wait_dead(pids: list[int], seconds: float = 60.0) -> list[int]:
     """The pids still running after up to ``seconds``."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -84,7 +85,7 @@ def test_hanging_job_times_out_at_the_deadline_and_its_forked_grandchild_dies(wh
                   deadline=time.monotonic() + 3.0)
     took = time.monotonic() - start
     assert out.status == "timeout" and "did not finish" in out.error
-    assert 2.5 < took < 6.0, took
+    assert took > 2.5, took  # not before the deadline (the job hangs for ever: it ended it)
     pids = [int(p) for p in pidfile.read_text().split()]
     assert len(pids) == 2
     assert wait_dead(pids) == []
@@ -101,10 +102,12 @@ def test_closing_an_idle_worker_lets_the_child_exit_by_itself(where, tmp_path):
     worker.submit("workerjobs:exit_hook", b"", {"path": str(mark)})
     out = worker.collect(timeout=60)
     assert out.status == "ok", out
-    start = time.monotonic()
+    waits = []  # close does not wait for it: the reaper thread does
+    wait = worker.child.wait
+    worker.child.wait = lambda *a, **k: waits.append(threading.get_ident()) or wait(*a, **k)
     worker.close()
-    assert time.monotonic() - start < 0.5  # close does not wait for it
-    assert wait_stopped(10.0)
+    assert threading.get_ident() not in waits
+    assert wait_stopped(60.0)
     assert worker.child is not None and worker.child.poll() == 0
     if where in ("subprocess", "spawn"):
         assert mark.read_text() == str(out.value)
@@ -118,7 +121,7 @@ def test_an_idle_child_that_will_not_exit_is_killed_after_the_grace_with_its_gro
     worker.submit("workerjobs:linger", b"", {"pidfile": str(pidfile)})
     assert worker.collect(timeout=60).status == "ok"
     worker.close()
-    assert wait_stopped(STOP_GRACE + 5.0)
+    assert wait_stopped(STOP_GRACE + 60.0)  # returns once they are gone
     assert worker.child is not None and worker.child.poll() == -9
     pids = [int(p) for p in pidfile.read_text().split()]
     assert len(pids) == 2 and wait_dead(pids) == []
@@ -149,9 +152,13 @@ def test_a_fork_of_the_parent_closing_its_copy_of_a_worker_leaves_the_child_alon
 def test_closing_a_busy_worker_kills_it_at_once():
     worker = Worker("fork")
     worker.submit("workerjobs:nap", b"", {"seconds": 60})
-    start = time.monotonic()
+    calls = []  # no grace for a child that is running a task: killed before any wait
+    for name in ("kill", "wait"):
+        method = getattr(worker.child, name)
+        setattr(worker.child, name,
+                lambda *a, _m=method, _n=name, **k: calls.append(_n) or _m(*a, **k))
     worker.close()
-    assert time.monotonic() - start < 1.5  # no grace for a child that is running a task
+    assert calls[:1] == ["kill"], calls
     assert worker.child is not None and worker.child.poll() == -9
 
 
@@ -278,9 +285,8 @@ def test_thread_worker_answers_like_a_child_and_abandons_on_timeout():
         assert out.status == "ok" and out.value["size"] == 3
         assert not out.value["array"].flags.writeable  # the same typed-JSON round trip
         w.submit("workerjobs:nap", b"", {"seconds": 2.0})
-        start = time.monotonic()
         out = w.collect(0.2)
-        assert out.status == "timeout" and time.monotonic() - start < 1.5
+        assert out.status == "timeout"  # at its 0.2 s, not when the 2 s nap ends ("ok")
 
 
 def test_unknown_where_is_refused():

@@ -132,9 +132,9 @@ def test_references_follow_the_grammar_in_document_order() -> None:
 def test_places_are_built_lazily_and_bounded() -> None:
     key = "K" * 100_000
     node = {key: [{"$ref": "m:f"}] * 40_000}
-    start = time.perf_counter()
+    start = time.thread_time()  # CPU time: load stretches the wall clock, not work
     found = list(references(node, "kwargs"))
-    assert time.perf_counter() - start < 2
+    assert time.thread_time() - start < 2
     assert len(found) == 40_000 and all(type(f.at) is tuple for f in found)
     text = found[-1].where
     assert len(text) <= 300 and text.startswith("kwargs.KKK") and text.endswith("[39999]")
@@ -249,8 +249,8 @@ def test_render_code_and_items_name_code_and_keys() -> None:
 
 def test_render_cost_is_bounded_by_its_limit() -> None:
     node = {"K" * 100_000: [[0] * 1000] * 1000}
-    start = time.perf_counter()
+    start = time.thread_time()  # CPU time: load stretches the wall clock, not work
     text = render(node, None)
-    assert time.perf_counter() - start < 0.1
+    assert time.thread_time() - start < 0.1
     assert len(text) == 200 and text.endswith("...")
     assert render([1, 2, 3], None, limit=5) == "[1..."

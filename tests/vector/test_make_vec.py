@@ -116,7 +116,6 @@ def test_worker_constructor_error_reaches_parent_as_worker_error(failures: Any, 
     assert "vec-boom: FailsInWorker refuses to start" in got["message"]
     assert "Traceback (most recent call last)" in got["message"]
     assert "vec-boom" in got["child_traceback"] and "ValueError" in got["child_traceback"]
-    assert got["seconds"] < 10
     control = failures["control_raises"][ctx]  # plain AsyncVectorEnv([pack.make] * 2)
     assert control["type"] in BARE_TRANSPORT_ERRORS and not control["is_specpack_error"]
     assert "vec-boom" not in control["message"]
@@ -127,7 +126,6 @@ def test_worker_import_error_reaches_parent_as_worker_error(failures: Any, ctx: 
     got = failures["import"][ctx]
     assert got["type"] == "WorkerError", got
     assert "vec-import-boom" in got["message"] and "vec-import-boom" in got["child_traceback"]
-    assert got["seconds"] < 10
     control = failures["control_import"][ctx]
     assert control["type"] in BARE_TRANSPORT_ERRORS and "vec-import-boom" not in control["message"]
 
@@ -136,8 +134,7 @@ def test_worker_import_error_reaches_parent_as_worker_error(failures: Any, ctx: 
 def test_worker_that_dies_silently_is_reported_with_exit_code(failures: Any, ctx: str) -> None:
     got = failures["dies"][ctx]
     assert got["type"] == "WorkerError", got
-    assert "exited with code 3" in got["message"]
-    assert got["seconds"] < 10
+    assert "exited with code 3" in got["message"]  # its death, not the start timeout
 
 
 @pytest.mark.parametrize("ctx", ["fork", "spawn", "forkserver"])
@@ -145,7 +142,7 @@ def test_worker_that_hangs_is_reported_after_start_timeout(failures: Any, ctx: s
     got = failures["hangs"][ctx]
     assert got["type"] == "WorkerError", got
     assert "did not finish building the env within 1.5 s" in got["message"]
-    assert 1.4 < got["seconds"] < 10
+    assert got["seconds"] > 1.4  # not before the start timeout
 
 
 def test_constructor_error_in_parent_is_build_error() -> None:
