@@ -142,7 +142,9 @@ def code_modules(objects: Iterable[Any]) -> list[str]:
     one level deep, what each of those modules holds at module level: the modules it imported
     and the modules that its other globals come from (``mujoco`` for
     ``gymnasium.envs.mujoco.mujoco_env``). Modules of the standard library, the interpreter and
-    specpack are not looked into. Only modules loaded here are named; nothing is imported.
+    specpack are not looked into, nor ``__main__``: a script's or a notebook's namespace is a
+    session, not code a worker imports (its classes' MROs still count). Only modules loaded
+    here are named; nothing is imported.
 
     Parameters
     ----------
@@ -166,8 +168,8 @@ def code_modules(objects: Iterable[Any]) -> list[str]:
     found = dict(first)
     for name in first:
         mod = sys.modules.get(name)
-        if mod is None or name.partition(".")[0] == _OWN or source_of(name).origin in (
-                "builtin", "stdlib"):
+        if (mod is None or name in _MAIN_NAMES or name.partition(".")[0] == _OWN
+                or source_of(name).origin in ("builtin", "stdlib")):
             continue
         found.update(dict.fromkeys(_held(name, mod)))
     return [name for name in found if name in sys.modules]

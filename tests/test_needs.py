@@ -491,3 +491,34 @@ def test_a_users_subclass_of_a_mujoco_env_requires_mujoco_before_any_make(
     assert got["before"].get("mujoco") == got["mujoco"], got["before"]
     assert got["before"]["gymnasium"] == gymnasium.__version__
     assert got["after"] == got["before"] and got["same_pickle"]
+
+
+SESSION = """
+import json
+import gymnasium
+import hypothesis  # the script's session imports it; the env's code never uses it
+import specpack
+
+
+class Still(gymnasium.Env):
+    observation_space = gymnasium.spaces.Discrete(2)
+    action_space = gymnasium.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return 0, {}
+
+    def step(self, action):
+        return 0, 0.0, True, False, {}
+
+
+print(json.dumps(dict(specpack.capture(Still).requires)))
+"""
+
+
+def test_a_scripts_own_imports_are_not_required_by_a_class_it_defines(tmp_path: Path) -> None:
+    """``__main__`` is a session, not a module a worker imports: what it imported is not
+    required unless the class's MRO reaches it (a guard of the design, not a regression)."""
+    proc = run_python(["-c", SESSION], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1]) == {"gymnasium": gymnasium.__version__}
