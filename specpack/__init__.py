@@ -76,7 +76,7 @@ if TYPE_CHECKING:
         PackPermissionError,
     )
     from ._pack import Layer, SpecPack
-    from ._seal import Seal
+    from ._sealed import Seal
     from ._verify.check_report import CheckReport
     from ._verify.engine import diff, verify
     from ._verify.report import VerifyReport
@@ -161,7 +161,7 @@ _LAZY = {
     "CodeRef": ("specpack._carry", "CodeRef"),
     "EnumRef": ("specpack._carry", "EnumRef"),
     "Asset": ("specpack._assets", "Asset"),
-    "Seal": ("specpack._seal", "Seal"),
+    "Seal": ("specpack._sealed", "Seal"),
     "register_recorder": ("specpack._backends.recorders", "register_recorder"),
     "diff": ("specpack._verify.engine", "diff"),
     "verify": ("specpack._verify.engine", "verify"),

@@ -7,16 +7,16 @@ installed) and nothing else. Each build hands the blueprint and fresh kwargs to 
 the version skew is checked at the first. An order pickles on its own, and that is what
 ``make_vec``'s and the adapters' spawn and forkserver workers are sent: a worker builds from it
 without loading the pack's class (``docs/how-it-works.md``). Nothing here imports the pack
-module.
+module, and nothing here writes a pack: its order is kept beside it (:mod:`specpack._beside`).
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._backends import Blueprint, get_backend
+from ._beside import Beside
 from ._carry.ref import CodeRef
 from ._carry.tree import is_plain, materialize, pickle_exact
 from ._errors import SpecPackError
@@ -152,9 +152,13 @@ def restore_order(backend: str, label: str, entry: CodeRef,
     return Order(backend, blueprint, kwargs, plain, assets, requires, vector)
 
 
+#: Each live pack's build order, kept beside it.
+_orders: Beside[Order] = Beside()
+
+
 def order_of(pack: SpecPack) -> Order:
     """The pack's build order, made once per pack."""
-    order = pack._order
+    order = _orders.get(pack)
     if order is None:
         blueprint = Blueprint(
             label=pack.label,
@@ -167,21 +171,14 @@ def order_of(pack: SpecPack) -> Order:
             auto_render=pack.auto_render,
             versions=pack.versions,
         )
-        order = Order(pack.backend, blueprint, pack._kwargs, pack._plain, pack.assets,
-                      pack.requires, pack.vector)
-        object.__setattr__(pack, "_order", order)
+        order = _orders.put(pack, Order(pack.backend, blueprint, pack._kwargs, pack._plain,
+                                        pack.assets, pack.requires, pack.vector))
     return order
 
 
 def order_to_send(pack: SpecPack) -> Order:
-    """The order a worker is sent: :func:`order_of`, with what the pack requires now (a build
-    here may have added to it since the order was made)."""
-    order = order_of(pack)
-    requires = pack.requires
-    if requires == order.requires:
-        return order
-    return Order(order.backend, order.blueprint, order.kwargs, order.plain, order.assets,
-                 requires, order.vector)
+    """The order a worker is sent: :func:`order_of` (a pack's ``requires`` never changes)."""
+    return order_of(pack)
 
 
 def plan(pack: SpecPack) -> Blueprint:
@@ -191,24 +188,7 @@ def plan(pack: SpecPack) -> Blueprint:
 
 def make(pack: SpecPack, kwargs: dict[str, Any]) -> Any:
     """``pack.make(**kwargs)``: build the env here (see :meth:`SpecPack.make`)."""
-    order = pack._order or order_of(pack)
-    if pack._built is not None:
-        return order.make(kwargs)
-    before = set(sys.modules)
-    env = order.make(kwargs)
-    _record_build(pack, before, env)
-    return env
-
-
-def _record_build(pack: SpecPack, before: set[str], env: Any) -> None:
-    """Note, once per process, the modules the first build imported and those of the
-    objects the env holds (``pack.requires`` resolves them when read)."""
-    modules = set(sys.modules).difference(before)
-    node = getattr(env, "unwrapped", env)
-    modules.update(c.__module__ for c in type(node).__mro__)
-    modules.update(type(v).__module__ for v in list(getattr(node, "__dict__", {}).values()))
-    object.__setattr__(pack, "_built", frozenset(m for m in modules if isinstance(m, str)))
-    object.__setattr__(pack, "_reduced", None)  # the pickled state now holds more
+    return order_of(pack).make(kwargs)
 
 
 def make_vector(pack: SpecPack, num_envs: int | None, kwargs: dict[str, Any]) -> Any:

@@ -1,16 +1,17 @@
 """What a pack needs where it is built, found at capture: ``requires`` and ``assets``.
 
-``requires`` names the installed distributions of the code a pack names by reference (and,
-when capture builds the env, of the modules the build imported and of the objects the env
-holds: mujoco for an Ant). ``assets`` are the files the env is given: the kwargs that count as
-files by the rule written in :mod:`specpack._assets` (a ``pathlib`` path, or a str written as
-a path, naming an existing regular file; ``"rgb_array"`` or ``"4x4"`` never), the entry
-point's defaults that are absolute paths of a file, and the paths named in
-``capture(assets=...)``. Files inside the standard library or an installed distribution are
-not assets (their distribution is required instead). A counted relative path is made absolute
-here, at capture, so ``pack.kwargs`` shows what the env gets. The mechanisms are
-:mod:`specpack._provenance` and :mod:`specpack._assets`; this module only applies them to a
-pack.
+``requires`` names the installed distributions of the code a pack names, by reference or by
+value: the modules of its classes' MROs and, one level deep, what those modules import (mujoco
+for an Ant, or for a user's class that subclasses it); when capture builds the env (a live
+env, recorded spaces), also of the objects the env holds. It is decided at capture: a build
+never changes it. ``assets`` are the files the env is given: the kwargs that count as files by
+the rule written in :mod:`specpack._assets` (a ``pathlib`` path, or a str written as a path,
+naming an existing regular file; ``"rgb_array"`` or ``"4x4"`` never), the entry point's
+defaults that are absolute paths of a file, and the paths named in ``capture(assets=...)``.
+Files inside the standard library or an installed distribution are not assets (their
+distribution is required instead). A counted relative path is made absolute here, at capture,
+so ``pack.kwargs`` shows what the env gets. The mechanisms are :mod:`specpack._provenance` and
+:mod:`specpack._assets`; this module only applies them to a pack.
 
 The asset work costs nothing unless something could name a file: when no kwarg (nested
 values too) is written as a path or is a ``pathlib`` path, no default of the entry point is an
@@ -34,7 +35,14 @@ from ._carry.carried import Blob
 from ._carry.code import CodeRef, code_ref, live_object
 from ._carry.values import lower_mapping
 from ._errors import CaptureError
-from ._provenance import requires_of, source_of, user_modules
+from ._provenance import (
+    by_value_registry,
+    code_modules,
+    essential,
+    requires_of,
+    source_of,
+    user_modules,
+)
 
 if TYPE_CHECKING:
     from ._pack import SpecPack
@@ -334,23 +342,46 @@ def lowered(extra: Mapping[str, Any], label: str) -> tuple[dict[str, Any], bool]
 
 
 def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
-    """The distributions of the code a pack names by reference."""
-    return requires_of(c.module for c in code if not c.by_value)
+    """The distributions of the code a pack names: of each reference's module, and of the
+    modules its live object refers to (:func:`~specpack._provenance.code_modules`: the classes
+    of its MRO, and one level deep what those modules import), by value or by reference; those
+    that another of them depends on are left out (:func:`~specpack._provenance.essential`)."""
+    refs = list(code)
+    names = tuple(dict.fromkeys([*(c.module for c in refs if not c.by_value),
+                                 *code_modules(_live(c) for c in refs)]))
+    key = (names, by_value_registry())
+    found = _requires_memo.get(key)
+    if found is None:
+        if len(_requires_memo) > 1024:
+            _requires_memo.clear()
+        found = _requires_memo[key] = essential(requires_of(names))
+    return dict(found)
 
 
-def built_requires(env: Any, imported: Iterable[str]) -> dict[str, str]:
-    """The distributions a build needed: modules it imported, and of the objects it holds.
+#: What :func:`requires_of_pack` found, by the modules it read and the by-value registry.
+_requires_memo: dict[tuple[tuple[str, ...], frozenset[str]], dict[str, str]] = {}
 
-    A module imported before the build is not seen as imported, so the types of the
-    unwrapped env's attributes (an ``MjModel``: mujoco) are looked at too.
+
+def _live(ref: CodeRef) -> Any:
+    """The object ``ref`` stands for here (None if it cannot be had without a payload)."""
+    try:
+        return live_object(ref)
+    except Exception:  # noqa: BLE001 - code that cannot be loaded here names nothing more
+        return None
+
+
+def built_requires(env: Any, imported: Iterable[str] = ()) -> dict[str, str]:
+    """The distributions of a built env's code: of its unwrapped class (its MRO, and what
+    those modules import) and of the classes of the objects it holds (an ``MjModel``: the
+    distribution of ``mujoco._structs``; one that the constructor imported: its own).
+
+    ``imported`` is not read: what a build imports depends on what the process had loaded
+    before, and a pack's ``requires`` is the same wherever it was captured.
     """
-    modules = set(imported)
     node = getattr(env, "unwrapped", env)
-    for cls in type(node).__mro__:
-        modules.add(cls.__module__)
-    for value in list(getattr(node, "__dict__", {}).values()):
-        modules.add(type(value).__module__)
-    return requires_of(m for m in modules if m in sys.modules)
+    held = [type(v).__module__ for v in list(getattr(node, "__dict__", {}).values())]
+    return essential(requires_of([*code_modules([type(node)]),
+                                  *(m for m in held if isinstance(m, str) and m in sys.modules)]))
 
 
 def user_by_value(ref: CodeRef, obj: Any, self_contained: bool, what: str) -> CodeRef:

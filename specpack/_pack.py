@@ -6,14 +6,15 @@ nothing in it refers to the registry. Its fields are declared once (a frozen slo
 dataclass, :func:`specpack._record.frozen`: no code generated at import); its pickled state, copy, manifest fields and identity follow that list. What it
 does lives where it delegates (docs/how-it-works.md): :mod:`specpack._build` (make),
 :mod:`specpack._proof` (verify, seal, check), :mod:`specpack._fileface` (text form) and
-:mod:`specpack._state` (pickled state, identity).
+:mod:`specpack._state` (pickled state, identity). Nothing writes a pack's fields once it is
+made: what is computed once per pack (its fingerprint, pickled state and build order) is kept
+beside it (:mod:`specpack._beside`), so its pickle, ``requires`` and equality never change.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-import sys
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import InitVar, field
@@ -28,19 +29,26 @@ from ._keywords import checked_keywords
 from ._layer import Layer
 from ._record import frozen
 from ._restorer import restorer
-from ._state import FORMAT_VERSION, fingerprint_of, from_state, state_of
+from ._state import FORMAT_VERSION, fingerprint, from_state, reduced, state_of
 
 if TYPE_CHECKING:
     from ._assets import Asset
     from ._process import Boundary
-    from ._seal import CheckReport, Seal
+    from ._sealed import Seal
     from ._surface import Surface
+    from ._verify.check_report import CheckReport
     from ._verify.report import VerifyReport
 
 __all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
 
+class _Referable:
+    """A slot for weak references: what is derived from a pack is kept beside it."""
+
+    __slots__ = ("__weakref__",)
+
+
 @frozen(slots=True, eq=False, repr=False, kw_only=True)
-class SpecPack:
+class SpecPack(_Referable):
     """How to build one env, resolved in the process where it was known.
 
     Make one with :func:`specpack.capture`; rebuild it with :meth:`make` in any process (a
@@ -97,12 +105,8 @@ class SpecPack:
     sealed: Seal | None = None
     #: Whether ``_kwargs`` hold only immutable builtins (computed when not given).
     plain: InitVar[bool | None] = None
-    # Caches: derived, not part of the value (no init, no compare), set by object.__setattr__.
+    # Derived from ``_kwargs`` when the pack is made (never written after __post_init__).
     _plain: bool = field(default=False, init=False, compare=False, repr=False)
-    _fingerprint: str | None = field(default=None, init=False, compare=False, repr=False)
-    _order: _build.Order | None = field(default=None, init=False, compare=False, repr=False)
-    _reduced: tuple[Any, ...] | None = field(default=None, init=False, compare=False, repr=False)
-    _built: frozenset[str] | None = field(default=None, init=False, compare=False, repr=False)
 
     def __post_init__(self, plain: bool | None) -> None:
         s = object.__setattr__
@@ -130,8 +134,7 @@ class SpecPack:
             New values of fields, by name: ``surface``, ``assets``, ``sealed``, ``notes``,
             ``versions``, ``requires``... (and the private ``_kwargs``: lowered kwargs).
         """
-        # what a build here added to requires is kept
-        changes["_requires"] = changes.pop("requires", self.requires)
+        changes["_requires"] = changes.pop("requires", self._requires)
         return dataclasses.replace(self, **changes)
 
     @checked_keywords
@@ -142,11 +145,7 @@ class SpecPack:
         return self.evolve(surface=surface)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        args = self._reduced
-        if args is None:
-            args = (FORMAT_VERSION, self._state())
-            object.__setattr__(self, "_reduced", args)
-        return (restore_pack, args)
+        return (restore_pack, reduced(self))
 
     def _state(self) -> tuple[Any, ...]:
         """The pickled state: the fingerprint, then each field's state, in field order
@@ -158,11 +157,7 @@ class SpecPack:
         """A stable digest of everything that shapes the env, assets included (not versions,
         notes, ``requires`` or the seal): equal for equal content, kept by pickle and JSON
         round trips (docs/how-it-works.md, "A pack's identity")."""
-        fp = self._fingerprint
-        if fp is None:
-            fp = fingerprint_of(self)
-            object.__setattr__(self, "_fingerprint", fp)
-        return fp
+        return fingerprint(self)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SpecPack):
@@ -191,19 +186,11 @@ class SpecPack:
 
     @property
     def requires(self) -> Mapping[str, str]:
-        """``{distribution: version}`` that must be installed where the pack is built: what
-        its code names and, once built here, what the build imported; ``make()`` refuses a
-        missing one (docs/how-it-works.md, "What a pack requires")."""
-        built = self._built
-        if not built:
-            return self._requires
-        from ._provenance import requires_of
-
-        found = requires_of(m for m in built if m in sys.modules)
-        merged = MappingProxyType({**found, **self._requires})
-        object.__setattr__(self, "_requires", merged)
-        object.__setattr__(self, "_built", frozenset())
-        return merged
+        """``{distribution: version}`` that must be installed where the pack is built, decided
+        at capture from the code the pack names (and, for a live env or recorded spaces, what
+        that build needed); the same before and after ``make()`` and in every process.
+        ``make()`` refuses a missing one (docs/how-it-works.md, "What a pack requires")."""
+        return self._requires
 
     @property
     def max_episode_steps(self) -> int | None:

@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # what __getattr__ hands out, from where it is defined
     from ._carry.tree import restore_array
     from ._layer import restore_layer
     from ._pack import restore_pack
-    from ._seal import restore_seal
+    from ._sealed import restore_seal
     from ._surface import restore_surface
 
 __all__ = [
@@ -86,7 +86,7 @@ _HOMES = {
     "restore_layer": "._layer",
     "restore_order": "._build",
     "restore_pack": "._pack",
-    "restore_seal": "._seal",  # the sealing machinery loads only for a pack with a seal
+    "restore_seal": "._sealed",  # the value only: no sealing machinery
     "restore_sources": "._carry.sources",
     "restore_surface": "._surface",
 }

@@ -16,7 +16,8 @@ from ._errors import SpecPackError
 
 if TYPE_CHECKING:
     from ._pack import SpecPack
-    from ._seal import CheckReport, Seal
+    from ._sealed import Seal
+    from ._verify.check_report import CheckReport
     from ._verify.report import VerifyReport
 
 __all__ = ["check", "seal", "verify"]

@@ -14,7 +14,9 @@ actions under the seal's seed and hash seed, and names the first step and field 
     assert report, str(report)
 
 A seal is plain data (ints, strings, tuples, a str -> str mapping): it survives the pack file's
-typed JSON (:meth:`Seal.to_data`, :meth:`Seal.from_data`).
+typed JSON (:meth:`Seal.to_data`, :meth:`Seal.from_data`). The value lives in
+:mod:`specpack._sealed`, which imports no tool: a worker that unpickles a sealed pack and builds
+it never loads this module (re-exported here for the tools that use it).
 """
 
 from __future__ import annotations
@@ -22,14 +24,14 @@ from __future__ import annotations
 import itertools
 import os
 import pickle
+import sys
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from ._errors import BuildError, PackFormatError, SpecPackError
+from ._errors import BuildError, SpecPackError
 from ._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label
-from ._restorer import restorer
+from ._sealed import Seal, restore_seal
 from ._verify.check_report import CheckReport, versions_text
 from ._verify.engine import check_ignore_info, check_rollout_options
 from ._verify.jobs import STASH
@@ -46,120 +48,37 @@ from ._verify.sealing import (
     FIELDS,
     NO_DIGEST,
     PICKLE_JOB,
-    SEAL_JOB,
     event_fields,
     first_divergence,
+    rollout_digests,
 )
 
-__all__ = ["CheckReport", "Seal", "check_seal", "make_seal"]
+__all__ = ["CheckReport", "Seal", "check_seal", "make_seal", "restore_seal"]
 
 #: Where :func:`check_seal` may rebuild: this process (in a thread), or a worker.
 CHECK_WHERE = ("here", *BOUNDARIES)
 _HASH_KEY = "PYTHONHASHSEED"
 _TOKENS = itertools.count()
+#: The job both sides run: :func:`rollout_and_loaded` (in the worker, which imports this module).
+ROLLOUT_JOB = f"{__name__}:rollout_and_loaded"
 
 
-@dataclass(frozen=True)
-class Seal:
-    """The digests of one seeded rollout of a pack, made in a fresh interpreter.
+def rollout_and_loaded(payload: bytes, *, loaded: bool = False, **params: Any) -> dict[str, Any]:
+    """:func:`~specpack._verify.sealing.rollout_digests` (run in the worker); with ``loaded``
+    (a seal's rollout) also, under ``"loaded"``, the distributions this interpreter holds once
+    the pack is built and rolled out (what the build loaded, with the harness's own) as
+    ``{name: version}``, their versions added to ``"versions"``."""
+    out = rollout_digests(payload, **params)
+    if not loaded:
+        return out
+    from ._provenance import requires_of
 
-    Attributes
-    ----------
-    steps, seed
-        The rollout: ``reset(seed=seed)``, then ``steps`` actions planned from a seeded copy
-        of the fresh env's action space.
-    fields
-        The fields of a step event, in the order of its digests (:data:`FIELDS`).
-    digests
-        One tuple per event: its name (``"reset 0"``, ``"step 17"``), then one sha256 per
-        field (a step: ``fields``; a reset: observation, info).
-    layers
-        The env's wrapper layers, outermost first.
-    spaces
-        The sha256 of the spaces' descriptions (observation space, action space before and
-        after the first reset).
-    made_with
-        The versions the rollout ran under (``python``, ``platform``, ``specpack``, the
-        backend, ``numpy``, ``cloudpickle``, each distribution of the pack's ``requires``)
-        and its ``PYTHONHASHSEED``.
-    ignore_info
-        ``info`` keys left out of the digests (a check leaves out the same).
-    """
-
-    steps: int
-    seed: int
-    fields: tuple[str, ...]
-    digests: tuple[tuple[str, ...], ...] = field(repr=False)
-    layers: tuple[str, ...]
-    spaces: str
-    made_with: Mapping[str, str] = field(hash=False)
-    ignore_info: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        s = object.__setattr__
-        for name in ("steps", "seed"):
-            value = getattr(self, name)
-            if type(value) is not int or value < 0:
-                raise SpecPackError(f"Seal.{name}={value!r} must be a non-negative int")
-        for name in ("fields", "layers", "ignore_info"):
-            s(self, name, _strings(getattr(self, name), f"Seal.{name}"))
-        s(self, "digests", tuple(_strings(d, "Seal.digests[...]") for d in
-                                 _sequence(self.digests, "Seal.digests")))
-        if type(self.spaces) is not str:
-            raise SpecPackError(f"Seal.spaces={self.spaces!r} must be a str (a sha256)")
-        if not isinstance(self.made_with, Mapping) or not all(
-                type(k) is str and type(v) is str for k, v in self.made_with.items()):
-            raise SpecPackError("Seal.made_with must map str to str (name -> version)")
-        s(self, "made_with", dict(self.made_with))
-
-    def to_data(self) -> dict[str, Any]:
-        """The seal as plain data (ints, strings, tuples, a dict) for a pack file."""
-        return {"steps": self.steps, "seed": self.seed, "fields": self.fields,
-                "digests": self.digests, "layers": self.layers, "spaces": self.spaces,
-                "made_with": dict(self.made_with), "ignore_info": self.ignore_info}
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (restore_seal, (self.to_data(),))
-
-    @classmethod
-    def from_data(cls, data: Any) -> Seal:
-        """The seal :meth:`to_data` gave (read from a file: every part is checked).
-
-        Raises
-        ------
-        PackFormatError
-            ``data`` is not a seal's data.
-        """
-        if type(data) is not dict:
-            raise PackFormatError(f"the seal must be a dict, not {type(data).__name__}")
-        known = ("steps", "seed", "fields", "digests", "layers", "spaces", "made_with",
-                 "ignore_info")
-        extra = sorted(map(str, set(data) - set(known)))
-        if extra:
-            raise PackFormatError(f"the seal holds unknown fields {extra}")
-        try:
-            return cls(**data)
-        except (SpecPackError, TypeError) as e:
-            raise PackFormatError(f"the seal is malformed: {e}") from None
-
-
-@restorer
-def restore_seal(data: dict[str, Any]) -> Seal:
-    """A pickled :class:`Seal` (its :meth:`~Seal.to_data` dict, checked)."""
-    return Seal.from_data(data)
-
-
-def _sequence(value: Any, what: str) -> tuple[Any, ...]:
-    if type(value) not in (list, tuple):
-        raise SpecPackError(f"{what} must be a tuple, not {type(value).__name__}")
-    return tuple(value)
-
-
-def _strings(value: Any, what: str) -> tuple[str, ...]:
-    items = _sequence(value, what)
-    if not all(type(v) is str for v in items):
-        raise SpecPackError(f"{what} must hold only strings")
-    return items
+    found = requires_of(list(sys.modules))
+    out["loaded"] = found
+    versions = out["versions"]
+    for name, version in found.items():
+        versions.setdefault(name, version)
+    return out
 
 
 def make_seal(pack: Any, *, steps: int = 100, seed: int = 0, timeout: float = 120.0,
@@ -195,7 +114,8 @@ def make_seal(pack: Any, *, steps: int = 100, seed: int = 0, timeout: float = 12
     hash_seed = this_process_seed()
     hash_seed = REBUILD_HASH_SEED if hash_seed is None else hash_seed
     what = getattr(pack, "label", "the pack")
-    o = _roll(pack, "subprocess", hash_seed, steps, seed, ignored, time.monotonic() + timeout)
+    o = _roll(pack, "subprocess", hash_seed, steps, seed, ignored, time.monotonic() + timeout,
+              (), record=True)
     if o.status == "timeout":
         raise BuildError(f"cannot seal {what}: its rollout in a fresh interpreter did not "
                          f"finish within {timeout:g} s (pass a larger timeout=, or fewer steps=)")
@@ -222,7 +142,7 @@ def make_seal(pack: Any, *, steps: int = 100, seed: int = 0, timeout: float = 12
     made_with = {**got["versions"], _HASH_KEY: str(hash_seed)}
     return Seal(steps=steps, seed=seed, fields=FIELDS, digests=got["events"],
                 layers=got["layers"], spaces=got["spaces"], made_with=made_with,
-                ignore_info=ignored)
+                ignore_info=ignored, loaded=tuple(sorted(got.get("loaded", ()))))
 
 
 def check_seal(pack: Any, seal: Seal, *, where: str = "subprocess",
@@ -260,7 +180,7 @@ def check_seal(pack: Any, seal: Seal, *, where: str = "subprocess",
     valid = recorded.isascii() and recorded.isdigit() and int(recorded) < 1 << 32
     hash_seed = int(recorded) if valid else REBUILD_HASH_SEED
     o = _roll(pack, where, hash_seed, seal.steps, seal.seed, seal.ignore_info,
-              start + timeout)
+              start + timeout, seal.loaded)
     side = "this process" if where == "here" else f"a {label(where)}"
     report = CheckReport(status=REBUILD_ERROR, differences=[], where=where, steps=seal.steps,
                          seed=seal.seed, sealed_with=dict(seal.made_with),
@@ -348,24 +268,34 @@ def _answer(o: Outcome) -> dict[str, Any] | None:
         return None
     if not all(type(k) is str and type(x) is str for k, x in v["versions"].items()):
         return None
+    found = v.get("loaded", {})
+    if type(found) is not dict or not all(type(k) is str and type(x) is str
+                                          for k, x in found.items()):
+        return None
     if v.get("error") is not None and type(v["error"]) is not dict:
         return None
     return v
 
 
 def _roll(pack: Any, where: str, hash_seed: int, steps: int, seed: int,
-          ignore_info: Iterable[str], deadline: float) -> Outcome:
-    """Run the sealing job on ``pack`` in a worker of ``where`` (``"here"``: a thread)."""
+          ignore_info: Iterable[str], deadline: float, loaded: Iterable[str], *,
+          record: bool = False) -> Outcome:
+    """Run the sealing job on ``pack`` in a worker of ``where`` (``"here"``: a thread),
+    reporting the versions of the pack's ``requires`` and of ``loaded`` (a seal's), and with
+    ``record`` the distributions the worker loaded."""
     got = _payload(pack, deadline)
     if isinstance(got, Outcome):
         return got
     params = {"steps": steps, "seed": seed, "ignore_info": list(ignore_info),
               "backend": str(getattr(pack, "backend", "gymnasium")),
-              "names": sorted(map(str, getattr(pack, "requires", None) or {}))}
+              "names": sorted({*map(str, getattr(pack, "requires", None) or {}),
+                               *loaded})}
+    if record:
+        params["loaded"] = True
     env = seeded_env(hash_seed) if where == "subprocess" else None
     worker = ThreadWorker() if where == "here" else Worker(where, env=env)  # type: ignore[arg-type]
     with worker:
-        worker.submit(SEAL_JOB, got, params)
+        worker.submit(ROLLOUT_JOB, got, params)
         return worker.collect(timeout=max(deadline - time.monotonic(), 0.0))
 
 

@@ -6,16 +6,18 @@ fields): the pickled state is the fingerprint followed by each field's state in 
 how it is read back), and :func:`content` is the typed JSON of the fields that shape the env.
 A new field is appended, with a new :data:`FORMAT_VERSION` when old readers must refuse it.
 Nothing here imports the pack module: :func:`~specpack._pack.restore_pack` passes its class in.
+A pack's fingerprint and pickled state are computed once and kept beside it (:func:`fingerprint`,
+:func:`reduced`): never in its fields, so they change nothing of the pack.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import pickle
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ._beside import Beside
 from ._carry.ref import code_ref_from_state
 from ._carry.tree import pickle_exact
 from ._errors import PackFormatError, SpecPackError
@@ -25,7 +27,8 @@ if TYPE_CHECKING:
     from ._pack import SpecPack
     from ._typedjson.encode import Encoder
 
-__all__ = ["FORMAT_VERSION", "content", "fields", "fingerprint_of", "from_state", "state_of"]
+__all__ = ["FORMAT_VERSION", "content", "fields", "fingerprint", "fingerprint_of", "from_state",
+           "reduced", "state_of"]
 
 #: Version of a pickled pack's state layout; readers accept every version up to this one
 #: (1: specpack 0.1; 2: builtins led by the fingerprint; 3: format 2 followed by
@@ -66,7 +69,7 @@ def _seal_state(seal: Any) -> Any:
 def _seal_from(data: Any) -> Any:
     if data is None:
         return None
-    from ._seal import Seal  # lazy: sealing machinery is not needed to build
+    from ._sealed import Seal  # lazy: a pack without a seal never needs it
 
     return Seal.from_data(data)
 
@@ -95,10 +98,8 @@ def state_of(pack: SpecPack) -> tuple[Any, ...]:
     """The pickled state of ``pack``: its fingerprint, then each field's state in order."""
     out: list[Any] = [pack.fingerprint]
     for name in fields(type(pack)):
-        if name == "_requires":
-            value: Any = pack.requires  # what a build here added, resolved now
-        elif name == "_kwargs":
-            value = pack._kwargs if pack._plain else pickle_exact(pack._kwargs)
+        if name == "_kwargs":
+            value: Any = pack._kwargs if pack._plain else pickle_exact(pack._kwargs)
         else:
             value = getattr(pack, name)
         convert = TO_STATE.get(name)
@@ -106,29 +107,23 @@ def state_of(pack: SpecPack) -> tuple[Any, ...]:
     return tuple(out)
 
 
-#: Recently unpickled packs by everything that differs between two packs' states (see
-#: :func:`_state_key`). A pack is an immutable value, so every unpickled copy of one can be the
-#: same object (Ray and SB3 ship the same pack many times); it then also keeps its build plan.
-#: Bounded: cleared past 256.
-_unpickled: dict[Any, SpecPack] = {}
+#: Each live pack's fingerprint and the arguments of its restore (format, state), kept beside
+#: it: a pack read from a pickle keeps the fingerprint and state it was sent with (a worker
+#: never loads the typed-JSON codec to digest it again).
+_fingerprints: Beside[str] = Beside()
+_reduced: Beside[tuple[int, tuple[Any, ...]]] = Beside()
 
 
-def _state_key(names: tuple[str, ...], state: tuple[Any, ...]) -> Any:
-    """The unpickle cache's key of a format-2 or -3 state: strings, bytes and None, so ``==``
-    is exact. The fingerprint covers each code state but its Python tag and ``allow`` (added
-    when set) and a partial's bound arguments (in the fingerprint); it covers the assets'
-    paths and digests but not whether their bytes are carried, nor the versions, notes, the
-    recorded surface, ``requires`` or the seal, which are keyed here (the last three by a
-    digest of their pickle)."""
-    at = {name: i + 1 for i, name in enumerate(names)}
-    entry, layers, surface = state[at["entry_point"]], state[at["layers"]], state[at["surface"]]
-    seen = None if surface is None else hashlib.sha256(pickle.dumps(surface, 5)).digest()
-    policy = [c[3:5] for c in (entry, *[c for c, _ in layers]) if c[3] is not None
-              or c[4] is not None]
-    tail = state[at["_requires"]:]
-    extra = hashlib.sha256(pickle.dumps(tail, 5)).digest() if any(tail) else None
-    return (state[0], tuple(state[at["versions"]].items()), state[at["notes"]], seen,
-            tuple(policy) if policy else None, extra)
+def fingerprint(pack: SpecPack) -> str:
+    """``pack.fingerprint``: :func:`fingerprint_of`, computed once per pack."""
+    fp = _fingerprints.get(pack)
+    return fp if fp is not None else _fingerprints.put(pack, fingerprint_of(pack))
+
+
+def reduced(pack: SpecPack) -> tuple[int, tuple[Any, ...]]:
+    """The arguments of ``pack``'s restore: ``(FORMAT_VERSION, state_of(pack))``, made once."""
+    args = _reduced.get(pack)
+    return args if args is not None else _reduced.put(pack, (FORMAT_VERSION, state_of(pack)))
 
 
 def from_state(cls: type[SpecPack], fmt: int, state: tuple[Any, ...]) -> SpecPack:
@@ -154,24 +149,14 @@ def from_state(cls: type[SpecPack], fmt: int, state: tuple[Any, ...]) -> SpecPac
             f"this pickle holds a pack of format {fmt!r}, but this specpack reads formats up to "
             f"{FORMAT_VERSION}; upgrade specpack")
     names = fields(cls)
-    try:
-        key = _state_key(names, state)
-        hit = _unpickled.get(key)
-    except (TypeError, ValueError, RecursionError, pickle.PicklingError):  # not cached
-        key, hit = None, None
-    if hit is not None:
-        return hit
     given = {}
     for name, value in zip(names, state[1:]):  # format 2 stops before _requires
         convert = FROM_STATE.get(name)
         given[name] = value if convert is None else convert(value)
-    pack = cls(**given)
-    object.__setattr__(pack, "_fingerprint", state[0])
-    object.__setattr__(pack, "_reduced", (fmt, state))  # the arguments of its restore
-    if key is not None:
-        if len(_unpickled) >= 256:
-            _unpickled.clear()
-        _unpickled[key] = pack
+    pack = cls(**given)  # a new pack for every restore: equal, never shared
+    _fingerprints.put(pack, state[0])
+    if fmt == FORMAT_VERSION:
+        _reduced.put(pack, (fmt, state))
     return pack
 
 

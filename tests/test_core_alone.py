@@ -112,3 +112,37 @@ def test_public_names_still_load_on_first_use() -> None:
         assert getattr(specpack, name) is not None, name
     assert specpack.SpecPack.__module__ == "specpack"  # where users import it
     assert sys.modules["specpack._pack"].SpecPack is specpack.SpecPack
+
+
+#: A fresh interpreter: unpickle, build, step; then the specpack modules it holds.
+MODULES = """
+import json, pickle, sys
+env = pickle.loads(open(sys.argv[1], "rb").read()).make()
+env.reset(seed=0)
+env.step(env.action_space.sample())
+env.close()
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] == "specpack")))
+"""
+
+
+def test_a_sealed_packs_worker_loads_the_plain_packs_modules_and_the_seal_value(
+        tmp_path: Path) -> None:
+    """The seal travels inside the pack, so unpickling it loads the Seal value: only that, not
+    the sealing machinery (worker harness, verifier, typed JSON). (Before, the Seal class lived
+    beside ``make_seal``, which imports the harness: a sealed pack's worker loaded 66 specpack
+    modules, the plain pack's 26, and this failed.)"""
+    plain = specpack.capture("CartPole-v1", max_episode_steps=20)
+    sealed = plain.seal(steps=3, seed=0, timeout=120)
+    assert isinstance(sealed.sealed, specpack.Seal)
+    seen = {}
+    for kind, pack in (("plain", plain), ("sealed", sealed)):
+        blob = tmp_path / f"{kind}.pkl"
+        blob.write_bytes(pickle.dumps(pack))
+        proc = run_python(["-c", MODULES, str(blob)], cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        seen[kind] = set(json.loads(proc.stdout.splitlines()[-1]))
+    tools = sorted(m for m in seen["sealed"] if m.startswith(
+        ("specpack._process", "specpack._verify", "specpack._typedjson", "specpack._seal.")))
+    assert tools == [] and "specpack._seal" not in seen["sealed"], tools
+    assert seen["sealed"] - seen["plain"] == {"specpack._sealed"}
+    assert seen["plain"] <= seen["sealed"]

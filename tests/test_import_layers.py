@@ -33,7 +33,8 @@ HEAVY = ("specpack._process", "specpack._verify", "specpack._audit", "specpack._
 CORE = ("specpack", "specpack._pack", "specpack._build", "specpack._fileface", "specpack._proof",
         "specpack._surface", "specpack._assets", "specpack._capture", "specpack._backends",
         "specpack._carry", "specpack._layer", "specpack._errors", "specpack._error_twins",
-        "specpack._capture_errors", "specpack._versions")
+        "specpack._capture_errors", "specpack._versions", "specpack._sealed",
+        "specpack._beside")
 
 
 def _modules(root: Path) -> dict[str, tuple[Path, bool]]:

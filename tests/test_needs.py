@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium
-import numpy as np
 import pytest
+from _helpers import run_python
 
 import specpack
 from specpack._assets import Asset
@@ -127,11 +127,49 @@ def test_assets_digests_shape_the_fingerprint_requires_and_seal_do_not(project) 
     assert cart.evolve(assets=()).fingerprint == cart.fingerprint
 
 
-def test_requires_names_the_by_reference_distributions_and_build_imports() -> None:
+def test_requires_names_the_distributions_of_the_code_not_their_dependencies() -> None:
     pack = specpack.capture("CartPole-v1")
-    assert pack.requires == {"gymnasium": gymnasium.__version__}
+    # its module imports numpy, which gymnasium depends on: installing gymnasium installs it
+    assert dict(pack.requires) == {"gymnasium": gymnasium.__version__}
     built = specpack.capture("CartPole-v1", record_spaces=True)
-    assert dict(built.requires).items() >= dict(pack.requires).items()
+    assert built.requires == pack.requires
+
+
+HYPOTHESIS_ENV = """
+import gymnasium
+import hypothesis
+
+
+class Guessing(gymnasium.Env):
+    observation_space = gymnasium.spaces.Discrete(2)
+    action_space = gymnasium.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return 0, {}
+
+    def step(self, action):
+        return 0, 0.0, True, False, {}
+"""
+
+
+def test_requires_names_what_a_users_env_module_imports(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's module is no distribution; the distributions it imports at module level
+    are required. (Before, only the distributions of the code's own modules were: this
+    failed.)"""
+    from importlib.metadata import version
+
+    name = f"guessing_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{name}.py").write_text(HYPOTHESIS_ENV)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = __import__(name)
+    try:
+        pack = specpack.capture(module.Guessing)
+        assert pack.requires.get("hypothesis") == version("hypothesis")
+        assert pack.requires["gymnasium"] == gymnasium.__version__
+    finally:
+        sys.modules.pop(name, None)
 
 
 def test_new_fields_survive_pickle_and_the_pack_file(project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -354,12 +392,15 @@ def test_a_word_kwarg_is_not_taken_for_a_file_of_that_name_in_the_cwd(
 
 
 def test_a_live_env_adds_the_distributions_of_what_it_holds() -> None:
+    from importlib.metadata import version
+
     env = gymnasium.make("CartPole-v1")
-    env.reset(seed=0)  # its state is a numpy array now
+    env.reset(seed=0)  # its state is a numpy array now: numpy, which gymnasium brings
     pack = specpack.capture(env)
     env.close()
-    assert pack.requires["numpy"] == np.__version__
-    assert pack.requires["gymnasium"] == gymnasium.__version__
+    assert dict(pack.requires) == {"gymnasium": gymnasium.__version__}
+    held = specpack.capture(HoldsAStrategy())  # its constructor imported hypothesis
+    assert held.requires.get("hypothesis") == version("hypothesis")
 
 
 class HoldsAStrategy(gymnasium.Env):  # type: ignore[type-arg]
@@ -382,14 +423,110 @@ class HoldsAStrategy(gymnasium.Env):  # type: ignore[type-arg]
         return 0, 0.0, False, False, {}
 
 
-def test_requires_names_what_the_build_needed_once_the_pack_has_been_built() -> None:
-    """``pack.requires`` before a build names the code's distributions; after ``make()`` in
-    this process also those the build imported or holds objects of, and so does a pickle."""
+def test_requires_is_decided_at_capture_and_a_build_changes_nothing() -> None:
+    """``requires`` names the code's distributions at capture; ``make()`` changes neither it
+    nor the pack's pickle. The constructor imports hypothesis (inside ``__init__``: no module
+    of the code names it), so only a capture that builds (recorded spaces) sees it, from the
+    object the env holds. (Before, a build merged what it imported into ``requires``: these
+    asserts failed.)"""
     from importlib.metadata import version
 
     pack = specpack.capture(HoldsAStrategy)
-    assert "hypothesis" not in pack.requires
+    before, blob = dict(pack.requires), pickle.dumps(pack)
+    assert "hypothesis" not in before and before["gymnasium"] == gymnasium.__version__
     pack.make().close()
-    assert pack.requires.get("hypothesis") == version("hypothesis")
-    assert pickle.loads(pickle.dumps(pack)).requires.get("hypothesis") == version("hypothesis")
-    assert pickle.loads(pickle.dumps(pack)) == pack  # requires is not in the identity
+    assert dict(pack.requires) == before and pickle.dumps(pack) == blob
+    assert dict(pickle.loads(blob).requires) == before
+    recorded = specpack.capture(HoldsAStrategy, record_spaces=True)
+    assert recorded.requires.get("hypothesis") == version("hypothesis")
+
+
+#: The mission's env: a user's subclass of a MuJoCo env, registered by id, defined in the
+#: script (``__main__``: carried by value) or in a module of the user's project.
+CUSTOM_ANT = """
+import importlib.metadata, json, pickle, sys
+import gymnasium
+import specpack
+
+if sys.argv[1] == "main":
+    from gymnasium.envs.mujoco.ant_v5 import AntEnv
+
+    class CustomAnt(AntEnv):
+        pass
+
+    gymnasium.register("CustomAnt-v0", entry_point=CustomAnt, max_episode_steps=10)
+else:
+    import userants  # registers CustomAnt-v0 as "userants:CustomAnt"
+
+pack = specpack.capture("CustomAnt-v0")
+before, blob = dict(pack.requires), pickle.dumps(pack)
+env = pack.make()
+env.reset(seed=0)
+env.close()
+print(json.dumps({"before": before, "after": dict(pack.requires),
+                  "same_pickle": pickle.dumps(pack) == blob,
+                  "by_value": pack.entry_point.by_value,
+                  "mujoco": importlib.metadata.version("mujoco")}))
+"""
+
+USER_ANTS = """
+import gymnasium
+from gymnasium.envs.mujoco.ant_v5 import AntEnv
+
+
+class CustomAnt(AntEnv):
+    pass
+
+
+gymnasium.register("CustomAnt-v0", entry_point="userants:CustomAnt", max_episode_steps=10)
+"""
+
+
+@pytest.mark.parametrize("where", ["main", "user_module"])
+def test_a_users_subclass_of_a_mujoco_env_requires_mujoco_before_any_make(
+        tmp_path: Path, where: str) -> None:
+    """Its module names no mujoco; the class's MRO reaches gymnasium's MuJoCo env, whose module
+    imports mujoco. (Before, ``requires`` was ``{gymnasium}`` until a ``make()`` in the same
+    process added what the build imported: this failed.)"""
+    pytest.importorskip("mujoco")
+    (tmp_path / "userants.py").write_text(USER_ANTS)
+    proc = run_python(["-c", CUSTOM_ANT, where], cwd=tmp_path,
+                      env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                          [str(tmp_path), os.environ.get("PYTHONPATH", "")])})
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got["by_value"] is (where == "main")
+    assert got["before"].get("mujoco") == got["mujoco"], got["before"]
+    assert got["before"]["gymnasium"] == gymnasium.__version__
+    assert got["after"] == got["before"] and got["same_pickle"]
+
+
+SESSION = """
+import json
+import gymnasium
+import hypothesis  # the script's session imports it; the env's code never uses it
+import specpack
+
+
+class Still(gymnasium.Env):
+    observation_space = gymnasium.spaces.Discrete(2)
+    action_space = gymnasium.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return 0, {}
+
+    def step(self, action):
+        return 0, 0.0, True, False, {}
+
+
+print(json.dumps(dict(specpack.capture(Still).requires)))
+"""
+
+
+def test_a_scripts_own_imports_are_not_required_by_a_class_it_defines(tmp_path: Path) -> None:
+    """``__main__`` is a session, not a module a worker imports: what it imported is not
+    required unless the class's MRO reaches it (a guard of the design, not a regression)."""
+    proc = run_python(["-c", SESSION], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1]) == {"gymnasium": gymnasium.__version__}

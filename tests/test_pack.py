@@ -264,7 +264,12 @@ def test_the_pack_is_one_frozen_slotted_dataclass_without_mixins():
 
     pack = specpack.capture("CartPole-v1")
     assert dataclasses.is_dataclass(specpack.SpecPack)
-    assert specpack.SpecPack.__mro__ == (specpack.SpecPack, object)  # no face mixins
+    # no face mixins: one base, which holds only the slot for weak references (what is derived
+    # from a pack is kept beside it, by identity: specpack._beside)
+    cls, base, top = specpack.SpecPack.__mro__
+    assert (cls, top) == (specpack.SpecPack, object) and base.__slots__ == ("__weakref__",)
+    assert set(vars(base)) <= {"__module__", "__qualname__", "__doc__", "__slots__",
+                               "__weakref__"}
     assert not hasattr(pack, "__dict__")
     with pytest.raises(dataclasses.FrozenInstanceError):
         pack.id = "Other-v0"
@@ -339,3 +344,90 @@ def test_make_keeps_taking_any_env_kwarg_and_is_not_wrapped():
     assert not hasattr(specpack.SpecPack.make, "__wrapped__")
     with pytest.raises(TypeError, match=r"did you mean 'render_mode'\?"):
         specpack.capture("CartPole-v1").make(rendr_mode="rgb_array")
+
+
+# -- a value: nothing changes it after it is made ---------------------------------------------
+
+#: A fresh interpreter: unpickle the parent's bytes, build, and pickle the pack again.
+ELSEWHERE = """
+import json, pickle, sys
+pack = pickle.loads(open(sys.argv[1], "rb").read())
+before = pickle.dumps(pack)
+env = pack.make()
+env.reset(seed=0)
+env.close()
+again = pickle.dumps(pack)
+open(sys.argv[2], "wb").write(again)
+print(json.dumps({"requires": dict(pack.requires), "fingerprint": pack.fingerprint,
+                  "same": again == before}))
+"""
+
+
+def _fields(pack: specpack.SpecPack) -> dict[str, object]:
+    import dataclasses
+
+    return {f.name: getattr(pack, f.name) for f in dataclasses.fields(pack)}
+
+
+@pytest.mark.parametrize("record_spaces", [False, True])
+def test_make_changes_nothing_of_a_pack_here_or_in_another_process(tmp_path, record_spaces):
+    """Pickle bytes, ``requires``, fingerprint, equality and every field (the very objects)
+    are the same before and after ``make()``, here and in a fresh interpreter that unpickles
+    and builds it. (Before, the first ``make()`` merged what the build imported into
+    ``requires`` and the pickle: this failed.)"""
+    pack = specpack.capture("CartPole-v1", max_episode_steps=7, record_spaces=record_spaces)
+    blob, requires, fp = pickle.dumps(pack), dict(pack.requires), pack.fingerprint
+    fields = _fields(pack)
+    copy = pickle.loads(blob)
+    env = pack.make()
+    env.reset(seed=0)
+    env.close()
+    assert pickle.dumps(pack) == blob
+    assert dict(pack.requires) == requires and pack.fingerprint == fp
+    assert all(value is fields[name] for name, value in _fields(pack).items())
+    assert pack == copy and hash(pack) == hash(copy)
+    sent, back = tmp_path / "sent.pkl", tmp_path / "back.pkl"
+    sent.write_bytes(blob)
+    proc = subprocess.run([sys.executable, "-c", ELSEWHERE, str(sent), str(back)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    seen = json.loads(proc.stdout.splitlines()[-1])
+    assert seen == {"requires": requires, "fingerprint": fp, "same": True}
+    if not record_spaces:  # a round trip of numpy spaces may share their dtypes otherwise
+        assert back.read_bytes() == blob
+    assert pickle.loads(back.read_bytes()) == pack
+
+
+def test_two_unpickles_of_the_same_bytes_are_two_equal_packs():
+    """(Before, a memo of recent unpickles handed back one shared object: this failed.)"""
+    blob = pickle.dumps(specpack.capture("CartPole-v1", max_episode_steps=5))
+    first, second = pickle.loads(blob), pickle.loads(blob)
+    assert first == second and first is not second
+    assert pickle.dumps(first) == pickle.dumps(second) == blob
+    first.make().close()
+    assert pickle.dumps(first) == pickle.dumps(second) == blob
+
+
+def test_what_is_derived_from_a_pack_is_kept_beside_it_and_goes_with_it():
+    """The fingerprint, pickled state and build order are cached beside a pack, by identity:
+    equal packs never share an entry, and an entry goes when its pack does."""
+    import gc
+
+    from specpack import _build, _state
+
+    def tables() -> list[int]:
+        return [len(_state._fingerprints), len(_state._reduced), len(_build._orders)]
+
+    pack = specpack.capture("CartPole-v1", max_episode_steps=11)
+    blob, order = pickle.dumps(pack), _build.order_of(pack)
+    gc.collect()
+    start = tables()
+    twin = pickle.loads(blob)
+    twin.make().close()
+    assert _build.order_of(twin) is not order and _build.order_of(pack) is order
+    assert tables() == [n + 1 for n in start]
+    del twin
+    gc.collect()
+    assert tables() == start

@@ -257,3 +257,41 @@ def test_a_sealed_pack_keeps_its_whole_seal_through_pickle() -> None:
     again = pickle.loads(pickle.dumps(sealed))
     assert again.sealed == sealed.sealed and again.sealed.ignore_info == ("clock",)
     assert again.check(where="here")
+
+
+# -- what the fresh build loaded ----------------------------------------------------------------
+
+
+def test_a_seal_made_before_any_make_records_the_distributions_its_build_loaded() -> None:
+    """The rollout runs in a fresh interpreter: the seal names what that build loaded (mujoco
+    for an Ant) with its version, whether or not this process ever built the pack, and a check
+    reports the same names (no "absent"). (Before, a seal recorded only ``requires``, which
+    named no mujoco until a ``make()`` here: this failed.)"""
+    import pickle
+    from importlib.metadata import version
+
+    pytest.importorskip("mujoco")
+    pack = specpack.capture("Ant-v5", max_episode_steps=5)
+    sealed = pack.seal(steps=2, seed=0, timeout=120)
+    seal = sealed.sealed
+    assert seal is not None and {"mujoco", "gymnasium"} <= set(seal.loaded)
+    assert seal.made_with["mujoco"] == version("mujoco")
+    assert list(seal.loaded) == sorted(seal.loaded)
+    again = pickle.loads(pickle.dumps(sealed))
+    assert again.sealed == seal and again.sealed.loaded == seal.loaded
+    assert specpack.SpecPack.from_json(sealed.to_json()).sealed == seal
+    report = sealed.check(timeout=120)
+    assert report, str(report)
+    assert report.checked_with["mujoco"] == version("mujoco")
+    assert "absent" not in str(report)
+
+
+def test_a_seal_without_loaded_distributions_still_reads_and_writes_as_before(
+        counter: tuple[specpack.SpecPack, Seal]) -> None:
+    _, seal = counter
+    old = {k: v for k, v in seal.to_data().items() if k != "loaded"}  # a seal of 0.3.0.dev0
+    read = Seal.from_data(old)
+    assert read.loaded == () and "loaded" not in read.to_data()
+    assert dataclasses.replace(read, loaded=("numpy",)).to_data()["loaded"] == ("numpy",)
+    with pytest.raises(PackFormatError, match="seal"):
+        Seal.from_data({**old, "loaded": [1]})
