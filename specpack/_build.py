@@ -86,7 +86,7 @@ class Order:
         if needs:
             from ._provenance import check_requires
 
-            check_requires(needs, label=f"pack {bp.label}")
+            check_requires(needs, label=bp.label)
 
     def fresh_kwargs(self) -> dict[str, Any]:
         """Fresh constructor kwargs, with the assets checked and carried ones' local paths.

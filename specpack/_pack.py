@@ -287,7 +287,7 @@ class SpecPack(_Referable):
     # -- proving (specpack._proof) -----------------------------------------------------------
 
     @checked_keywords
-    def verify(self, *args: Any, steps: int = 100, seed: int = 0,
+    def verify(self, *, steps: int = 100, seed: int = 0,
                where: Boundary = "subprocess", check: bool = False, timeout: float = 120.0,
                ignore_info: Iterable[str] = ()) -> VerifyReport:
         """Rebuild in a fresh interpreter and compare with a rebuild here: :func:`specpack.verify`
@@ -308,7 +308,7 @@ class SpecPack(_Referable):
         """
         from . import _proof  # loads on first use: a worker that only builds never proves
 
-        return _proof.verify(self, args, steps=steps, seed=seed, where=where, check=check,
+        return _proof.verify(self, steps=steps, seed=seed, where=where, check=check,
                              timeout=timeout, ignore_info=ignore_info)
 
     @checked_keywords

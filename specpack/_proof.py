@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ._deprecated import positional
 from ._errors import SpecPackError
 
 if TYPE_CHECKING:
@@ -23,16 +22,13 @@ if TYPE_CHECKING:
 __all__ = ["check", "seal", "verify"]
 
 
-def verify(pack: SpecPack, args: tuple[Any, ...], *, steps: int, seed: int, where: Any,
-           check: bool, timeout: float, ignore_info: Iterable[str]) -> VerifyReport:
-    """``pack.verify(...)``: :func:`specpack.verify` of the pack (``args``: the old
-    positional flags, accepted with a deprecation warning)."""
+def verify(pack: SpecPack, *, steps: int, seed: int, where: Any, check: bool, timeout: float,
+           ignore_info: Iterable[str]) -> VerifyReport:
+    """``pack.verify(...)``: :func:`specpack.verify` of the pack."""
     from ._verify.engine import verify as run
 
-    flags = positional(args, ("steps", "seed", "where", "check", "timeout"), "pack.verify()",
-                       {"steps": steps, "seed": seed, "where": where, "check": check,
-                        "timeout": timeout})
-    return run(pack, **flags, ignore_info=ignore_info)
+    return run(pack, steps=steps, seed=seed, where=where, check=check, timeout=timeout,
+               ignore_info=ignore_info)
 
 
 def seal(pack: SpecPack, *, steps: int, seed: int, timeout: float,

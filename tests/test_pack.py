@@ -199,16 +199,16 @@ def test_by_value_code_from_another_python_is_refused_even_when_loaded_here():
         CodeRef(ref.module, ref.qualname, ref.payload, None).load()
 
 
-def test_old_positional_flags_still_work_for_one_release_with_a_deprecation_warning(tmp_path):
+def test_flags_are_keyword_only_the_positional_forms_deprecated_for_0_3_are_gone(tmp_path):
     pack = specpack.capture("CartPole-v1")
-    with pytest.warns(DeprecationWarning, match="pack.verify"):
-        assert pack.verify(5, 0)
-    with pytest.warns(DeprecationWarning, match="specpack.dump"):
-        specpack.dump(pack, tmp_path / "p.pack", b"k" * 32)
-    with pytest.warns(DeprecationWarning, match="specpack.load"):
-        assert specpack.load(tmp_path / "p.pack", False, b"k" * 32) == pack
-    with pytest.warns(DeprecationWarning, match="specpack.diff"):
-        assert specpack.diff(pack.make(), pack.make(), 5) == []
+    specpack.dump(pack, tmp_path / "p.pack", key=b"k" * 32)
+    for call in (lambda: pack.verify(5, 0),
+                 lambda: specpack.dump(pack, tmp_path / "q.pack", b"k" * 32),
+                 lambda: specpack.load(tmp_path / "p.pack", False, b"k" * 32),
+                 lambda: specpack.diff(pack.make(), pack.make(), 5)):
+        with pytest.raises(TypeError, match="positional"):
+            call()
+    assert specpack.load(tmp_path / "p.pack", key=b"k" * 32) == pack
 
 
 def test_packs_with_one_fingerprint_but_different_recorded_spaces_unpickle_to_their_own_spaces(

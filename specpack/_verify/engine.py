@@ -27,7 +27,6 @@ import time
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from .._deprecated import positional
 from .._errors import NotIdenticalError, SpecPackError
 from .._keywords import check_flag, checked_keywords
 from .._process import (
@@ -268,7 +267,7 @@ def _bare_findings(v: Verdict, remote: Worker) -> None:
 
 
 @checked_keywords
-def diff(env_a: Any, env_b: Any, *args: Any, steps: int = 100, seed: int = 0) -> list[str]:
+def diff(env_a: Any, env_b: Any, *, steps: int = 100, seed: int = 0) -> list[str]:
     """Compare two envs of this process by their traces; ``[]`` means identical.
 
     Both get the same actions, planned from a seeded copy of ``env_a``'s action space; both
@@ -283,15 +282,13 @@ def diff(env_a: Any, env_b: Any, *args: Any, steps: int = 100, seed: int = 0) ->
     env_a, env_b
         The envs (``env_a`` is called ``a`` in the lines, ``env_b`` ``b``).
     steps, seed
-        The rollout (keyword-only; positional ones are deprecated).
+        The rollout (keyword-only).
 
     Returns
     -------
     list of str
         The differences, as :func:`~specpack._verify.compare.compare` lists them.
     """
-    flags = positional(args, ("steps", "seed"), "specpack.diff()", {"steps": steps, "seed": seed})
-    steps, seed = flags["steps"], flags["seed"]
     if type(steps) is not int or steps < 0:
         raise SpecPackError(f"steps={steps!r} must be a non-negative int")
     actions = plan_actions(env_a.action_space, steps, seed)

@@ -23,7 +23,6 @@ import stat
 from collections.abc import Iterable
 from typing import Any, Union
 
-from .._deprecated import positional
 from .._error_twins import file_error_for
 from .._errors import PackFormatError, SignatureError, SpecPackError
 from .._fileformat.manifest import code_payloads, decode_fields, parse_manifest
@@ -140,7 +139,7 @@ def _read_bounded(fh: Any, source: str) -> bytes:
 
 
 @checked_keywords
-def dump(pack: SpecPack, path: PathLike, *args: Any, key: bytes | None = None) -> None:
+def dump(pack: SpecPack, path: PathLike, *, key: bytes | None = None) -> None:
     """Write ``pack`` to ``path`` as a pack file; with ``key`` (bytes) the file is signed.
 
     The file is the readable manifest of ``pack.to_json()``; signing puts an HMAC-SHA256
@@ -153,7 +152,6 @@ def dump(pack: SpecPack, path: PathLike, *args: Any, key: bytes | None = None) -
     if not isinstance(pack, SpecPack):
         raise SpecPackError(f"dump() writes a SpecPack, got {type(pack).__name__}; make one "
                             "with specpack.capture(...)")
-    key = positional(args, ("key",), "specpack.dump()", {"key": key})["key"]
     k = check_key(key)
     data = _manifest_bytes(pack)
     if k is not None:
@@ -180,7 +178,7 @@ def _manifest_bytes(pack: SpecPack) -> bytes:
 @checked_keywords
 def load(
     path: PathLike,
-    *args: Any,
+    *,
     trust: bool = False,
     key: bytes | None = None,
     allow: Iterable[str] | str | None = None,
@@ -223,12 +221,10 @@ def load(
         pack = specpack.load("env.pack", key=KEY, allow=["my_pkg"])
         env = pack.make()
     """
-    flags = positional(args, ("trust", "key", "allow"), "specpack.load()",
-                       {"trust": trust, "key": key, "allow": allow})
-    check_flag(flags["trust"], "trust", "specpack.load()")
+    check_flag(trust, "trust", "specpack.load()")
     f = _read(path)
     try:
-        return SpecPack.from_json(f.raw, source=f.source, **flags)
+        return SpecPack.from_json(f.raw, source=f.source, trust=trust, key=key, allow=allow)
     except (MemoryError, RecursionError) as e:
         raise _exhausted(f.source, e) from None
 

@@ -134,15 +134,6 @@ def test_diff_of_equal_envs_is_empty_and_of_different_spaces_names_them():
     assert any(d.startswith("observation_space differs") for d in found)
 
 
-def test_positional_arguments_still_work_with_a_deprecation_warning():
-    pack = specpack.capture("CartPole-v1")
-    with pytest.warns(DeprecationWarning, match="keyword"):
-        report = pack.verify(7, 1)
-    assert report and (report.steps, report.seed) == (7, 1)
-    with pytest.warns(DeprecationWarning, match="keywords"):
-        assert specpack.diff(gymnasium.make("CartPole-v1"), gymnasium.make("CartPole-v1"), 5) == []
-
-
 def test_verify_rejects_bad_arguments_clearly():
     pack = specpack.capture("CartPole-v1")
     with pytest.raises(specpack.SpecPackError, match="where="):
