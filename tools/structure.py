@@ -127,6 +127,10 @@ with open(out, "wb") as fh:
 KINDS = ("by reference", "by value", "recorded spaces", "sealed", "self-contained")
 
 
+def _is_tool(module: str) -> bool:
+    return any(module == t or module.startswith(t + ".") for t in TOOLS)
+
+
 def _run(code: str, *args: str, cwd: str | None = None) -> str:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
@@ -144,14 +148,14 @@ def loaded_figures(module_lines: dict[str, int]) -> dict[str, Any]:
         mods = json.loads(_run(_LOADED, "capture+make", "", cwd=tmp).splitlines()[-1])
         out["capture+make"] = {"modules": len(mods),
                                "lines": sum(module_lines.get(m, 0) for m in mods),
-                               "tools": [m for m in mods if m.startswith(TOOLS)]}
+                               "tools": [m for m in mods if _is_tool(m)]}
         for kind in KINDS:
             blob = os.path.join(tmp, kind.replace(" ", "_") + ".pkl")
             _run(_PACKS, blob, kind, cwd=tmp)
             mods = json.loads(_run(_LOADED, "worker", blob, cwd=tmp).splitlines()[-1])
             out[f"worker: {kind}"] = {"modules": len(mods),
                                       "lines": sum(module_lines.get(m, 0) for m in mods),
-                                      "tools": [m for m in mods if m.startswith(TOOLS)]}
+                                      "tools": [m for m in mods if _is_tool(m)]}
     return out
 
 
