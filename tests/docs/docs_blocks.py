@@ -44,6 +44,7 @@ _REQUIRES = re.compile(r"^#\s*requires:\s*(?P<line>.+?)\s*$")
 #: Libraries a block may import only after declaring them (``# requires: ...``): import name ->
 #: distribution. Everything else a block imports must come with specpack itself.
 OPTIONAL_IMPORTS = {
+    "agilerl": "agilerl",
     "gym": "gym",
     "pettingzoo": "pettingzoo",
     "supersuit": "supersuit",
@@ -51,6 +52,7 @@ OPTIONAL_IMPORTS = {
     "minari": "minari",
     "pufferlib": "pufferlib",
     "ray": "ray",
+    "rl_games": "rl-games",
     "sample_factory": "sample-factory",
     "stable_baselines3": "stable-baselines3",
     "tianshou": "tianshou",
