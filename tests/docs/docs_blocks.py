@@ -313,8 +313,10 @@ def child_env(tmp: Path) -> dict[str, str]:
     return env
 
 
-def run_block(block: Block, tmp: Path, timeout: float = 180) -> str | None:
+def run_block(block: Block, tmp: Path, timeout: float = 280) -> str | None:
     """Run ``block`` as ``example.py`` in a fresh interpreter in ``tmp``; the failure, or None."""
+    # (280 s: only a hung block takes that long; a block that starts two Ray clusters took 73 s
+    # on a loaded 2-core machine, and pytest-timeout stops the test at 300 s)
     script = tmp / "example.py"
     script.write_text(block.code, encoding="utf-8")
     env = child_env(tmp)
