@@ -254,7 +254,7 @@ def test_verify_of_a_pack_that_fails_to_build_here_is_one_line_naming_public_cla
         debug = specpack(command, path.name, "--debug", cwd=tmp_path)
         assert debug.returncode == 2, (command, debug.stdout, debug.stderr)
         assert "Traceback (most recent call last)" in debug.stderr
-        assert "specpack.BuildError: " in debug.stderr, (command, debug.stderr)
+        assert "specpack.BuildTypeError: " in debug.stderr, (command, debug.stderr)
         assert "specpack._" not in debug.stderr, (command, debug.stderr)
 
 
@@ -267,10 +267,12 @@ def test_public_names_name_specpacks_classes_as_users_import_them() -> None:
             "specpack._errors.UnknownKeywordError: b\n"
             "specpack._capture_errors.UnexpectedKwargError: c\n"
             "specpack._build.make and specpack.__main__.x stay")
+    # both are exported by specpack (a BuildError and a TypeError; a SpecPackError and a
+    # TypeError), so they are named as themselves
     assert (public_name(BuildTypeError), public_name(UnknownKeywordError)) == (
-        "BuildError", "SpecPackError")
+        "BuildTypeError", "UnknownKeywordError")
     assert public_names(text).splitlines() == [
-        "specpack.BuildError: a", "specpack.SpecPackError: b",
+        "specpack.BuildTypeError: a", "specpack.UnknownKeywordError: b",
         "specpack.UnexpectedKwargError: c", "specpack._build.make and specpack.__main__.x stay"]
 
 
