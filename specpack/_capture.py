@@ -358,10 +358,10 @@ def _capture_id(
     # Snapshot the registry before resolving, check it after: a pack is filed only under the
     # state it was made from (an import during resolution or another thread may re-register).
     token = impl.memo_token(target) if key is not None else None
-    pack = _assemble(impl, impl.from_id(target, options, kwargs), by_value, self_contained,
-                     suspects)
+    pack, code_by_value = _assembled(impl, impl.from_id(target, options, kwargs), by_value,
+                                     self_contained, suspects)
     if token is not None and pack._plain and impl.memo_valid(target, token):
-        found = [witness_of(c) for c in _code(pack) if c.by_value]
+        found = [witness_of(c) for c in _code(pack) if c.by_value] if code_by_value else []
         witnesses = tuple(w for w in found if w is not None)
         if len(witnesses) == len(found):
             if len(_memo) > 4096:
@@ -442,10 +442,13 @@ def _old_render_api(entry: Any, kwargs: Mapping[str, Any], label: str,
 
 def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
     """A shared Layer for a library wrapper with scalar kwargs (Layers are immutable)."""
-    if not all(type(v) in SCALAR_TYPES and not (type(v) is int and v.bit_length() > MAX_INT_BITS)
-               for v in lkw.values()):
-        return None  # not plain, or an int lower_mapping refuses: take the full path
-    key = (cls, exact_key(lkw))
+    parts = []
+    for k, v in lkw.items():
+        t = type(v)
+        if t not in SCALAR_TYPES or (t is int and v.bit_length() > MAX_INT_BITS):
+            return None  # not plain, or an int lower_mapping refuses: take the full path
+        parts.append((k if type(k) is str else exact_key(k), exact_key(v)))
+    key = (cls, tuple(parts))
     hit = _layer_cache.get(key)
     if hit is None:
         hit = Layer(code_ref(cls, what=f"wrapper {cls.__qualname__}"), dict(lkw))
@@ -458,6 +461,14 @@ def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
 def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
               self_contained: bool = False,
               suspects: Mapping[str, str] | None = None) -> SpecPack:
+    return _assembled(impl, recipe, by_value, self_contained, suspects)[0]
+
+
+def _assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
+               self_contained: bool = False,
+               suspects: Mapping[str, str] | None = None) -> tuple[SpecPack, bool]:
+    """The pack of ``recipe``, and whether it may carry code by value (False: every piece of
+    code in it is a reference, and nothing else in it can hold code)."""
     label = recipe.id or getattr(recipe.entry, "__qualname__", None) or "env"
     if recipe.entry_ref is not None and by_value is not True:
         entry, entry_obj = recipe.entry_ref, recipe.entry
@@ -470,38 +481,47 @@ def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
             raise CaptureError(f"the entry point of {label!r} ({recipe.entry!r}) is not callable")
         entry_obj = recipe.entry
         entry = code_ref(recipe.entry, by_value=by_value, what=f"entry point of {label!r}")
-    entry = user_by_value(entry, entry_obj, self_contained, f"entry point of {label!r}")
-    for k in recipe.kwargs:
-        if type(k) is not str:
-            raise CaptureError(f"env kwarg names must be strings, got {k!r} for {label!r}")
-    try:
-        check_kwargs(entry_obj, recipe.kwargs, f"the env {label!r} ({entry.name})",
-                     _options_of(impl))
-    except UnexpectedKwargError as e:
-        _old_render_api(entry_obj, recipe.kwargs, label, e)
-        raise
+    if self_contained:
+        entry = user_by_value(entry, entry_obj, self_contained, f"entry point of {label!r}")
+    if recipe.kwargs:
+        for k in recipe.kwargs:
+            if type(k) is not str:
+                raise CaptureError(f"env kwarg names must be strings, got {k!r} for {label!r}")
+        try:
+            check_kwargs(entry_obj, recipe.kwargs, lambda: f"the env {label!r} ({entry.name})",
+                         lambda: _options_of(impl))
+        except UnexpectedKwargError as e:
+            _old_render_api(entry_obj, recipe.kwargs, label, e)
+            raise
     if suspects:
         _check_near_misses(entry_obj, suspects, f"the env {label!r} ({entry.name})")
     kwargs, plain = lower_mapping(recipe.kwargs, label, "kwargs", by_value)
     spec, _ = lower_mapping(recipe.spec, label, "spec field", by_value)
     layers = []
     carries = entry.by_value or not plain
+    code_by_value = carries
+    prefixes = impl.library_prefixes
     for cls, lkw in recipe.layers:
-        check_kwargs(cls, lkw, f"the wrapper {cls.__qualname__} of {label!r}")
-        lib = cls.__module__.startswith(impl.library_prefixes)
+        if lkw:
+            check_kwargs(cls, lkw, lambda c=cls: f"the wrapper {c.__qualname__} of {label!r}")
+        lib = cls.__module__.startswith(prefixes)
         layer = _library_layer(cls, lkw) if lib else None
         if layer is None:
             ref = code_ref(cls, by_value=None if lib else by_value,
                            what=f"wrapper {cls.__qualname__}")
-            ref = user_by_value(ref, cls, self_contained, f"wrapper {cls.__qualname__}")
+            if self_contained:
+                ref = user_by_value(ref, cls, self_contained, f"wrapper {cls.__qualname__}")
             lowered, lplain = lower_mapping(lkw, label, f"{cls.__qualname__} kwargs", by_value)
             layer = Layer(ref, lowered)
             carries = carries or ref.by_value or not lplain
+            code_by_value = code_by_value or carries
+        elif layer.cls.by_value:
+            code_by_value = True  # a library wrapper no fresh interpreter imports (no note)
         layers.append(layer)
     notes = recipe.notes
     if carries:
         notes = [*notes, *_carry_notes(entry, kwargs, layers)]
-    return SpecPack(
+    pack = SpecPack(
         backend=impl.name,
         id=recipe.id,
         entry_point=entry,
@@ -514,6 +534,7 @@ def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
         plain=plain,
         vector=recipe.vector,
     )
+    return pack, code_by_value
 
 
 def _carry_notes(entry: CodeRef, kwargs: dict[str, Any], layers: list[Layer]) -> list[str]:

@@ -16,6 +16,7 @@ import functools
 from typing import Any
 
 import gymnasium
+from gymnasium.envs import registration as _registration
 from gymnasium.envs.registration import EnvSpec
 
 from ..._capture_errors import (
@@ -84,8 +85,7 @@ def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
     (``NameNotFound``, ``VersionNotFound``, ``DeprecatedEnv``, ``NamespaceNotFound``), with a
     suggestion.
     """
-    from gymnasium.envs import registration as reg
-
+    reg = _registration
     full_id = import_id_module(env_id)
     spec, _ = versioned_spec(reg, full_id, library=gymnasium,
                              outdated=gymnasium.logger.deprecation, not_an_id=UnknownEnvNameError)
