@@ -40,7 +40,7 @@ from ._needs import (
 from ._pack import Layer, SpecPack
 from ._provenance import imported_during
 from ._surface import record_surface
-from ._versions import version_record
+from ._versions import version_mapping
 
 __all__ = ["capture"]
 
@@ -134,13 +134,15 @@ def capture(
         pack = specpack.capture("CartPole-v1", max_episode_steps=200)
         env = pack.make()
     """
-    where = "specpack.capture()"
-    check_flag(disable_env_checker, "disable_env_checker", where, optional=True)
-    check_flag(autoreset, "autoreset", where, optional=True)
-    check_flag(apply_api_compatibility, "apply_api_compatibility", where, optional=True)
-    check_flag(by_value, "by_value", where, optional=True)
-    check_flag(record_spaces, "record_spaces", where)
-    check_flag(self_contained, "self_contained", where)
+    if not (disable_env_checker is None and autoreset is None and apply_api_compatibility is None
+            and by_value is None and record_spaces is False and self_contained is False):
+        where = "specpack.capture()"
+        check_flag(disable_env_checker, "disable_env_checker", where, optional=True)
+        check_flag(autoreset, "autoreset", where, optional=True)
+        check_flag(apply_api_compatibility, "apply_api_compatibility", where, optional=True)
+        check_flag(by_value, "by_value", where, optional=True)
+        check_flag(record_spaces, "record_spaces", where)
+        check_flag(self_contained, "self_contained", where)
     suspects = _near_misses(kwargs) if kwargs else None
     if env_kwargs is not None:
         if not isinstance(env_kwargs, Mapping):
@@ -169,7 +171,11 @@ def capture(
     if backend is not None and not isinstance(backend, str):
         raise CaptureError(f"backend={backend!r} must be 'gymnasium' or 'gym'; if 'backend' is "
                            "a kwarg of your env, pass env_kwargs={'backend': ...}")
-    named = check_needs_options(assets, self_contained, max_asset_bytes, by_value)
+    if (type(assets) is tuple and not assets and not self_contained
+            and type(max_asset_bytes) is int and max_asset_bytes >= 0):
+        named: tuple[Any, ...] = ()  # the defaults: nothing for check_needs_options to refuse
+    else:
+        named = check_needs_options(assets, self_contained, max_asset_bytes, by_value)
     if not self_contained:
         return _capture(target, options, kwargs, backend, by_value, record_spaces, named,
                         False, max_asset_bytes, suspects)
@@ -343,18 +349,22 @@ def _capture_id(
     """``capture("Some-v0", ...)``, memoised on the exact kwargs (not when a kwarg is a near
     miss of an option: the same kwargs given in ``env_kwargs=`` made the memo's pack)."""
     key: Any = None
-    if not suspects and all(type(v) in SCALAR_TYPES for v in kwargs.values()):
+    if not options and not kwargs:
+        key = (target, backend, by_value, self_contained, (), ())
+    elif not suspects and all(type(v) in SCALAR_TYPES for v in kwargs.values()):
         key = (
             target, backend, by_value, self_contained,
             tuple((k, exact_key(options[k])) for k in sorted(options)),
             tuple((k, exact_key(kwargs[k])) for k in sorted(kwargs)),
         )
+    if key is not None:
         hit = _memo.get(key)
         if (hit is not None and hit[0].memo_valid(target, hit[1])
                 and all(w.holds() for w in hit[3])):
             return hit[2]
     impl = get_backend(backend or "gymnasium")
-    _check_options(impl, options)
+    if options:
+        _check_options(impl, options)
     # Snapshot the registry before resolving, check it after: a pack is filed only under the
     # state it was made from (an import during resolution or another thread may re-register).
     token = impl.memo_token(target) if key is not None else None
@@ -529,7 +539,7 @@ def _assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
         spec=spec,
         layers=tuple(layers),
         auto_render=recipe.auto_render,
-        versions=dict(version_record(impl.name, None if entry.by_value else entry.module)),
+        versions=version_mapping(impl.name, None if entry.by_value else entry.module),
         notes=tuple(notes),
         plain=plain,
         vector=recipe.vector,
