@@ -12,6 +12,7 @@ are different keys), and each hit is re-validated against the registry.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -468,6 +469,11 @@ def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
     return hit
 
 
+def _wrapper_what(cls: type, label: str) -> str:
+    """How a kwarg error names the wrapper ``cls`` of the env ``label``."""
+    return f"the wrapper {cls.__qualname__} of {label!r}"
+
+
 def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
               self_contained: bool = False,
               suspects: Mapping[str, str] | None = None) -> SpecPack:
@@ -513,7 +519,7 @@ def _assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
     prefixes = impl.library_prefixes
     for cls, lkw in recipe.layers:
         if lkw:
-            check_kwargs(cls, lkw, lambda c=cls: f"the wrapper {c.__qualname__} of {label!r}")
+            check_kwargs(cls, lkw, functools.partial(_wrapper_what, cls, label))
         lib = cls.__module__.startswith(prefixes)
         layer = _library_layer(cls, lkw) if lib else None
         if layer is None:

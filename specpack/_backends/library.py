@@ -109,7 +109,8 @@ class LibraryBackend:
 
     def memo_valid(self, env_id: str, token: Any) -> bool:
         """Whether the registry still holds exactly what ``token`` snapshotted."""
-        return _ids().memo_valid(self._registration.registry, env_id, token)
+        valid: bool = _ids().memo_valid(self._registration.registry, env_id, token)
+        return valid
 
 
 _ids_module: ModuleType | None = None
