@@ -200,6 +200,8 @@ def _entry_now(entry: Any) -> Any:
         return entry
     modname, _, attr = entry.partition(":")
     obj: Any = sys.modules.get(modname)
+    if "." not in attr:
+        return getattr(obj, attr, None)
     try:
         for part in attr.split("."):
             obj = getattr(obj, part)
