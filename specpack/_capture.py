@@ -372,9 +372,11 @@ def _capture_id(
     pack, code_by_value = _assembled(impl, impl.from_id(target, options, kwargs), by_value,
                                      self_contained, suspects)
     if token is not None and pack._plain and impl.memo_valid(target, token):
-        found = [witness_of(c) for c in _code(pack) if c.by_value] if code_by_value else []
-        witnesses = tuple(w for w in found if w is not None)
-        if len(witnesses) == len(found):
+        witnesses: tuple[Witness, ...] = ()
+        if code_by_value:
+            found = [witness_of(c) for c in _code(pack) if c.by_value]
+            witnesses = tuple(w for w in found if w is not None)
+        if not code_by_value or len(witnesses) == len(found):
             if len(_memo) > 4096:
                 _memo.clear()
             _memo[key] = (impl, token, pack, witnesses)
