@@ -12,6 +12,7 @@ are different keys), and each hit is re-validated against the registry.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -40,7 +41,7 @@ from ._needs import (
 from ._pack import Layer, SpecPack
 from ._provenance import imported_during
 from ._surface import record_surface
-from ._versions import version_record
+from ._versions import version_mapping
 
 __all__ = ["capture"]
 
@@ -134,13 +135,15 @@ def capture(
         pack = specpack.capture("CartPole-v1", max_episode_steps=200)
         env = pack.make()
     """
-    where = "specpack.capture()"
-    check_flag(disable_env_checker, "disable_env_checker", where, optional=True)
-    check_flag(autoreset, "autoreset", where, optional=True)
-    check_flag(apply_api_compatibility, "apply_api_compatibility", where, optional=True)
-    check_flag(by_value, "by_value", where, optional=True)
-    check_flag(record_spaces, "record_spaces", where)
-    check_flag(self_contained, "self_contained", where)
+    if not (disable_env_checker is None and autoreset is None and apply_api_compatibility is None
+            and by_value is None and record_spaces is False and self_contained is False):
+        where = "specpack.capture()"
+        check_flag(disable_env_checker, "disable_env_checker", where, optional=True)
+        check_flag(autoreset, "autoreset", where, optional=True)
+        check_flag(apply_api_compatibility, "apply_api_compatibility", where, optional=True)
+        check_flag(by_value, "by_value", where, optional=True)
+        check_flag(record_spaces, "record_spaces", where)
+        check_flag(self_contained, "self_contained", where)
     suspects = _near_misses(kwargs) if kwargs else None
     if env_kwargs is not None:
         if not isinstance(env_kwargs, Mapping):
@@ -169,7 +172,11 @@ def capture(
     if backend is not None and not isinstance(backend, str):
         raise CaptureError(f"backend={backend!r} must be 'gymnasium' or 'gym'; if 'backend' is "
                            "a kwarg of your env, pass env_kwargs={'backend': ...}")
-    named = check_needs_options(assets, self_contained, max_asset_bytes, by_value)
+    if (type(assets) is tuple and not assets and not self_contained
+            and type(max_asset_bytes) is int and max_asset_bytes >= 0):
+        named: tuple[Any, ...] = ()  # the defaults: nothing for check_needs_options to refuse
+    else:
+        named = check_needs_options(assets, self_contained, max_asset_bytes, by_value)
     if not self_contained:
         return _capture(target, options, kwargs, backend, by_value, record_spaces, named,
                         False, max_asset_bytes, suspects)
@@ -343,27 +350,33 @@ def _capture_id(
     """``capture("Some-v0", ...)``, memoised on the exact kwargs (not when a kwarg is a near
     miss of an option: the same kwargs given in ``env_kwargs=`` made the memo's pack)."""
     key: Any = None
-    if not suspects and all(type(v) in SCALAR_TYPES for v in kwargs.values()):
+    if not options and not kwargs:
+        key = (target, backend, by_value, self_contained, (), ())
+    elif not suspects and all(type(v) in SCALAR_TYPES for v in kwargs.values()):
         key = (
             target, backend, by_value, self_contained,
             tuple((k, exact_key(options[k])) for k in sorted(options)),
             tuple((k, exact_key(kwargs[k])) for k in sorted(kwargs)),
         )
+    if key is not None:
         hit = _memo.get(key)
         if (hit is not None and hit[0].memo_valid(target, hit[1])
                 and all(w.holds() for w in hit[3])):
             return hit[2]
     impl = get_backend(backend or "gymnasium")
-    _check_options(impl, options)
+    if options:
+        _check_options(impl, options)
     # Snapshot the registry before resolving, check it after: a pack is filed only under the
     # state it was made from (an import during resolution or another thread may re-register).
     token = impl.memo_token(target) if key is not None else None
-    pack = _assemble(impl, impl.from_id(target, options, kwargs), by_value, self_contained,
-                     suspects)
+    pack, code_by_value = _assembled(impl, impl.from_id(target, options, kwargs), by_value,
+                                     self_contained, suspects)
     if token is not None and pack._plain and impl.memo_valid(target, token):
-        found = [witness_of(c) for c in _code(pack) if c.by_value]
-        witnesses = tuple(w for w in found if w is not None)
-        if len(witnesses) == len(found):
+        witnesses: tuple[Witness, ...] = ()
+        if code_by_value:
+            found = [witness_of(c) for c in _code(pack) if c.by_value]
+            witnesses = tuple(w for w in found if w is not None)
+        if not code_by_value or len(witnesses) == len(found):
             if len(_memo) > 4096:
                 _memo.clear()
             _memo[key] = (impl, token, pack, witnesses)
@@ -442,10 +455,13 @@ def _old_render_api(entry: Any, kwargs: Mapping[str, Any], label: str,
 
 def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
     """A shared Layer for a library wrapper with scalar kwargs (Layers are immutable)."""
-    if not all(type(v) in SCALAR_TYPES and not (type(v) is int and v.bit_length() > MAX_INT_BITS)
-               for v in lkw.values()):
-        return None  # not plain, or an int lower_mapping refuses: take the full path
-    key = (cls, exact_key(lkw))
+    parts = []
+    for k, v in lkw.items():
+        t = type(v)
+        if t not in SCALAR_TYPES or (t is int and v.bit_length() > MAX_INT_BITS):
+            return None  # not plain, or an int lower_mapping refuses: take the full path
+        parts.append((k if type(k) is str else exact_key(k), exact_key(v)))
+    key = (cls, tuple(parts))
     hit = _layer_cache.get(key)
     if hit is None:
         hit = Layer(code_ref(cls, what=f"wrapper {cls.__qualname__}"), dict(lkw))
@@ -455,9 +471,22 @@ def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
     return hit
 
 
+def _wrapper_what(cls: type, label: str) -> str:
+    """How a kwarg error names the wrapper ``cls`` of the env ``label``."""
+    return f"the wrapper {cls.__qualname__} of {label!r}"
+
+
 def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
               self_contained: bool = False,
               suspects: Mapping[str, str] | None = None) -> SpecPack:
+    return _assembled(impl, recipe, by_value, self_contained, suspects)[0]
+
+
+def _assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
+               self_contained: bool = False,
+               suspects: Mapping[str, str] | None = None) -> tuple[SpecPack, bool]:
+    """The pack of ``recipe``, and whether it may carry code by value (False: every piece of
+    code in it is a reference, and nothing else in it can hold code)."""
     label = recipe.id or getattr(recipe.entry, "__qualname__", None) or "env"
     if recipe.entry_ref is not None and by_value is not True:
         entry, entry_obj = recipe.entry_ref, recipe.entry
@@ -470,38 +499,47 @@ def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
             raise CaptureError(f"the entry point of {label!r} ({recipe.entry!r}) is not callable")
         entry_obj = recipe.entry
         entry = code_ref(recipe.entry, by_value=by_value, what=f"entry point of {label!r}")
-    entry = user_by_value(entry, entry_obj, self_contained, f"entry point of {label!r}")
-    for k in recipe.kwargs:
-        if type(k) is not str:
-            raise CaptureError(f"env kwarg names must be strings, got {k!r} for {label!r}")
-    try:
-        check_kwargs(entry_obj, recipe.kwargs, f"the env {label!r} ({entry.name})",
-                     _options_of(impl))
-    except UnexpectedKwargError as e:
-        _old_render_api(entry_obj, recipe.kwargs, label, e)
-        raise
+    if self_contained:
+        entry = user_by_value(entry, entry_obj, self_contained, f"entry point of {label!r}")
+    if recipe.kwargs:
+        for k in recipe.kwargs:
+            if type(k) is not str:
+                raise CaptureError(f"env kwarg names must be strings, got {k!r} for {label!r}")
+        try:
+            check_kwargs(entry_obj, recipe.kwargs, lambda: f"the env {label!r} ({entry.name})",
+                         lambda: _options_of(impl))
+        except UnexpectedKwargError as e:
+            _old_render_api(entry_obj, recipe.kwargs, label, e)
+            raise
     if suspects:
         _check_near_misses(entry_obj, suspects, f"the env {label!r} ({entry.name})")
     kwargs, plain = lower_mapping(recipe.kwargs, label, "kwargs", by_value)
     spec, _ = lower_mapping(recipe.spec, label, "spec field", by_value)
     layers = []
     carries = entry.by_value or not plain
+    code_by_value = carries
+    prefixes = impl.library_prefixes
     for cls, lkw in recipe.layers:
-        check_kwargs(cls, lkw, f"the wrapper {cls.__qualname__} of {label!r}")
-        lib = cls.__module__.startswith(impl.library_prefixes)
+        if lkw:
+            check_kwargs(cls, lkw, functools.partial(_wrapper_what, cls, label))
+        lib = cls.__module__.startswith(prefixes)
         layer = _library_layer(cls, lkw) if lib else None
         if layer is None:
             ref = code_ref(cls, by_value=None if lib else by_value,
                            what=f"wrapper {cls.__qualname__}")
-            ref = user_by_value(ref, cls, self_contained, f"wrapper {cls.__qualname__}")
+            if self_contained:
+                ref = user_by_value(ref, cls, self_contained, f"wrapper {cls.__qualname__}")
             lowered, lplain = lower_mapping(lkw, label, f"{cls.__qualname__} kwargs", by_value)
             layer = Layer(ref, lowered)
             carries = carries or ref.by_value or not lplain
+            code_by_value = code_by_value or carries
+        elif layer.cls.by_value:
+            code_by_value = True  # a library wrapper no fresh interpreter imports (no note)
         layers.append(layer)
     notes = recipe.notes
     if carries:
         notes = [*notes, *_carry_notes(entry, kwargs, layers)]
-    return SpecPack(
+    pack = SpecPack(
         backend=impl.name,
         id=recipe.id,
         entry_point=entry,
@@ -509,11 +547,12 @@ def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
         spec=spec,
         layers=tuple(layers),
         auto_render=recipe.auto_render,
-        versions=dict(version_record(impl.name, None if entry.by_value else entry.module)),
+        versions=version_mapping(impl.name, None if entry.by_value else entry.module),
         notes=tuple(notes),
         plain=plain,
         vector=recipe.vector,
     )
+    return pack, code_by_value
 
 
 def _carry_notes(entry: CodeRef, kwargs: dict[str, Any], layers: list[Layer]) -> list[str]:

@@ -12,10 +12,12 @@ import functools
 import sys
 import warnings
 from collections.abc import Mapping
+from types import MappingProxyType
 
 from ._errors import VersionSkewWarning
 
-__all__ = ["check_skew", "current_versions", "distribution_of", "skew_free", "version_record"]
+__all__ = ["check_skew", "current_versions", "distribution_of", "skew_free", "version_mapping",
+           "version_record"]
 
 #: Record keys that make() compares with the running versions.
 SKEW_KEYS = ("gymnasium", "gym", "numpy", "pettingzoo", "supersuit")
@@ -95,6 +97,13 @@ def _record(backend: str, entry_module: str | None) -> tuple[tuple[str, str], ..
 def version_record(backend: str, entry_module: str | None) -> tuple[tuple[str, str], ...]:
     """The record as cached ``(key, value)`` pairs (capture's hot path)."""
     return _record(backend, entry_module)
+
+
+@functools.lru_cache(maxsize=1024)
+def version_mapping(backend: str, entry_module: str | None) -> Mapping[str, str]:
+    """The record as a read-only mapping, one per process and arguments (capture's hot path:
+    a pack's ``versions``; nothing can change it, so packs may share it)."""
+    return MappingProxyType(dict(_record(backend, entry_module)))
 
 
 def current_versions(backend: str, entry_module: str | None) -> dict[str, str]:

@@ -50,8 +50,8 @@ def _keyword_names(target: Any) -> tuple[str, ...] | None:
 _keyword_names_cached = functools.lru_cache(maxsize=1024)(_keyword_names)
 
 
-def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str,
-                 options: Collection[str] = ()) -> None:
+def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str | Callable[[], str],
+                 options: Collection[str] | Callable[[], Collection[str]] = ()) -> None:
     """Refuse, at capture, a kwarg that ``target``'s signature cannot take.
 
     Skipped when the signature takes ``**kwargs`` or cannot be read. The error names the
@@ -64,10 +64,10 @@ def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str,
     target, kwargs
         The callable and the kwargs it will be called with.
     what
-        How the error names ``target``.
+        How the error names ``target`` (or a function giving it: formatted only on an error).
     options
         The caller's own option names, suggested too (``max_episode_step`` is a typo of the
-        capture option ``max_episode_steps``, not of an env kwarg).
+        capture option ``max_episode_steps``, not of an env kwarg); or a function giving them.
     """
     if not kwargs:
         return
@@ -79,6 +79,10 @@ def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str,
         return
     unknown = [k for k in kwargs if k not in names]
     if unknown:
+        if callable(what):
+            what = what()
+        if callable(options):
+            options = options()
         raise UnexpectedKwargError(unexpected_keywords(
             what, unknown, [n for n in names if n not in ("self", "env")],
             kinds={o: "the capture option" for o in options}))

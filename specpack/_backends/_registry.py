@@ -116,8 +116,7 @@ def memo_token(registry: Any, env_id: str, *, strings_only: bool) -> Any:
         return None
     keep: list[Any] = []
     deep = None
-    if not all(_flat(v) for k, v in fields.items() if k not in ("entry_point", "kwargs")) or (
-            not all(_flat(v) for v in kwargs.values())):
+    if not (_all_flat(fields, ("entry_point", "kwargs")) and _all_flat(kwargs, ())):
         deep = _fields_key(spec, keep)
         if deep is None:
             return None
@@ -147,10 +146,20 @@ def _same_objects(now: dict[str, Any], names: tuple[str, ...], values: tuple[Any
             and tuple(now) == names)
 
 
-def _flat(value: Any) -> bool:
-    """An immutable value whose identity stands for its content (a scalar, a tuple of them)."""
-    t = type(value)
-    return t in SCALAR_TYPES or (t is tuple and all(type(v) in SCALAR_TYPES for v in value))
+def _all_flat(values: dict[str, Any], skip: tuple[str, ...]) -> bool:
+    """Whether every value of ``values`` (but those named in ``skip``) is an immutable value
+    whose identity stands for its content: a scalar, or a tuple of them."""
+    scalars = SCALAR_TYPES
+    for name, value in values.items():
+        t = type(value)
+        if t in scalars or name in skip:
+            continue
+        if t is not tuple:
+            return False
+        for item in value:
+            if type(item) not in scalars:
+                return False
+    return True
 
 
 def _fields_key(spec: Any, keep: list[Any]) -> Any:
@@ -191,6 +200,8 @@ def _entry_now(entry: Any) -> Any:
         return entry
     modname, _, attr = entry.partition(":")
     obj: Any = sys.modules.get(modname)
+    if "." not in attr:
+        return getattr(obj, attr, None)
     try:
         for part in attr.split("."):
             obj = getattr(obj, part)
@@ -214,10 +225,18 @@ def versioned_spec(
     registered; the caller raises its own error then.
     """
     spec = reg.registry.get(full_id)
-    try:
-        ns, name, version = reg.parse_env_id(full_id)
-    except library.error.Error as e:
-        raise not_an_id(f"{full_id!r} is not an env id ({e}); ids look like 'CartPole-v1'") from None
+    parse = reg.parse_env_id
+    parsed = _parsed.get((parse, full_id))
+    if parsed is None:
+        try:
+            parsed = parse(full_id)
+        except library.error.Error as e:
+            raise not_an_id(
+                f"{full_id!r} is not an env id ({e}); ids look like 'CartPole-v1'") from None
+        if len(_parsed) > 4096:
+            _parsed.clear()
+        _parsed[(parse, full_id)] = parsed
+    ns, name, version = parsed
     latest = reg.find_highest_version(ns, name)
     if version is not None and latest is not None and latest > version:
         outdated(f"The environment {full_id} is out of date. You should consider upgrading to "
@@ -228,6 +247,11 @@ def versioned_spec(
         library.logger.warn(f"Using the latest versioned environment `{newest}` instead of the "
                             f"unversioned environment `{full_id}`.")
     return spec, (ns, name, version)
+
+
+#: ``parse_env_id(id)`` of the ids already parsed, keyed on the parsing function too: a pure
+#: function of the string (a regex match), so a parsed id never goes stale.
+_parsed: dict[tuple[Any, str], tuple[Any, str, Any]] = {}
 
 
 def spec_made(spec: Any, cls: type) -> bool:

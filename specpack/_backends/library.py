@@ -104,12 +104,23 @@ class LibraryBackend:
 
     def memo_token(self, env_id: str) -> Any:
         """What resolving ``env_id`` read from the registry (None: not memoisable)."""
-        from ._registry import memo_token
-
-        return memo_token(self._registry(), env_id, strings_only=self._strings_only)
+        return _ids().memo_token(self._registration.registry, env_id,
+                                 strings_only=self._strings_only)
 
     def memo_valid(self, env_id: str, token: Any) -> bool:
         """Whether the registry still holds exactly what ``token`` snapshotted."""
-        from ._registry import memo_valid
+        valid: bool = _ids().memo_valid(self._registration.registry, env_id, token)
+        return valid
 
-        return memo_valid(self._registry(), env_id, token)
+
+_ids_module: ModuleType | None = None
+
+
+def _ids() -> ModuleType:
+    """:mod:`._registry`, imported on first use (capture and register only), then kept."""
+    global _ids_module
+    if _ids_module is None:
+        from . import _registry
+
+        _ids_module = _registry
+    return _ids_module

@@ -119,8 +119,11 @@ _string_cache: dict[tuple[str, bool | None], tuple[CodeRef, Any, Any]] = {}
 
 
 def _names(mod: Any, qualname: str, obj: Any) -> bool:
-    """Whether ``mod.<qualname>`` is ``obj`` right now."""
+    """Whether ``mod.<qualname>`` is ``obj`` right now (``obj`` was resolved from this
+    ``qualname`` once: a plain name is one attribute lookup)."""
     try:
+        if "." not in qualname:
+            return getattr(mod, qualname) is obj
         return resolve_qualname(mod, qualname) is obj
     except AttributeError:
         return False

@@ -25,7 +25,7 @@ from .._errors import BuildError, UntrustedPackError
 from .._restorer import restorer
 from .allowlist import admitted, may_import, resolve_reference
 from .carried import Blob
-from .tree import Carried, exact_key, materialize, pickle_exact
+from .tree import SCALAR_TYPES, Carried, exact_key, materialize, pickle_exact
 
 if TYPE_CHECKING:
     from .payload import Witness
@@ -313,6 +313,13 @@ def witness_of(ref: CodeRef) -> Witness | None:
 
 def iter_carried(tree: Any) -> list[CodeRef | Blob]:
     """Every CodeRef and Blob inside a lowered tree, in a stable order."""
+    if type(tree) is dict:
+        scalars = SCALAR_TYPES
+        for k, v in tree.items():
+            if type(k) not in scalars or type(v) not in scalars:
+                break
+        else:
+            return []  # kwargs of scalars only (the common case): nothing to walk
     out: list[CodeRef | Blob] = []
 
     def walk(node: Any) -> None:

@@ -16,6 +16,7 @@ import functools
 from typing import Any
 
 import gymnasium
+from gymnasium.envs import registration as _registration
 from gymnasium.envs.registration import EnvSpec
 
 from ..._capture_errors import (
@@ -53,25 +54,30 @@ def spec_meta(spec: EnvSpec, *, minimal: bool) -> dict[str, Any]:
     meta: dict[str, Any] = {"id": spec.id}
     if not isinstance(spec.entry_point, str):
         meta["entry_point"] = None
-    fields: dict[str, Any] = {
-        "reward_threshold": spec.reward_threshold,
-        "nondeterministic": spec.nondeterministic,
-        "vector_entry_point": (
-            spec.vector_entry_point if isinstance(spec.vector_entry_point, str) else None
-        ),
-    }
+    defaults = META_DEFAULTS
+    value: Any = spec.reward_threshold
+    if value != defaults["reward_threshold"]:
+        meta["reward_threshold"] = value
+    value = spec.nondeterministic
+    if value != defaults["nondeterministic"]:
+        meta["nondeterministic"] = value
+    value = spec.vector_entry_point
+    if not isinstance(value, str):
+        value = None
+    if value != defaults["vector_entry_point"]:
+        meta["vector_entry_point"] = value
     if not minimal:
-        fields.update(
-            max_episode_steps=spec.max_episode_steps,
-            order_enforce=spec.order_enforce,
-            disable_env_checker=spec.disable_env_checker,
-            additional_wrappers=tuple(
+        fields: dict[str, Any] = {
+            "max_episode_steps": spec.max_episode_steps,
+            "order_enforce": spec.order_enforce,
+            "disable_env_checker": spec.disable_env_checker,
+            "additional_wrappers": tuple(
                 (w.name, w.entry_point, w.kwargs) for w in spec.additional_wrappers
             ),
-        )
-    for k, v in fields.items():
-        if v != META_DEFAULTS[k]:
-            meta[k] = v
+        }
+        for k, v in fields.items():
+            if v != defaults[k]:
+                meta[k] = v
     return meta
 
 
@@ -84,8 +90,7 @@ def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
     (``NameNotFound``, ``VersionNotFound``, ``DeprecatedEnv``, ``NamespaceNotFound``), with a
     suggestion.
     """
-    from gymnasium.envs import registration as reg
-
+    reg = _registration
     full_id = import_id_module(env_id)
     spec, _ = versioned_spec(reg, full_id, library=gymnasium,
                              outdated=gymnasium.logger.deprecation, not_an_id=UnknownEnvNameError)
