@@ -59,3 +59,16 @@ def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None and reporter.stats.get("skipped"):
         session.exitstatus = 1
+
+
+#: Test files that start Ray (its heads use fixed default ports, e.g. the dashboard agent's):
+#: under pytest-xdist (``-n 3 --dist loadgroup``, the README's command) they run in one worker,
+#: one at a time.
+_RAY_FILES = frozenset({"test_ray.py", "test_ray_cluster.py", "test_need_table.py",
+                        "test_docs_blocks.py", "test_no_escape.py"})
+
+
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    for item in items:
+        if item.path.name in _RAY_FILES:
+            item.add_marker(pytest.mark.xdist_group("ray"))
