@@ -5,6 +5,7 @@ used to trust the file), and ``verify`` takes a SpecPack, naming ``capture`` for
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import gymnasium
 import pytest
@@ -116,3 +117,15 @@ def test_verify_takes_a_spec_pack_and_names_capture_for_anything_else(target: ob
     msg = str(info.value)
     assert msg.startswith("specpack.verify takes a SpecPack, got "), msg
     assert f"capture it first: {example}" in msg
+
+
+@pytest.mark.parametrize("call", [
+    lambda pack: __import__("specpack.adapters.tianshou", fromlist=["x"]).subproc_vector_env(
+        pack, 2, share_memory="False"),
+    lambda pack: __import__("specpack.adapters.supersuit", fromlist=["x"]).supersuit_vec(
+        pack, 1, black_death=1),
+], ids=["tianshou share_memory", "supersuit black_death"])
+def test_the_adapters_flags_are_bools_too(call: Any) -> None:
+    # Checked before the library is imported: the refusal needs neither Tianshou nor SuperSuit.
+    with pytest.raises(specpack.ArgumentTypeError, match="must be a bool"):
+        call(specpack.capture("CartPole-v1"))

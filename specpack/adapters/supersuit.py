@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import BackendUnavailableError, SpecPackError
+from .._keywords import check_flag
 
 __all__ = ["supersuit_vec"]
 
@@ -105,6 +106,7 @@ def supersuit_vec(
     for name, value, low in (("n", n, 1), ("num_cpus", num_cpus, 0)):
         if type(value) is not int or value < low:
             raise SpecPackError(f"supersuit_vec: {name}={value!r} must be an int >= {low}")
+    check_flag(black_death, "black_death", "supersuit_vec()")
     if not hasattr(pack, "make") or not hasattr(pack, "label"):
         raise SpecPackError(
             f"supersuit_vec takes a SpecPack (specpack.capture(...)), got {type(pack).__name__}"

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._errors import BackendUnavailableError, SpecPackError
+from .._keywords import check_flag
 from .._pack import SpecPack
 from ._workers import worker_env_fns
 
@@ -71,6 +72,7 @@ def subproc_vector_env(
     """
     if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
         raise SpecPackError(f"subproc_vector_env: num_envs={num_envs!r} must be a positive int")
+    check_flag(share_memory, "share_memory", "subproc_vector_env()")
     try:
         from tianshou.env import SubprocVectorEnv
     except ImportError as e:
