@@ -8,7 +8,9 @@ that run env code do so inside :func:`stdout_to_stderr` and write their own resu
 
 from __future__ import annotations
 
+import codecs
 import contextlib
+import io
 import os
 import sys
 import threading
@@ -55,32 +57,81 @@ def warn(text: str) -> None:
     print(f"{PROG}: warning: {one_line_text(text, 2000)}", file=sys.stderr)
 
 
+#: The longest piece of an env's output shown whole (a longer one is cut, with "...").
+_PIECE_LIMIT = 4000
+
+
+def _show(text: str, fd: int) -> None:
+    """Write one piece of an env's output to ``fd`` as one line: :func:`printable`, so its
+    own line breaks are escaped as verify's report escapes a child's output (one trailing line
+    break is the end of the line, not part of it)."""
+    if text.endswith("\n"):
+        text = text[:-1]
+    with contextlib.suppress(OSError):
+        os.write(fd, (printable(text, _PIECE_LIMIT) + "\n").encode("utf-8", "replace"))
+
+
 @contextlib.contextmanager
 def stdout_to_stderr() -> Iterator[None]:
-    """Send whatever is printed meanwhile (also by C code, to fd 1) to stderr.
+    """Show whatever the env prints meanwhile (Python or C code, on fd 1 or 2) on stderr, one
+    escaped line per line it wrote.
 
     The command writes its own output (the JSON document, the table) after the block, to the
-    real stdout, so an env that prints cannot corrupt it.
+    real stdout, so an env that prints cannot corrupt it; and everything the env writes passes
+    through :func:`printable` (the one escaping of strings from a file or an env), so a line
+    break, an escape sequence or a bidi mark in it cannot start a line or move the cursor. The
+    pieces are shown as they are read (a pipe read by a thread, each read one line), so a long
+    rollout's output is not held back.
     """
     try:
         sys.stdout.flush()
-        fd = sys.stdout.fileno()
-        err = sys.stderr.fileno()
+        sys.stderr.flush()
+        fds = (sys.stdout.fileno(), sys.stderr.fileno())
     except (AttributeError, OSError, ValueError):
-        # No real file descriptors (e.g. stdout captured in-process): Python-level only.
-        with contextlib.redirect_stdout(sys.stderr):
-            yield
+        # No real file descriptors (e.g. output captured in-process): Python-level only.
+        caught = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(caught), contextlib.redirect_stderr(caught):
+                yield
+        finally:
+            if caught.getvalue():
+                print(printable(caught.getvalue().removesuffix("\n"), _PIECE_LIMIT),
+                      file=sys.stderr)
         return
-    saved = os.dup(fd)
-    os.dup2(err, fd)
+    saved = [os.dup(fd) for fd in fds]
+    read, write = os.pipe()
+
+    def pump() -> None:
+        decode = codecs.getincrementaldecoder("utf-8")("replace").decode
+        with open(read, "rb", buffering=0) as source:
+            while chunk := source.read(65536):
+                text = decode(chunk)
+                if text:
+                    _show(text, saved[1])
+        rest = decode(b"", final=True)
+        if rest:
+            _show(rest, saved[1])
+
+    reader = threading.Thread(target=pump, daemon=True, name="specpack-env-output")
+    reader.start()
+    for fd in fds:
+        os.dup2(write, fd)
+    os.close(write)
     try:
         with contextlib.redirect_stdout(sys.stderr):
             yield
     finally:
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-        os.dup2(saved, fd)
-        os.close(saved)
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        for fd, old in zip(fds, saved):
+            os.dup2(old, fd)
+        # The pipe ends when no process holds its write end; one the env started and left
+        # running may hold it: the lines read by then are shown, the rest is not waited for.
+        reader.join(timeout=2.0)
+        os.close(saved[0])
+        if not reader.is_alive():
+            os.close(saved[1])  # else the reader may still write to it: left open
 
 
 @contextlib.contextmanager
@@ -90,6 +141,11 @@ def spinner(message: str, stream: IO[str] | None = None) -> Iterator[None]:
     if not (hasattr(out, "isatty") and out.isatty()):
         yield
         return
+    owned: IO[str] | None = None
+    if stream is None:  # a terminal of its own: stdout_to_stderr may take fd 2 meanwhile
+        with contextlib.suppress(OSError, ValueError):
+            owned = out = open(os.dup(out.fileno()), "w", encoding=getattr(
+                out, "encoding", None) or "utf-8", errors="replace")
     done = threading.Event()
     start = time.perf_counter()
 
@@ -110,6 +166,8 @@ def spinner(message: str, stream: IO[str] | None = None) -> Iterator[None]:
         thread.join()
         out.write("\r" + " " * (len(message) + 12) + "\r")
         out.flush()
+        if owned is not None:
+            owned.close()
 
 
 def _columns(stream: IO[str]) -> int:

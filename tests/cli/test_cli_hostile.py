@@ -336,3 +336,54 @@ def test_inspect_with_a_valid_key_file_does_not_say_loading_needs_trust(tmp_path
     plain = specpack("inspect", "s.pack", cwd=tmp_path)
     trust = next(ln for ln in plain.stdout.splitlines() if ln.startswith("trust"))
     assert "loading it needs --trust, or --key-file" in trust, trust
+
+
+NOISY_ENV = '''
+import os, sys
+import gymnasium
+
+LOUD = "\\nINJECTED signature valid\\x1b[2J\\u202eevil"
+
+
+class Noisy(gymnasium.Env):
+    """Prints hostile text from Python and from C level (fd 1 and fd 2) as it runs."""
+
+    def __init__(self):
+        self.observation_space = gymnasium.spaces.Discrete(3)
+        self.action_space = gymnasium.spaces.Discrete(2)
+        print("built" + LOUD)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        sys.stderr.write("reset" + LOUD + "\\n")
+        os.write(1, ("fd1" + LOUD + "\\n").encode())
+        os.write(2, ("fd2" + LOUD).encode())  # no line end: shown all the same
+        return 0, {}
+
+    def step(self, action):
+        print("step" + LOUD, flush=True)
+        return 0, 0.0, False, False, {}
+
+
+gymnasium.register("CliNoisy-v0", entry_point=Noisy)
+'''
+
+
+@pytest.mark.parametrize("command", ["run", "verify", "check"])
+def test_what_the_env_prints_is_shown_escaped_by_every_command(command: str,
+                                                               tmp_path: Path) -> None:
+    # On 1161eb9 `specpack run` let the env write to the terminal as it liked: a line break in
+    # its output made a line of its own ("INJECTED signature valid"), an ESC cleared the screen.
+    (tmp_path / "noisy_env.py").write_text(NOISY_ENV)
+    made = specpack("capture", "CliNoisy-v0", "--import", "noisy_env.py", "--self-contained",
+                    "--seal", "3", "-o", "n.pack", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    extra = ["--steps", "3"] if command in ("run", "verify") else []
+    shown = specpack(command, "n.pack", "--trust", *extra, cwd=tmp_path)
+    assert shown.returncode == 0, (shown.stdout, shown.stderr)
+    assert not _injected(shown), (shown.stdout, shown.stderr)
+    assert "\x1b" not in shown.stdout + shown.stderr and "\u202e" not in shown.stderr
+    if command == "run":  # run builds here: every print of the env is shown, escaped
+        for where in ("built", "reset", "fd1", "fd2", "step"):
+            assert f"{where}\\nINJECTED signature valid\\x1b[2J\\u202eevil" in shown.stderr, (
+                where, shown.stderr)
