@@ -7,7 +7,12 @@
    a second, clean build runs the same actions: the *local repeat control*
    (:mod:`.control`). When the two differ the env is ``not_reproducible`` (with the first
    differing step) and nothing is sent across; a rollout that raised a missing dependency
-   makes it ``missing_dependency``.
+   makes it ``missing_dependency``. The builds here watch the global generators (verify's
+   :class:`~specpack._verify.generators.Watch`, see :mod:`.control`): when two of them drew
+   different values from one (``np.random.rand()``, ``random.random()``), the env is
+   :data:`.findings.UNSEEDED` with the cause ``global_generator``, naming the call, the
+   generator and the fix, and nothing is sent across: its rollout follows whatever state a
+   process has, so any comparison would give a verdict by chance.
 3. **Remote** (the engine's ``run_trace`` in a fresh worker): one build from the pickled pack,
    same actions, compared with the reference run. With it, the *hash control* (verify's, see
    :class:`.jobs.Context`): the same task in a fresh interpreter under the next
@@ -36,11 +41,22 @@ from typing import Any
 
 from .._capture import capture
 from .._process import Outcome
-from .._verify import RUN_JOB, Trace, compare, plan_actions, run_trace
+from .._verify import RUN_JOB, Trace, compare, plan_actions
+from .._verify.generators import Watch, drawn, generator_finding
 from .._verify.jobs import carried_exactly, multi_agent
+from .._verify.report import GLOBAL_GENERATOR, HASH_ORDER
 from .checks import ezpickle_gaps, first_step, live_capture
 from .classify import failure, raised, rollout_missing, unset_required
-from .control import CONFIRM_BUILDS, CONFIRM_JOB, close_quietly, control, trace_of
+from .control import (
+    CONFIRM_BUILDS,
+    CONFIRM_JOB,
+    Build,
+    clean_build,
+    close_quietly,
+    control,
+    trace_of,
+    watched_make,
+)
 from .jobs import CONTROL, REFERENCE, REMOTE, Context, Decided, Job, private_tmp
 from .report import MISSING_DEPENDENCY, NOT_REPRODUCIBLE, UNSEEDED, Finding
 from .select import entry_of
@@ -91,7 +107,8 @@ def reference(
     -------
     dict
         ``{"failed": {...}}`` when it cannot be built here, else ``trace`` (the reference
-        trace), ``repeat`` and ``notes`` (see :func:`.control.control`), ``actions`` (the plan
+        trace), ``repeat``, ``notes`` and ``unseeded`` (see :func:`.control.control`: the
+        builds here watch the global generators), ``actions`` (the plan
         both sides run, or None when typed JSON cannot carry the actions exactly: each side then
         plans its own), ``gaps`` (see :func:`.checks.ezpickle_gaps`), ``live`` (see
         :func:`.checks.live_capture`, or None).
@@ -99,8 +116,8 @@ def reference(
     private_tmp()
     try:
         pack = pickle.loads(payload)
-        env = pack.make()
-        first: dict[str, Any] | None = None
+        env, made = watched_make(pack.make)
+        first: Build | None = None
         try:
             multi = multi_agent(env)
             actions = (multi.plan_actions(env, steps, seed) if multi is not None
@@ -111,17 +128,19 @@ def reference(
             gaps = (ezpickle_gaps(env, pack, actions, seed) if multi is None
                     else {"failures": [], "notes": [], "step": None})
             if not gaps["failures"]:  # only a gap's round trip steps the env: it is unstepped
-                first = trace_of(env, actions, steps, seed)
+                # the checks' own builds and reads are not the env's rollout: watched anew
+                watch = Watch()
+                first = Build(trace_of(env, actions, steps, seed, watch),
+                              [*made.touches, *watch.touches])
         finally:
             close_quietly(env)
         sent = actions if carried_exactly(actions) else None
 
-        def again() -> dict[str, Any]:
-            traced: dict[str, Any] = run_trace(payload, steps=steps, seed=seed,
-                                               actions=sent)["traces"][0]
-            return traced
+        def again() -> Build:
+            return clean_build(payload, sent, steps, seed)
 
-        result = control(again() if first is None else first, again)
+        result = (control(again(), again, checked=False) if first is None else
+                  control(first, again))
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt):
             raise
@@ -228,6 +247,10 @@ class EnvJob(Job):
             self.live_ezpickle = list(live.get("ezpickle") or ())
             self.notes.extend(live.get("notes") or ())
         record = [*gaps["failures"], *self.live_ezpickle, *self.live_differences]
+        unseeded = drawn(value.get("unseeded"))
+        if unseeded is not None and not (
+                self.nondeterministic or Trace.from_dict(value["trace"]).nondeterministic):
+            raise Decided(self.generator_drawn(unseeded, list(value["repeat"]), record))
         if value["repeat"] and record:
             raise Decided(self.wrong_record(
                 record, list(value["repeat"]), "two builds in this process already differ",
@@ -348,7 +371,21 @@ class EnvJob(Job):
             "environment of every process that builds it, before Python starts (workers "
             f"inherit it), or make the env sort what it iterates: {hashed[0]}")
         return self.finish(UNSEEDED, reason, differences=(*hashed, *rest),
-                           step=first_step(hashed))
+                           step=first_step(hashed), cause=HASH_ORDER)
+
+    def generator_drawn(self, found: tuple[str, int, str], repeat: list[str],
+                        record: list[str]) -> Finding:
+        """:data:`.findings.UNSEEDED` (cause ``global_generator``): two builds here drew
+        different values from a global generator (``found``: the call, its step and the
+        generator). The reason is verify's (:func:`~specpack._verify.generators.generator_finding`:
+        the call, the generator, the fix); the differences add what the builds here showed
+        (``repeat``) and a wrong record, if any: whatever the rollouts do, no comparison of
+        them is a verdict."""
+        reason = generator_finding(found)
+        shown = [f"what the two builds here show: {d}" for d in repeat[:3]]
+        call, step, _ = found
+        return self.finish(UNSEEDED, reason, differences=(reason, *shown, *record),
+                           step=None if call == "make" else step, cause=GLOBAL_GENERATOR)
 
     def verdict(self) -> Finding:
         rebuilt, live = self.remote_differences()

@@ -10,8 +10,9 @@ checked here. ``not_compared`` (the spec says ``nondeterministic=True``: everyth
 was compared and matched) does not fail it either; ``rollout_error`` (the rollout raised, the same
 on both sides, so nothing after the exception was compared) does: an env that cannot run a rollout
 where it is registered is not known to be portable. Neither is ever counted as ``identical``.
-:data:`UNSEEDED` (two fresh interpreters that differ only in ``PYTHONHASHSEED`` roll the env
-out differently) fails it, and names the fix; ``ezpickle_gap`` (the env's own EzPickle record
+:data:`UNSEEDED` (two builds here drew different values from a global generator, or two fresh
+interpreters that differ only in ``PYTHONHASHSEED`` roll the env out differently) fails it,
+and names the fix; ``ezpickle_gap`` (the env's own EzPickle record
 does not rebuild it, while the pack does) is a warning about pickling the env, not a failure.
 """
 
@@ -68,10 +69,13 @@ SKIPPED = "skipped"
 #: pickling the env itself, not about packs, so it does not fail the audit (see docs/audit.md).
 EZPICKLE_GAP = "ezpickle_gap"
 
-#: ``UNSEEDED`` (verify's own status): two fresh interpreters that differ only in
-#: ``PYTHONHASHSEED`` roll the env out differently, so it follows hash order (a set of strings
-#: iterated, ``hash(str)``); it fails the audit, and the fix is a fixed ``PYTHONHASHSEED`` in
-#: every process (or an env that sorts what it iterates).
+#: ``UNSEEDED`` (verify's own status): the env's rollout depends on state ``reset(seed=)``
+#: does not seed, with a ``cause`` as in verify: ``"global_generator"`` (two builds here drew
+#: different values from a global generator: the fix is seeding it, or the env's own
+#: ``np_random``) or ``"hash_order"`` (two fresh interpreters that differ only in
+#: ``PYTHONHASHSEED`` roll it out differently: a set of strings iterated, ``hash(str)``; the
+#: fix is a fixed ``PYTHONHASHSEED`` in every process, or an env that sorts what it iterates).
+#: It fails the audit.
 
 #: Every status a finding can have, in the order the tables list them (``skipped`` is for
 #: wrappers that could not be built, so it is last and only in the wrapper counts).
@@ -107,7 +111,11 @@ class Finding:
     the rollout) or where the rollout raised (``rollout_error``, ``missing_dependency`` found by
     the rollout), else None. ``output`` is what the env's code printed wherever it ran (see
     :mod:`.output`: a ``[source, stream]`` line before each part, each cut to
-    :data:`.output.OUTPUT_LIMIT` characters), ``""`` when it printed nothing.
+    :data:`.output.OUTPUT_LIMIT` characters), ``""`` when it printed nothing. ``cause`` says
+    why an ``unseeded`` env does not follow its seed (verify's ``report.cause``):
+    ``"global_generator"`` (two builds here drew different values from ``random``, numpy's
+    global generator or torch's default one) or ``"hash_order"`` (the hash control); None for
+    every other status.
     """
 
     kind: str
@@ -124,6 +132,7 @@ class Finding:
     args: Mapping[str, str] = field(default_factory=dict)
     defaulted: Mapping[str, str] = field(default_factory=dict)
     output: str = ""
+    cause: str | None = None
 
     @property
     def portable(self) -> bool:
@@ -144,6 +153,7 @@ class Finding:
             "notes": list(self.notes),
             "elapsed": round(self.elapsed, 4),
             "output": self.output,
+            "cause": self.cause,
         }
         if self.kind == "wrapper":
             out["base_env"] = self.base_env

@@ -18,7 +18,7 @@ from .._verify import plan_actions, record, writable
 from .._verify.jobs import carried_exactly
 from ..vector import make_vec
 from .classify import failure
-from .control import close_quietly, control
+from .control import Build, close_quietly, control, watched_make
 from .jobs import private_tmp
 from .select import registry
 
@@ -91,18 +91,24 @@ class Batched:
         return obs, reward, flags[0], flags[1], info
 
 
+def _build(pack: Any, actions: list[Any] | None, steps: int, seed: int, num_envs: int | None,
+           watch: bool = False) -> Build:
+    """One build of the vector pack and its batched rollout (watched: the builds here)."""
+    venv, watched = (watched_make(lambda: _make(pack, num_envs)) if watch else
+                     (_make(pack, num_envs), None))
+    try:
+        env = Batched(venv)
+        todo = plan_actions(env.action_space, steps, seed) if actions is None else actions
+        trace = record(env, writable(todo), seed, watch=watched).to_dict()
+        return Build(trace, [] if watched is None else watched.touches)
+    finally:
+        close_quietly(venv)
+
+
 def _traces(pack: Any, actions: list[Any] | None, steps: int, seed: int, repeat: int,
             num_envs: int | None) -> Any:
-    out = []
-    for _ in range(repeat):
-        venv = _make(pack, num_envs)
-        try:
-            env = Batched(venv)
-            todo = plan_actions(env.action_space, steps, seed) if actions is None else actions
-            out.append(record(env, writable(todo), seed).to_dict())
-        finally:
-            close_quietly(venv)
-    return {"traces": out}
+    return {"traces": [_build(pack, actions, steps, seed, num_envs).trace
+                       for _ in range(repeat)]}
 
 
 def run_vector(
@@ -129,26 +135,28 @@ def reference_vector(
     """The reference side of a vector-only pack (a job function; see ``env_job.reference``).
 
     The actions are planned from a fresh build's batched action space, and that build runs
-    the first rollout of the repeat control (:func:`.control.control`); the EzPickle and
-    live-stack checks do not apply (there is no single env).
+    the first rollout of the repeat control (:func:`.control.control`; every build here
+    watches the global generators, in this process: sub-envs an async vector env runs in
+    processes of its own are not seen); the EzPickle and live-stack checks do not apply
+    (there is no single env).
     """
     private_tmp()
     try:
         pack = pickle.loads(payload)
-        venv = _make(pack, num_envs)
+        venv, made = watched_make(lambda: _make(pack, num_envs))
         try:
             env = Batched(venv)
             actions = plan_actions(env.action_space, steps, seed)
-            first = record(env, writable(actions), seed).to_dict()
+            first = Build(record(env, writable(actions), seed, watch=made).to_dict(),
+                          made.touches)
         finally:
             close_quietly(venv)
         sent = actions if carried_exactly(actions) else None
 
-        def again() -> dict[str, Any]:
-            traced: dict[str, Any] = _traces(pack, sent, steps, seed, 1, num_envs)["traces"][0]
-            return traced
+        def again() -> Build:
+            return _build(pack, sent, steps, seed, num_envs, watch=True)
 
-        result = control(first, again)
+        result = control(first, again, checked=False)
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt):
             raise

@@ -463,8 +463,10 @@ def test_json_report_has_the_documented_schema(tmp_path: Path):
             "notes",
             "elapsed",
             "output",
+            "cause",
         }
         assert f["kind"] == "env" and f["status"] in STATUSES
+        assert f["cause"] is None  # only an unseeded finding has one
         assert isinstance(f["differences"], list) and isinstance(f["notes"], list)
     gap = by_name(doc)["auditpkg/EzPickleGap-v0"]
     assert gap["reason"].startswith(gap["differences"][0])  # and the fix for the id follows

@@ -97,6 +97,7 @@ def test_verify_and_the_audit_give_it_the_same_status_that_fails_and_names_the_f
     code, envs = audit(tmp_path, seed)
     found = envs[ENV_ID]
     assert found["status"] == UNSEEDED, found
+    assert found["cause"] == "hash_order", found  # verify's cause, in the JSON finding
     if UNSEEDED in STATUSES:  # verify's status has landed: one status, both sides
         assert found["status"] == verified["status"]
     assert UNSEEDED in FAILING and code == 1  # it fails the audit
