@@ -146,4 +146,6 @@ def test_a_fork_child_does_not_inherit_the_callers_python_signal_handlers():
     finally:
         signal.signal(signal.SIGTERM, old)
     assert out.status == "ok", out
-    assert out.value == "SIG_DFL"
+    # Not the caller's handler. Under coverage (CI: patch = fork, sigterm = true) the worker,
+    # a fork below its reaper, gets coverage's own SIGTERM handler from coverage's at-fork hook.
+    assert out.value in ("SIG_DFL", "_on_sigterm"), out.value
