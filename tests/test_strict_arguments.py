@@ -129,3 +129,13 @@ def test_the_adapters_flags_are_bools_too(call: Any) -> None:
     # Checked before the library is imported: the refusal needs neither Tianshou nor SuperSuit.
     with pytest.raises(specpack.ArgumentTypeError, match="must be a bool"):
         call(specpack.capture("CartPole-v1"))
+
+
+# (here, not in tests/capture: the gymnasium 1.0/0.29/0.28 venvs run tests/capture and have no
+# MuJoCo, where a skip would fail CI)
+def test_a_real_mujoco_ant_gets_the_same_refusal():
+    with pytest.raises(specpack.UnexpectedKwargError, match=re.escape(
+            "'record_space', a near miss of the capture option 'record_spaces'. The env "
+            "'Ant-v5' (gymnasium.envs.mujoco.ant_v5:AntEnv) takes **kwargs")):
+        specpack.capture("Ant-v5", record_space=True)
+    assert specpack.capture("Ant-v5", frame_skip=5).kwargs == {"frame_skip": 5}  # the control

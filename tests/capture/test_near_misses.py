@@ -70,12 +70,3 @@ def test_an_env_without_var_kwargs_still_gets_the_did_you_mean():
     with pytest.raises(specpack.UnexpectedKwargError,
                        match="did you mean the capture option 'self_contained'"):
         specpack.capture("CartPole-v1", self_containd=True)
-
-
-def test_a_real_mujoco_ant_gets_the_same_refusal():
-    pytest.importorskip("mujoco")
-    with pytest.raises(specpack.UnexpectedKwargError, match=re.escape(
-            "'record_space', a near miss of the capture option 'record_spaces'. The env "
-            "'Ant-v5' (gymnasium.envs.mujoco.ant_v5:AntEnv) takes **kwargs")):
-        specpack.capture("Ant-v5", record_space=True)
-    assert specpack.capture("Ant-v5", frame_skip=5).kwargs == {"frame_skip": 5}  # the control

@@ -46,3 +46,15 @@ def test_torch_tensor_observations_compare_exactly() -> None:
 def test_verify_of_a_torch_observation_env_is_identical() -> None:
     report = specpack.capture(ToTorch(gymnasium.make("CartPole-v1"))).verify(steps=20)
     assert report, report.differences
+
+
+# (here, not in test_verify_unseeded.py: the gymnasium 1.0/0.29 venvs have no torch and ignore
+# this file, where a skip would fail CI)
+def test_an_env_drawing_from_torch_default_generator_is_unseeded() -> None:
+    from verifyenvs import DrawsTorchGlobal
+
+    report = specpack.capture(DrawsTorchGlobal).verify(steps=6, timeout=120)
+    text = "\n".join([str(report), *report.differences])
+    assert report.status == "unseeded" and report.cause == "global_generator", text
+    assert report.differences[0].startswith("step 4 drew from torch's default generator"), text
+    assert "torch.manual_seed" in report.differences[0], text

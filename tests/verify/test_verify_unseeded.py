@@ -72,15 +72,6 @@ def test_an_env_drawing_from_a_global_generator_is_unseeded_every_time_naming_it
         assert not report.rollout_compared, text
 
 
-def test_an_env_drawing_from_torch_default_generator_is_unseeded() -> None:
-    pytest.importorskip("torch")
-    report = specpack.capture(verifyenvs.DrawsTorchGlobal).verify(steps=6, timeout=120)
-    text = _text(report)
-    assert report.status == "unseeded" and report.cause == "global_generator", text
-    assert report.differences[0].startswith("step 4 drew from torch's default generator"), text
-    assert "torch.manual_seed" in report.differences[0], text
-
-
 def test_an_env_seeding_the_global_generator_from_its_own_seed_is_identical() -> None:
     # it draws from np.random in every step, after np.random.seed(seed) in reset: its rollout
     # follows its seed, in every process
