@@ -96,7 +96,7 @@ def test_the_capture_options_autoreset_and_apply_api_compatibility_follow_this_l
     with pytest.raises(specpack.CaptureError, match=r"EnvCompatibility.*backend='gym'"):
         specpack.capture("CartPole-v1", apply_api_compatibility=True)
     # make tests `is True`: autoreset=1 would silently add no wrapper there; refused here.
-    with pytest.raises(specpack.CaptureError, match="autoreset=1 for 'CartPole-v1' must be"):
+    with pytest.raises(specpack.ArgumentTypeError, match="autoreset must be a bool"):
         specpack.capture("CartPole-v1", autoreset=1)
 
 
