@@ -62,8 +62,8 @@ def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
 
 
 #: Test files that start Ray (its heads use fixed default ports, e.g. the dashboard agent's):
-#: under pytest-xdist (``-n 3 --dist loadgroup``, the README's command) they run in one worker,
-#: one at a time.
+#: under pytest-xdist (``-n 3 --dist loadgroup``, for a developer's run; CI runs serially) they
+#: run in one worker, one at a time.
 _RAY_FILES = frozenset({"test_ray.py", "test_ray_cluster.py", "test_need_table.py",
                         "test_docs_blocks.py", "test_no_escape.py"})
 
