@@ -60,6 +60,9 @@ NORMALISE: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b\d+\.\d+\.\d+[\w.+-]*"), "<version>"),
     (re.compile(r"\b([Pp]ython) \d+\.\d+\b"), r"\1 <version>"),
     (re.compile(r"\b[\d,]+ bytes\b"), "<n> bytes"),
+    # an env that warns once per process prints in some of the audit's interpreters, not in
+    # others, depending on which env shared an interpreter with it: the count is scheduling
+    (re.compile(r"\(\d+ of the (\d+ \w+) printed something"), r"(<n> of the \1 printed something"),
     (re.compile(r"[ \t]+"), " "),
 ]
 

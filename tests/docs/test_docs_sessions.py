@@ -65,6 +65,9 @@ def test_session_parsing_normalising_and_matching(tmp_path: Path) -> None:
                    "0x1 78,106 steps/s Python 3.12", tmp_path)
     assert a == b
     assert normalised("return mean 21.689", tmp_path) != normalised("return mean 21.7", tmp_path)
+    printed = "({} of the {} envs printed something: see --verbose"
+    assert normalised(printed.format(2, 69), tmp_path) == normalised(printed.format(3, 69), tmp_path)
+    assert normalised(printed.format(2, 69), tmp_path) != normalised(printed.format(2, 70), tmp_path)
     assert matches(["a", "...", "d"], ["a", "b", "c", "d"])
     assert not matches(["a", "d"], ["a", "b", "d"])
     assert not matches(["a b"], ["a", "b"])  # a line printed as one is one line on the page
