@@ -3,7 +3,7 @@
 Immutable and self-contained: the entry point (a :class:`~specpack.CodeRef`), a private
 copy of the kwargs, the spec metadata and the wrapper stack (:class:`Layer`, outermost first);
 nothing in it refers to the registry. Its fields are declared once (a frozen slotted
-dataclass, :func:`specpack._record.frozen`: no code generated at import); its pickled state, copy, manifest fields and identity follow that list. What it
+dataclass); its pickled state, copy, manifest fields and identity follow that list. What it
 does lives where it delegates (docs/how-it-works.md): :mod:`specpack._build` (make),
 :mod:`specpack._proof` (verify, seal, check), :mod:`specpack._fileface` (text form) and
 :mod:`specpack._state` (pickled state, identity). Nothing writes a pack's fields once it is
@@ -27,7 +27,6 @@ from ._carry.ref import CodeRef, iter_carried
 from ._carry.tree import is_plain, materialize
 from ._keywords import checked_keywords
 from ._layer import Layer
-from ._record import frozen
 from ._restorer import restorer
 from ._state import FORMAT_VERSION, fingerprint, from_state, reduced, state_of
 
@@ -47,7 +46,7 @@ class _Referable:
     __slots__ = ("__weakref__",)
 
 
-@frozen(slots=True, eq=False, repr=False, kw_only=True)
+@dataclasses.dataclass(frozen=True, slots=True, eq=False, repr=False, kw_only=True)
 class SpecPack(_Referable):
     """How to build one env, resolved in the process where it was known.
 

@@ -10,11 +10,11 @@ dropped, so a surface is a value: equal envs give equal surfaces.
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium
 
-from ._record import frozen
 from ._restorer import restorer
 
 __all__ = [
@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 
-@frozen
+@dataclass(frozen=True)
 class Surface:
     """An env's observation and action spaces, metadata and render mode, as recorded."""
 
