@@ -27,7 +27,7 @@ import stat
 import tempfile
 import time
 
-from ._assets_tree import Refused, digest_tree, listing, unpack
+from ._assets_tree import Refused, digest_tree, listing, makedirs_private, unpack
 from ._text import size_text
 
 __all__ = ["Unsafe", "cache_root", "check_one", "own_root", "place"]
@@ -100,22 +100,6 @@ def _ancestors(path: str) -> list[str]:
         path = parent
 
 
-def _mkdir_private(path: str) -> None:
-    """Create the missing folders of ``path`` (absolute), each with mode 0700."""
-    missing = []
-    while not os.path.lexists(path):
-        missing.append(path)
-        parent = os.path.dirname(path)
-        if parent == path:
-            break
-        path = parent
-    for folder in reversed(missing):
-        try:
-            os.mkdir(folder, 0o700)
-        except FileExistsError:
-            pass  # a racing worker made it: checked below like any existing folder
-
-
 def own_root(root: str, need: int) -> None:
     """Create the cache folder ``root`` (0700) if missing, and refuse it unless it is the
     user's alone (see the module text).
@@ -124,7 +108,7 @@ def own_root(root: str, need: int) -> None:
     be created (``need``: the bytes about to be written, for the message).
     """
     try:
-        _mkdir_private(root)
+        makedirs_private(root)
     except OSError as e:
         raise _cache_error(root, e, need) from e
     try:
@@ -253,7 +237,7 @@ def place(root: str, sha: str, name: str, kind: str, size: int, data: bytes) -> 
         raise Refused(f"its bytes do not match its declared size ({size:,}) and sha256 "
                       f"({sha}); the pack was altered or cut: capture it again")
     try:
-        _mkdir_private(parent)
+        makedirs_private(parent)
         _sweep(parent)
         tmp = tempfile.mkdtemp(prefix=_TMP, dir=parent)
     except OSError as e:

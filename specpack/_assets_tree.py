@@ -33,6 +33,7 @@ import stat
 from dataclasses import dataclass
 
 __all__ = ["LimitExceeded", "Refused", "Scan", "archive_size", "carried_size", "digest_tree", "listing",
+           "makedirs_private",
            "scan", "unpack"]
 
 _MAGIC = b"specpack-folder-1\0"
@@ -282,10 +283,16 @@ def _parse(data: bytes) -> list[tuple[bytes, bytes, int, int]]:
     return entries
 
 
-def _makedirs_private(path: str) -> None:
-    """``os.makedirs(path, exist_ok=True)`` with every folder it creates made 0700."""
+def makedirs_private(path: str) -> None:
+    """Create the missing folders of ``path`` (absolute), each with mode 0700.
+
+    Only names that do not exist at all are created (``lexists``: a symlink is never followed
+    or replaced); one that a racing process made first is left as it is, for the caller to
+    check like any existing folder (the cache checks ownership and mode; :func:`unpack` writes
+    below it with ``O_EXCL``, which fails on anything but a folder).
+    """
     missing = []
-    while not os.path.isdir(path):
+    while not os.path.lexists(path):
         missing.append(path)
         parent = os.path.dirname(path)
         if parent == path:
@@ -295,8 +302,7 @@ def _makedirs_private(path: str) -> None:
         try:
             os.mkdir(folder, 0o700)
         except FileExistsError:
-            if not os.path.isdir(folder):
-                raise
+            pass
 
 
 def unpack(data: bytes, dest: str) -> None:
@@ -313,9 +319,11 @@ def unpack(data: bytes, dest: str) -> None:
         target = os.path.join(dest, os.fsdecode(name))
         try:
             if kind == b"d":
-                _makedirs_private(target)
+                makedirs_private(target)
+                if not stat.S_ISDIR(os.lstat(target).st_mode):
+                    raise FileExistsError(errno.EEXIST, "not a folder", target)
                 continue
-            _makedirs_private(os.path.dirname(target))
+            makedirs_private(os.path.dirname(target))
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
             with os.fdopen(os.open(target, flags, 0o600), "wb") as fh:
                 fh.write(view[at:at + size])
