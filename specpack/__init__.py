@@ -27,16 +27,37 @@ from . import (
     _public,
 )
 from ._errors import (
+    ArgumentTypeError,
     AssetError,
     BackendUnavailableError,
+    BuildArithmeticError,
+    BuildAttributeError,
+    BuildDependencyError,
     BuildError,
+    BuildGymnasiumError,
+    BuildImportError,
+    BuildLookupError,
+    BuildNotImplementedError,
+    BuildTypeError,
+    BuildValueError,
     CaptureError,
+    DeprecatedEnvError,
     NotIdenticalError,
     PackFileError,
+    PackFileNotFoundError,
     PackFormatError,
+    PackIsADirectoryError,
+    PackPermissionError,
     SignatureError,
     SpecPackError,
+    UncarriableValueError,
+    UnexpectedKwargError,
+    UnknownEnvError,
+    UnknownEnvNameError,
+    UnknownEnvVersionError,
     UnknownKeywordError,
+    UnknownNamespaceError,
+    UnrecordedArgumentsError,
     UntrustedPackError,
     VersionSkewWarning,
     WorkerError,
@@ -49,32 +70,7 @@ if TYPE_CHECKING:
     from ._audit import AuditReport, Finding, audit
     from ._backends.recorders import register_recorder
     from ._capture import capture
-    from ._capture_errors import (
-        DeprecatedEnvError,
-        UncarriableValueError,
-        UnexpectedKwargError,
-        UnknownEnvError,
-        UnknownEnvNameError,
-        UnknownEnvVersionError,
-        UnknownNamespaceError,
-        UnrecordedArgumentsError,
-    )
     from ._carry import Blob, CodeRef, EnumRef
-    from ._error_twins import (
-        ArgumentTypeError,
-        BuildArithmeticError,
-        BuildAttributeError,
-        BuildDependencyError,
-        BuildGymnasiumError,
-        BuildImportError,
-        BuildLookupError,
-        BuildNotImplementedError,
-        BuildTypeError,
-        BuildValueError,
-        PackFileNotFoundError,
-        PackIsADirectoryError,
-        PackPermissionError,
-    )
     from ._pack import Layer, SpecPack
     from ._sealed import Seal
     from ._verify.check_report import CheckReport
@@ -143,17 +139,6 @@ __all__ = [
 
 #: Public name -> (module, attribute) it is loaded from on first use.
 _LAZY = {
-    # what capture refuses (specpack._capture_errors): made with capture, or here on first use
-    **{name: ("specpack._capture_errors", name) for name in (
-        "DeprecatedEnvError", "UncarriableValueError", "UnexpectedKwargError", "UnknownEnvError",
-        "UnknownEnvNameError", "UnknownEnvVersionError", "UnknownNamespaceError",
-        "UnrecordedArgumentsError")},
-    # the errors that are also their cause's type (specpack._error_twins): made on a failure
-    **{name: ("specpack._error_twins", name) for name in (
-        "ArgumentTypeError", "BuildArithmeticError", "BuildAttributeError",
-        "BuildDependencyError", "BuildGymnasiumError", "BuildImportError", "BuildLookupError",
-        "BuildNotImplementedError", "BuildTypeError", "BuildValueError",
-        "PackFileNotFoundError", "PackIsADirectoryError", "PackPermissionError")},
     "capture": ("specpack._capture", "capture"),
     "SpecPack": ("specpack._pack", "SpecPack"),
     "Layer": ("specpack._pack", "Layer"),

@@ -43,7 +43,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from ._errors import AssetError, CaptureError
+from ._errors import AssetError, CaptureError, file_error_for
 from ._restorer import restorer
 
 __all__ = ["DEFAULT_LIMIT", "Asset", "carried_bytes", "check_assets", "counts_as_file", "find_paths", "materialize",
@@ -279,8 +279,6 @@ def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAUL
         message = f"the asset {absolute} cannot be read: {e}"
         cause = e.__cause__
         if isinstance(cause, OSError):  # missing, a directory, not permitted: an OSError too
-            from ._error_twins import file_error_for  # loads on a failure
-
             raise file_error_for(cause, message, cause.filename or absolute) from None
         raise CaptureError(message) from None
     kind: Literal["file", "dir"] = "file" if found.kind == "file" else "dir"

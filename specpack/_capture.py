@@ -18,7 +18,6 @@ from typing import Any
 
 from ._assets import DEFAULT_LIMIT
 from ._backends import Backend, Recipe, check_kwargs, detect_backend, get_backend
-from ._capture_errors import UnexpectedKwargError
 from ._carry.code import CodeRef, code_ref, code_ref_from_string, witness_of
 from ._carry.payload import Witness, by_value_modules
 from ._carry.values import (
@@ -29,7 +28,7 @@ from ._carry.values import (
     iter_carried,
     lower_mapping,
 )
-from ._errors import CaptureError
+from ._errors import CaptureError, UnexpectedKwargError, _CaptureTypeError, _OldRenderAPIError
 from ._keywords import check_flag
 from ._needs import (
     built_requires,
@@ -306,7 +305,6 @@ def _capture(
     elif callable(target):
         recipe = impl.from_callable(target, options, kwargs)
     else:
-        from ._error_twins import _CaptureTypeError  # loads on a failure
 
         raise _CaptureTypeError(
             f"cannot capture {type(target).__name__} {target!r}: pass an env id, an EnvSpec, "
@@ -443,7 +441,6 @@ def _old_render_api(entry: Any, kwargs: Mapping[str, Any], label: str,
     modes = (getattr(entry, "metadata", None) or {}).get("render_modes", ())
     if (kwargs.get("render_mode") == "human" and "human" not in modes
             and "argument 'render_mode'" in str(refused)):
-        from ._error_twins import _OldRenderAPIError  # loads on a failure
 
         raise _OldRenderAPIError(
             f"You passed render_mode='human' although {label} doesn't implement human-rendering "

@@ -1,29 +1,93 @@
-"""The exceptions and warnings specpack raises.
+"""Every exception and warning specpack raises, in one module.
 
 Every error specpack raises on bad input is a :class:`SpecPackError`. Each message names the thing
 that was wrong (the env id, the kwarg path, the wrapper class, the file) and says how to fix it.
 Errors are raised where the fault is known: in the parent at capture time whenever possible,
-never as a bare traceback from a worker.
+never as a bare traceback from a worker. Where a cause had a type of its own, the error is
+also of that type (a *twin*), so code that catches what ``gymnasium.make`` or ``open`` raise
+keeps working; the ``*_error_for`` functions pick the twin for a cause. The hierarchy::
+
+    SpecPackError (Exception)
+    ├── CaptureError (ValueError)                   capture refused the target
+    │   ├── UnknownEnvError (LookupError)           the id is not registered
+    │   │   ├── UnknownNamespaceError               also gymnasium.error.NamespaceNotFound
+    │   │   ├── UnknownEnvNameError                 also gymnasium.error.NameNotFound
+    │   │   ├── UnknownEnvVersionError              also gymnasium.error.VersionNotFound
+    │   │   └── DeprecatedEnvError                  also gymnasium.error.DeprecatedEnv
+    │   ├── UnexpectedKwargError (TypeError)        a kwarg the constructor does not take
+    │   ├── UncarriableValueError (TypeError)       a value that cannot cross a process
+    │   ├── UnrecordedArgumentsError                the EzPickle gap of a live env
+    │   └── (private twins: the entry point failed to load with ImportError,
+    │        ModuleNotFoundError, AttributeError, DependencyNotInstalled; a target of no
+    │        known kind, TypeError)
+    ├── UnknownKeywordError (TypeError)             a specpack function's keyword misspelt
+    ├── ArgumentTypeError (TypeError)               a flag that is not a bool; not a pack
+    ├── BackendUnavailableError (ImportError)       gymnasium/gym not installed here
+    ├── BuildError (RuntimeError)                   make() failed
+    │   ├── AssetError                              a file the pack needs is missing/differs
+    │   └── Build{Type,Value,Attribute,Lookup,Import,Arithmetic,NotImplemented,
+    │             Dependency,Gymnasium}Error        the constructor raised that type
+    ├── WorkerError (RuntimeError)                  a worker failed to rebuild a pack
+    ├── NotIdenticalError (AssertionError)          verify(check=True) found a difference
+    ├── PackFormatError (ValueError)                a malformed manifest or pack file
+    │   └── PackFileError (OSError)                 a file could not be read or written
+    │       ├── PackFileNotFoundError (FileNotFoundError)
+    │       ├── PackIsADirectoryError (IsADirectoryError)
+    │       └── PackPermissionError (PermissionError)
+    ├── UntrustedPackError (PermissionError)        code by value, neither trusted nor signed
+    └── SignatureError (PermissionError)            a signature missing, other key, altered
+    VersionSkewWarning (UserWarning)                captured under other library versions
+
+The public classes are claimed by :mod:`specpack` (``__module__`` is ``specpack``: tracebacks
+and pickles name them where users import them).
 """
 
 from __future__ import annotations
 
+import errno as _errno
+import os
 from typing import Any, Literal
 
+from gymnasium import error as _gym_error
+
 __all__ = [
+    "ArgumentTypeError",
     "AssetError",
     "BackendUnavailableError",
+    "BuildArithmeticError",
+    "BuildAttributeError",
+    "BuildDependencyError",
     "BuildError",
+    "BuildGymnasiumError",
+    "BuildImportError",
+    "BuildLookupError",
+    "BuildNotImplementedError",
+    "BuildTypeError",
+    "BuildValueError",
     "CaptureError",
+    "DeprecatedEnvError",
     "NotIdenticalError",
     "PackFileError",
+    "PackFileNotFoundError",
     "PackFormatError",
+    "PackIsADirectoryError",
+    "PackPermissionError",
     "SignatureError",
     "SpecPackError",
+    "UncarriableValueError",
+    "UnexpectedKwargError",
+    "UnknownEnvError",
+    "UnknownEnvNameError",
+    "UnknownEnvVersionError",
     "UnknownKeywordError",
+    "UnknownNamespaceError",
+    "UnrecordedArgumentsError",
     "UntrustedPackError",
     "VersionSkewWarning",
     "WorkerError",
+    "build_error_for",
+    "capture_error_for",
+    "file_error_for",
 ]
 
 #: Where a message is read: from Python (``str(error)``) or on the ``specpack`` command line.
@@ -149,3 +213,199 @@ class SignatureError(SpecPackError, PermissionError):
 
 class VersionSkewWarning(UserWarning):
     """A pack was captured under other versions of gymnasium/gym, numpy or the env's package."""
+
+
+# -- what capture refuses -----------------------------------------------------------------------
+
+class UnknownEnvError(CaptureError, LookupError):
+    """The env id is not in the registry (the message suggests the closest ids).
+
+    Raised as the subclass matching the error ``gymnasium.make`` would raise for the same id
+    (:class:`UnknownEnvNameError`, ...), so code that catches gymnasium's errors keeps working.
+    """
+
+
+class UnknownNamespaceError(UnknownEnvError, _gym_error.NamespaceNotFound):
+    """No env is registered in that namespace (``gymnasium.error.NamespaceNotFound``)."""
+
+
+class UnknownEnvNameError(UnknownEnvError, _gym_error.NameNotFound):
+    """No env of that name is registered (``gymnasium.error.NameNotFound``)."""
+
+
+class UnknownEnvVersionError(UnknownEnvError, _gym_error.VersionNotFound):
+    """The name is registered, not that version (``gymnasium.error.VersionNotFound``)."""
+
+
+class DeprecatedEnvError(UnknownEnvError, _gym_error.DeprecatedEnv):
+    """The version is deprecated: a newer one exists (``gymnasium.error.DeprecatedEnv``)."""
+
+
+class UnexpectedKwargError(CaptureError, TypeError):
+    """A kwarg the env constructor (or a wrapper) cannot take; the message suggests the name."""
+
+
+class UncarriableValueError(CaptureError, TypeError):
+    """A kwarg (or a value inside one) cannot cross a process boundary."""
+
+
+class UnrecordedArgumentsError(CaptureError):
+    """A live env or wrapper holds constructor arguments that were not recorded.
+
+    Rebuilding it would silently fall back to defaults (the EzPickle gap), so capture refuses.
+    """
+
+
+# -- twins: also of the type of their cause -----------------------------------------------------
+
+class _CaptureDependencyError(CaptureError, _gym_error.DependencyNotInstalled):
+    """Importing the entry point needs a dependency that is not installed here."""
+
+
+class _CaptureImportError(CaptureError, ImportError):
+    """The entry point's module cannot be imported here."""
+
+
+class _CaptureModuleNotFoundError(_CaptureImportError, ModuleNotFoundError):
+    """The entry point's module (or a ``"module:Env-v0"`` id's) is not installed here."""
+
+
+class _CaptureAttributeError(CaptureError, AttributeError):
+    """The entry point's module has no such name."""
+
+
+class _CaptureTypeError(CaptureError, TypeError):
+    """``capture`` was given something that is not an env id, spec, class, factory or env."""
+
+
+class ArgumentTypeError(SpecPackError, TypeError):
+    """A specpack function got an argument of the wrong type: a flag that is not ``True`` or
+    ``False`` (``load(path, trust="False")``), or something else than a
+    :class:`~specpack.SpecPack` where a pack is needed (``verify("CartPole-v1")``). The message
+    names the argument and what to pass instead."""
+
+
+def capture_error_for(cause: BaseException) -> type[CaptureError]:
+    """The :class:`CaptureError` to raise when loading an entry point failed with ``cause``:
+    also of the type ``gymnasium.make`` lets through for it, so code catching that still works."""
+    if isinstance(cause, _gym_error.DependencyNotInstalled):
+        return _CaptureDependencyError
+    if isinstance(cause, ModuleNotFoundError):
+        return _CaptureModuleNotFoundError
+    if isinstance(cause, ImportError):
+        return _CaptureImportError
+    if isinstance(cause, AttributeError):
+        return _CaptureAttributeError
+    return CaptureError
+
+
+class _OldRenderAPIError(UnexpectedKwargError, _gym_error.Error):
+    """``render_mode='human'`` for an env that renders only through the old API: as
+    ``gymnasium.make`` says it (an ``UnexpectedKwargError`` and a ``gymnasium.error.Error``)."""
+
+
+class BuildTypeError(BuildError, TypeError):
+    """The constructor raised a ``TypeError``."""
+
+
+class BuildValueError(BuildError, ValueError):
+    """The constructor raised a ``ValueError``."""
+
+
+class BuildAttributeError(BuildError, AttributeError):
+    """The constructor raised an ``AttributeError``."""
+
+
+class BuildLookupError(BuildError, LookupError):
+    """The constructor raised a ``LookupError`` (``KeyError``, ``IndexError``)."""
+
+
+class BuildImportError(BuildError, ImportError):
+    """The constructor raised an ``ImportError``."""
+
+
+class BuildArithmeticError(BuildError, ArithmeticError):
+    """The constructor raised an ``ArithmeticError`` (``ZeroDivisionError``, ...)."""
+
+
+class BuildNotImplementedError(BuildError, NotImplementedError):
+    """The constructor raised a ``NotImplementedError``."""
+
+
+class BuildDependencyError(BuildError, _gym_error.DependencyNotInstalled):
+    """The constructor raised ``gymnasium.error.DependencyNotInstalled``."""
+
+
+class BuildGymnasiumError(BuildError, _gym_error.Error):
+    """The constructor raised another ``gymnasium.error.Error``."""
+
+
+#: Most specific first: the first base the cause is an instance of decides.
+_BUILD_ERRORS: tuple[tuple[type[BaseException], type[BuildError]], ...] = (
+    (_gym_error.DependencyNotInstalled, BuildDependencyError),
+    (_gym_error.Error, BuildGymnasiumError),
+    (TypeError, BuildTypeError),
+    (ValueError, BuildValueError),
+    (AttributeError, BuildAttributeError),
+    (LookupError, BuildLookupError),
+    (ImportError, BuildImportError),
+    (ArithmeticError, BuildArithmeticError),
+    (NotImplementedError, BuildNotImplementedError),
+)
+
+
+def build_error_for(cause: BaseException) -> type[BuildError]:
+    """The :class:`BuildError` subclass to raise for a constructor failure ``cause``."""
+    for base, cls in _BUILD_ERRORS:
+        if isinstance(cause, base):
+            return cls
+    return BuildError
+
+
+class PackFileNotFoundError(PackFileError, FileNotFoundError):
+    """The path does not exist (also a ``FileNotFoundError``)."""
+
+
+class PackIsADirectoryError(PackFileError, IsADirectoryError):
+    """The path is a directory, not a pack file (also an ``IsADirectoryError``)."""
+
+
+class PackPermissionError(PackFileError, PermissionError):
+    """The path may not be read or written here (also a ``PermissionError``)."""
+
+
+#: Most specific first.
+_FILE_ERRORS: tuple[tuple[type[OSError], type[PackFileError]], ...] = (
+    (FileNotFoundError, PackFileNotFoundError),
+    (IsADirectoryError, PackIsADirectoryError),
+    (PermissionError, PackPermissionError),
+)
+
+
+def file_error_for(cause: OSError | int, message: str, filename: str,
+                   **fixes: str) -> PackFileError:
+    """The :class:`PackFileError` for an ``OSError`` (or an ``errno`` number) on ``filename``.
+
+    Parameters
+    ----------
+    cause
+        The operating system's error, or the ``errno`` to report (e.g. ``errno.EISDIR``).
+    message
+        The message: what could not be done to which file, and why.
+    filename
+        The path, as ``OSError.filename`` holds it.
+    **fixes
+        ``python=``/``cli=`` fixes, as for :class:`SpecPackError`.
+    """
+    if isinstance(cause, int):
+        cause = OSError(cause, _errno_text(cause), filename)
+    cls = next((sub for base, sub in _FILE_ERRORS if isinstance(cause, base)), PackFileError)
+    error = cls(message, **fixes)
+    error.errno = cause.errno
+    error.strerror = cause.strerror
+    error.filename = filename
+    return error
+
+
+def _errno_text(number: int) -> str:
+    return os.strerror(number) if number in _errno.errorcode else "error"

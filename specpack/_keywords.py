@@ -13,7 +13,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
-from ._errors import UnknownKeywordError
+from ._errors import ArgumentTypeError, UnknownKeywordError
 
 __all__ = ["check_flag", "checked_keywords"]
 
@@ -97,7 +97,6 @@ def check_flag(value: Any, name: str, where: str, *, optional: bool = False) -> 
     """
     if value is True or value is False or (optional and value is None):
         return
-    from ._error_twins import ArgumentTypeError  # loads on a failure
     from ._text import short
 
     choices = [f"{name}={c}" for c in ("True", "False", "None")[:3 if optional else 2]]

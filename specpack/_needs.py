@@ -34,7 +34,7 @@ from ._assets import Asset, carried_bytes, counts_as_file, find_paths, read_asse
 from ._carry.carried import Blob
 from ._carry.code import CodeRef, code_ref, live_object
 from ._carry.values import lower_mapping
-from ._errors import CaptureError
+from ._errors import CaptureError, file_error_for
 from ._provenance import (
     by_value_registry,
     code_modules,
@@ -233,8 +233,6 @@ def find_assets(
             raise CaptureError(f"assets=[...] takes paths (str or os.PathLike), got "
                                f"{type(item).__name__} for {label!r}") from None
         if not os.path.exists(p):
-            from ._error_twins import file_error_for  # loads on a failure
-
             raise file_error_for(errno.ENOENT, f"assets=[...] names {p}, which does not exist; "
                                  f"give the path of a file or folder {label!r} reads", p)
         if p not in found:

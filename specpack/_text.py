@@ -76,17 +76,17 @@ def _exported(cls: type) -> bool:
         return False
 
 
-#: A dotted name inside specpack's private modules (``specpack._error_twins.BuildTypeError``).
+#: A dotted name inside specpack's private modules (``specpack._errors.BuildTypeError``).
 _PRIVATE_PATH = re.compile(r"\bspecpack((?:\.[A-Za-z_]\w*)*\._\w+(?:\.[A-Za-z_]\w*)*)"
                            r"\.([A-Za-z_]\w*)\b")
 
 
-_ERROR_MODULES = ("specpack._errors", "specpack._error_twins", "specpack._capture_errors")
+_ERROR_MODULES = ("specpack._errors",)
 
 
 def public_names(text: str) -> str:
     """``text`` with every exception class named by a private path (``specpack._errors.X``,
-    ``specpack._error_twins.BuildTypeError``) named as users import it: ``specpack.Y``, where
+    ``specpack._errors.BuildTypeError``) named as users import it: ``specpack.Y``, where
     ``Y`` is the class itself when ``specpack`` exports it, else its first base ``specpack``
     exports (``BuildTypeError`` is caught as ``specpack.BuildError``). Other text is kept.
 

@@ -31,8 +31,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._capture import capture
-from ._capture_errors import UncarriableValueError
-from ._errors import BuildError, CaptureError
+from ._errors import BuildError, CaptureError, UncarriableValueError
 from ._pack import SpecPack
 from ._text import one_line, short
 

@@ -32,8 +32,7 @@ HEAVY = ("specpack._process", "specpack._verify", "specpack._audit", "specpack._
 #: ``capture`` loads. Packages stand for every module inside them.
 CORE = ("specpack", "specpack._pack", "specpack._build", "specpack._fileface", "specpack._proof",
         "specpack._surface", "specpack._assets", "specpack._capture", "specpack._backends",
-        "specpack._carry", "specpack._layer", "specpack._errors", "specpack._error_twins",
-        "specpack._capture_errors", "specpack._versions", "specpack._sealed",
+        "specpack._carry", "specpack._layer", "specpack._errors", "specpack._versions", "specpack._sealed",
         "specpack._beside")
 
 

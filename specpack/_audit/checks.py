@@ -25,9 +25,8 @@ from typing import Any
 
 from .._backends import check_coverage, ezpickle_kwargs
 from .._capture import capture
-from .._capture_errors import UnrecordedArgumentsError
 from .._carry.values import exact_key
-from .._errors import SpecPackError
+from .._errors import SpecPackError, UnrecordedArgumentsError
 from .._text import one_line, short
 from .._verify import compare, record, writable
 

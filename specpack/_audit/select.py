@@ -12,8 +12,7 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
-from .._capture_errors import UnknownEnvError
-from .._errors import SpecPackError
+from .._errors import SpecPackError, UnknownEnvError
 from .._text import printable, suggest
 
 __all__ = ["entry_of", "matches", "registry", "select"]

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._capture import capture
-from .._capture_errors import UnrecordedArgumentsError
+from .._errors import UnrecordedArgumentsError
 from .._process import Outcome
 from .._text import one_line
 from .._verify import Trace, compare, plan_actions, record, writable

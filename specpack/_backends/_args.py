@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import EzPickle
 
-from .._capture_errors import UnexpectedKwargError, UnrecordedArgumentsError
+from .._errors import UnexpectedKwargError, UnrecordedArgumentsError
 from .._text import short, unexpected_keywords
 from .recorders import recorder_for
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._carry.values import SCALAR_TYPES, exact_key
-from .._errors import CaptureError
+from .._errors import CaptureError, capture_error_for
 
 __all__ = ["PackEntryPoint", "import_id_module", "memo_token", "memo_valid", "register_pack",
            "spec_made", "versioned_spec"]
@@ -31,8 +31,6 @@ def import_id_module(env_id: str) -> str:
     try:
         importlib.import_module(module)
     except Exception as e:
-        from .._error_twins import capture_error_for  # loads on a failure
-
         raise capture_error_for(e)(
             f"{env_id!r}: importing the module {module!r} to register {name!r} failed "
             f"({type(e).__name__}: {e}); install it or fix the module name"

@@ -9,7 +9,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, NoReturn, TypeVar
 
-from .._errors import BuildError
+from .._errors import BuildError, BuildTypeError, build_error_for
 from .recipe import Blueprint, Recipe
 
 __all__ = ["Plans", "Step", "construct", "fresh_spec", "live_recipe", "load_steps", "no_hint",
@@ -106,15 +106,11 @@ def construct(
     try:
         env = creator(**kwargs)
     except Exception as e:
-        from .._error_twins import build_error_for  # loads on a failure
-
         raise build_error_for(e)(
             f"the env constructor of pack {label} ({entry_name}) raised "
             f"{type(e).__name__}: {e}{_keyword_hint(e, creator, kwargs)}{hint(e)}"
         ) from e
     if env_type is not None and not isinstance(env, env_type):
-        from .._error_twins import BuildTypeError  # loads on a failure
-
         raise BuildTypeError(
             f"the entry point of pack {label} returned {type(env).__name__}, not a "
             f"{env_type.__module__.partition('.')[0]}.Env; {not_env_fix}"

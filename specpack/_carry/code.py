@@ -19,7 +19,7 @@ import importlib
 import sys
 from typing import Any
 
-from .._errors import CaptureError
+from .._errors import CaptureError, capture_error_for
 from .bound import partial_ref
 from .callables import callable_ref
 from .importable import MAIN_NAMES, fresh_importable, reference_of
@@ -86,8 +86,6 @@ def code_ref_from_string(entry: str, *, by_value: bool | None, what: str) -> tup
         mod = importlib.import_module(modname)
         obj = resolve_qualname(mod, attr)
     except Exception as e:
-        from .._error_twins import capture_error_for  # loads on a failure
-
         raise capture_error_for(e)(
             f"cannot load the {what} {entry!r} ({type(e).__name__}: {e}); check the module "
             "is importable here and defines that name"

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .._capture_errors import UncarriableValueError
+from .._errors import UncarriableValueError
 from .._text import short
 from .callables import callable_ref
 from .carried import Blob, EnumRef

@@ -7,7 +7,7 @@ import errno
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._error_twins import file_error_for
+from .._errors import file_error_for
 from .._imports import import_targets
 
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from .._errors import NotIdenticalError, SpecPackError
+from .._errors import ArgumentTypeError, NotIdenticalError, SpecPackError
 from .._keywords import check_flag, checked_keywords
 from .._process import (
     BOUNDARIES,
@@ -93,7 +93,6 @@ def check_pack(pack: Any, what: str) -> None:
     cls = getattr(sys.modules.get("specpack._pack"), "SpecPack", None)
     if cls is not None and isinstance(pack, cls):
         return
-    from .._error_twins import ArgumentTypeError  # loads on a failure
     from .._text import short
 
     given = short(pack, 60) if isinstance(pack, str) else f"a {type(pack).__name__}"

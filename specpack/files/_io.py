@@ -23,8 +23,7 @@ import stat
 from collections.abc import Iterable
 from typing import Any, Union
 
-from .._error_twins import file_error_for
-from .._errors import PackFormatError, SignatureError, SpecPackError
+from .._errors import PackFormatError, SignatureError, SpecPackError, file_error_for
 from .._fileformat.manifest import code_payloads, decode_fields, parse_manifest
 from .._fileformat.signed import ALG, MAX_KEY, SignedFile, check_key, key_id, sign
 from .._fileformat.trust import named_modules, payload_uses

@@ -24,8 +24,7 @@ from gymnasium import spaces
 
 import specpack
 from specpack._audit import FAILING, STATUSES, AuditReport, Finding
-from specpack._capture_errors import UnknownEnvError
-from specpack._errors import SpecPackError
+from specpack._errors import SpecPackError, UnknownEnvError
 from specpack._process import label
 from specpack.testing import assert_portable
 

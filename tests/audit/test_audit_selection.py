@@ -15,8 +15,7 @@ from specpack._audit.classify import failure, guard, missing_package, unset_requ
 from specpack._audit.select import entry_of, select
 from specpack._audit.timelimit import Overtime, time_limit
 from specpack._audit.vector_job import NUM_ENVS, sub_envs
-from specpack._capture_errors import UnknownEnvError
-from specpack._errors import SpecPackError
+from specpack._errors import SpecPackError, UnknownEnvError
 
 MODULE = '''
 import gymnasium

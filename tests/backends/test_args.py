@@ -19,7 +19,7 @@ from specpack._backends._args import (
     ezpickle_kwargs,
     init_params,
 )
-from specpack._capture_errors import UnexpectedKwargError, UnrecordedArgumentsError
+from specpack._errors import UnexpectedKwargError, UnrecordedArgumentsError
 
 FIX = "do the fix"
 

@@ -37,12 +37,12 @@ if ENABLED:
 
     import specpack
     from specpack._backends import detect_backend
-    from specpack._capture_errors import (
+    from specpack._errors import (
+        CaptureError,
         UnexpectedKwargError,
         UnknownEnvError,
         UnrecordedArgumentsError,
     )
-    from specpack._errors import CaptureError
 
     warnings.filterwarnings("ignore", category=DeprecationWarning, module="pettingzoo")
 

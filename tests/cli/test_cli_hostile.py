@@ -238,7 +238,7 @@ def test_a_missing_distribution_is_one_line_and_exit_2_traceback_with_debug(
 def test_verify_of_a_pack_that_fails_to_build_here_is_one_line_naming_public_classes(
         base: dict[str, Any], tmp_path: Path) -> None:
     # On 1161eb9: the headline said the rebuild failed in a fresh interpreter while the finding
-    # said the build here failed, with the traceback naming specpack._error_twins.BuildTypeError.
+    # said the build here failed, with the traceback naming specpack._errors.BuildTypeError.
     path = _write(tmp_path / "k.pack", base["sealed"],
                   lambda m: m["kwargs"].__setitem__("no_such_kwarg", True))
     line = assert_one_line_error(specpack("verify", path.name, "--steps", "3", cwd=tmp_path),
@@ -259,13 +259,12 @@ def test_verify_of_a_pack_that_fails_to_build_here_is_one_line_naming_public_cla
 
 
 def test_public_names_name_specpacks_classes_as_users_import_them() -> None:
-    from specpack._error_twins import BuildTypeError
-    from specpack._errors import UnknownKeywordError
+    from specpack._errors import BuildTypeError, UnknownKeywordError
     from specpack._text import public_name, public_names
 
-    text = ("specpack._error_twins.BuildTypeError: a\n"
+    text = ("specpack._errors.BuildTypeError: a\n"
             "specpack._errors.UnknownKeywordError: b\n"
-            "specpack._capture_errors.UnexpectedKwargError: c\n"
+            "specpack._errors.UnexpectedKwargError: c\n"
             "specpack._build.make and specpack.__main__.x stay")
     # both are exported by specpack (a BuildError and a TypeError; a SpecPackError and a
     # TypeError), so they are named as themselves

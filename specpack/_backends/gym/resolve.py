@@ -17,8 +17,7 @@ import gym as _gym
 from gym.envs.registration import EnvSpec as GymSpec
 from gym.wrappers.compatibility import EnvCompatibility
 
-from ..._capture_errors import UnknownEnvError
-from ..._errors import CaptureError
+from ..._errors import CaptureError, UnknownEnvError
 from ..._text import suggest
 from .._args import wrapper_kwargs
 from .._registry import import_id_module, versioned_spec

@@ -19,7 +19,7 @@ import gymnasium
 from gymnasium.envs.registration import EnvSpec, WrapperSpec
 
 from ..._carry.tree import materialize
-from ..._errors import BuildError
+from ..._errors import BuildError, BuildGymnasiumError
 from .._shared import Plans, construct, fresh_spec, load_steps, no_hint, raise_wrapped
 from ..recipe import Blueprint
 from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs, cross_line, vector_api
@@ -78,8 +78,6 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
                         (lambda e: plan.hint) if plan.hint else no_hint)
     except BuildError as e:
         if human and isinstance(e.__cause__, TypeError) and "'render_mode'" in str(e.__cause__):
-            from ..._error_twins import BuildGymnasiumError  # loads on a failure
-
             raise BuildGymnasiumError(
                 f"pack {bp.label}: you passed render_mode='human' although the env doesn't "
                 "implement human rendering natively; HumanRendering was to be applied, but the "

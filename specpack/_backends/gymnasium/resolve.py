@@ -19,16 +19,16 @@ import gymnasium
 from gymnasium.envs import registration as _registration
 from gymnasium.envs.registration import EnvSpec
 
-from ..._capture_errors import (
+from ..._carry.code import CodeRef, code_ref_from_string, reference_of
+from ..._carry.importable import MAIN_NAMES, fresh_importable
+from ..._errors import (
+    CaptureError,
     DeprecatedEnvError,
     UnknownEnvError,
     UnknownEnvNameError,
     UnknownEnvVersionError,
     UnknownNamespaceError,
 )
-from ..._carry.code import CodeRef, code_ref_from_string, reference_of
-from ..._carry.importable import MAIN_NAMES, fresh_importable
-from ..._errors import CaptureError
 from ..._text import suggest
 from .._args import wrapper_kwargs
 from .._registry import import_id_module, versioned_spec

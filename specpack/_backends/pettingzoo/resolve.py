@@ -17,9 +17,8 @@ import sys
 import types
 from typing import Any
 
-from ..._capture_errors import UnknownEnvError
 from ..._carry.code import code_ref_from_string
-from ..._errors import CaptureError
+from ..._errors import CaptureError, UnknownEnvError
 from ..._text import suggest
 from .._args import base_kwargs, check_kwargs
 from ..recipe import Recipe

@@ -27,8 +27,7 @@ from pettingzoo.utils.conversions import (
 )
 from pettingzoo.utils.env import AECEnv, ParallelEnv
 
-from ..._capture_errors import UnrecordedArgumentsError
-from ..._errors import CaptureError
+from ..._errors import CaptureError, UnrecordedArgumentsError
 from .._args import evidence_kwargs, init_params
 from .suits import function_layer
 

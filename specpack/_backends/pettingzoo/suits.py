@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._capture_errors import UnrecordedArgumentsError
+from ..._errors import UnrecordedArgumentsError
 from ..._text import one_line, short
 
 __all__ = ["BASIC_TRANSFORMS", "cells", "function_layer"]
