@@ -1,15 +1,16 @@
-"""``specpack audit --import ale_py --import minigrid --jobs 2``: the wall time of the whole command.
+"""``specpack audit --import ale_py --import minigrid``: CPU and wall against its floor.
 
 The audit of ale-py's 352 Atari ids, minigrid's 178 and gymnasium's own 63 (593 envs with
 ale-py 0.12 and minigrid 3.2) as a user runs it: a fresh ``python -m specpack audit`` process,
-timed from start to exit. The figure is held against a fixed one, 107 s: specpack 0.1.0's
-audit of the same registry on a quiet 2-core machine (issue 20's goal: the exact audit must not
-be slower). It is not measured side by side like the other parts (one run takes minutes), so
-each row also reports the machine's load average around the run and the CPU seconds the audit
-and its workers used, which depend much less on the load than the wall time does.
+timed from start to exit, CPU counted over it and every worker it started. Beside it, the same
+work done plainly (``audit_floor.py``: for every env the audit reported, two builds and
+rollouts in a fork, one in a long-lived fresh interpreter, one more under another hash seed),
+run one after the other, alternating, ``--repeat`` times. The goal (issue 32): the audit's CPU
+at most 1.2x its floor's; wall time is reported for each ``--jobs`` given (it should scale
+with the jobs up to the cores). The floor's CPU per family says which envs dominate.
 
-Usage: ``python benchmarks/bench_audit.py [--quick] [--json] [--repeat N]`` (needs ale-py and
-minigrid installed; the audit is the one on ``PYTHONPATH``).
+Usage: ``python benchmarks/bench_audit.py [--json] [--repeat N] [--jobs 1 --jobs 2]`` (needs
+ale-py and minigrid installed; the audit is the one on ``PYTHONPATH``).
 """
 
 from __future__ import annotations
@@ -22,13 +23,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
-from _bench import row
+from _bench import med, row
 
-#: specpack 0.1.0's wall time for this audit on a quiet 2-core machine (seconds).
-BASELINE_SECONDS = 107.0
-COMMAND = ("audit", "--import", "ale_py", "--import", "minigrid", "--jobs", "2", "--json")
+GOAL_CPU_VS_FLOOR = 1.2
+MODULES = ("ale_py", "minigrid")
+STEPS = 50  # the audit's default
+FLOOR = Path(__file__).with_name("audit_floor.py")
 
 
 def _children_cpu() -> float:
@@ -36,60 +39,83 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure() -> dict[str, Any]:
-    """One run of the command: wall and CPU seconds, load averages, the report's counts."""
-    before_load = os.getloadavg()
+def _timed(cmd: list[str], cwd: str) -> tuple[subprocess.CompletedProcess[str], float, float]:
     cpu0 = _children_cpu()
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=7200)
+    return proc, time.perf_counter() - t0, _children_cpu() - cpu0
+
+
+def measure_audit(jobs: int) -> dict[str, Any]:
+    """One audit: wall and CPU seconds, the report's counts, the ids it reported."""
+    imports = [a for m in MODULES for a in ("--import", m)]
     with tempfile.TemporaryDirectory(prefix="bench-audit-") as cwd:
-        t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "specpack", *COMMAND], cwd=cwd,
-                              capture_output=True, text=True, timeout=3600)
-        wall = time.perf_counter() - t0
+        proc, wall, cpu = _timed([sys.executable, "-m", "specpack", "audit", *imports,
+                                  "--jobs", str(jobs), "--steps", str(STEPS), "--json"], cwd)
     if not proc.stdout.strip():
         raise RuntimeError(f"the audit printed no report (exit {proc.returncode}); is ale-py "
                            f"and minigrid installed?\n{proc.stderr[-3000:]}")
     doc = json.loads(proc.stdout)
-    counts = {k: v for k, v in doc["counts"]["envs"].items() if v}
-    return {
-        "wall": round(wall, 2),
-        "audit_elapsed": doc["elapsed"],
-        "cpu": round(_children_cpu() - cpu0, 1),
-        "envs": len(doc["envs"]),
-        "counts": counts,
-        "load_before": [round(x, 2) for x in before_load],
-        "load_after": [round(x, 2) for x in os.getloadavg()],
-        "exit": proc.returncode,
-    }
+    return {"wall": round(wall, 2), "cpu": round(cpu, 1), "ids": [e["name"] for e in doc["envs"]],
+            "counts": {k: v for k, v in doc["counts"]["envs"].items() if v}}
 
 
-def run(quick: bool = False, repeat: int = 1) -> list[dict[str, Any]]:
-    """One row per run (``quick`` changes nothing: the audit is the figure)."""
+def measure_floor(ids: list[str], jobs: int) -> dict[str, Any]:
+    """The floor's run over ``ids``: wall and CPU seconds, its CPU per family."""
+    imports = [a for m in MODULES for a in ("--import", m)]
+    with tempfile.TemporaryDirectory(prefix="bench-floor-") as cwd:
+        listing = os.path.join(cwd, "ids.txt")
+        Path(listing).write_text("\n".join(ids), encoding="utf-8")
+        proc, wall, cpu = _timed([sys.executable, str(FLOOR), *imports, "--jobs", str(jobs),
+                                  "--steps", str(STEPS), "--ids", listing], cwd)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the floor failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    doc = json.loads(proc.stdout)
+    return {"wall": round(wall, 2), "cpu": round(cpu, 1), "by_family": doc["cpu_by_family"],
+            "errors": len(doc["errors"])}
+
+
+def run(quick: bool = False, repeat: int = 1, jobs: tuple[int, ...] = (2,)) -> list[dict[str, Any]]:
+    """Per ``jobs``: ``repeat`` alternating pairs (audit, floor); one row with the medians."""
     rows = []
-    for _ in range(repeat):
-        m = measure()
+    for j in jobs:
+        audits, floors = [], []
+        for _ in range(repeat):
+            audits.append(measure_audit(j))
+            floors.append(measure_floor(audits[-1]["ids"], j))
+        cpu_a, cpu_f = med([a["cpu"] for a in audits]), med([f["cpu"] for f in floors])
+        wall_a, wall_f = med([a["wall"] for a in audits]), med([f["wall"] for f in floors])
         rows.append(row(
-            "audit", f"specpack audit --import ale_py --import minigrid --jobs 2 ({m['envs']} envs)",
-            f"{m['wall']:.1f} s", f"0.1.0: {BASELINE_SECONDS:g} s",
-            m["wall"] / BASELINE_SECONDS, 1.0, **m))
+            "audit", f"audit of ale-py + minigrid + gymnasium ({len(audits[0]['ids'])} envs, "
+            f"--jobs {j}): CPU vs its floor",
+            f"{cpu_a:.0f} s CPU, {wall_a:.0f} s wall",
+            f"floor {cpu_f:.0f} s CPU, {wall_f:.0f} s wall", cpu_a / cpu_f, GOAL_CPU_VS_FLOOR,
+            jobs=j, audits=[{k: v for k, v in a.items() if k != "ids"} for a in audits],
+            floors=floors, load=[round(x, 2) for x in os.getloadavg()]))
     return rows
 
 
 def format_runs(rows: list[dict[str, Any]]) -> str:
-    """One line per run: wall, CPU, envs, load average (1 min) before and after."""
-    return "\n".join(
-        f"{r['envs']} envs in {r['wall']:.1f} s wall ({r['ratio']:.2f}x 0.1.0's "
-        f"{BASELINE_SECONDS:g} s), {r['cpu']:.0f} s CPU; load {r['load_before'][0]:.2f} -> "
-        f"{r['load_after'][0]:.2f}; {r['counts']}"
-        for r in rows)
+    """One paragraph per ``--jobs``: the medians, each pair, the floor's CPU per family."""
+    out = []
+    for r in rows:
+        out.append(f"--jobs {r['jobs']}: audit CPU {r['ratio']:.2f}x its floor "
+                   f"(goal <= {GOAL_CPU_VS_FLOOR}x): {r['specpack']} vs {r['baseline']}")
+        for a, f in zip(r["audits"], r["floors"]):
+            out.append(f"  audit {a['cpu']:.0f} s CPU / {a['wall']:.0f} s wall {a['counts']}; "
+                       f"floor {f['cpu']:.0f} s CPU / {f['wall']:.0f} s wall, "
+                       f"per family {f['by_family']}")
+    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--repeat", type=int, default=1, help="runs, one after the other")
+    parser.add_argument("--repeat", type=int, default=1, help="pairs, alternating")
+    parser.add_argument("--jobs", type=int, action="append", help="default: 2")
     args = parser.parse_args(argv)
-    rows = run(args.quick, args.repeat)
+    rows = run(args.quick, args.repeat, tuple(args.jobs or (2,)))
     print(json.dumps(rows, indent=2) if args.json else format_runs(rows))
     return 0
 

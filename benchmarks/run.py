@@ -25,8 +25,8 @@ Parts (each also runs on its own: ``python benchmarks/bench_core.py`` ...):
   project XML that ``<include>``s a second file): pickle and pack-file size, the first ``make()``
   in a fresh process and a warm one against ``gymnasium.make``; ``check()`` against ``verify()``;
 * ``audit`` (bench_audit.py, only with ``--only audit``: one run takes minutes and needs ale-py
-  and minigrid): ``specpack audit --import ale_py --import minigrid --jobs 2`` wall time against 0.1.0's
-  107 s, with the CPU seconds and the load average around the run.
+  and minigrid): ``specpack audit --import ale_py --import minigrid --jobs 2``'s CPU against its
+  floor (``audit_floor.py``: the same builds and rollouts done plainly), wall times beside.
 
 Goals (from the issues): make <= 0.9x gymnasium.make and <= 1.1x the floor; capture <= 0.1x
 gymnasium.make, a first capture (memo cleared) <= 0.5x; by-reference pickle <= 1.5x the EnvSpec;
