@@ -13,8 +13,8 @@ For every env id given, the same work the audit's scheduler does, with nothing o
 A rollout is ``reset(seed=seed)`` and ``steps`` actions sampled from a seeded copy of the
 fresh env's action space, resetting when an episode ends. No capture, no pickled pack, no
 digests or comparison: what is left is what any audit of these envs must pay. Each task
-measures its own CPU time (``time.process_time``), summed per family (the id's namespace, or
-its package's prefix).
+measures its own CPU time (``time.process_time``), summed per family (the top-level package of
+the id's entry point).
 
 Usage: ``python benchmarks/audit_floor.py --import ale_py --import minigrid --jobs 2
 --steps 50 ID...`` (``--ids FILE``: one id per line). Prints one JSON object.
@@ -37,12 +37,15 @@ import gymnasium
 
 
 def family(env_id: str) -> str:
-    """``ALE`` for ``ALE/Pong-v5``, ``MiniGrid`` for ``MiniGrid-Empty-5x5-v0``, else
-    ``gymnasium``."""
-    if "/" in env_id:
-        return env_id.split("/", 1)[0]
-    head = env_id.split("-", 1)[0]
-    return head if head in ("MiniGrid", "BabyAI") else "gymnasium"
+    """The top-level package of the id's entry point (``ale_py`` for ``ALE/Pong-v5`` and for
+    ``PongNoFrameskip-v4`` alike), however the package registered it; ``?`` if unknown."""
+    try:
+        entry = gymnasium.spec(env_id).entry_point
+    except Exception:  # noqa: BLE001 - an id this process cannot resolve
+        return "?"
+    if isinstance(entry, str):
+        return entry.partition(":")[0].partition(".")[0]
+    return str(getattr(entry, "__module__", "?")).partition(".")[0]
 
 
 def rollout(env_id: str, steps: int, seed: int) -> None:
@@ -149,8 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     out = run(ids, args.modules, args.jobs, args.steps, args.seed,
               hash_control=not args.no_hash_control and (os.cpu_count() or 1) >= 2)
     out["wall"] = round(time.perf_counter() - t0, 2)
-    json.dump(out, sys.stdout)
-    print()
+    sys.stdout.write("\n" + json.dumps(out) + "\n")  # a line of its own, after what envs print
     return 0
 
 

@@ -70,7 +70,7 @@ def measure_floor(ids: list[str], jobs: int) -> dict[str, Any]:
                                   "--steps", str(STEPS), "--ids", listing], cwd)
     if proc.returncode != 0:
         raise RuntimeError(f"the floor failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-    doc = json.loads(proc.stdout)
+    doc = json.loads(proc.stdout.strip().splitlines()[-1])  # last: what the envs print is above
     return {"wall": round(wall, 2), "cpu": round(cpu, 1), "by_family": doc["cpu_by_family"],
             "errors": len(doc["errors"])}
 
