@@ -79,18 +79,11 @@ def headline(rounds: int) -> list[dict[str, Any]]:
     spec = gymnasium.spec(env_id)
     pack_blob = pickle.dumps(pack)
     spec_blob = pickle.dumps(spec)
-    unpickled = importlib.import_module("specpack._state")._unpickled
-
-    def loads_cold() -> object:
-        unpickled.clear()  # as the first unpickling of this pack in a process
-        return pickle.loads(pack_blob)
-
     p = side_by_side({
         "dumps_pack": lambda: pickle.dumps(pack),
         "dumps_spec": lambda: pickle.dumps(spec),
         "loads_pack": lambda: pickle.loads(pack_blob),
         "loads_spec": lambda: pickle.loads(spec_blob),
-        "loads_cold": loads_cold,
     }, rounds)
     return [
         _timed("core", "make CartPole-v1 vs gymnasium.make", t["pack"], t["gym"],
@@ -112,8 +105,6 @@ def headline(rounds: int) -> list[dict[str, Any]]:
                "EnvSpec", GOAL_PICKLE_TIME_VS_SPEC),
         _timed("core", "pickle.loads time vs EnvSpec", p["loads_pack"], p["loads_spec"],
                "EnvSpec", GOAL_PICKLE_TIME_VS_SPEC),
-        _timed("core", "pickle.loads, first in a process, vs EnvSpec", p["loads_cold"],
-               p["loads_spec"], "EnvSpec"),
     ]
 
 
