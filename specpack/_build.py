@@ -25,7 +25,8 @@ from ._versions import check_skew, skew_free
 
 if TYPE_CHECKING:
     from ._assets import Asset
-    from ._pack import SpecPack
+    from ._backends.recipe import PackLike
+    from ._packvalue import PackValue
 
 __all__ = ["Order", "make", "make_vector", "order_of", "plan", "register", "restore_order"]
 
@@ -156,7 +157,7 @@ def restore_order(backend: str, label: str, entry: CodeRef,
 _orders: Beside[Order] = Beside()
 
 
-def order_of(pack: SpecPack) -> Order:
+def order_of(pack: PackValue) -> Order:
     """The pack's build order, made once per pack."""
     order = _orders.get(pack)
     if order is None:
@@ -176,28 +177,28 @@ def order_of(pack: SpecPack) -> Order:
     return order
 
 
-def order_to_send(pack: SpecPack) -> Order:
+def order_to_send(pack: PackValue) -> Order:
     """The order a worker is sent: :func:`order_of` (a pack's ``requires`` never changes)."""
     return order_of(pack)
 
 
-def plan(pack: SpecPack) -> Blueprint:
+def plan(pack: PackValue) -> Blueprint:
     """The pack's build plan (the blueprint of its order)."""
     return order_of(pack).blueprint
 
 
-def make(pack: SpecPack, kwargs: dict[str, Any]) -> Any:
+def make(pack: PackValue, kwargs: dict[str, Any]) -> Any:
     """``pack.make(**kwargs)``: build the env here (see :meth:`SpecPack.make`)."""
     return order_of(pack).make(kwargs)
 
 
-def make_vector(pack: SpecPack, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
+def make_vector(pack: PackValue, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
     """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
     order = order_of(pack)
     backend, kw = order.prepare(kwargs)
     return backend.build_vector(order.blueprint, num_envs, kw)
 
 
-def register(pack: SpecPack, id: str | None) -> str:
+def register(pack: PackLike, backend: str, id: str | None) -> str:
     """``pack.register(id)``: put the pack into this process's registry (see the method)."""
-    return get_backend(pack.backend).register(pack, id)
+    return get_backend(backend).register(pack, id)

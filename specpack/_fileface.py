@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ._errors import PackFormatError
-from ._state import content
+from ._state import content, fingerprint
 from ._surface import Surface, surface_to_json
 
 if TYPE_CHECKING:
-    from ._pack import SpecPack
+    from ._packvalue import PackValue
 
 __all__ = ["read", "to_json"]
 
@@ -42,7 +42,7 @@ def _data_only(surface: Surface) -> Surface:
     return dataclasses.replace(surface, metadata=kept)
 
 
-def to_json(pack: SpecPack, indent: int | None) -> str:
+def to_json(pack: PackValue, indent: int | None) -> str:
     """``pack.to_json(indent)``: the typed manifest (see :meth:`SpecPack.to_json`)."""
     from ._fileformat.manifest import FORMAT, dumps
     from ._fileformat.needs import needs_to_json
@@ -56,7 +56,7 @@ def to_json(pack: SpecPack, indent: int | None) -> str:
     data = {
         "format": FORMAT,
         **body,
-        "fingerprint": pack.fingerprint,
+        "fingerprint": fingerprint(pack),
         "versions": dict(pack.versions),
         "notes": list(pack.notes),
         "payloads": payloads,

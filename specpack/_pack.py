@@ -2,9 +2,11 @@
 
 Immutable and self-contained: the entry point (a :class:`~specpack.CodeRef`), a private
 copy of the kwargs, the spec metadata and the wrapper stack (:class:`Layer`, outermost first);
-nothing in it refers to the registry. Its fields are declared once (a frozen slotted
-dataclass); its pickled state, copy, manifest fields and identity follow that list. What it
-does lives where it delegates (docs/how-it-works.md): :mod:`specpack._build` (make),
+nothing in it refers to the registry. Its fields are declared once, in
+:class:`~specpack._packvalue.PackValue` (a frozen slotted dataclass) that :class:`SpecPack`
+adds its methods to; its pickled state, copy, manifest fields and identity follow that list.
+What it does lives where it delegates (docs/how-it-works.md), in modules that take the
+:class:`~specpack._packvalue.PackValue` and never import this one: :mod:`specpack._build` (make),
 :mod:`specpack._proof` (verify, seal, check), :mod:`specpack._fileface` (text form) and
 :mod:`specpack._state` (pickled state, identity). Nothing writes a pack's fields once it is
 made: what is computed once per pack (its fingerprint, pickled state and build order) is kept
@@ -13,41 +15,28 @@ beside it (:mod:`specpack._beside`), so its pickle, ``requires`` and equality ne
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import InitVar, field
-from types import MappingProxyType
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from . import _build
-from ._carry.carried import Blob
-from ._carry.ref import CodeRef, iter_carried
-from ._carry.tree import is_plain, materialize
 from ._keywords import checked_keywords
 from ._layer import Layer
+from ._packvalue import PackValue
 from ._restorer import restorer
 from ._state import FORMAT_VERSION, fingerprint, from_state, reduced, state_of
 
 if TYPE_CHECKING:
-    from ._assets import Asset
     from ._process import Boundary
-    from ._sealed import Seal
     from ._surface import Surface
     from ._verify.check_report import CheckReport
     from ._verify.report import VerifyReport
 
 __all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
 
-class _Referable:
-    """A slot for weak references: what is derived from a pack is kept beside it."""
 
-    __slots__ = ("__weakref__",)
-
-
-@dataclasses.dataclass(frozen=True, slots=True, eq=False, repr=False, kw_only=True)
-class SpecPack(_Referable):
+class SpecPack(PackValue):
     """How to build one env, resolved in the process where it was known.
 
     Make one with :func:`specpack.capture`; rebuild it with :meth:`make` in any process (a
@@ -87,39 +76,7 @@ class SpecPack(_Referable):
         The reference rollout of :meth:`seal` (None until sealed), what :meth:`check` compares.
     """
 
-    # The fields, in the order of the pickled state (append only: see specpack._state).
-    backend: str
-    id: str | None
-    entry_point: CodeRef
-    _kwargs: dict[str, Any]
-    spec: Mapping[str, Any]
-    layers: tuple[Layer, ...]
-    auto_render: bool
-    versions: Mapping[str, str]
-    notes: tuple[str, ...] = ()
-    vector: bool = False
-    surface: Surface | None = None
-    _requires: Mapping[str, str] = field(default_factory=dict)
-    assets: tuple[Asset, ...] = ()
-    sealed: Seal | None = None
-    #: Whether ``_kwargs`` hold only immutable builtins (computed when not given).
-    plain: InitVar[bool | None] = None
-    # Derived from ``_kwargs`` when the pack is made (never written after __post_init__).
-    _plain: bool = field(default=False, init=False, compare=False, repr=False)
-
-    def __post_init__(self, plain: bool | None) -> None:
-        s = object.__setattr__
-        s(self, "spec", MappingProxyType(self.spec if type(self.spec) is dict
-                                         else dict(self.spec)))
-        s(self, "layers", tuple(self.layers))
-        s(self, "auto_render", bool(self.auto_render))
-        s(self, "versions", MappingProxyType(dict(self.versions)))
-        s(self, "notes", tuple(self.notes))
-        s(self, "vector", bool(self.vector))
-        s(self, "_requires", MappingProxyType(dict(self._requires)))
-        s(self, "assets", tuple(self.assets))
-        s(self, "_plain", all(is_plain(v) for v in self._kwargs.values()) if plain is None
-          else plain)
+    __slots__ = ()
 
     # -- value semantics -------------------------------------------------------------------
 
@@ -174,71 +131,6 @@ class SpecPack(_Referable):
         args = ", ".join(f"{k}={short(v, 60)}" for k, v in self._kwargs.items())
         return (f"<SpecPack id={self.id!r} {stack}{base}({args}){'>' * len(self.layers)} "
                 f"backend={self.backend} (spec only: no run-time state)>")
-
-    # -- reading ---------------------------------------------------------------------------
-
-    @property
-    def kwargs(self) -> Mapping[str, Any]:
-        """The env constructor kwargs: a read-only mapping of fresh copies, exact types kept
-        (imports referenced code and unpickles by-value values: see docs/security.md)."""
-        return MappingProxyType(materialize(self._kwargs))
-
-    @property
-    def requires(self) -> Mapping[str, str]:
-        """``{distribution: version}`` that must be installed where the pack is built, decided
-        at capture from the code the pack names (and, for a live env or recorded spaces, what
-        that build needed); the same before and after ``make()`` and in every process.
-        ``make()`` refuses a missing one (docs/how-it-works.md, "What a pack requires")."""
-        return self._requires
-
-    @property
-    def max_episode_steps(self) -> int | None:
-        """The episode limit of the outermost ``TimeLimit`` layer (as ``env.spec`` reports)."""
-        for layer in self.layers:
-            if (layer.name == "TimeLimit" and layer.cls.module.startswith(("gymnasium.", "gym."))
-                    and "max_episode_steps" in layer._kwargs):
-                value = layer._kwargs["max_episode_steps"]
-                return value if type(value) is int else None
-        return None
-
-    @property
-    def nondeterministic(self) -> bool:
-        """The spec's ``nondeterministic`` flag (verify skips the rollout comparison then)."""
-        return bool(self.spec.get("nondeterministic", False))
-
-    @property
-    def label(self) -> str:
-        """A short human name: the id, else the entry point's qualified name."""
-        return self.id if self.id is not None else self.entry_point.name
-
-    @property
-    def observation_space(self) -> Any:
-        """The observation space recorded at capture (a fresh copy), or None if not recorded."""
-        return None if self.surface is None else copy.deepcopy(self.surface.observation_space)
-
-    @property
-    def action_space(self) -> Any:
-        """The action space recorded at capture (a fresh copy), or None if not recorded."""
-        return None if self.surface is None else copy.deepcopy(self.surface.action_space)
-
-    @property
-    def metadata(self) -> Mapping[str, Any] | None:
-        """The env's ``metadata`` recorded at capture (read-only), or None if not recorded."""
-        return None if self.surface is None else MappingProxyType(self.surface.metadata)
-
-    @property
-    def render_mode(self) -> str | None:
-        """The env's ``render_mode`` recorded at capture (None also when not recorded)."""
-        return None if self.surface is None else self.surface.render_mode
-
-    def carried(self) -> Iterator[CodeRef | Blob]:
-        """Every piece of code and opaque object the pack carries (entry point first)."""
-        yield self.entry_point
-        yield from iter_carried(self._kwargs)
-        for layer in self.layers:
-            yield layer.cls
-            yield from iter_carried(layer._kwargs)
-
     # -- building (specpack._build) ----------------------------------------------------------
 
     def make(self, **kwargs: Any) -> Any:
@@ -277,7 +169,7 @@ class SpecPack(_Referable):
         CaptureError
             The pack has no id and none was given, or another env holds the id.
         """
-        return _build.register(self, id)
+        return _build.register(self, self.backend, id)
 
     def _make_vector(self, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
         """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""

@@ -14,15 +14,16 @@ from typing import TYPE_CHECKING, Any
 from ._errors import SpecPackError
 
 if TYPE_CHECKING:
-    from ._pack import SpecPack
+    from ._packvalue import PackValue
     from ._sealed import Seal
     from ._verify.check_report import CheckReport
+    from ._verify.engine import SpecPack as Provable
     from ._verify.report import VerifyReport
 
 __all__ = ["check", "seal", "verify"]
 
 
-def verify(pack: SpecPack, *, steps: int, seed: int, where: Any, check: bool, timeout: float,
+def verify(pack: Provable, *, steps: int, seed: int, where: Any, check: bool, timeout: float,
            ignore_info: Iterable[str]) -> VerifyReport:
     """``pack.verify(...)``: :func:`specpack.verify` of the pack."""
     from ._verify.engine import verify as run
@@ -31,7 +32,7 @@ def verify(pack: SpecPack, *, steps: int, seed: int, where: Any, check: bool, ti
                ignore_info=ignore_info)
 
 
-def seal(pack: SpecPack, *, steps: int, seed: int, timeout: float,
+def seal(pack: PackValue, *, steps: int, seed: int, timeout: float,
          ignore_info: Iterable[str]) -> Seal:
     """The seal of ``pack``: a reference rollout made in a fresh interpreter."""
     from ._seal import make_seal
@@ -39,7 +40,7 @@ def seal(pack: SpecPack, *, steps: int, seed: int, timeout: float,
     return make_seal(pack, steps=steps, seed=seed, timeout=timeout, ignore_info=ignore_info)
 
 
-def check(pack: SpecPack, *, where: str | None, timeout: float) -> CheckReport:
+def check(pack: PackValue, *, where: str | None, timeout: float) -> CheckReport:
     """``pack.check(...)``: rebuild here and compare with the pack's seal."""
     if pack.sealed is None:
         raise SpecPackError(

@@ -5,7 +5,8 @@ fields): the pickled state is the fingerprint followed by each field's state in 
 (:data:`TO_STATE` says how a field that is not already builtins is stored, :data:`FROM_STATE`
 how it is read back), and :func:`content` is the typed JSON of the fields that shape the env.
 A new field is appended, with a new :data:`FORMAT_VERSION` when old readers must refuse it.
-Nothing here imports the pack module: :func:`~specpack._pack.restore_pack` passes its class in.
+Nothing here imports the pack module: it works on :class:`~specpack._packvalue.PackValue`,
+and :func:`~specpack._pack.restore_pack` passes its class in.
 A pack's fingerprint and pickled state are computed once and kept beside it (:func:`fingerprint`,
 :func:`reduced`): never in its fields, so they change nothing of the pack.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._beside import Beside
 from ._carry.ref import code_ref_from_state
@@ -24,7 +25,7 @@ from ._errors import PackFormatError, SpecPackError
 from ._layer import Layer
 
 if TYPE_CHECKING:
-    from ._pack import SpecPack
+    from ._packvalue import PackValue
     from ._typedjson.encode import Encoder
 
 __all__ = ["FORMAT_VERSION", "content", "fields", "fingerprint", "fingerprint_of", "from_state",
@@ -37,10 +38,13 @@ __all__ = ["FORMAT_VERSION", "content", "fields", "fingerprint", "fingerprint_of
 FORMAT_VERSION = 3
 
 
+#: A pack class (:class:`~specpack.SpecPack`, passed in: this module sits below the pack's).
+_Pack = TypeVar("_Pack", bound="PackValue")
+
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def fields(cls: type[SpecPack]) -> tuple[str, ...]:
+def fields(cls: type[PackValue]) -> tuple[str, ...]:
     """The pack's constructor fields, in declaration order (the pickled state's order).
 
     Parameters
@@ -94,9 +98,9 @@ FROM_STATE: dict[str, Callable[[Any], Any]] = {
 }
 
 
-def state_of(pack: SpecPack) -> tuple[Any, ...]:
+def state_of(pack: PackValue) -> tuple[Any, ...]:
     """The pickled state of ``pack``: its fingerprint, then each field's state in order."""
-    out: list[Any] = [pack.fingerprint]
+    out: list[Any] = [fingerprint(pack)]
     for name in fields(type(pack)):
         if name == "_kwargs":
             value: Any = pack._kwargs if pack._plain else pickle_exact(pack._kwargs)
@@ -114,19 +118,19 @@ _fingerprints: Beside[str] = Beside()
 _reduced: Beside[tuple[int, tuple[Any, ...]]] = Beside()
 
 
-def fingerprint(pack: SpecPack) -> str:
+def fingerprint(pack: PackValue) -> str:
     """``pack.fingerprint``: :func:`fingerprint_of`, computed once per pack."""
     fp = _fingerprints.get(pack)
     return fp if fp is not None else _fingerprints.put(pack, fingerprint_of(pack))
 
 
-def reduced(pack: SpecPack) -> tuple[int, tuple[Any, ...]]:
+def reduced(pack: PackValue) -> tuple[int, tuple[Any, ...]]:
     """The arguments of ``pack``'s restore: ``(FORMAT_VERSION, state_of(pack))``, made once."""
     args = _reduced.get(pack)
     return args if args is not None else _reduced.put(pack, (FORMAT_VERSION, state_of(pack)))
 
 
-def from_state(cls: type[SpecPack], fmt: int, state: tuple[Any, ...]) -> SpecPack:
+def from_state(cls: type[_Pack], fmt: int, state: tuple[Any, ...]) -> _Pack:
     """The pack of a pickled state of format ``fmt`` (every known format is read).
 
     Parameters
@@ -160,7 +164,7 @@ def from_state(cls: type[SpecPack], fmt: int, state: tuple[Any, ...]) -> SpecPac
     return pack
 
 
-def content(pack: SpecPack, enc: Encoder) -> dict[str, Any]:
+def content(pack: PackValue, enc: Encoder) -> dict[str, Any]:
     """The fields that shape the env, as typed JSON (the fingerprint's and manifest's body).
 
     ``vector`` appears only for a vector-only pack, so that every other pack keeps the
@@ -183,7 +187,7 @@ def content(pack: SpecPack, enc: Encoder) -> dict[str, Any]:
     return body
 
 
-def fingerprint_of(pack: SpecPack) -> str:
+def fingerprint_of(pack: PackValue) -> str:
     """``sha256:`` of the canonical typed JSON of :func:`content` (and the assets' digests)."""
     # lazy: a worker that unpickles a pack (fingerprint carried) and builds never needs it
     from ._typedjson.encode import Encoder, canonical_json

@@ -30,7 +30,7 @@ HEAVY = ("specpack._process", "specpack._verify", "specpack._audit", "specpack._
          "specpack._typedjson", "specpack._cli", "specpack.adapters", "specpack.vector")
 #: The core: what a worker that unpickles and builds a pack, or ``import specpack``, or
 #: ``capture`` loads. Packages stand for every module inside them.
-CORE = ("specpack", "specpack._pack", "specpack._build", "specpack._fileface", "specpack._proof",
+CORE = ("specpack", "specpack._pack", "specpack._packvalue", "specpack._build", "specpack._fileface", "specpack._proof",
         "specpack._surface", "specpack._assets", "specpack._capture", "specpack._backends",
         "specpack._carry", "specpack._layer", "specpack._errors", "specpack._versions", "specpack._sealed",
         "specpack._beside")

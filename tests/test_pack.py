@@ -264,10 +264,13 @@ def test_the_pack_is_one_frozen_slotted_dataclass_without_mixins():
 
     pack = specpack.capture("CartPole-v1")
     assert dataclasses.is_dataclass(specpack.SpecPack)
-    # no face mixins: one base, which holds only the slot for weak references (what is derived
-    # from a pack is kept beside it, by identity: specpack._beside)
-    cls, base, top = specpack.SpecPack.__mro__
+    # no face mixins: the pack's class adds only methods (no slot, no field) to the one
+    # dataclass that declares the fields, whose base holds only the slot for weak references
+    # (what is derived from a pack is kept beside it, by identity: specpack._beside)
+    cls, value_cls, base, top = specpack.SpecPack.__mro__
     assert (cls, top) == (specpack.SpecPack, object) and base.__slots__ == ("__weakref__",)
+    assert cls.__slots__ == () and "__dataclass_fields__" not in vars(cls)
+    assert dataclasses.fields(cls) == dataclasses.fields(value_cls)
     assert set(vars(base)) <= {"__module__", "__qualname__", "__doc__", "__slots__",
                                "__weakref__"}
     assert not hasattr(pack, "__dict__")
