@@ -35,7 +35,10 @@ keeps working; the ``*_error_for`` functions pick the twin for a cause. The hier
     │       ├── PackIsADirectoryError (IsADirectoryError)
     │       └── PackPermissionError (PermissionError)
     ├── UntrustedPackError (PermissionError)        code by value, neither trusted nor signed
-    └── SignatureError (PermissionError)            a signature missing, other key, altered
+    ├── SignatureError (PermissionError)            a signature missing, other key, altered
+    └── (internal, not exported: ProtocolError, a worker's frame that is not a well-formed
+         message, which the harness turns into a WorkerDied outcome; RolloutError, the env
+         raised during ``specpack run``, which the command prints as one line)
     VersionSkewWarning (UserWarning)                captured under other library versions
 
 The public classes are claimed by :mod:`specpack` (``__module__`` is ``specpack``: tracebacks
@@ -372,6 +375,14 @@ class PackIsADirectoryError(PackFileError, IsADirectoryError):
 
 class PackPermissionError(PackFileError, PermissionError):
     """The path may not be read or written here (also a ``PermissionError``)."""
+
+
+class ProtocolError(SpecPackError):
+    """A frame that is not a well-formed typed-JSON message (a broken or hostile child)."""
+
+
+class RolloutError(SpecPackError):
+    """The env raised during ``specpack run``'s rollout (the message names method and step)."""
 
 
 #: Most specific first.

@@ -13,17 +13,13 @@ import json
 import time
 from typing import Any
 
-from .._errors import SpecPackError
+from .._errors import RolloutError, SpecPackError
 from .._text import one_line, printable
 from .._verify import plan_actions
 from .output import EXIT_OK, stdout_to_stderr
 from .packfile import load_pack, preflight, run_imports
 
-__all__ = ["RolloutError", "command", "plan_actions", "rollout"]
-
-
-class RolloutError(SpecPackError):
-    """The env raised during ``specpack run``'s rollout (the message names method and step)."""
+__all__ = ["command", "plan_actions", "rollout"]
 
 
 def command(ns: argparse.Namespace) -> int:

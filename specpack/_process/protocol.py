@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .._errors import SpecPackError
+from .._errors import ProtocolError, SpecPackError
 from .._typedjson import decode, encode
 
 __all__ = [
@@ -64,10 +64,6 @@ _HEADER = struct.Struct(">Q")
 _TAG = hashlib.sha256().digest_size
 
 Status = Literal["ok", "error", "died", "timeout"]
-
-
-class ProtocolError(SpecPackError):
-    """A frame that is not a well-formed typed-JSON message (a broken or hostile child)."""
 
 
 @dataclass(frozen=True)
