@@ -38,7 +38,7 @@ from ._needs import (
     with_needs,
 )
 from ._pack import Layer, SpecPack
-from ._provenance import imported_during
+from ._provenance import distribution_of, imported_during
 from ._surface import record_surface
 from ._versions import version_mapping
 
@@ -544,7 +544,8 @@ def _assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
         spec=spec,
         layers=tuple(layers),
         auto_render=recipe.auto_render,
-        versions=version_mapping(impl.name, None if entry.by_value else entry.module),
+        versions=version_mapping(impl.name,
+                                 None if entry.by_value else distribution_of(entry.module)),
         notes=tuple(notes),
         plain=plain,
         vector=recipe.vector,

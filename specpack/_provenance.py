@@ -41,8 +41,9 @@ from ._errors import BuildError, VersionSkewWarning
 from ._owners import owner_of_file, owners_of_dir, real_path
 from ._versions import _dist_version  # the one cached lookup of an installed version
 
-__all__ = ["Origin", "Source", "by_value_registry", "check_requires", "code_modules", "essential",
-           "imported_during", "requires_of", "source_of", "user_modules"]
+__all__ = ["Origin", "Source", "by_value_registry", "check_requires", "code_modules",
+           "distribution_of", "essential", "imported_during", "requires_of", "source_of",
+           "user_modules"]
 
 T = TypeVar("T")
 Origin = Literal["builtin", "stdlib", "distribution", "user", "by_value"]
@@ -106,6 +107,22 @@ def source_of(module: str) -> Source:
         return Source(module, "by_value", path=_location(module)[1])
     kind, path = _location(module)
     return _classify(module, kind, path)
+
+
+def distribution_of(module: str) -> tuple[str, str] | None:
+    """``(distribution, version)`` of the installed distribution that owns ``module``'s file, or
+    None (the standard library, the user's own files, a module carried by value): the one
+    module -> distribution lookup (a file's owner, not a guess from its top-level name).
+
+    Parameters
+    ----------
+    module
+        A dotted module name (``"gymnasium.envs.classic_control.cartpole"``).
+    """
+    src = source_of(module)
+    if src.origin == "distribution" and src.distribution and src.version:
+        return src.distribution, src.version
+    return None
 
 
 def requires_of(modules: Iterable[str]) -> dict[str, str]:

@@ -16,8 +16,12 @@ from types import MappingProxyType
 
 from ._errors import VersionSkewWarning
 
-__all__ = ["check_skew", "current_versions", "distribution_of", "skew_free", "version_mapping",
-           "version_record"]
+__all__ = ["check_skew", "current_versions", "skew_free", "version_mapping", "version_record"]
+
+#: ``(distribution, version)`` of the env's code, as :func:`specpack._provenance.distribution_of`
+#: finds it (the one module -> distribution lookup; capture passes it in, so that a worker,
+#: which loads this module to compare versions, never loads the lookup).
+EnvDistribution = tuple[str, str] | None
 
 #: Record keys that make() compares with the running versions.
 SKEW_KEYS = ("gymnasium", "gym", "numpy", "pettingzoo", "supersuit")
@@ -41,31 +45,6 @@ def _dist_version(dist: str) -> str | None:
         return None
 
 
-@functools.lru_cache(maxsize=1)
-def _packages_distributions() -> Mapping[str, list[str]]:
-    import importlib.metadata as md
-
-    return md.packages_distributions()
-
-
-@functools.lru_cache(maxsize=1024)
-def distribution_of(module: str) -> tuple[str, str] | None:
-    """``(distribution, version)`` that provides ``module``'s top-level package, if any."""
-    top = module.partition(".")[0]
-    if top in _SELF_VERSIONED and isinstance(getattr(sys.modules.get(top), "__version__", None),
-                                             str):
-        # Its own distribution, named as it is imported: no scan of every installed
-        # distribution's file list (packages_distributions takes ~0.4 s in a large venv).
-        version = _dist_version(top)
-        return (top, version) if version else None
-    dists = _packages_distributions().get(top)
-    if not dists:
-        return None
-    name = dists[0]
-    version = _dist_version(name)
-    return (name, version) if version else None
-
-
 @functools.lru_cache(maxsize=8)
 def _base_versions(backend: str) -> tuple[tuple[str, str], ...]:
     import platform  # lazy: a worker that only builds never needs it
@@ -84,31 +63,38 @@ def _base_versions(backend: str) -> tuple[tuple[str, str], ...]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _record(backend: str, entry_module: str | None) -> tuple[tuple[str, str], ...]:
+def _record(backend: str, env: EnvDistribution) -> tuple[tuple[str, str], ...]:
     out = dict(_base_versions(backend))
-    if entry_module:
-        dist = distribution_of(entry_module)
-        if dist is not None and dist[0] not in out:
-            out["env_distribution"] = dist[0]
-            out["env_version"] = dist[1]
+    if env is not None and env[0] not in out:
+        out["env_distribution"] = env[0]
+        out["env_version"] = env[1]
     return tuple(out.items())
 
 
-def version_record(backend: str, entry_module: str | None) -> tuple[tuple[str, str], ...]:
+def version_record(backend: str, env: EnvDistribution) -> tuple[tuple[str, str], ...]:
     """The record as cached ``(key, value)`` pairs (capture's hot path)."""
-    return _record(backend, entry_module)
+    return _record(backend, env)
 
 
 @functools.lru_cache(maxsize=1024)
-def version_mapping(backend: str, entry_module: str | None) -> Mapping[str, str]:
+def version_mapping(backend: str, env: EnvDistribution) -> Mapping[str, str]:
     """The record as a read-only mapping, one per process and arguments (capture's hot path:
-    a pack's ``versions``; nothing can change it, so packs may share it)."""
-    return MappingProxyType(dict(_record(backend, entry_module)))
+    a pack's ``versions``; nothing can change it, so packs may share it).
+
+    Parameters
+    ----------
+    backend
+        The backend's distribution (``"gymnasium"``).
+    env
+        The distribution the env's code comes from and its version, or None (the user's own
+        files, code carried by value).
+    """
+    return MappingProxyType(dict(_record(backend, env)))
 
 
-def current_versions(backend: str, entry_module: str | None) -> dict[str, str]:
+def current_versions(backend: str, env: EnvDistribution) -> dict[str, str]:
     """The record a pack captured now would carry."""
-    return dict(_record(backend, entry_module))
+    return dict(_record(backend, env))
 
 
 def check_skew(recorded: Mapping[str, str], what: str) -> None:

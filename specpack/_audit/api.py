@@ -72,8 +72,8 @@ def check_options(
 
 
 def _versions() -> dict[str, str]:
+    from .._provenance import distribution_of
     from .._version import __version__
-    from .._versions import distribution_of
 
     out = {"python": platform.python_version(), "specpack": __version__}
     for mod in ("gymnasium", "numpy"):

@@ -23,6 +23,7 @@ from specpack._backends._args import check_kwargs
 from specpack._capture import _memo
 from specpack._carry.code import code_ref_from_string
 from specpack._carry.ref import CodeRef, iter_carried
+from specpack._provenance import distribution_of
 from specpack._versions import current_versions, version_mapping
 
 CARTPOLE = "gymnasium.envs.classic_control.cartpole:CartPoleEnv"
@@ -180,10 +181,11 @@ def test_iter_carried_skips_only_what_holds_no_code() -> None:
 
 def test_the_versions_record_is_shared_read_only_and_current() -> None:
     pack = _first("CartPole-v1")
-    module = CARTPOLE.partition(":")[0]
-    shared = version_mapping("gymnasium", module)
-    assert shared is version_mapping("gymnasium", module)
-    assert dict(shared) == current_versions("gymnasium", module) == dict(pack.versions)
+    env = distribution_of(CARTPOLE.partition(":")[0])
+    assert env == ("gymnasium", gymnasium.__version__)
+    shared = version_mapping("gymnasium", env)
+    assert shared is version_mapping("gymnasium", env)
+    assert dict(shared) == current_versions("gymnasium", env) == dict(pack.versions)
     assert pack.versions["gymnasium"] == gymnasium.__version__
     with pytest.raises(TypeError):
         shared["gymnasium"] = "0"  # type: ignore[index]
