@@ -22,10 +22,7 @@ from typing import TYPE_CHECKING, Any
 # of gymnasium.make; docs/benchmarks.md).
 import gymnasium  # noqa: F401
 
-from . import (
-    _pickled,  # noqa: F401  (loads nothing; see its docstring)
-    _public,
-)
+from . import _pickled  # noqa: F401  (loads nothing; see its docstring)
 from ._errors import (
     ArgumentTypeError,
     AssetError,
@@ -62,6 +59,7 @@ from ._errors import (
     VersionSkewWarning,
     WorkerError,
 )
+from ._restorer import claim
 from ._version import __version__
 
 if TYPE_CHECKING:
@@ -163,8 +161,7 @@ _LAZY = {
 #: The public modules that load on first use as attributes (``specpack.vector.make_vec``).
 _SUBMODULES = ("testing", "vector", "files", "ray", "adapters")
 
-_public.claim(__name__, globals())  # the errors: tracebacks say specpack.BuildError
-_public.install_legacy_finder()  # the module paths that old pickles name still load
+claim(__name__, globals())  # the errors: tracebacks say specpack.BuildError
 
 
 def _bind_loaded() -> None:
@@ -179,7 +176,7 @@ def _bind_loaded() -> None:
         if value is not None and name not in globals():
             globals()[name] = value
             ready.append(name)
-    _public.claim(__name__, globals(), ready)
+    claim(__name__, globals(), ready)
 
 
 def __getattr__(name: str) -> Any:

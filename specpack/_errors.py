@@ -29,7 +29,7 @@ keeps working; the ``*_error_for`` functions pick the twin for a cause. The hier
     │             Dependency,Gymnasium}Error        the constructor raised that type
     ├── WorkerError (RuntimeError)                  a worker failed to rebuild a pack
     ├── NotIdenticalError (AssertionError)          verify(check=True) found a difference
-    ├── PackFormatError (ValueError)                a malformed manifest or pack file
+    ├── PackFormatError (ValueError)                malformed pack file, other version's pickle
     │   └── PackFileError (OSError)                 a file could not be read or written
     │       ├── PackFileNotFoundError (FileNotFoundError)
     │       ├── PackIsADirectoryError (IsADirectoryError)
@@ -186,7 +186,8 @@ class NotIdenticalError(SpecPackError, AssertionError):
 
 
 class PackFormatError(SpecPackError, ValueError):
-    """A manifest or pack file is malformed (the message names the file and the field)."""
+    """A manifest or pack file is malformed (the message names the file and the field), or a
+    pickled pack was made by another specpack version (the message says what to use)."""
 
 
 class PackFileError(PackFormatError, OSError):

@@ -297,9 +297,8 @@ class SpecPack(PackValue):
 
 
 @restorer
-def restore_pack(fmt: int, state: tuple[Any, ...]) -> SpecPack:
-    """A pickled pack: ``state`` (:meth:`SpecPack._state`) in layout ``fmt`` (1, 2 or 3)."""
-    return from_state(SpecPack, fmt, state)
-
-
-_restore = restore_pack  # what pickles made before specpack._pickled name
+def restore_pack(fmt: int, *args: Any) -> SpecPack:
+    """A pickled pack: layout ``fmt``, then the specpack version that pickled it and the state
+    (:meth:`SpecPack._state`). A pickle of another version or format raises
+    :class:`~specpack.PackFormatError` (:func:`specpack._state.from_state`)."""
+    return from_state(SpecPack, fmt, *args)

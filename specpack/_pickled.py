@@ -3,8 +3,10 @@
 A pickle stores, for each object, the dotted path of a function to call when it is loaded.
 Every specpack value reduces to one of the ``restore_*`` functions named here, called with
 builtins (and other values that reduce the same way), so that a pickled pack names only
-``specpack._pickled``: the classes can move between modules without breaking a pickle made
-before the move. Nothing here is public API; the names are a file format.
+``specpack._pickled``, the one module whose ``__module__`` labels it keeps. Nothing here is
+public API. ``restore_pack`` and ``restore_sources`` are the names a later version reads:
+the first to refuse the pickle clearly, the second inside by-value payloads, which pack files
+carry (:func:`specpack._carry.carried.loads_payload` also reads the path 0.3.0.dev0 gave it).
 
 Each function is defined next to the class it rebuilds and labelled ``specpack._pickled.<name>``
 there (:func:`specpack._restorer.restorer`), so that a class's ``__reduce__`` imports nothing
@@ -30,19 +32,12 @@ What a new pickle of a pack names:
     adapters' spawn and forkserver workers are sent instead of the pack. It only ever travels
     from a process to the workers it starts, never into a file, so its layout is not a format.
 
-Pickles made by earlier releases name other paths; they stay importable and are listed in
-:data:`LEGACY_NAMES` (old dotted path -> the object that answers it today), which a module
-rename must keep answering:
-
-- specpack 0.1.0 (pack format 1): ``specpack.pack._restore``, ``specpack.pack.Layer``,
-  ``specpack._carry.CodeRef``, ``specpack._values.Blob``, ``specpack._values.EnumRef``,
-  ``specpack._values._rebuild_array``;
-- specpack 0.2.0 to 0.3.0.dev0 before this module (formats 2 and 3): the same
-  ``specpack.pack._restore``, ``specpack.layer.Layer``, ``specpack.carry.code.CodeRef``,
-  ``specpack.carry.values.Blob``, ``specpack.carry.values.EnumRef`` (0.2.0),
-  ``specpack.carry.carried.Blob``, ``specpack.carry.carried.EnumRef``,
-  ``specpack.carry.values._rebuild_array``, ``specpack._surface.Surface``;
-- inside by-value payloads: ``specpack.carry.sources.restore_sources``.
+A pickle is a message between processes of one specpack version (Ray, multiprocessing,
+joblib): a pickled pack carries the specpack version that made it, and ``restore_pack`` refuses
+a pickle of any other version or format with :class:`~specpack.PackFormatError` naming
+``specpack.dump``/``specpack.load``, the stored format (every pack file ever written keeps
+loading). There is no import hook: pickles of earlier releases that name removed module paths
+(``specpack.pack._restore``, ``specpack.carry.code.CodeRef``, ...) fail to import them.
 """
 
 from __future__ import annotations
@@ -92,46 +87,15 @@ _HOMES = {
 }
 
 
-def _legacy() -> dict[str, Any]:
-    from . import _carry, _values
-    from . import _pack as pack
-    from ._carry import carried, ref, sources, tree
-    from ._layer import Layer
-    from ._surface import Surface
-
-    return {
-        # specpack 0.1.0 (pack format 1: the state holds these objects)
-        "specpack.pack._restore": pack._restore,
-        "specpack.pack.Layer": pack.Layer,
-        "specpack._carry.CodeRef": _carry.CodeRef,
-        "specpack._values.Blob": _values.Blob,
-        "specpack._values.EnumRef": _values.EnumRef,
-        "specpack._values._rebuild_array": _values._rebuild_array,
-        # specpack 0.2.0 up to 0.3.0.dev0 before this module (formats 2 and 3)
-        "specpack.layer.Layer": Layer,
-        "specpack.carry.code.CodeRef": ref.CodeRef,
-        "specpack.carry.carried.Blob": carried.Blob,
-        "specpack.carry.carried.EnumRef": carried.EnumRef,
-        "specpack.carry.values.Blob": carried.Blob,
-        "specpack.carry.values.EnumRef": carried.EnumRef,
-        "specpack.carry.values._rebuild_array": tree.exact_array,
-        "specpack._surface.Surface": Surface,
-        # inside by-value payloads (cloudpickle bytes in a pack or a pack file)
-        "specpack.carry.sources.restore_sources": sources.restore_sources,
-    }
-
-
 def __getattr__(name: str) -> Any:
-    """A ``restore_*`` function (from the module that defines it), or ``LEGACY_NAMES``."""
+    """A ``restore_*`` function, from the module that defines it."""
     home = _HOMES.get(name)
     if home is not None:
         value = getattr(importlib.import_module(home, __package__), name)
         globals()[name] = value
         return value
-    if name == "LEGACY_NAMES":
-        return _legacy()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted([*__all__, "LEGACY_NAMES"])
+    return sorted(__all__)

@@ -2,9 +2,10 @@
 
 :func:`restorer` marks a function as a global of :mod:`specpack._pickled`, from the module
 that defines it; :func:`claim` tells a class or function re-exported by a public module
-(``specpack``, ``specpack.vector``, ...) that it lives there (see :mod:`specpack._public`).
-Both only set ``__module__``; this module imports nothing of specpack, so any module may use
-them.
+(``specpack``, ``specpack.vector``, ...) that it lives there, as in httpx: reprs, tracebacks,
+``help()`` and pickles of the class itself say ``specpack.SpecPack``, not
+``specpack._pack.SpecPack``. Both only set ``__module__``, and nothing else does; this module
+imports nothing of specpack, so any module may use them.
 
 A pickle names each object's rebuilder by its ``__module__`` and ``__qualname__``. Every
 ``restore_*`` function is defined next to the class it rebuilds (a low module, so that the

@@ -4,9 +4,12 @@ Everything here follows the one field list of :class:`~specpack.SpecPack` (its d
 fields): the pickled state is the fingerprint followed by each field's state in field order
 (:data:`TO_STATE` says how a field that is not already builtins is stored, :data:`FROM_STATE`
 how it is read back), and :func:`content` is the typed JSON of the fields that shape the env.
-A new field is appended, with a new :data:`FORMAT_VERSION` when old readers must refuse it.
-Nothing here imports the pack module: it works on :class:`~specpack._packvalue.PackValue`,
-and :func:`~specpack._pack.restore_pack` passes its class in.
+A pickle is a message between processes of one specpack version (Ray, multiprocessing,
+joblib): it carries :data:`FORMAT_VERSION` and the specpack version that made it, and
+:func:`from_state` refuses any other (:class:`~specpack.PackFormatError` naming
+``specpack.dump``/``specpack.load``, the stored format). Nothing here imports the pack
+module: it works on :class:`~specpack._packvalue.PackValue`, and
+:func:`~specpack._pack.restore_pack` passes its class in.
 A pack's fingerprint and pickled state are computed once and kept beside it (:func:`fingerprint`,
 :func:`reduced`): never in its fields, so they change nothing of the pack.
 """
@@ -21,8 +24,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ._beside import Beside
 from ._carry.ref import code_ref_from_state
 from ._carry.tree import pickle_exact
-from ._errors import PackFormatError, SpecPackError
+from ._errors import PackFormatError
 from ._layer import Layer
+from ._version import __version__
 
 if TYPE_CHECKING:
     from ._packvalue import PackValue
@@ -31,11 +35,17 @@ if TYPE_CHECKING:
 __all__ = ["FORMAT_VERSION", "content", "fields", "fingerprint", "fingerprint_of", "from_state",
            "reduced", "state_of"]
 
-#: Version of a pickled pack's state layout; readers accept every version up to this one
-#: (1: specpack 0.1; 2: builtins led by the fingerprint; 3: format 2 followed by
-#: ``requires``, ``assets`` and ``seal``). The JSON manifest has its own version
-#: (``fileformat.manifest.FORMAT``).
-FORMAT_VERSION = 3
+#: Version of a pickled pack's layout (1: specpack 0.1; 2: 0.2, builtins led by the
+#: fingerprint; 3: 0.3.0.dev0, format 2 followed by ``requires``, ``assets`` and ``seal``;
+#: 4: format 3 with the specpack version that pickled it). Only this one is read, and only
+#: from the same specpack version. The JSON manifest has its own version
+#: (``fileformat.manifest.FORMAT``), and every pack file ever written keeps loading.
+FORMAT_VERSION = 4
+
+#: What a pickle of a pack from another specpack version (or format) is told to use instead.
+_USE_FILES = ("pickles are messages between processes of one specpack version; to store a pack "
+              "or move it between versions, use specpack.dump(pack, path) and "
+              "specpack.load(path)")
 
 
 #: A pack class (:class:`~specpack.SpecPack`, passed in: this module sits below the pack's).
@@ -115,7 +125,7 @@ def state_of(pack: PackValue) -> tuple[Any, ...]:
 #: it: a pack read from a pickle keeps the fingerprint and state it was sent with (a worker
 #: never loads the typed-JSON codec to digest it again).
 _fingerprints: Beside[str] = Beside()
-_reduced: Beside[tuple[int, tuple[Any, ...]]] = Beside()
+_reduced: Beside[tuple[int, str, tuple[Any, ...]]] = Beside()
 
 
 def fingerprint(pack: PackValue) -> str:
@@ -124,43 +134,57 @@ def fingerprint(pack: PackValue) -> str:
     return fp if fp is not None else _fingerprints.put(pack, fingerprint_of(pack))
 
 
-def reduced(pack: PackValue) -> tuple[int, tuple[Any, ...]]:
-    """The arguments of ``pack``'s restore: ``(FORMAT_VERSION, state_of(pack))``, made once."""
+def reduced(pack: PackValue) -> tuple[int, str, tuple[Any, ...]]:
+    """The arguments of ``pack``'s restore: ``(FORMAT_VERSION, __version__, state_of(pack))``,
+    made once."""
     args = _reduced.get(pack)
-    return args if args is not None else _reduced.put(pack, (FORMAT_VERSION, state_of(pack)))
+    if args is None:
+        args = _reduced.put(pack, (FORMAT_VERSION, __version__, state_of(pack)))
+    return args
 
 
-def from_state(cls: type[_Pack], fmt: int, state: tuple[Any, ...]) -> _Pack:
-    """The pack of a pickled state of format ``fmt`` (every known format is read).
+def _written_by(fmt: Any, args: tuple[Any, ...]) -> str:
+    """Which specpack pickled a pack of format ``fmt`` with restore arguments ``args``."""
+    if fmt == 1:
+        return "specpack 0.1 (pack format 1)"
+    if fmt in (2, 3):
+        return f"specpack {'0.2' if fmt == 2 else '0.3.0.dev0 or earlier'} (pack format {fmt})"
+    if args and isinstance(args[0], str):
+        return f"specpack {args[0][:40]} (pack format {fmt!r:.20})"
+    return f"another specpack (pack format {fmt!r:.20})"
+
+
+def from_state(cls: type[_Pack], fmt: Any, *args: Any) -> _Pack:
+    """The pack of a pickle's restore arguments (:func:`reduced`) made by this very version.
 
     Parameters
     ----------
     cls
         :class:`~specpack.SpecPack` (passed in: this module sits below the pack's).
     fmt
-        The state's layout (:data:`FORMAT_VERSION` or an older one).
-    state
-        The pickled state (:func:`state_of`).
+        The pickle's layout: :data:`FORMAT_VERSION`, else refused.
+    args
+        The specpack version that pickled it (this one, else refused) and the state
+        (:func:`state_of`).
+
+    Raises
+    ------
+    PackFormatError
+        The pickle was made by another specpack version or format; the message names both
+        versions and says to use ``specpack.dump``/``specpack.load``.
     """
-    if fmt == 1:  # specpack 0.1: objects, no fingerprint
-        old = ("backend", "id", "entry_point", "_kwargs", "spec", "layers", "auto_render",
-               "versions", "notes", "vector")
-        given = dict(zip(old, state[:10]))
-        given["vector"] = bool(given.get("vector", False))
-        return cls(**given)
-    if fmt not in (2, 3):  # a newer format
-        raise SpecPackError(
-            f"this pickle holds a pack of format {fmt!r}, but this specpack reads formats up to "
-            f"{FORMAT_VERSION}; upgrade specpack")
-    names = fields(cls)
+    if fmt != FORMAT_VERSION or len(args) != 2 or args[0] != __version__:
+        raise PackFormatError(
+            f"this pickle holds a pack pickled by {_written_by(fmt, args)}, but this is "
+            f"specpack {__version__} (pack format {FORMAT_VERSION}): {_USE_FILES}")
+    state: tuple[Any, ...] = args[1]
     given = {}
-    for name, value in zip(names, state[1:]):  # format 2 stops before _requires
+    for name, value in zip(fields(cls), state[1:]):
         convert = FROM_STATE.get(name)
         given[name] = value if convert is None else convert(value)
     pack = cls(**given)  # a new pack for every restore: equal, never shared
     _fingerprints.put(pack, state[0])
-    if fmt == FORMAT_VERSION:
-        _reduced.put(pack, (fmt, state))
+    _reduced.put(pack, (fmt, args[0], state))  # as sent: pickling again gives its bytes
     return pack
 
 

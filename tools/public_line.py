@@ -10,8 +10,9 @@ package), as in httpx and pypa/packaging. This script:
 
 1. ``git mv``\\ s each module of :data:`MOVES` to its ``_`` name (and ``git rm``\\ s
    :data:`REMOVED`: 0.1.0's pickle shim ``specpack/_carry.py`` gives its name to the ``_carry``
-   package, which exports ``CodeRef``; the old paths that are no module any more are served by
-   the legacy finder of ``specpack._public``; ``specpack/_values.py``, already private, stays);
+   package, which exports ``CodeRef``; no module is kept at the old paths: pickles are messages
+   between processes of one specpack version, and the one old path a pack file may hold, in
+   a by-value payload, is mapped by the payload reader, ``specpack._carry.carried``);
 2. rewrites every import of a moved module, absolute or relative (``from .pack import``,
    ``from ..carry.values import``, ``from specpack import typedjson``);
 3. rewrites every other mention of a moved module in tracked text files: dotted names
@@ -65,8 +66,11 @@ REMOVED: tuple[str, ...] = ("specpack/_carry.py",)
 #: Files whose old module paths are meant (pickle paths, history): only imports are rewritten.
 NAMES_OLD_PATHS: frozenset[str] = frozenset({
     "CHANGELOG.md",
+    "specpack/_carry/carried.py",
     "specpack/_pickled.py",
-    "specpack/_public.py",
+    "tests/files/test_golden.py",
+    "tests/files/test_golden_pickles.py",
+    "tests/golden/make_golden.py",
     "tests/test_public_line.py",
     "tools/public_line.py",
 })

@@ -2,7 +2,8 @@
 value at capture) and an :class:`EnumRef` (an enum member named in a manifest).
 
 Both are immutable and compare by content; ``load()`` gives the live value (a fresh copy of a
-Blob's object each time; the enum member, importing its module).
+Blob's object each time; the enum member, importing its module). :func:`loads_payload` is
+how every by-value payload (a Blob's, a by-value :class:`~specpack.CodeRef`'s) is unpickled.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 import enum
 import functools
 import hashlib
+import io
 import operator
+import pickle
 import sys
 from typing import Any
 
@@ -19,7 +22,31 @@ from .._restorer import restorer
 from .allowlist import resolve_reference
 from .tree import Carried
 
-__all__ = ["Blob", "EnumRef"]
+__all__ = ["Blob", "EnumRef", "loads_payload"]
+
+#: Globals that by-value payloads written by earlier releases name, and today's name of each.
+#: A pack file keeps its payloads' bytes, so a file written by 0.3.0.dev0 may hold code whose
+#: sources travel with it under the old path. Read here only: no import hook.
+_OLD_GLOBALS = {
+    ("specpack.carry.sources", "restore_sources"): ("specpack._pickled", "restore_sources"),
+}
+
+
+class _PayloadUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        module, name = _OLD_GLOBALS.get((module, name), (module, name))
+        return super().find_class(module, name)
+
+
+def loads_payload(payload: bytes) -> Any:
+    """The object of a by-value payload (cloudpickle bytes), old global paths read as today's.
+
+    Parameters
+    ----------
+    payload
+        What :func:`specpack._carry.payload.portable_dumps` wrote, now or in an earlier release.
+    """
+    return _PayloadUnpickler(io.BytesIO(payload)).load()
 
 _PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 
@@ -76,10 +103,8 @@ class Blob(Carried):
                 f"a {self.type_name} value was carried by value under Python {self.python} and "
                 f"cannot be loaded under Python {_PY}; capture the pack again under Python {_PY}"
             )
-        import cloudpickle
-
         try:
-            return cloudpickle.loads(self.payload)
+            return loads_payload(self.payload)
         except Exception as e:
             raise BuildError(
                 f"cannot load a carried {self.type_name} value ({type(e).__name__}: {e})"

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import BuildError, UntrustedPackError
 from .._restorer import restorer
 from .allowlist import admitted, may_import, resolve_reference
-from .carried import Blob
+from .carried import Blob, loads_payload
 from .tree import SCALAR_TYPES, Carried, exact_key, materialize, pickle_exact
 
 if TYPE_CHECKING:
@@ -189,13 +189,11 @@ class CodeRef(Carried):
         obj = _loaded.get(digest)
         if obj is not None:
             return obj
-        import cloudpickle
-
         with _load_lock:
             obj = _loaded.get(digest)
             if obj is None:
                 try:
-                    obj = cloudpickle.loads(self.payload)
+                    obj = loads_payload(self.payload)
                 except Exception as e:
                     raise BuildError(
                         f"cannot load {self.name} carried by value ({type(e).__name__}: {e}); "

@@ -10,8 +10,7 @@ refused here, in the parent, naming the kwarg.
 *Materialising* builds a fresh copy for each ``make()`` (as ``gymnasium.make`` deep-copies the
 spec kwargs), so envs made from one pack never share mutable state. It and the other walks a
 lowered tree shares with the carried values inside it live in :mod:`.tree`, and are re-exported
-here, where their users import them. ``specpack._carry.values._rebuild_array`` (and ``Blob``,
-``EnumRef``) are names pickles made by specpack 0.2.0 give.
+here, where their users import them.
 """
 
 from __future__ import annotations
@@ -37,7 +36,6 @@ from .ref import CodeRef, iter_carried
 from .tree import (
     SCALAR_TYPES,
     detached_void,
-    exact_array,
     exact_key,
     is_plain,
     materialize,
@@ -176,6 +174,3 @@ def _blob(value: Any, path: str) -> Blob:
         raise _refuse(path, value, f"it does not pickle ({type(e).__name__}: {e})") from e
     return Blob(payload, f"{type(value).__module__}.{type(value).__qualname__}")
 
-
-#: The name pickles made before :mod:`specpack._pickled` give :func:`~.tree.exact_array`.
-_rebuild_array = exact_array

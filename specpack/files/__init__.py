@@ -8,9 +8,9 @@ The text form these files hold (manifest schema, signatures, trust policy) is
 from __future__ import annotations
 
 from .._fileformat.signed import key_id
-from .._public import claim
+from .._restorer import claim
 from ._io import describe, dump, load, read_key
 
 __all__ = ["describe", "dump", "key_id", "load", "read_key"]
 
-claim(__name__, globals())  # users import these from here (see specpack._public)
+claim(__name__, globals())  # users import these from here (see specpack._restorer)

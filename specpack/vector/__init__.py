@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .._public import claim
+from .._restorer import claim
 
 if TYPE_CHECKING:
     from ._forkserver import forkserver_modules, warm_forkserver
@@ -31,7 +31,7 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(home, __name__), name)
     globals()[name] = value
-    claim(__name__, globals(), [name])  # users import it from here (see specpack._public)
+    claim(__name__, globals(), [name])  # users import it from here (see specpack._restorer)
     return value
 
 

@@ -331,7 +331,10 @@ def test_load_unpickles_nothing_even_when_trusted(
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("unpickled while loading")
 
-    for mod, attr in ((cloudpickle, "loads"), (pickle, "loads"), (pickle, "load")):
+    from specpack._carry.carried import _PayloadUnpickler  # what reads by-value payloads
+
+    for mod, attr in ((cloudpickle, "loads"), (pickle, "loads"), (pickle, "load"),
+                      (_PayloadUnpickler, "load")):
         monkeypatch.setattr(mod, attr, refuse)
     loaded = specpack.load(path, key=KEY)
     specpack.load(path, trust=True)

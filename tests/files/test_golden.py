@@ -1,7 +1,10 @@
 """Golden pack files of format specpack/1 keep loading and rebuilding.
 
-``tests/golden/`` holds files written by specpack 0.1.0 (``make_golden.py`` made them) and
-``expected.json`` with their fingerprints, wrapper stacks and seeded rollouts. These tests
+``tests/golden/`` holds files written by specpack 0.1.0 (``make_golden.py`` made them), one
+whose by-value payload 0.3.0.dev0 made (``sources_payload.specpack``: it names
+``specpack.carry.sources.restore_sources``, a path that no longer exists, which the payload
+reader maps to today's), and ``expected.json`` with their fingerprints, wrapper stacks and
+seeded rollouts. These tests
 read them as a user would, today and after every future change: a new format version must
 keep reading these files, the way cloudpickle keeps loading its old pickles.
 """
@@ -44,7 +47,7 @@ def _load(name: str) -> specpack.SpecPack:
     path = GOLDEN / name
     if name == "cartpole_options.specpack":
         return specpack.load(path)
-    if name == "rich_kwargs.specpack":
+    if name in ("rich_kwargs.specpack", "sources_payload.specpack"):
         return specpack.load(path, trust=True)
     return specpack.load(path, key=MAKER.GOLDEN_KEY)
 
@@ -69,7 +72,7 @@ def _skew_expected(versions: dict[str, str]) -> bool:
 
 
 @pytest.mark.parametrize("name", ["cartpole_options.specpack", "rich_kwargs.specpack",
-                                  "signed_by_value.specpack"])
+                                  "signed_by_value.specpack", "sources_payload.specpack"])
 def test_golden_file_loads_and_rebuilds_the_recorded_env(name: str) -> None:
     expected = EXPECTED[name]
     pack = _load(name)
@@ -135,3 +138,26 @@ def test_golden_signed_file_describes_as_valid_with_its_key() -> None:
     path = GOLDEN / "signed_by_value.specpack"
     assert files.describe(path)["signature"]["status"] == "signed (not checked)"
     assert files.describe(path, key=MAKER.GOLDEN_KEY)["signature"]["status"] == "valid"
+
+
+def test_every_golden_file_is_checked() -> None:
+    names = {p.name for p in GOLDEN.glob("*.specpack")}
+    assert names == {k for k in EXPECTED if k.endswith(".specpack")}
+
+
+def test_a_payload_naming_the_path_0_3_gave_restore_sources_loads_with_its_sources() -> None:
+    import linecache
+
+    from test_golden_pickles import pickled_globals
+
+    pack = _load("sources_payload.specpack")
+    ref = pack.entry_point
+    assert ref.by_value and ref.payload is not None
+    named = {g for g in pickled_globals(ref.payload) if g.startswith("specpack")}
+    assert named == {"specpack.carry.sources:restore_sources"}  # a module that no longer exists
+    if ref.python != RUNNING_PY:
+        return
+    cls = ref.load()
+    assert cls.__name__ == "FileEnv"
+    code = cls.__init__.__code__
+    assert "gain = float(f.read())" in "".join(linecache.getlines(code.co_filename))
