@@ -37,6 +37,7 @@ see :mod:`._assets_tree`; the cache and the tree load when an asset is read, che
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import pathlib
 import re
@@ -57,6 +58,7 @@ _MAX_DEPTH = 32
 _SHA = re.compile(r"[0-9a-f]{64}")
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
 class Asset:
     """A file or folder an env reads, as captured. Immutable; compared and hashed by every
     field but ``data``.
@@ -73,41 +75,12 @@ class Asset:
     data: the bytes when carried (a folder: specpack's own archive format); not compared.
     """
 
-    # Written out rather than made with ``@dataclass(frozen=True)``: every worker that builds
-    # a pack imports this module, and a dataclass's generated methods cost ~0.7 ms of import.
     path: str
     kind: Literal["file", "dir"]
     size: int
     sha256: str
     carried: bool
-    data: bytes | None
-
-    def __init__(self, path: str, kind: Literal["file", "dir"], size: int, sha256: str,
-                 carried: bool, data: bytes | None = None) -> None:
-        self.__dict__.update(path=path, kind=kind, size=size, sha256=sha256, carried=carried,
-                             data=data)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"Asset is immutable (cannot set {name!r})")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"Asset is immutable (cannot delete {name!r})")
-
-    def _key(self) -> tuple[Any, ...]:
-        return (self.path, self.kind, self.size, self.sha256, self.carried)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, Asset)
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return (f"Asset(path={self.path!r}, kind={self.kind!r}, size={self.size!r}, "
-                f"sha256={self.sha256!r}, carried={self.carried!r})")
+    data: bytes | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def state(self) -> tuple[Any, ...]:
         """The asset as builtins (a pickled pack's form)."""

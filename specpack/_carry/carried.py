@@ -8,6 +8,7 @@ how every by-value payload (a Blob's, a by-value :class:`~specpack.CodeRef`'s) i
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import functools
 import hashlib
@@ -111,38 +112,27 @@ class Blob(Carried):
             ) from e
 
 
+@dataclasses.dataclass(frozen=True, slots=True, repr=False)
 class EnumRef(Carried):
-    """An enum member read from a manifest, resolved (imported) only when materialised."""
+    """An enum member read from a manifest, resolved (imported) only when materialised.
 
-    __slots__ = ("allow", "member", "module", "qualname")
+    Compared and hashed by module, qualname and member; ``allow`` is the policy of the file
+    it was read from (what :meth:`load` may import), not part of the value.
+    """
 
     module: str
     qualname: str
     member: str
-    allow: tuple[str, ...] | None
+    allow: tuple[str, ...] | None = dataclasses.field(default=None, compare=False)
 
-    def __init__(
-        self, module: str, qualname: str, member: str, allow: tuple[str, ...] | None = None
-    ) -> None:
-        object.__setattr__(self, "module", module)
-        object.__setattr__(self, "qualname", qualname)
-        object.__setattr__(self, "member", member)
-        object.__setattr__(self, "allow", None if allow is None else tuple(allow))
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("EnumRef is immutable")
+    def __post_init__(self) -> None:
+        if self.allow is not None:
+            object.__setattr__(self, "allow", tuple(self.allow))
 
     def __reduce__(self) -> tuple[Any, ...]:
         if self.allow is None:
             return (restore_enum_ref, (self.module, self.qualname, self.member))
         return (restore_enum_ref, (self.module, self.qualname, self.member, self.allow))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, EnumRef) and (self.module, self.qualname, self.member) == (
-            other.module, other.qualname, other.member)
-
-    def __hash__(self) -> int:
-        return hash((self.module, self.qualname, self.member))
 
     def _exact_key(self) -> tuple[Any, ...]:
         return ("e", self.module, self.qualname, self.member)
