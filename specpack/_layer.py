@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -13,22 +14,16 @@ from ._restorer import restorer
 __all__ = ["Layer"]
 
 
+@dataclasses.dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Layer:
-    """One wrapper of a stack: its class and the constructor kwargs it was built with."""
-
-    __slots__ = ("_key", "_kwargs", "cls")
+    """One wrapper of a stack: its class and the constructor kwargs it was built with
+    (lowered: see :mod:`specpack._carry.values`). Two layers are equal when their classes are
+    and their kwargs are identical (``1`` and ``1.0`` differ)."""
 
     cls: CodeRef
     _kwargs: dict[str, Any]
-    _key: Any
-
-    def __init__(self, cls: CodeRef, kwargs: dict[str, Any]) -> None:
-        object.__setattr__(self, "cls", cls)
-        object.__setattr__(self, "_kwargs", kwargs)
-        object.__setattr__(self, "_key", None)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"Layer is immutable (cannot set {name!r})")
+    #: The exact comparison key, computed on first comparison (derived, never part of the value).
+    _key: Any = dataclasses.field(default=None, init=False)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (restore_layer, (self.cls, pickle_exact(self._kwargs)))

@@ -166,13 +166,6 @@ def test_capture_env_with_options_is_refused():
         specpack.capture(env, max_episode_steps=3)
 
 
-def test_unpickling_a_future_format_says_upgrade():
-    from specpack._pack import _restore
-
-    with pytest.raises(specpack.SpecPackError, match="upgrade specpack"):
-        _restore(99, ())
-
-
 def test_every_error_class_is_a_specpack_error():
     for name, cls in vars(errors).items():
         if (isinstance(cls, type) and cls.__module__.startswith("specpack")
