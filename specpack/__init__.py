@@ -13,6 +13,7 @@ verifier).
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -185,7 +186,6 @@ def __getattr__(name: str) -> Any:
     Each name is bound here and told it lives here (``specpack.SpecPack.__module__ ==
     "specpack"``), unless a public module (``specpack.vector``, ``specpack.files``) claimed it.
     """
-    import importlib
 
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")

@@ -46,6 +46,7 @@ from typing import Any, Literal
 
 from ._errors import AssetError, CaptureError, file_error_for
 from ._restorer import restorer
+from ._text import size_text
 
 __all__ = ["DEFAULT_LIMIT", "Asset", "carried_bytes", "check_assets", "counts_as_file", "find_paths", "materialize",
            "path_of", "read_asset", "remap", "written_as_path"]
@@ -230,7 +231,6 @@ def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAUL
     limit: the most bytes a carried asset may add to a pack (``capture(max_asset_bytes=...)``).
     """
     from ._assets_tree import LimitExceeded, Refused, scan  # lazy: only capture reads assets
-    from ._text import size_text
 
     absolute = _resolve(path)
     if absolute is None:

@@ -12,7 +12,9 @@ are different keys), and each hit is re-validated against the registry.
 
 from __future__ import annotations
 
+import difflib
 import functools
+import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -217,7 +219,6 @@ def _near_misses(kwargs: Mapping[str, Any]) -> dict[str, str] | None:
 def _near_option(name: str) -> str | None:
     """The capture option ``name`` is a near miss of (case, ``_``/``-`` and a character or two
     aside), or None."""
-    import difflib  # lazy: once per new kwarg name
 
     folded = name.lower().replace("-", "").replace("_", "")
     for option in OPTIONS:
@@ -247,7 +248,6 @@ def _refuse_near_miss(name: str, option: str, what: str | None) -> UnexpectedKwa
 def _check_near_misses(entry: Any, suspects: Mapping[str, str], what: str) -> None:
     """Refuse each near miss of a capture option that ``entry`` does not name as a parameter
     (one it names is its own kwarg, not a typo). Runs only when there is a near miss."""
-    import inspect  # lazy: only for a suspect kwarg
 
     try:
         params = inspect.signature(entry).parameters
@@ -305,7 +305,6 @@ def _capture(
     elif callable(target):
         recipe = impl.from_callable(target, options, kwargs)
     else:
-
         raise _CaptureTypeError(
             f"cannot capture {type(target).__name__} {target!r}: pass an env id, an EnvSpec, "
             "an env class or factory, or a live env"

@@ -24,6 +24,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from ._errors import SpecPackError
+
 __all__ = ["SCRIPT", "render", "run_demo"]
 
 #: Shared by the demo script and its fresh-interpreter worker: build the env and report.
@@ -205,8 +207,6 @@ def run_demo(ray: bool | None = None, timeout: float = 300.0) -> dict[str, Any]:
         shutil.rmtree(tmp, ignore_errors=True)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("DEMO-RESULT ")]
     if proc.returncode != 0 or not lines:
-        from ._errors import SpecPackError
-
         tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
         raise SpecPackError(f"the demo script failed (exit code {proc.returncode}): {tail}")
     result: dict[str, Any] = json.loads(lines[-1][len("DEMO-RESULT "):])

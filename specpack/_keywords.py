@@ -10,10 +10,12 @@ keyword typo specpack reports. The check is a set comparison, done only when key
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 from ._errors import ArgumentTypeError, UnknownKeywordError
+from ._text import short, unexpected_keywords
 
 __all__ = ["check_flag", "checked_keywords"]
 
@@ -46,8 +48,6 @@ def checked_keywords(fn: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(fn)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
         if kwargs and not accepted.issuperset(kwargs):
-            from ._text import unexpected_keywords  # lazy: only a typo needs the wording
-
             unknown = [k for k in kwargs if k not in accepted]
             raise UnknownKeywordError(unexpected_keywords(what, unknown, names))
         return fn(*args, **kwargs)
@@ -71,7 +71,6 @@ def _keywords_of(fn: Callable[..., Any]) -> tuple[str, ...] | None:
             return None
         first = code.co_posonlyargcount
         return tuple(code.co_varnames[first:code.co_argcount + code.co_kwonlyargcount])
-    import inspect  # lazy: only for callables that are not plain functions
 
     params = inspect.signature(fn).parameters.values()
     if any(p.kind is p.VAR_KEYWORD for p in params):
@@ -97,7 +96,6 @@ def check_flag(value: Any, name: str, where: str, *, optional: bool = False) -> 
     """
     if value is True or value is False or (optional and value is None):
         return
-    from ._text import short
 
     choices = [f"{name}={c}" for c in ("True", "False", "None")[:3 if optional else 2]]
     hint = ""

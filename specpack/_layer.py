@@ -10,6 +10,7 @@ from typing import Any
 from ._carry.ref import CodeRef
 from ._carry.tree import exact_key, materialize, pickle_exact
 from ._restorer import restorer
+from ._text import short
 
 __all__ = ["Layer"]
 
@@ -58,8 +59,6 @@ class Layer:
         return hash(self.cls)
 
     def __repr__(self) -> str:
-        from ._text import short  # lazy: only a repr needs it
-
         args = ", ".join(f"{k}={short(v, 60)}" for k, v in self._kwargs.items())
         return f"Layer({self.cls.name}{', ' if args else ''}{args})"
 

@@ -26,6 +26,7 @@ from ._layer import Layer
 from ._packvalue import PackValue
 from ._restorer import restorer
 from ._state import FORMAT_VERSION, fingerprint, from_state, reduced, state_of
+from ._text import short
 
 if TYPE_CHECKING:
     from ._process import Boundary
@@ -126,7 +127,6 @@ class SpecPack(PackValue):
     def __repr__(self) -> str:
         stack = "".join(f"{layer.name}<" for layer in self.layers)
         base = self.entry_point.qualname + (" (by value)" if self.entry_point.by_value else "")
-        from ._text import short  # lazy: only a repr needs it
 
         args = ", ".join(f"{k}={short(v, 60)}" for k, v in self._kwargs.items())
         return (f"<SpecPack id={self.id!r} {stack}{base}({args}){'>' * len(self.layers)} "

@@ -39,6 +39,8 @@ from typing import Any, Literal, TypeVar
 
 from ._errors import BuildError, VersionSkewWarning
 from ._owners import owner_of_file, owners_of_dir, real_path
+from ._text import printable, short
+from ._version import __version__
 from ._versions import _dist_version  # the one cached lookup of an installed version
 
 __all__ = ["Origin", "Source", "by_value_registry", "check_requires", "code_modules",
@@ -339,7 +341,6 @@ def _report(requires: Mapping[str, str], label: str,
             differing: tuple[tuple[str, str, str], ...], stacklevel: int) -> None:
     """Raise or warn what :func:`check_requires` found (``missing`` None: not names to
     versions)."""
-    from ._text import printable, short  # the text helpers load with a message only
 
     if missing is None:
         raise BuildError(
@@ -448,8 +449,6 @@ def _find_unloaded(module: str) -> Any:
 def _classify(module: str, kind: str, path: str | None) -> Source:
     shown = path.split(os.pathsep)[0] if path else None
     if module.partition(".")[0] == _OWN and kind != "main":
-        from ._version import __version__
-
         owner = owner_of_file(path, module) if kind == "file" and path else None
         return Source(module, "distribution", "specpack", __version__, shown,
                       bool(owner and owner[2]))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import gymnasium
+import numpy as np
 
 from ._restorer import restorer
 
@@ -136,7 +137,6 @@ def space_to_json(space: Any, encode: Any) -> dict[str, Any]:
 
 def space_from_json(node: Any, decode: Any) -> Any:
     """The gymnasium space of :func:`space_to_json`'s output (``ValueError`` if malformed)."""
-    import numpy as np
 
     s = gymnasium.spaces
     if type(node) is not dict or type(node.get("type")) is not str:

@@ -9,12 +9,14 @@ the backend, numpy or the env's distribution differ here (once per pack and proc
 from __future__ import annotations
 
 import functools
+import platform
 import sys
 import warnings
 from collections.abc import Mapping
 from types import MappingProxyType
 
 from ._errors import VersionSkewWarning
+from ._version import __version__
 
 __all__ = ["check_skew", "current_versions", "skew_free", "version_mapping", "version_record"]
 
@@ -47,10 +49,6 @@ def _dist_version(dist: str) -> str | None:
 
 @functools.lru_cache(maxsize=8)
 def _base_versions(backend: str) -> tuple[tuple[str, str], ...]:
-    import platform  # lazy: a worker that only builds never needs it
-
-    from ._version import __version__
-
     out = {
         "python": platform.python_version(),
         "platform": f"{sys.platform}-{platform.machine()}",

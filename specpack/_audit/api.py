@@ -19,6 +19,7 @@ from .._imports import import_targets
 from .._process import BOUNDARIES, Boundary
 from .._verify.engine import check_rollout_options
 from .._verify.judge import control_is_cheap, hash_seeds
+from .._version import __version__
 from .env_job import EnvJob
 from .families import pettingzoo_jobs
 from .jobs import Context, Job
@@ -73,7 +74,6 @@ def check_options(
 
 def _versions() -> dict[str, str]:
     from .._provenance import distribution_of
-    from .._version import __version__
 
     out = {"python": platform.python_version(), "specpack": __version__}
     for mod in ("gymnasium", "numpy"):

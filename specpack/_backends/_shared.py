@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Generic, NoReturn, TypeVar
 
 from .._errors import BuildError, BuildTypeError, build_error_for
+from .._text import suggest
 from .recipe import Blueprint, Recipe
 
 __all__ = ["Plans", "Step", "construct", "fresh_spec", "live_recipe", "load_steps", "no_hint",
@@ -81,7 +82,6 @@ def _keyword_hint(e: BaseException, creator: Any, kwargs: dict[str, Any]) -> str
     constructor does not take (``pack.make(render_mod=...)``); read only once it failed."""
     if not isinstance(e, TypeError) or not kwargs:
         return ""
-    from .._text import suggest  # lazy: read only once a build failed
     from ._args import _keyword_names
 
     names = _keyword_names(creator)

@@ -16,6 +16,7 @@ import importlib.machinery
 import os
 import site
 import sys
+import sysconfig
 import types
 from typing import Any
 
@@ -34,7 +35,6 @@ def _installation_paths() -> tuple[str, ...]:
     That is the stdlib and site directories, the entries added by ``.pth`` files in them and
     ``PYTHONPATH``; not the script directory, the working directory or runtime additions.
     """
-    import sysconfig  # lazy: capture asks, a worker that builds never does
 
     paths: list[str] = []
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
@@ -190,8 +190,6 @@ def _is_stdlib_or_site(path: str) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def _site_and_stdlib() -> tuple[str, ...]:
-    import sysconfig
-
     paths = [sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")]
     try:
         paths.extend(site.getsitepackages())

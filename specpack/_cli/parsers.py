@@ -18,6 +18,7 @@ from .._audit.api import DEFAULT_TIMEOUT, REFERENCES
 from .._backends import DEFAULT_BACKEND, with_trait
 from .._process import BOUNDARIES
 from .._text import printable, suggest
+from .._version import __version__
 from .output import EXIT_BAD_INPUT, PROG
 
 __all__ = ["COMMANDS", "build_parser", "parse"]
@@ -210,7 +211,6 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
         epilog="Exit codes: 0 ok, 1 not identical / not portable, 2 bad input or failed build. "
         "Run 'specpack COMMAND --help' for a command's options.",
     )
-    from .._version import __version__
 
     parser.add_argument("--version", action="version", version=f"specpack {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CliParser)

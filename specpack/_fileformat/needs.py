@@ -25,6 +25,7 @@ from typing import Any
 
 from .._assets import Asset
 from .._errors import PackFormatError
+from .._text import printable, short
 
 __all__ = ["needs_from_json", "needs_to_json"]
 
@@ -90,7 +91,6 @@ def _check_requirement(name: str, version: str, source: str) -> None:
     """Refuse a ``requires`` entry that is not a distribution name (PEP 508) and a version
     (PEP 440): what a file says goes into a suggested ``pip install name==version``, where
     ``"--extra-index-url=https://..."`` would be an option, not a distribution."""
-    from .._text import printable, short
 
     if not _NAME.fullmatch(name):
         raise PackFormatError(

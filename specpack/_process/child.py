@@ -20,6 +20,7 @@ grandchild can write to it, or hold it open after the child died.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import faulthandler
 import importlib
@@ -311,8 +312,6 @@ def mp_main(ctl: Any, res: Any, boot_out: str, boot_err: str, cwd: str | None,
             for stream in (sys.stdout, sys.stderr):
                 stream.flush()
             if exit_handlers:
-                import atexit
-
                 atexit._run_exitfuncs()
         hard_exit(code)
 

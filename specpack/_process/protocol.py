@@ -29,6 +29,7 @@ import json
 import os
 import signal
 import struct
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -260,7 +261,6 @@ def replay(outcomes: list[Outcome]) -> None:
     For the side that stands for "here" (verify's and the audit's reference, a fork of this
     process): its output is the user's own env talking, so it is shown, not lost.
     """
-    import sys
 
     for o in outcomes:
         for text, stream in ((o.stdout, sys.stdout), (o.stderr, sys.stderr)):

@@ -24,6 +24,7 @@ ended (its exit code, or its signal).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import faulthandler
 import os
 import select
@@ -146,8 +147,6 @@ def kill_tree(root: int, *, include_root: bool = True) -> None:
 
 def _prctl(option: int, value: int) -> bool:
     try:
-        import ctypes
-
         libc = ctypes.CDLL(None, use_errno=True)
         return int(libc.prctl(option, value, 0, 0, 0)) == 0
     except (OSError, AttributeError):

@@ -40,7 +40,7 @@ from .._process import (
     replay,
 )
 from .._process.launch import FRESH
-from .._text import suggest
+from .._text import short, suggest
 from .compare import compare as _differences
 from .jobs import STASH
 from .judge import NO_CONTROL, Sides, Verdict, control_is_cheap, hash_seeds, judge, seeded_env
@@ -93,7 +93,6 @@ def check_pack(pack: Any, what: str) -> None:
     cls = getattr(sys.modules.get("specpack._pack"), "SpecPack", None)
     if cls is not None and isinstance(pack, cls):
         return
-    from .._text import short
 
     given = short(pack, 60) if isinstance(pack, str) else f"a {type(pack).__name__}"
     if isinstance(pack, str):

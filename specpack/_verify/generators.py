@@ -21,6 +21,7 @@ Only generators already loaded are looked at (``numpy.random``, ``torch``: a mod
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import sys
 from collections.abc import Callable
@@ -88,7 +89,6 @@ def _random_raw() -> Any:
     """A reader of ``random``'s global generator's state as raw bytes (a few microseconds,
     where ``getstate()`` builds 625 ints), or None where it does not read what ``getstate``
     says (another interpreter, another layout): checked once against ``getstate()``."""
-    import ctypes  # only where a watch runs (the build here)
 
     module = sys.modules.get("random")
     inst = getattr(module, "_inst", None)
@@ -117,7 +117,6 @@ def _numpy_raw() -> Any:
     or None where that does not read what ``get_state`` says: checked once. numpy's cached
     Gaussian (``has_gauss``) is not in it: a call that only takes the cached value of a pair
     drawn before leaves no touch (the call that drew the pair does)."""
-    import ctypes
 
     rand = _numpy_rand()
     bit = getattr(rand, "_bit_generator", None)

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._build import Order, order_to_send
 from .._errors import SpecPackError
+from .._text import short
 
 if TYPE_CHECKING:
     from .._pack import SpecPack
@@ -117,8 +118,6 @@ class WorkerEnvFn:
         kwargs = dict(env_kwargs or {})
         for name in kwargs:
             if not isinstance(name, str):
-                from .._text import short
-
                 raise SpecPackError(f"env_kwargs names must be strings, got {short(name)}")
         self._pack: SpecPack | None = pack
         self._blob = blob
@@ -161,7 +160,6 @@ class WorkerEnvFn:
             assert self._blob is not None
             order = pickle.loads(self._blob)
             if not isinstance(order, Order):  # pragma: no cover - bytes we pickled ourselves
-                from .._text import short
 
                 raise SpecPackError(f"a worker env factory carried {short(order)}, not an "
                                     "order")
@@ -254,8 +252,6 @@ class WorkerEnvFn:
                            self._shown, channel))
 
     def __repr__(self) -> str:
-        from .._text import short
-
         kw = f", env_kwargs={short(self.env_kwargs)}" if self.env_kwargs else ""
         return f"WorkerEnvFn({self._label}{kw})"
 
@@ -342,7 +338,6 @@ def mismatch(env: Any, surface: Surface, shown: bytes | None = None) -> str | No
         if built == shown:
             return None
     # Lazy: a worker whose spaces pickle as the parent's never loads the verifier.
-    from .._text import short
     from .._verify.compare import same
     from .._verify.describe import describe_space
 

@@ -28,6 +28,10 @@ else:  # gymnasium 0.28/0.29: the 1.x vector API is gymnasium.experimental.vecto
         VectorWrapper,
     )
 
+import ast
+import sys
+import tokenize
+
 from .._backends import with_trait
 from .._capture import capture
 from .._errors import SpecPackError, UnknownKeywordError, WorkerError
@@ -187,7 +191,6 @@ def unguarded_main_call() -> str | None:
     Read from the main script's frame on the stack and the script's syntax tree, only after a
     worker died without a word.
     """
-    import sys
 
     frame = sys._getframe(1)
     while frame is not None and not (frame.f_code.co_name == "<module>"
@@ -200,9 +203,6 @@ def unguarded_main_call() -> str | None:
     if not isinstance(path, str) or line is None:
         return None
     try:
-        import ast
-        import tokenize
-
         with tokenize.open(path) as fh:
             tree = ast.parse(fh.read(), path)
     except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
@@ -217,7 +217,6 @@ def unguarded_main_call() -> str | None:
 
 def _is_main_test(test: Any) -> bool:
     """Whether ``test`` is ``__name__ == "__main__"`` (either way round)."""
-    import ast
 
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1
             and isinstance(test.ops[0], ast.Eq)):

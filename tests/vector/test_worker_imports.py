@@ -23,8 +23,8 @@ from specpack.vector._factory import mismatch, spaces_pickle
 NEVER = ("specpack._process", "specpack._verify", "specpack._audit", "specpack._fileformat",
          "specpack._typedjson", "specpack._cli", "specpack.adapters", "specpack._capture",
          "specpack.vector._make", "specpack.vector._forkserver", "specpack.vector._envs",
-         # the parent's view of the spaces, and the text helpers of error messages and reprs
-         "specpack.vector._view", "specpack._text",
+         # the parent's view of the spaces
+         "specpack.vector._view",
          # the pack's class and its state: a worker is sent the pack's build order
          "specpack._pack", "specpack._state", "specpack._layer", "specpack._keywords")
 
