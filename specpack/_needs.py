@@ -37,14 +37,15 @@ from ._carry.values import lower_mapping
 from ._errors import CaptureError, file_error_for
 from ._provenance import (
     by_value_registry,
-    code_modules,
     essential,
     requires_of,
     source_of,
     user_modules,
 )
+from ._reach import code_modules
 
 if TYPE_CHECKING:
+    from ._draft import Draft
     from ._pack import SpecPack
 
 __all__ = ["absolute_kwargs", "built_requires", "check_needs_options", "entry_defaults",
@@ -341,7 +342,7 @@ def lowered(extra: Mapping[str, Any], label: str) -> tuple[dict[str, Any], bool]
 
 def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
     """The distributions of the code a pack names: of each reference's module, and of the
-    modules its live object refers to (:func:`~specpack._provenance.code_modules`: the classes
+    modules its live object refers to (:func:`~specpack._reach.code_modules`: the classes
     of its MRO, and one level deep what those modules import), by value or by reference; those
     that another of them depends on are left out (:func:`~specpack._provenance.essential`)."""
     refs = list(code)
@@ -396,9 +397,9 @@ def user_code() -> list[str]:
                         if mod is not None and name != "__main__")
 
 
-#: Packs with their needs recorded, by the resolved pack's identity: a memoised capture with
-#: the same needs returns the same object again.
-_needs_memo: dict[int, tuple[SpecPack, SpecPack]] = {}
+#: Packs with their needs recorded, by the resolved draft's identity: a memoised capture
+#: (the same draft) with the same needs returns the same pack object again.
+_needs_memo: dict[int, tuple[Draft, SpecPack]] = {}
 
 
 def _path_view(value: Any) -> Any:
@@ -414,44 +415,54 @@ def _path_view(value: Any) -> Any:
     return value
 
 
-def with_needs(pack: SpecPack, named: tuple[Any, ...], carry: bool, limit: int) -> SpecPack:
-    """``pack`` with ``requires`` and ``assets`` recorded (files read now, every capture).
+def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
+               **more: Any) -> SpecPack:
+    """The pack of ``draft`` with ``requires`` and ``assets`` recorded (files read now, every
+    capture): the one pack a capture makes.
 
     The asset work runs only when something could name a file: a kwarg written as a path or a
     ``pathlib`` path (:func:`_looks_like_path`), an absolute-path default of the entry point,
     or ``named`` assets. Otherwise nothing is read from disk, and a memoised capture (the same
-    resolved pack) reuses its result (capture's hot path).
+    draft) reuses its pack (capture's hot path).
 
     Parameters
     ----------
-    pack
-        The resolved pack.
+    draft
+        The resolved fields.
     named
         The paths given in ``capture(assets=...)``.
     carry, limit
         Carry the files' bytes (self-contained), at most ``limit`` bytes in all.
+    **more
+        What a live env adds: ``requires`` (merged over the code's, as a later ``evolve``
+        merged them) and ``surface``. The pack then computes ``plain`` from its kwargs, as
+        ``evolve`` did, and is not memoised.
     """
-    hit = _needs_memo.get(id(pack))
-    if hit is not None and hit[0] is pack and not named:
+    hit = _needs_memo.get(id(draft))
+    if hit is not None and hit[0] is draft and not named and not more:
         return hit[1]
-    given = pack._kwargs
-    defaults = entry_defaults(live_object(pack.entry_point), given)
+    given = draft._kwargs
+    defaults = entry_defaults(live_object(draft.entry_point), given)
     changes: dict[str, Any] = {
-        "requires": requires_of_pack(c for c in pack.carried() if isinstance(c, CodeRef)),
+        "requires": requires_of_pack(c for c in draft.carried() if isinstance(c, CodeRef)),
     }
     files = bool(named or defaults) or _looks_like_path(given)
     if files:
-        view = given if pack._plain else _path_view(given)
+        view = given if draft.plain else _path_view(given)
         found, explicit = find_assets(view, defaults, named, carry=carry, limit=limit,
-                                      label=pack.label)
+                                      label=draft.label)
         changes["assets"] = found
         explicit = {**absolute_kwargs(given, [_named_path(item) for item in named]), **explicit}
         if explicit:
-            extra, plain = lowered(explicit, pack.label)
-            changes.update(_kwargs={**pack._kwargs, **extra}, plain=pack._plain and plain)
-    out = pack.evolve(**changes)
-    if not files:
+            extra, plain = lowered(explicit, draft.label)
+            changes.update(_kwargs={**given, **extra}, plain=draft.plain and plain)
+    if more:
+        changes.pop("plain", None)
+        changes["requires"] = {**changes["requires"], **more.pop("requires", {})}
+        changes.update(more)
+    out = draft.pack(**changes)
+    if not files and not more:
         if len(_needs_memo) > 4096:
             _needs_memo.clear()
-        _needs_memo[id(pack)] = (pack, out)
+        _needs_memo[id(draft)] = (draft, out)
     return out

@@ -1,0 +1,157 @@
+"""The modules a pack's code refers to: what ``requires`` is read from.
+
+:func:`code_modules` takes the live objects of a pack's code references (entry point, wrapper
+classes, code among the kwargs) and names their modules, their classes' MROs' modules, and one
+level deep what those modules hold; :func:`specpack._provenance.requires_of` turns the names
+into distributions.
+
+Reading a module's globals and judging its file is the costly part, and neither changes while
+``sys.modules`` holds the same module object (a module's globals are what its import left; its
+file does not move). So both are kept per module object, and the whole expansion per set of
+modules: a first capture of any id whose code lives in modules already seen (another env of the
+same package, a wrapper every id shares) reads no module again. What is looked at on every
+call: the objects' MROs, that each module is still the same object, the by-value registry, and
+which of the named modules are loaded.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import types
+from collections.abc import Iterable
+from typing import Any
+
+from ._provenance import (
+    _MAIN_NAMES,
+    _OWN,
+    _classify,
+    _location,
+    _registered_by_value,
+    by_value_registry,
+)
+
+__all__ = ["code_modules"]
+
+
+def code_modules(objects: Iterable[Any]) -> list[str]:
+    """The loaded modules that the code ``objects`` (classes, functions, partials) refers to.
+
+    Each object's module, and for a class the modules of every class in its MRO (an env class
+    defined in ``__main__`` that subclasses a MuJoCo env names the MuJoCo env's modules); then,
+    one level deep, what each of those modules holds at module level: the modules it imported
+    and the modules that its other globals come from (``mujoco`` for
+    ``gymnasium.envs.mujoco.mujoco_env``). Modules of the standard library, the interpreter and
+    specpack are not looked into, nor ``__main__``: a script's or a notebook's namespace is a
+    session, not code a worker imports (its classes' MROs still count). Only modules loaded
+    here are named; nothing is imported.
+
+    Parameters
+    ----------
+    objects
+        The live objects a pack's code references stand for (entry point, wrapper classes,
+        code among the kwargs).
+
+    Returns
+    -------
+    list[str]
+        Module names, each once, in the order found (what
+        :func:`~specpack._provenance.requires_of` reads).
+    """
+    first: dict[str, None] = {}
+    for obj in objects:
+        while isinstance(obj, functools.partial):
+            obj = obj.func
+        for cls in (obj.__mro__ if isinstance(obj, type) else (obj,)):
+            try:  # _module_name, inlined: a class's MRO is walked on every call
+                name = cls.__module__
+            except Exception:  # noqa: BLE001 - a class whose __module__ raises names none
+                continue
+            if isinstance(name, str):
+                first[name] = None
+    key = tuple(first)
+    registry = by_value_registry()
+    hit = _EXPANDED.get(key)
+    if hit is None or hit[0] != registry or not _same_modules(key, hit[1]):
+        hit = _expand(key, registry)
+    modules = sys.modules
+    return [name for name in hit[2] if name in modules]
+
+
+#: The expansion of each set of first modules (in order): key -> (the by-value registry, the
+#: module objects ``sys.modules`` held for them, every name found, unfiltered).
+_EXPANDED: dict[tuple[str, ...], tuple[frozenset[str], tuple[Any, ...], tuple[str, ...]]] = {}
+
+
+def _same_modules(names: tuple[str, ...], mods: tuple[Any, ...]) -> bool:
+    """Whether ``sys.modules`` holds exactly ``mods`` for ``names`` still (None: absent)."""
+    get = sys.modules.get
+    for name, mod in zip(names, mods):
+        if get(name) is not mod:
+            return False
+    return True
+
+
+def _expand(
+    first: tuple[str, ...], registry: frozenset[str],
+) -> tuple[frozenset[str], tuple[Any, ...], tuple[str, ...]]:
+    """``first`` and what each of its modules holds (:func:`_expansion`), filed for reuse."""
+    mods = tuple(sys.modules.get(name) for name in first)
+    found = dict.fromkeys(first)
+    for name, mod in zip(first, mods):
+        if mod is None or name in _MAIN_NAMES or name.partition(".")[0] == _OWN:
+            continue
+        found.update(_expansion(name, mod, registry))
+    if len(_EXPANDED) > 1024:
+        _EXPANDED.clear()
+    out = _EXPANDED[first] = (registry, mods, tuple(found))
+    return out
+
+
+#: Per loaded module: name -> (the module object, whether it is looked into when not
+#: registered by value, the module names its globals are or come from; empty if not).
+_HELD: dict[str, tuple[Any, bool, dict[str, None]]] = {}
+
+
+def _expansion(name: str, mod: Any, registry: frozenset[str]) -> dict[str, None]:
+    """The modules :func:`code_modules` adds for the loaded module ``name`` (``mod``): what
+    its globals are or come from, or nothing for the standard library and the interpreter.
+
+    Both answers are read once per module object (kept while ``sys.modules`` holds that same
+    object). A module registered by value (in ``registry``) is looked into whatever its file,
+    as :func:`~specpack._provenance.source_of` judges it ``"by_value"``.
+    """
+    hit = _HELD.get(name)
+    if hit is None or hit[0] is not mod:
+        looked = _classify(name, *_location(name)).origin not in ("builtin", "stdlib")
+        hit = _HELD[name] = (mod, looked, _held(mod) if looked else {})
+    if hit[1]:
+        return hit[2]
+    if registry and _registered_by_value(name):
+        return _held(mod)  # a stdlib module carried by value: rare, read each time
+    return hit[2]
+
+
+def _held(mod: Any) -> dict[str, None]:
+    """The modules ``mod``'s globals are or come from, each once, in order."""
+    out: dict[str, None] = {}
+    for value in list(getattr(mod, "__dict__", {}).values()):
+        held: str | None
+        if type(value) is types.ModuleType:
+            held = value.__name__
+        else:
+            held = _module_name(value if isinstance(value, (type, types.FunctionType,
+                                                             types.BuiltinFunctionType))
+                                else type(value))
+        if isinstance(held, str):
+            out[held] = None
+    return out
+
+
+def _module_name(obj: Any) -> str | None:
+    """``obj.__module__`` when it is a string (nothing else is read: no object's code runs)."""
+    try:
+        name = obj.__module__
+    except Exception:  # noqa: BLE001 - a class whose __module__ raises names no module
+        return None
+    return name if isinstance(name, str) else None
