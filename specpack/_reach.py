@@ -10,8 +10,8 @@ Reading a module's globals and judging its file is the costly part, and neither 
 file does not move). So both are kept per module object, and the whole expansion per set of
 modules: a first capture of any id whose code lives in modules already seen (another env of the
 same package, a wrapper every id shares) reads no module again. What is looked at on every
-call: the objects' MROs, that each module is still the same object, the by-value registry, and
-which of the named modules are loaded.
+call: that each class's MRO and each module are still the same objects, the by-value
+registry, and which of the named modules are loaded.
 """
 
 from __future__ import annotations
@@ -62,12 +62,11 @@ def code_modules(objects: Iterable[Any]) -> list[str]:
     for obj in objects:
         while isinstance(obj, functools.partial):
             obj = obj.func
-        for cls in (obj.__mro__ if isinstance(obj, type) else (obj,)):
-            try:  # _module_name, inlined: a class's MRO is walked on every call
-                name = cls.__module__
-            except Exception:  # noqa: BLE001 - a class whose __module__ raises names none
-                continue
-            if isinstance(name, str):
+        if isinstance(obj, type):
+            first.update(_mro_modules(obj))
+        else:
+            name = _module_name(obj)
+            if name is not None:
                 first[name] = None
     key = tuple(first)
     registry = by_value_registry()
@@ -76,6 +75,32 @@ def code_modules(objects: Iterable[Any]) -> list[str]:
         hit = _expand(key, registry)
     modules = sys.modules
     return [name for name in hit[2] if name in modules]
+
+
+#: The modules of each class's MRO already walked: id -> (the class, its ``__mro__``, names).
+_MROS: dict[int, tuple[type, tuple[type, ...], dict[str, None]]] = {}
+
+
+def _mro_modules(cls: type) -> dict[str, None]:
+    """The modules of the classes of ``cls``'s MRO, each once, in order.
+
+    Kept per class while its ``__mro__`` is the same tuple (assigning ``__bases__`` makes a
+    new one): the wrappers and env classes every capture names are walked once. As for a
+    module's globals, a class's ``__module__`` is taken to be what its definition set.
+    """
+    mro = cls.__mro__
+    hit = _MROS.get(id(cls))
+    if hit is not None and hit[0] is cls and hit[1] is mro:
+        return hit[2]
+    names: dict[str, None] = {}
+    for base in mro:
+        name = _module_name(base)
+        if name is not None:
+            names[name] = None
+    if len(_MROS) > 4096:
+        _MROS.clear()
+    _MROS[id(cls)] = (cls, mro, names)
+    return names
 
 
 #: The expansion of each set of first modules (in order): key -> (the by-value registry, the

@@ -153,3 +153,22 @@ def test_requires_of_an_entry_point_module_that_imports_another_distribution(
         _same(cold, warm)
     finally:
         gymnasium.registry.pop(env_id, None)
+
+
+def test_requires_follows_a_class_whose_bases_were_reassigned(
+        user_module: Callable[[str], Any], tmp_path: Path) -> None:
+    """A class's MRO is read again once its ``__bases__`` change (a new ``__mro__``): a base
+    from a module that imports a distribution then names it."""
+    plain = user_module("")
+    (tmp_path / "reach_mixin_mod.py").write_text(
+        "import gymnasium\nimport hypothesis\n\n\nclass Mixin(gymnasium.Env):\n    pass\n")
+    sys.modules.pop("reach_mixin_mod", None)
+    importlib.invalidate_caches()
+    mixin = importlib.import_module("reach_mixin_mod").Mixin
+    try:
+        assert "hypothesis" not in specpack.capture(plain.Thing).requires
+        plain.Thing.__bases__ = (mixin,)
+        pack = specpack.capture(plain.Thing)
+        assert pack.requires.get("hypothesis") == version("hypothesis")
+    finally:
+        sys.modules.pop("reach_mixin_mod", None)
