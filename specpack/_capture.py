@@ -32,7 +32,6 @@ from ._draft import Draft
 from ._errors import CaptureError, UnexpectedKwargError, _CaptureTypeError, _OldRenderAPIError
 from ._keywords import check_flag
 from ._needs import (
-    built_requires,
     check_needs_options,
     user_by_value,
     user_code,
@@ -40,6 +39,7 @@ from ._needs import (
 )
 from ._pack import Layer, SpecPack
 from ._provenance import imported_during
+from ._reach import built_requires
 from ._surface import record_surface
 from ._versions import version_mapping
 

@@ -10,8 +10,9 @@ naming an existing regular file; ``"rgb_array"`` or ``"4x4"`` never), the entry 
 defaults that are absolute paths of a file, and the paths named in ``capture(assets=...)``.
 Files inside the standard library or an installed distribution are not assets (their
 distribution is required instead). A counted relative path is made absolute here, at capture,
-so ``pack.kwargs`` shows what the env gets. The mechanisms are :mod:`specpack._provenance` and
-:mod:`specpack._assets`; this module only applies them to a pack.
+so ``pack.kwargs`` shows what the env gets. The mechanisms are :mod:`specpack._reach` (with
+:mod:`specpack._provenance`) and :mod:`specpack._assets`; this module only applies them to a
+capture's draft, and makes its one pack (:func:`with_needs`).
 
 The asset work costs nothing unless something could name a file: when no kwarg (nested
 values too) is written as a path or is a ``pathlib`` path, no default of the entry point is an
@@ -36,20 +37,17 @@ from ._carry.code import CodeRef, code_ref, live_object
 from ._carry.values import lower_mapping
 from ._errors import CaptureError, file_error_for
 from ._provenance import (
-    by_value_registry,
-    essential,
-    requires_of,
     source_of,
     user_modules,
 )
-from ._reach import code_modules
+from ._reach import requires_of_pack
 
 if TYPE_CHECKING:
     from ._draft import Draft
     from ._pack import SpecPack
 
-__all__ = ["absolute_kwargs", "built_requires", "check_needs_options", "entry_defaults",
-           "find_assets", "requires_of_pack", "user_by_value", "user_code", "with_needs"]
+__all__ = ["absolute_kwargs", "check_needs_options", "entry_defaults", "find_assets",
+           "user_by_value", "user_code", "with_needs"]
 
 
 def check_needs_options(assets: Any, self_contained: bool, limit: Any,
@@ -338,49 +336,6 @@ def _absolute_tree(tree: Any, named: tuple[str, ...], depth: int) -> Any:
 def lowered(extra: Mapping[str, Any], label: str) -> tuple[dict[str, Any], bool]:
     """Default values made explicit, lowered as capture lowers kwargs."""
     return lower_mapping(dict(extra), label, "kwargs", None)
-
-
-def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
-    """The distributions of the code a pack names: of each reference's module, and of the
-    modules its live object refers to (:func:`~specpack._reach.code_modules`: the classes
-    of its MRO, and one level deep what those modules import), by value or by reference; those
-    that another of them depends on are left out (:func:`~specpack._provenance.essential`)."""
-    refs = list(code)
-    names = tuple(dict.fromkeys([*(c.module for c in refs if not c.by_value),
-                                 *code_modules(_live(c) for c in refs)]))
-    key = (names, by_value_registry())
-    found = _requires_memo.get(key)
-    if found is None:
-        if len(_requires_memo) > 1024:
-            _requires_memo.clear()
-        found = _requires_memo[key] = essential(requires_of(names))
-    return dict(found)
-
-
-#: What :func:`requires_of_pack` found, by the modules it read and the by-value registry.
-_requires_memo: dict[tuple[tuple[str, ...], frozenset[str]], dict[str, str]] = {}
-
-
-def _live(ref: CodeRef) -> Any:
-    """The object ``ref`` stands for here (None if it cannot be had without a payload)."""
-    try:
-        return live_object(ref)
-    except Exception:  # noqa: BLE001 - code that cannot be loaded here names nothing more
-        return None
-
-
-def built_requires(env: Any, imported: Iterable[str] = ()) -> dict[str, str]:
-    """The distributions of a built env's code: of its unwrapped class (its MRO, and what
-    those modules import) and of the classes of the objects it holds (an ``MjModel``: the
-    distribution of ``mujoco._structs``; one that the constructor imported: its own).
-
-    ``imported`` is not read: what a build imports depends on what the process had loaded
-    before, and a pack's ``requires`` is the same wherever it was captured.
-    """
-    node = getattr(env, "unwrapped", env)
-    held = [type(v).__module__ for v in list(getattr(node, "__dict__", {}).values())]
-    return essential(requires_of([*code_modules([type(node)]),
-                                  *(m for m in held if isinstance(m, str) and m in sys.modules)]))
 
 
 def user_by_value(ref: CodeRef, obj: Any, self_contained: bool, what: str) -> CodeRef:

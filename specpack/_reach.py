@@ -1,9 +1,10 @@
-"""The modules a pack's code refers to: what ``requires`` is read from.
+"""The modules a pack's code refers to, and the distributions of those: a pack's ``requires``.
 
 :func:`code_modules` takes the live objects of a pack's code references (entry point, wrapper
 classes, code among the kwargs) and names their modules, their classes' MROs' modules, and one
 level deep what those modules hold; :func:`specpack._provenance.requires_of` turns the names
-into distributions.
+into distributions: :func:`requires_of_pack` for the code a pack names, :func:`built_requires`
+for a built env.
 
 Reading a module's globals and judging its file is the costly part, and neither changes while
 ``sys.modules`` holds the same module object (a module's globals are what its import left; its
@@ -22,6 +23,7 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
+from ._carry.code import CodeRef, live_object
 from ._provenance import (
     _MAIN_NAMES,
     _OWN,
@@ -29,9 +31,11 @@ from ._provenance import (
     _location,
     _registered_by_value,
     by_value_registry,
+    essential,
+    requires_of,
 )
 
-__all__ = ["code_modules"]
+__all__ = ["built_requires", "code_modules", "requires_of_pack"]
 
 
 def code_modules(objects: Iterable[Any]) -> list[str]:
@@ -180,3 +184,46 @@ def _module_name(obj: Any) -> str | None:
     except Exception:  # noqa: BLE001 - a class whose __module__ raises names no module
         return None
     return name if isinstance(name, str) else None
+
+
+def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
+    """The distributions of the code a pack names: of each reference's module, and of the
+    modules its live object refers to (:func:`~specpack._reach.code_modules`: the classes
+    of its MRO, and one level deep what those modules import), by value or by reference; those
+    that another of them depends on are left out (:func:`~specpack._provenance.essential`)."""
+    refs = list(code)
+    names = tuple(dict.fromkeys([*(c.module for c in refs if not c.by_value),
+                                 *code_modules(_live(c) for c in refs)]))
+    key = (names, by_value_registry())
+    found = _requires_memo.get(key)
+    if found is None:
+        if len(_requires_memo) > 1024:
+            _requires_memo.clear()
+        found = _requires_memo[key] = essential(requires_of(names))
+    return dict(found)
+
+
+#: What :func:`requires_of_pack` found, by the modules it read and the by-value registry.
+_requires_memo: dict[tuple[tuple[str, ...], frozenset[str]], dict[str, str]] = {}
+
+
+def _live(ref: CodeRef) -> Any:
+    """The object ``ref`` stands for here (None if it cannot be had without a payload)."""
+    try:
+        return live_object(ref)
+    except Exception:  # noqa: BLE001 - code that cannot be loaded here names nothing more
+        return None
+
+
+def built_requires(env: Any, imported: Iterable[str] = ()) -> dict[str, str]:
+    """The distributions of a built env's code: of its unwrapped class (its MRO, and what
+    those modules import) and of the classes of the objects it holds (an ``MjModel``: the
+    distribution of ``mujoco._structs``; one that the constructor imported: its own).
+
+    ``imported`` is not read: what a build imports depends on what the process had loaded
+    before, and a pack's ``requires`` is the same wherever it was captured.
+    """
+    node = getattr(env, "unwrapped", env)
+    held = [type(v).__module__ for v in list(getattr(node, "__dict__", {}).values())]
+    return essential(requires_of([*code_modules([type(node)]),
+                                  *(m for m in held if isinstance(m, str) and m in sys.modules)]))

@@ -29,7 +29,7 @@ def _cold() -> None:
     """Forget everything capture keeps between calls (as a fresh process would have it)."""
     _capture._memo.clear()
     _needs._needs_memo.clear()
-    _needs._requires_memo.clear()
+    _reach._requires_memo.clear()
     _reach._EXPANDED.clear()
     _reach._HELD.clear()
 
