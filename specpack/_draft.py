@@ -55,6 +55,18 @@ class Draft:
             yield layer.cls
             yield from iter_carried(layer._kwargs)
 
+    def code_refs(self) -> list[CodeRef]:
+        """The :class:`CodeRef` among :meth:`carried`, in its order, as a list (what
+        ``requires`` is read from; built without a generator per layer: every capture asks)."""
+        out = [self.entry_point]
+        if self._kwargs:
+            out += [c for c in iter_carried(self._kwargs) if isinstance(c, CodeRef)]
+        for layer in self.layers:
+            out.append(layer.cls)
+            if layer._kwargs:
+                out += [c for c in iter_carried(layer._kwargs) if isinstance(c, CodeRef)]
+        return out
+
     def pack(self, **changes: Any) -> SpecPack:
         """The pack of these fields with ``changes`` (``requires``, ``assets``, ``surface``,
         ``_kwargs``, ``plain``) applied.

@@ -399,7 +399,7 @@ def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
     given = draft._kwargs
     defaults = entry_defaults(live_object(draft.entry_point), given)
     changes: dict[str, Any] = {
-        "requires": requires_of_pack(c for c in draft.carried() if isinstance(c, CodeRef)),
+        "requires": requires_of_pack(draft.code_refs()),
     }
     files = bool(named or defaults) or _looks_like_path(given)
     if files:
