@@ -30,10 +30,10 @@ from ._carry.values import (
     iter_carried,
     lower_mapping,
 )
+from ._draft import Draft
 from ._errors import CaptureError, UnexpectedKwargError, _CaptureTypeError, _OldRenderAPIError
 from ._keywords import check_flag
 from ._needs import (
-    built_requires,
     check_needs_options,
     user_by_value,
     user_code,
@@ -41,6 +41,7 @@ from ._needs import (
 )
 from ._pack import Layer, SpecPack
 from ._provenance import distribution_of, imported_during
+from ._reach import built_requires
 from ._surface import record_surface
 from ._versions import version_mapping
 
@@ -271,9 +272,9 @@ def _capture(
     the entry point names them as parameters)."""
     impl: Backend
     if type(target) is str:
-        pack = _capture_id(target, options, kwargs, backend, by_value, self_contained,
-                           suspects)
-        pack = with_needs(pack, assets, self_contained, limit)
+        draft = _capture_id(target, options, kwargs, backend, by_value, self_contained,
+                            suspects)
+        pack = with_needs(draft, assets, self_contained, limit)
         return _with_spaces(pack) if record_spaces else pack
     if isinstance(target, SpecPack):
         if options or kwargs or backend or by_value is not None or assets or self_contained:
@@ -294,12 +295,11 @@ def _capture(
                 "a live env is captured as it is; to change it, capture its id or class with "
                 "those arguments instead"
             )
-        pack = _assemble(impl, impl.from_env(target), by_value, self_contained)
-        pack = with_needs(pack, assets, self_contained, limit)
-        pack = pack.evolve(requires={**pack.requires, **built_requires(target, ())})
-        if callable(getattr(target, "observation_space", None)):
-            return pack  # a multi-agent env: spaces per agent, no single surface
-        return pack.evolve(surface=record_surface(target))
+        draft = _assemble(impl, impl.from_env(target), by_value, self_contained)
+        more: dict[str, Any] = {"requires": built_requires(target, ())}
+        if not callable(getattr(target, "observation_space", None)):
+            more["surface"] = record_surface(target)  # (multi-agent: spaces per agent)
+        return with_needs(draft, assets, self_contained, limit, **more)
     elif _is_spec(target):
         recipe = impl.from_spec(target, options, kwargs)
     elif callable(target):
@@ -309,8 +309,8 @@ def _capture(
             f"cannot capture {type(target).__name__} {target!r}: pass an env id, an EnvSpec, "
             "an env class or factory, or a live env"
         )
-    pack = _assemble(impl, recipe, by_value, self_contained, suspects)
-    pack = with_needs(pack, assets, self_contained, limit)
+    pack = with_needs(_assemble(impl, recipe, by_value, self_contained, suspects), assets,
+                      self_contained, limit)
     return _with_spaces(pack) if record_spaces else pack
 
 
@@ -335,7 +335,7 @@ def _with_spaces(pack: SpecPack) -> SpecPack:
 #: (same EnvSpec object, fields and kwargs unchanged under their exact key, same entry point)
 #: and, for code carried by value, against the witness of each payload (everything cloudpickle
 #: read unchanged: carry.payload).
-_memo: dict[Any, tuple[Backend, Any, SpecPack, tuple[Witness, ...]]] = {}
+_memo: dict[Any, tuple[Backend, Any, Draft, tuple[Witness, ...]]] = {}
 _layer_cache: dict[Any, Layer] = {}
 
 
@@ -343,8 +343,8 @@ def _capture_id(
     target: str, options: dict[str, Any], kwargs: dict[str, Any], backend: str | None,
     by_value: bool | None, self_contained: bool = False,
     suspects: Mapping[str, str] | None = None,
-) -> SpecPack:
-    """``capture("Some-v0", ...)``, memoised on the exact kwargs (not when a kwarg is a near
+) -> Draft:
+    """``capture("Some-v0", ...)`` resolved (its draft), memoised on the exact kwargs (not when a kwarg is a near
     miss of an option: the same kwargs given in ``env_kwargs=`` made the memo's pack)."""
     key: Any = None
     if not options and not kwargs:
@@ -366,22 +366,19 @@ def _capture_id(
     # Snapshot the registry before resolving, check it after: a pack is filed only under the
     # state it was made from (an import during resolution or another thread may re-register).
     token = impl.memo_token(target) if key is not None else None
-    pack, code_by_value = _assembled(impl, impl.from_id(target, options, kwargs), by_value,
-                                     self_contained, suspects)
-    if token is not None and pack._plain and impl.memo_valid(target, token):
+    draft, code_by_value = _assembled(impl, impl.from_id(target, options, kwargs), by_value,
+                                      self_contained, suspects)
+    if token is not None and draft.plain and impl.memo_valid(target, token):
         witnesses: tuple[Witness, ...] = ()
         if code_by_value:
-            found = [witness_of(c) for c in _code(pack) if c.by_value]
+            found = [witness_of(c) for c in draft.carried()
+                     if isinstance(c, CodeRef) and c.by_value]
             witnesses = tuple(w for w in found if w is not None)
         if not code_by_value or len(witnesses) == len(found):
             if len(_memo) > 4096:
                 _memo.clear()
-            _memo[key] = (impl, token, pack, witnesses)
-    return pack
-
-
-def _code(pack: SpecPack) -> list[Any]:
-    return [c for c in pack.carried() if isinstance(c, CodeRef)]
+            _memo[key] = (impl, token, draft, witnesses)
+    return draft
 
 
 #: ``make`` options only the legacy lines take: gym's, and gymnasium 0.28/0.29's.
@@ -474,14 +471,14 @@ def _wrapper_what(cls: type, label: str) -> str:
 
 def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
               self_contained: bool = False,
-              suspects: Mapping[str, str] | None = None) -> SpecPack:
+              suspects: Mapping[str, str] | None = None) -> Draft:
     return _assembled(impl, recipe, by_value, self_contained, suspects)[0]
 
 
 def _assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
                self_contained: bool = False,
-               suspects: Mapping[str, str] | None = None) -> tuple[SpecPack, bool]:
-    """The pack of ``recipe``, and whether it may carry code by value (False: every piece of
+               suspects: Mapping[str, str] | None = None) -> tuple[Draft, bool]:
+    """The draft of ``recipe`` (its pack is made once its needs are known), and whether it may carry code by value (False: every piece of
     code in it is a reference, and nothing else in it can hold code)."""
     label = recipe.id or getattr(recipe.entry, "__qualname__", None) or "env"
     if recipe.entry_ref is not None and by_value is not True:
@@ -535,21 +532,21 @@ def _assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
     notes = recipe.notes
     if carries:
         notes = [*notes, *_carry_notes(entry, kwargs, layers)]
-    pack = SpecPack(
+    draft = Draft(
         backend=impl.name,
         id=recipe.id,
         entry_point=entry,
         _kwargs=kwargs,
         spec=spec,
         layers=tuple(layers),
-        auto_render=recipe.auto_render,
+        auto_render=bool(recipe.auto_render),
         versions=version_mapping(impl.name,
                                  None if entry.by_value else distribution_of(entry.module)),
         notes=tuple(notes),
         plain=plain,
-        vector=recipe.vector,
+        vector=bool(recipe.vector),
     )
-    return pack, code_by_value
+    return draft, code_by_value
 
 
 def _carry_notes(entry: CodeRef, kwargs: dict[str, Any], layers: list[Layer]) -> list[str]:

@@ -10,8 +10,9 @@ naming an existing regular file; ``"rgb_array"`` or ``"4x4"`` never), the entry 
 defaults that are absolute paths of a file, and the paths named in ``capture(assets=...)``.
 Files inside the standard library or an installed distribution are not assets (their
 distribution is required instead). A counted relative path is made absolute here, at capture,
-so ``pack.kwargs`` shows what the env gets. The mechanisms are :mod:`specpack._provenance` and
-:mod:`specpack._assets`; this module only applies them to a pack.
+so ``pack.kwargs`` shows what the env gets. The mechanisms are :mod:`specpack._reach` (with
+:mod:`specpack._provenance`) and :mod:`specpack._assets`; this module only applies them to a
+capture's draft, and makes its one pack (:func:`with_needs`).
 
 The asset work costs nothing unless something could name a file: when no kwarg (nested
 values too) is written as a path or is a ``pathlib`` path, no default of the entry point is an
@@ -36,19 +37,17 @@ from ._carry.code import CodeRef, code_ref, live_object
 from ._carry.values import lower_mapping
 from ._errors import CaptureError, file_error_for
 from ._provenance import (
-    by_value_registry,
-    code_modules,
-    essential,
-    requires_of,
     source_of,
     user_modules,
 )
+from ._reach import requires_of_pack
 
 if TYPE_CHECKING:
+    from ._draft import Draft
     from ._pack import SpecPack
 
-__all__ = ["absolute_kwargs", "built_requires", "check_needs_options", "entry_defaults",
-           "find_assets", "requires_of_pack", "user_by_value", "user_code", "with_needs"]
+__all__ = ["absolute_kwargs", "check_needs_options", "entry_defaults", "find_assets",
+           "user_by_value", "user_code", "with_needs"]
 
 
 def check_needs_options(assets: Any, self_contained: bool, limit: Any,
@@ -339,49 +338,6 @@ def lowered(extra: Mapping[str, Any], label: str) -> tuple[dict[str, Any], bool]
     return lower_mapping(dict(extra), label, "kwargs", None)
 
 
-def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
-    """The distributions of the code a pack names: of each reference's module, and of the
-    modules its live object refers to (:func:`~specpack._provenance.code_modules`: the classes
-    of its MRO, and one level deep what those modules import), by value or by reference; those
-    that another of them depends on are left out (:func:`~specpack._provenance.essential`)."""
-    refs = list(code)
-    names = tuple(dict.fromkeys([*(c.module for c in refs if not c.by_value),
-                                 *code_modules(_live(c) for c in refs)]))
-    key = (names, by_value_registry())
-    found = _requires_memo.get(key)
-    if found is None:
-        if len(_requires_memo) > 1024:
-            _requires_memo.clear()
-        found = _requires_memo[key] = essential(requires_of(names))
-    return dict(found)
-
-
-#: What :func:`requires_of_pack` found, by the modules it read and the by-value registry.
-_requires_memo: dict[tuple[tuple[str, ...], frozenset[str]], dict[str, str]] = {}
-
-
-def _live(ref: CodeRef) -> Any:
-    """The object ``ref`` stands for here (None if it cannot be had without a payload)."""
-    try:
-        return live_object(ref)
-    except Exception:  # noqa: BLE001 - code that cannot be loaded here names nothing more
-        return None
-
-
-def built_requires(env: Any, imported: Iterable[str] = ()) -> dict[str, str]:
-    """The distributions of a built env's code: of its unwrapped class (its MRO, and what
-    those modules import) and of the classes of the objects it holds (an ``MjModel``: the
-    distribution of ``mujoco._structs``; one that the constructor imported: its own).
-
-    ``imported`` is not read: what a build imports depends on what the process had loaded
-    before, and a pack's ``requires`` is the same wherever it was captured.
-    """
-    node = getattr(env, "unwrapped", env)
-    held = [type(v).__module__ for v in list(getattr(node, "__dict__", {}).values())]
-    return essential(requires_of([*code_modules([type(node)]),
-                                  *(m for m in held if isinstance(m, str) and m in sys.modules)]))
-
-
 def user_by_value(ref: CodeRef, obj: Any, self_contained: bool, what: str) -> CodeRef:
     """``ref``, carried by value instead when self-contained and it is the user's own code."""
     if (not self_contained or ref.by_value or ref.module in ("__main__", "__mp_main__")
@@ -396,9 +352,9 @@ def user_code() -> list[str]:
                         if mod is not None and name != "__main__")
 
 
-#: Packs with their needs recorded, by the resolved pack's identity: a memoised capture with
-#: the same needs returns the same object again.
-_needs_memo: dict[int, tuple[SpecPack, SpecPack]] = {}
+#: Packs with their needs recorded, by the resolved draft's identity: a memoised capture
+#: (the same draft) with the same needs returns the same pack object again.
+_needs_memo: dict[int, tuple[Draft, SpecPack]] = {}
 
 
 def _path_view(value: Any) -> Any:
@@ -414,44 +370,54 @@ def _path_view(value: Any) -> Any:
     return value
 
 
-def with_needs(pack: SpecPack, named: tuple[Any, ...], carry: bool, limit: int) -> SpecPack:
-    """``pack`` with ``requires`` and ``assets`` recorded (files read now, every capture).
+def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
+               **more: Any) -> SpecPack:
+    """The pack of ``draft`` with ``requires`` and ``assets`` recorded (files read now, every
+    capture): the one pack a capture makes.
 
     The asset work runs only when something could name a file: a kwarg written as a path or a
     ``pathlib`` path (:func:`_looks_like_path`), an absolute-path default of the entry point,
     or ``named`` assets. Otherwise nothing is read from disk, and a memoised capture (the same
-    resolved pack) reuses its result (capture's hot path).
+    draft) reuses its pack (capture's hot path).
 
     Parameters
     ----------
-    pack
-        The resolved pack.
+    draft
+        The resolved fields.
     named
         The paths given in ``capture(assets=...)``.
     carry, limit
         Carry the files' bytes (self-contained), at most ``limit`` bytes in all.
+    **more
+        What a live env adds: ``requires`` (merged over the code's, as a later ``evolve``
+        merged them) and ``surface``. The pack then computes ``plain`` from its kwargs, as
+        ``evolve`` did, and is not memoised.
     """
-    hit = _needs_memo.get(id(pack))
-    if hit is not None and hit[0] is pack and not named:
+    hit = _needs_memo.get(id(draft))
+    if hit is not None and hit[0] is draft and not named and not more:
         return hit[1]
-    given = pack._kwargs
-    defaults = entry_defaults(live_object(pack.entry_point), given)
+    given = draft._kwargs
+    defaults = entry_defaults(live_object(draft.entry_point), given)
     changes: dict[str, Any] = {
-        "requires": requires_of_pack(c for c in pack.carried() if isinstance(c, CodeRef)),
+        "requires": requires_of_pack(draft.code_refs()),
     }
     files = bool(named or defaults) or _looks_like_path(given)
     if files:
-        view = given if pack._plain else _path_view(given)
+        view = given if draft.plain else _path_view(given)
         found, explicit = find_assets(view, defaults, named, carry=carry, limit=limit,
-                                      label=pack.label)
+                                      label=draft.label)
         changes["assets"] = found
         explicit = {**absolute_kwargs(given, [_named_path(item) for item in named]), **explicit}
         if explicit:
-            extra, plain = lowered(explicit, pack.label)
-            changes.update(_kwargs={**pack._kwargs, **extra}, plain=pack._plain and plain)
-    out = pack.evolve(**changes)
-    if not files:
+            extra, plain = lowered(explicit, draft.label)
+            changes.update(_kwargs={**given, **extra}, plain=draft.plain and plain)
+    if more:
+        changes.pop("plain", None)
+        changes["requires"] = {**changes["requires"], **more.pop("requires", {})}
+        changes.update(more)
+    out = draft.pack(**changes)
+    if not files and not more:
         if len(_needs_memo) > 4096:
             _needs_memo.clear()
-        _needs_memo[id(pack)] = (pack, out)
+        _needs_memo[id(draft)] = (draft, out)
     return out

@@ -15,10 +15,11 @@ A module comes from one of five places (its :data:`Origin`):
 Which distribution owns a file is answered by :mod:`specpack._owners`: on the first question
 that needs it, every ``RECORD`` is read once (a few tens of ms for a hundred distributions) but
 only each distribution's top-level names are kept; a distribution's file list is read when a
-question falls under one of them. Modules of the standard library never ask. :func:`code_modules`
-finds the modules a pack's code refers to, :func:`requires_of` turns modules into
-``{distribution: version}`` and :func:`check_requires` is what ``make()`` runs against it:
-cached per process, so a pack whose distributions all match costs a dict lookup.
+question falls under one of them. Modules of the standard library never ask.
+:func:`specpack._reach.code_modules` finds the modules a pack's code refers to,
+:func:`requires_of` turns modules into ``{distribution: version}`` and :func:`check_requires`
+is what ``make()`` runs against it: cached per process, so a pack whose distributions all
+match costs a dict lookup.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ import shlex
 import site
 import sys
 import sysconfig
-import types
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -43,9 +43,8 @@ from ._text import printable, short
 from ._version import __version__
 from ._versions import _dist_version  # the one cached lookup of an installed version
 
-__all__ = ["Origin", "Source", "by_value_registry", "check_requires", "code_modules",
-           "distribution_of", "essential", "imported_during", "requires_of", "source_of",
-           "user_modules"]
+__all__ = ["Origin", "Source", "by_value_registry", "check_requires", "distribution_of",
+           "essential", "imported_during", "requires_of", "source_of", "user_modules"]
 
 T = TypeVar("T")
 Origin = Literal["builtin", "stdlib", "distribution", "user", "by_value"]
@@ -153,71 +152,6 @@ def requires_of(modules: Iterable[str]) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def code_modules(objects: Iterable[Any]) -> list[str]:
-    """The loaded modules that the code ``objects`` (classes, functions, partials) refers to.
-
-    Each object's module, and for a class the modules of every class in its MRO (an env class
-    defined in ``__main__`` that subclasses a MuJoCo env names the MuJoCo env's modules); then,
-    one level deep, what each of those modules holds at module level: the modules it imported
-    and the modules that its other globals come from (``mujoco`` for
-    ``gymnasium.envs.mujoco.mujoco_env``). Modules of the standard library, the interpreter and
-    specpack are not looked into, nor ``__main__``: a script's or a notebook's namespace is a
-    session, not code a worker imports (its classes' MROs still count). Only modules loaded
-    here are named; nothing is imported.
-
-    Parameters
-    ----------
-    objects
-        The live objects a pack's code references stand for (entry point, wrapper classes,
-        code among the kwargs).
-
-    Returns
-    -------
-    list[str]
-        Module names, each once, in the order found (what :func:`requires_of` reads).
-    """
-    first: dict[str, None] = {}
-    for obj in objects:
-        while isinstance(obj, functools.partial):
-            obj = obj.func
-        for cls in (obj.__mro__ if isinstance(obj, type) else (obj,)):
-            name = _module_name(cls)
-            if name is not None:
-                first[name] = None
-    found = dict(first)
-    for name in first:
-        mod = sys.modules.get(name)
-        if (mod is None or name in _MAIN_NAMES or name.partition(".")[0] == _OWN
-                or source_of(name).origin in ("builtin", "stdlib")):
-            continue
-        found.update(dict.fromkeys(_held(name, mod)))
-    return [name for name in found if name in sys.modules]
-
-
-#: What each loaded module holds at module level: name -> (the module object, module names).
-_HELD: dict[str, tuple[Any, tuple[str, ...]]] = {}
-
-
-def _held(name: str, mod: Any) -> tuple[str, ...]:
-    """The modules ``mod``'s globals are or come from (read once per module object)."""
-    hit = _HELD.get(name)
-    if hit is not None and hit[0] is mod:
-        return hit[1]
-    out: dict[str, None] = {}
-    for value in list(getattr(mod, "__dict__", {}).values()):
-        held: str | None
-        if type(value) is types.ModuleType:
-            held = value.__name__
-        else:
-            held = _module_name(value if isinstance(value, (type, types.FunctionType,
-                                                             types.BuiltinFunctionType))
-                                else type(value))
-        if isinstance(held, str):
-            out[held] = None
-    _HELD[name] = (mod, tuple(out))
-    return tuple(out)
-
-
 def by_value_registry() -> frozenset[str]:
     """The modules registered with ``cloudpickle.register_pickle_by_value`` (none before
     cloudpickle is imported)."""
@@ -260,15 +194,6 @@ def _dependencies(dist: str) -> frozenset[str]:
         if name:
             out.add(_canonical(name.group(1)))
     return frozenset(out)
-
-
-def _module_name(obj: Any) -> str | None:
-    """``obj.__module__`` when it is a string (nothing else is read: no object's code runs)."""
-    try:
-        name = obj.__module__
-    except Exception:  # noqa: BLE001 - a class whose __module__ raises names no module
-        return None
-    return name if isinstance(name, str) else None
 
 
 def user_modules(modules: Iterable[str]) -> list[str]:
