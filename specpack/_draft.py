@@ -18,6 +18,7 @@ from ._carry.code import CodeRef
 from ._carry.values import iter_carried
 from ._layer import Layer
 from ._pack import SpecPack
+from ._packvalue import carried_by
 
 __all__ = ["Draft"]
 
@@ -49,11 +50,7 @@ class Draft:
 
     def carried(self) -> Iterator[CodeRef | Blob]:
         """As :meth:`SpecPack.carried`: the code and opaque objects, entry point first."""
-        yield self.entry_point
-        yield from iter_carried(self._kwargs)
-        for layer in self.layers:
-            yield layer.cls
-            yield from iter_carried(layer._kwargs)
+        return carried_by(self.entry_point, self._kwargs, self.layers)
 
     def code_refs(self) -> list[CodeRef]:
         """The :class:`CodeRef` among :meth:`carried`, in its order, as a list (what

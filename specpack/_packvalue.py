@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ._sealed import Seal
     from ._surface import Surface
 
-__all__ = ["PackValue"]
+__all__ = ["PackValue", "carried_by"]
 
 
 class _Referable:
@@ -131,8 +131,15 @@ class PackValue(_Referable):
 
     def carried(self) -> Iterator[CodeRef | Blob]:
         """Every piece of code and opaque object the pack carries (entry point first)."""
-        yield self.entry_point
-        yield from iter_carried(self._kwargs)
-        for layer in self.layers:
-            yield layer.cls
-            yield from iter_carried(layer._kwargs)
+        return carried_by(self.entry_point, self._kwargs, self.layers)
+
+
+def carried_by(entry_point: CodeRef, kwargs: dict[str, Any],
+               layers: tuple[Layer, ...]) -> Iterator[CodeRef | Blob]:
+    """The code and opaque objects of an entry point, its kwargs and its wrapper layers, in
+    that order: what a pack carries (capture's draft of one asks the same)."""
+    yield entry_point
+    yield from iter_carried(kwargs)
+    for layer in layers:
+        yield layer.cls
+        yield from iter_carried(layer._kwargs)
