@@ -12,47 +12,37 @@ are different keys), and each hit is re-validated against the registry.
 
 from __future__ import annotations
 
-import difflib
-import functools
-import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ._assemble import assemble, assembled
 from ._assets import DEFAULT_LIMIT
-from ._backends import Backend, Recipe, check_kwargs, detect_backend, get_backend
-from ._carry.code import CodeRef, code_ref, code_ref_from_string, witness_of
+from ._backends import Backend, detect_backend, get_backend
+from ._capture_options import (
+    check_options,
+    near_misses,
+    refuse_near_miss,
+)
+from ._carry.code import CodeRef, witness_of
 from ._carry.payload import Witness, by_value_modules
 from ._carry.values import (
-    MAX_INT_BITS,
     SCALAR_TYPES,
-    Blob,
     exact_key,
-    iter_carried,
-    lower_mapping,
 )
 from ._draft import Draft
-from ._errors import CaptureError, UnexpectedKwargError, _CaptureTypeError, _OldRenderAPIError
+from ._errors import CaptureError, _CaptureTypeError
 from ._keywords import check_flag
 from ._needs import (
     check_needs_options,
-    user_by_value,
     user_code,
     with_needs,
 )
-from ._pack import Layer, SpecPack
-from ._provenance import distribution_of, imported_during
+from ._pack import SpecPack
+from ._provenance import imported_during
 from ._reach import built_requires
 from ._surface import record_surface
-from ._versions import version_mapping
 
 __all__ = ["capture"]
-
-#: The options ``capture`` takes besides env kwargs (a kwarg of the same name goes in
-#: ``env_kwargs=``).
-OPTIONS = ("max_episode_steps", "disable_env_checker", "autoreset", "apply_api_compatibility",
-           "backend", "by_value", "env_kwargs", "record_spaces", "assets", "self_contained",
-           "max_asset_bytes")
-
 
 def capture(
     target: Any,
@@ -146,7 +136,7 @@ def capture(
         check_flag(by_value, "by_value", where, optional=True)
         check_flag(record_spaces, "record_spaces", where)
         check_flag(self_contained, "self_contained", where)
-    suspects = _near_misses(kwargs) if kwargs else None
+    suspects = near_misses(kwargs) if kwargs else None
     if env_kwargs is not None:
         if not isinstance(env_kwargs, Mapping):
             raise CaptureError(
@@ -187,80 +177,6 @@ def capture(
                         True, max_asset_bytes, suspects)
 
 
-#: Keyword names already judged by :func:`_near_misses`: the option each is a near miss of,
-#: or None (most captures pass the same few kwargs: ``render_mode``...).
-_near_cache: dict[str, str | None] = {}
-
-#: How close (``difflib`` ratio) a kwarg's name must be to an option's to count as its typo:
-#: one or two characters off (``self_containd``, ``record_space``, ``max_episode_step``), not
-#: an env's own ``max_steps`` (0.69 to ``max_episode_steps``).
-_NEAR = 0.8
-
-
-def _near_misses(kwargs: Mapping[str, Any]) -> dict[str, str] | None:
-    """The keyword arguments of ``capture(..., **kwargs)`` whose name is a near miss of a
-    capture option (``self_containd``: ``self_contained``), each with the option; None if
-    there is none. Names given in ``env_kwargs=`` are not asked about: that is the way to pass
-    such a kwarg on purpose."""
-    found: dict[str, str] | None = None
-    for name in kwargs:
-        if name in _near_cache:
-            option = _near_cache[name]
-        else:
-            option = _near_option(name) if type(name) is str else None
-            if len(_near_cache) > 4096:
-                _near_cache.clear()
-            _near_cache[name] = option
-        if option is not None:
-            found = found or {}
-            found[name] = option
-    return found
-
-
-def _near_option(name: str) -> str | None:
-    """The capture option ``name`` is a near miss of (case, ``_``/``-`` and a character or two
-    aside), or None."""
-
-    folded = name.lower().replace("-", "").replace("_", "")
-    for option in OPTIONS:
-        if folded == option.replace("_", ""):
-            return option
-    close = difflib.get_close_matches(name, OPTIONS, n=1, cutoff=_NEAR)
-    return close[0] if close else None
-
-
-def _refuse_near_miss(name: str, option: str, what: str | None) -> UnexpectedKwargError:
-    """The refusal of the kwarg ``name``, a near miss of the capture option ``option``, for
-    the env ``what`` (None: a live env, which takes no kwargs at all)."""
-    if what is None:
-        return UnexpectedKwargError(
-            f"capture() got the keyword argument {name!r}, a near miss of the capture option "
-            f"{option!r}; a live env is captured as it is and takes no env kwargs. Write "
-            f"{option}=... for the option")
-    return UnexpectedKwargError(
-        f"capture() got the keyword argument {name!r}, a near miss of the capture option "
-        f"{option!r}. {what[0].upper()}{what[1:]} takes **kwargs, so it would be stored as an "
-        f"env kwarg and fail (or be ignored) only at make(). Write {option}=... for the option; "
-        f"to pass {name!r} to the env on purpose, give it in env_kwargs: "
-        f"specpack.capture(..., env_kwargs={{{name!r}: ...}})"
-    )
-
-
-def _check_near_misses(entry: Any, suspects: Mapping[str, str], what: str) -> None:
-    """Refuse each near miss of a capture option that ``entry`` does not name as a parameter
-    (one it names is its own kwarg, not a typo). Runs only when there is a near miss."""
-
-    try:
-        params = inspect.signature(entry).parameters
-    except (TypeError, ValueError):
-        params = {}  # type: ignore[assignment]  # unreadable: nothing is named
-    for name, option in suspects.items():
-        param = params.get(name)
-        if param is None or param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
-            raise _refuse_near_miss(name, option, what)
-
-
-
 def _capture(
     target: Any, options: dict[str, Any], kwargs: dict[str, Any], backend: str | None,
     by_value: bool | None, record_spaces: bool, assets: tuple[Any, ...],
@@ -284,18 +200,18 @@ def _capture(
             )
         return target
     impl = get_backend(backend) if backend else detect_backend(target)
-    _check_options(impl, options)
+    check_options(impl, options)
     if _is_env(impl, target):
         if suspects:
             name, option = next(iter(suspects.items()))
-            raise _refuse_near_miss(name, option, None)
+            raise refuse_near_miss(name, option, None)
         if options or kwargs:
             raise CaptureError(
                 f"capture(env) takes no options or kwargs (got {sorted([*options, *kwargs])}): "
                 "a live env is captured as it is; to change it, capture its id or class with "
                 "those arguments instead"
             )
-        draft = _assemble(impl, impl.from_env(target), by_value, self_contained)
+        draft = assemble(impl, impl.from_env(target), by_value, self_contained)
         more: dict[str, Any] = {"requires": built_requires(target, ())}
         if not callable(getattr(target, "observation_space", None)):
             more["surface"] = record_surface(target)  # (multi-agent: spaces per agent)
@@ -309,7 +225,7 @@ def _capture(
             f"cannot capture {type(target).__name__} {target!r}: pass an env id, an EnvSpec, "
             "an env class or factory, or a live env"
         )
-    pack = with_needs(_assemble(impl, recipe, by_value, self_contained, suspects), assets,
+    pack = with_needs(assemble(impl, recipe, by_value, self_contained, suspects), assets,
                       self_contained, limit)
     return _with_spaces(pack) if record_spaces else pack
 
@@ -336,7 +252,6 @@ def _with_spaces(pack: SpecPack) -> SpecPack:
 #: and, for code carried by value, against the witness of each payload (everything cloudpickle
 #: read unchanged: carry.payload).
 _memo: dict[Any, tuple[Backend, Any, Draft, tuple[Witness, ...]]] = {}
-_layer_cache: dict[Any, Layer] = {}
 
 
 def _capture_id(
@@ -362,11 +277,11 @@ def _capture_id(
             return hit[2]
     impl = get_backend(backend or "gymnasium")
     if options:
-        _check_options(impl, options)
+        check_options(impl, options)
     # Snapshot the registry before resolving, check it after: a pack is filed only under the
     # state it was made from (an import during resolution or another thread may re-register).
     token = impl.memo_token(target) if key is not None else None
-    draft, code_by_value = _assembled(impl, impl.from_id(target, options, kwargs), by_value,
+    draft, code_by_value = assembled(impl, impl.from_id(target, options, kwargs), by_value,
                                       self_contained, suspects)
     if token is not None and draft.plain and impl.memo_valid(target, token):
         witnesses: tuple[Witness, ...] = ()
@@ -381,193 +296,9 @@ def _capture_id(
     return draft
 
 
-#: ``make`` options only the legacy lines take: gym's, and gymnasium 0.28/0.29's.
-_LEGACY_OPTIONS = ("autoreset", "apply_api_compatibility")
-
-
-def _legacy_options_taken(impl: Backend) -> bool:
-    """Whether ``impl``'s ``make`` takes ``autoreset``/``apply_api_compatibility``: gym's does,
-    and gymnasium's up to 0.29 (1.0 removed both)."""
-    if impl.name == "gym":
-        return True
-    if impl.name != "gymnasium":
-        return False
-    from ._backends.gymnasium.compat import LINE  # loaded with the gymnasium backend already
-
-    return LINE == "0"
-
-
-def _check_options(impl: Backend, options: dict[str, Any]) -> None:
-    """Refuse gym-only ``make`` options for a backend whose ``make`` has no such option.
-
-    gymnasium 0.28/0.29's ``make`` takes them: the backend resolves them as that ``make`` does
-    (``autoreset=True`` adds ``AutoResetWrapper``; ``apply_api_compatibility=True`` is refused
-    there, pointing to ``backend='gym'``).
-    """
-    gym_only = [k for k in _LEGACY_OPTIONS if k in options]
-    if gym_only and not _legacy_options_taken(impl):
-        raise UnexpectedKwargError(
-            f"{' and '.join(gym_only)}: only the legacy gym.make takes "
-            f"{'this option' if len(gym_only) == 1 else 'these options'} (backend='gym'); "
-            "gymnasium 1.x's make has none. For a gymnasium env, apply the wrapper yourself "
-            "(e.g. gymnasium.wrappers.Autoreset) and capture the live env. If it is a kwarg of "
-            "your env, pass it in env_kwargs={...}"
-        )
-
-
-def _options_of(impl: Backend) -> tuple[str, ...]:
-    """The capture options ``impl`` takes (what a mistyped kwarg may have meant)."""
-    if _legacy_options_taken(impl):
-        return OPTIONS
-    return tuple(o for o in OPTIONS if o not in _LEGACY_OPTIONS)
-
-
 def _is_env(impl: Backend, obj: Any) -> bool:
     return impl.owns(obj) and not _is_spec(obj)
 
 
 def _is_spec(obj: Any) -> bool:
     return type(obj).__name__ == "EnvSpec" and hasattr(obj, "entry_point")
-
-
-def _old_render_api(entry: Any, kwargs: Mapping[str, Any], label: str,
-                    refused: UnexpectedKwargError) -> None:
-    """Raise ``gymnasium.make``'s error when ``render_mode='human'`` would need the
-    ``HumanRendering`` wrapper on an env whose constructor takes no ``render_mode``."""
-    modes = (getattr(entry, "metadata", None) or {}).get("render_modes", ())
-    if (kwargs.get("render_mode") == "human" and "human" not in modes
-            and "argument 'render_mode'" in str(refused)):
-
-        raise _OldRenderAPIError(
-            f"You passed render_mode='human' although {label} doesn't implement human-rendering "
-            "natively. Gym tried to apply the HumanRendering wrapper but it looks like your "
-            "environment is using the old rendering API, which is not supported by the "
-            f"HumanRendering wrapper ({refused})"
-        ) from None
-
-
-def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
-    """A shared Layer for a library wrapper with scalar kwargs (Layers are immutable)."""
-    parts = []
-    for k, v in lkw.items():
-        t = type(v)
-        if t not in SCALAR_TYPES or (t is int and v.bit_length() > MAX_INT_BITS):
-            return None  # not plain, or an int lower_mapping refuses: take the full path
-        parts.append((k if type(k) is str else exact_key(k), exact_key(v)))
-    key = (cls, tuple(parts))
-    hit = _layer_cache.get(key)
-    if hit is None:
-        hit = Layer(code_ref(cls, what=f"wrapper {cls.__qualname__}"), dict(lkw))
-        if len(_layer_cache) > 4096:
-            _layer_cache.clear()
-        _layer_cache[key] = hit
-    return hit
-
-
-def _wrapper_what(cls: type, label: str) -> str:
-    """How a kwarg error names the wrapper ``cls`` of the env ``label``."""
-    return f"the wrapper {cls.__qualname__} of {label!r}"
-
-
-def _assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
-              self_contained: bool = False,
-              suspects: Mapping[str, str] | None = None) -> Draft:
-    return _assembled(impl, recipe, by_value, self_contained, suspects)[0]
-
-
-def _assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
-               self_contained: bool = False,
-               suspects: Mapping[str, str] | None = None) -> tuple[Draft, bool]:
-    """The draft of ``recipe`` (its pack is made once its needs are known), and whether it may carry code by value (False: every piece of
-    code in it is a reference, and nothing else in it can hold code)."""
-    label = recipe.id or getattr(recipe.entry, "__qualname__", None) or "env"
-    if recipe.entry_ref is not None and by_value is not True:
-        entry, entry_obj = recipe.entry_ref, recipe.entry
-    elif recipe.entry_string is not None:
-        entry, entry_obj = code_ref_from_string(
-            recipe.entry_string, by_value=by_value, what=f"entry point of {label!r}"
-        )
-    else:
-        if not callable(recipe.entry):
-            raise CaptureError(f"the entry point of {label!r} ({recipe.entry!r}) is not callable")
-        entry_obj = recipe.entry
-        entry = code_ref(recipe.entry, by_value=by_value, what=f"entry point of {label!r}")
-    if self_contained:
-        entry = user_by_value(entry, entry_obj, self_contained, f"entry point of {label!r}")
-    if recipe.kwargs:
-        for k in recipe.kwargs:
-            if type(k) is not str:
-                raise CaptureError(f"env kwarg names must be strings, got {k!r} for {label!r}")
-        try:
-            check_kwargs(entry_obj, recipe.kwargs, lambda: f"the env {label!r} ({entry.name})",
-                         lambda: _options_of(impl))
-        except UnexpectedKwargError as e:
-            _old_render_api(entry_obj, recipe.kwargs, label, e)
-            raise
-    if suspects:
-        _check_near_misses(entry_obj, suspects, f"the env {label!r} ({entry.name})")
-    kwargs, plain = lower_mapping(recipe.kwargs, label, "kwargs", by_value)
-    spec, _ = lower_mapping(recipe.spec, label, "spec field", by_value)
-    layers = []
-    carries = entry.by_value or not plain
-    code_by_value = carries
-    prefixes = impl.library_prefixes
-    for cls, lkw in recipe.layers:
-        if lkw:
-            check_kwargs(cls, lkw, functools.partial(_wrapper_what, cls, label))
-        lib = cls.__module__.startswith(prefixes)
-        layer = _library_layer(cls, lkw) if lib else None
-        if layer is None:
-            ref = code_ref(cls, by_value=None if lib else by_value,
-                           what=f"wrapper {cls.__qualname__}")
-            if self_contained:
-                ref = user_by_value(ref, cls, self_contained, f"wrapper {cls.__qualname__}")
-            lowered, lplain = lower_mapping(lkw, label, f"{cls.__qualname__} kwargs", by_value)
-            layer = Layer(ref, lowered)
-            carries = carries or ref.by_value or not lplain
-            code_by_value = code_by_value or carries
-        elif layer.cls.by_value:
-            code_by_value = True  # a library wrapper no fresh interpreter imports (no note)
-        layers.append(layer)
-    notes = recipe.notes
-    if carries:
-        notes = [*notes, *_carry_notes(entry, kwargs, layers)]
-    draft = Draft(
-        backend=impl.name,
-        id=recipe.id,
-        entry_point=entry,
-        _kwargs=kwargs,
-        spec=spec,
-        layers=tuple(layers),
-        auto_render=bool(recipe.auto_render),
-        versions=version_mapping(impl.name,
-                                 None if entry.by_value else distribution_of(entry.module)),
-        notes=tuple(notes),
-        plain=plain,
-        vector=bool(recipe.vector),
-    )
-    return draft, code_by_value
-
-
-def _carry_notes(entry: CodeRef, kwargs: dict[str, Any], layers: list[Layer]) -> list[str]:
-    notes = []
-    carried: list[tuple[str, Any]] = [("entry point", entry)]
-    carried += [("kwargs", c) for c in iter_carried(kwargs)]
-    for layer in layers:
-        carried.append((f"wrapper {layer.name}", layer.cls))
-        carried += [(f"{layer.name} kwargs", c) for c in iter_carried(layer._kwargs)]
-    for where, c in carried:
-        if isinstance(c, CodeRef) and c.by_value:
-            kind = "a lambda" if "<lambda>" in c.qualname else c.qualname
-            notes.append(
-                f"{where}: {kind} ({c.module}) travels by value (cloudpickle, "
-                f"{len(c.payload or b'')} bytes): it is tied to Python {c.python} and cannot be "
-                "loaded from a file unless trusted (trust=True; --trust on the command line) "
-                "or signed with a key (key=; --key-file)"
-            )
-        elif isinstance(c, Blob):
-            notes.append(
-                f"{where}: a {c.type_name} object travels as a pickle payload "
-                f"({len(c.payload)} bytes), tied to Python {c.python}"
-            )
-    return notes
