@@ -133,7 +133,7 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
     notes = recipe.notes
     if carries:
         notes = [*notes, *_carry_notes(entry, kwargs, layers)]
-    draft = Draft(
+    draft = Draft(dict(
         backend=impl.name,
         id=recipe.id,
         entry_point=entry,
@@ -144,9 +144,8 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
         versions=version_mapping(impl.name,
                                  None if entry.by_value else distribution_of(entry.module)),
         notes=tuple(notes),
-        plain=plain,
         vector=bool(recipe.vector),
-    )
+    ), plain)
     return draft, code_by_value
 
 

@@ -16,7 +16,6 @@ from typing import Any
 from ._carry.carried import Blob
 from ._carry.code import CodeRef
 from ._carry.values import iter_carried
-from ._layer import Layer
 from ._pack import SpecPack
 from ._packvalue import carried_by
 
@@ -25,40 +24,47 @@ __all__ = ["Draft"]
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Draft:
-    """The fields of a resolved pack (:class:`SpecPack`'s, of the same names), not yet a
-    pack: a memoised capture keeps its draft, and every capture makes its pack from one.
+    """A resolved pack not yet made: a memoised capture keeps its draft, and every capture
+    makes its pack from one (:meth:`pack`).
 
-    ``plain`` is what lowering the kwargs said (whether they hold only immutable builtins).
+    ``fields`` are :class:`SpecPack`'s constructor keywords as capture resolved them (the
+    field list is the pack's own: nothing here repeats it); ``plain`` is what lowering the
+    kwargs said (whether they hold only immutable builtins).
     """
 
-    backend: str
-    id: str | None
-    entry_point: CodeRef
-    _kwargs: dict[str, Any]
-    spec: Mapping[str, Any]
-    layers: tuple[Layer, ...]
-    auto_render: bool
-    versions: Mapping[str, str]
-    notes: tuple[str, ...]
+    fields: Mapping[str, Any]
     plain: bool
-    vector: bool
+
+    @property
+    def entry_point(self) -> CodeRef:
+        """The entry point's reference (as :attr:`SpecPack.entry_point`)."""
+        ref: CodeRef = self.fields["entry_point"]
+        return ref
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        """The lowered env kwargs (the pack's private ``_kwargs``)."""
+        kwargs: dict[str, Any] = self.fields["_kwargs"]
+        return kwargs
 
     @property
     def label(self) -> str:
         """As :attr:`SpecPack.label`: the id, else the entry point's qualified name."""
-        return self.id if self.id is not None else self.entry_point.name
+        id_: str | None = self.fields["id"]
+        return id_ if id_ is not None else self.entry_point.name
 
     def carried(self) -> Iterator[CodeRef | Blob]:
         """As :meth:`SpecPack.carried`: the code and opaque objects, entry point first."""
-        return carried_by(self.entry_point, self._kwargs, self.layers)
+        return carried_by(self.entry_point, self.kwargs, self.fields["layers"])
 
     def code_refs(self) -> list[CodeRef]:
         """The :class:`CodeRef` among :meth:`carried`, in its order, as a list (what
         ``requires`` is read from; built without a generator per layer: every capture asks)."""
+        kwargs = self.kwargs
         out = [self.entry_point]
-        if self._kwargs:
-            out += [c for c in iter_carried(self._kwargs) if isinstance(c, CodeRef)]
-        for layer in self.layers:
+        if kwargs:
+            out += [c for c in iter_carried(kwargs) if isinstance(c, CodeRef)]
+        for layer in self.fields["layers"]:
             out.append(layer.cls)
             if layer._kwargs:
                 out += [c for c in iter_carried(layer._kwargs) if isinstance(c, CodeRef)]
@@ -72,13 +78,6 @@ class Draft:
         from its kwargs, as a pack made by ``evolve`` of the resolved one always did (the
         value a capture returned before drafts existed, kept exactly).
         """
-        fields: dict[str, Any] = {
-            "backend": self.backend, "id": self.id, "entry_point": self.entry_point,
-            "_kwargs": self._kwargs, "spec": self.spec, "layers": self.layers,
-            "auto_render": self.auto_render, "versions": self.versions, "notes": self.notes,
-            "vector": self.vector,
-        }
         if "requires" in changes:
             changes["_requires"] = changes.pop("requires")
-        fields.update(changes)
-        return SpecPack(**fields)
+        return SpecPack(**{**self.fields, **changes})

@@ -396,7 +396,7 @@ def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
     hit = _needs_memo.get(id(draft))
     if hit is not None and hit[0] is draft and not named and not more:
         return hit[1]
-    given = draft._kwargs
+    given = draft.kwargs
     defaults = entry_defaults(live_object(draft.entry_point), given)
     changes: dict[str, Any] = {
         "requires": requires_of_pack(draft.code_refs()),
