@@ -88,7 +88,7 @@ with open(out + ".ref", "wb") as fh:
 
 _LOAD = r'''
 import pickle, sys, time
-import gymnasium, numpy, specpack, specpack._backends.gymnasium  # the fixed cost, not timed
+import gymnasium, numpy, specpack, specpack._core._backends.gymnasium  # the fixed cost, not timed
 blob = open(sys.argv[1], "rb").read()
 t0 = time.perf_counter()
 env = pickle.loads(blob).make()

@@ -50,7 +50,7 @@ def _uncached_capture() -> Any:
     return specpack.capture("CartPole-v1")
 
 
-_capture_module = importlib.import_module("specpack._capture")
+_capture_module = importlib.import_module("specpack._core._capture")
 
 
 def _floor() -> Any:

@@ -191,7 +191,7 @@ def _split_signed(data: bytes) -> tuple[bytes, bytes]:
 
 
 def _resign(manifest: bytes, key: bytes) -> bytes:
-    from specpack._fileformat.signed import sign as _sign
+    from specpack._core._fileformat.signed import sign as _sign
 
     return _sign(key, manifest)
 

@@ -138,7 +138,7 @@ def shapes() -> dict[str, Callable[[], bytes]]:
 
 def _calls(path: Path) -> list[tuple[str, Callable[[], Any]]]:
     import specpack
-    from specpack._typedjson.walk import render, render_code, render_items
+    from specpack._core._typedjson.walk import render, render_code, render_items
     from specpack.files import describe
 
     def inspect() -> Any:

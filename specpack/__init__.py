@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 # of gymnasium.make; docs/benchmarks.md).
 import gymnasium  # noqa: F401
 
-from . import _pickled  # noqa: F401  (loads nothing; see its docstring)
-from ._errors import (
+from ._core import _pickled  # noqa: F401  (loads nothing; see its docstring)
+from ._core._errors import (
     ArgumentTypeError,
     AssetError,
     BackendUnavailableError,
@@ -60,22 +60,22 @@ from ._errors import (
     VersionSkewWarning,
     WorkerError,
 )
-from ._restorer import claim
-from ._version import __version__
+from ._core._restorer import claim
+from ._core._version import __version__
 
 if TYPE_CHECKING:
     from . import testing
-    from ._assets import Asset
-    from ._audit import AuditReport, Finding, audit
-    from ._backends.recorders import register_recorder
-    from ._capture import capture
-    from ._carry import Blob, CodeRef, EnumRef
-    from ._pack import Layer, SpecPack
-    from ._sealed import Seal
-    from ._verify.check_report import CheckReport
-    from ._verify.engine import diff, verify
-    from ._verify.report import VerifyReport
-    from .files._io import dump, load
+    from ._core._assets import Asset
+    from ._core._backends.recorders import register_recorder
+    from ._core._capture import capture
+    from ._core._carry import Blob, CodeRef, EnumRef
+    from ._core._files import dump, load
+    from ._core._pack import Layer, SpecPack
+    from ._core._sealed import Seal
+    from ._tools._audit import AuditReport, Finding, audit
+    from ._tools._verify.check_report import CheckReport
+    from ._tools._verify.engine import diff, verify
+    from ._tools._verify.report import VerifyReport
     from .vector import make_vec
 
 __all__ = [
@@ -138,25 +138,25 @@ __all__ = [
 
 #: Public name -> (module, attribute) it is loaded from on first use.
 _LAZY = {
-    "capture": ("specpack._capture", "capture"),
-    "SpecPack": ("specpack._pack", "SpecPack"),
-    "Layer": ("specpack._pack", "Layer"),
-    "Blob": ("specpack._carry", "Blob"),
-    "CodeRef": ("specpack._carry", "CodeRef"),
-    "EnumRef": ("specpack._carry", "EnumRef"),
-    "Asset": ("specpack._assets", "Asset"),
-    "Seal": ("specpack._sealed", "Seal"),
-    "register_recorder": ("specpack._backends.recorders", "register_recorder"),
-    "diff": ("specpack._verify.engine", "diff"),
-    "verify": ("specpack._verify.engine", "verify"),
-    "VerifyReport": ("specpack._verify.report", "VerifyReport"),
-    "CheckReport": ("specpack._verify.check_report", "CheckReport"),
+    "capture": ("specpack._core._capture", "capture"),
+    "SpecPack": ("specpack._core._pack", "SpecPack"),
+    "Layer": ("specpack._core._pack", "Layer"),
+    "Blob": ("specpack._core._carry", "Blob"),
+    "CodeRef": ("specpack._core._carry", "CodeRef"),
+    "EnumRef": ("specpack._core._carry", "EnumRef"),
+    "Asset": ("specpack._core._assets", "Asset"),
+    "Seal": ("specpack._core._sealed", "Seal"),
+    "register_recorder": ("specpack._core._backends.recorders", "register_recorder"),
+    "diff": ("specpack._tools._verify.engine", "diff"),
+    "verify": ("specpack._tools._verify.engine", "verify"),
+    "VerifyReport": ("specpack._tools._verify.report", "VerifyReport"),
+    "CheckReport": ("specpack._tools._verify.check_report", "CheckReport"),
     "dump": ("specpack.files", "dump"),
     "load": ("specpack.files", "load"),
     "make_vec": ("specpack.vector", "make_vec"),
-    "audit": ("specpack._audit", "audit"),
-    "AuditReport": ("specpack._audit", "AuditReport"),
-    "Finding": ("specpack._audit", "Finding"),
+    "audit": ("specpack._tools._audit", "audit"),
+    "AuditReport": ("specpack._tools._audit", "AuditReport"),
+    "Finding": ("specpack._tools._audit", "Finding"),
 }
 
 #: The public modules that load on first use as attributes (``specpack.vector.make_vec``).

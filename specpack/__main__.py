@@ -1,5 +1,5 @@
-"""``python -m specpack``: the command line (see :mod:`specpack._cli`)."""
+"""``python -m specpack``: the command line (see :mod:`specpack._tools._cli`)."""
 
-from ._cli import main
+from ._tools._cli import main
 
 raise SystemExit(main())

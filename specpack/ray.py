@@ -30,10 +30,10 @@ import socket
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._capture import capture
-from ._errors import BuildError, CaptureError, UncarriableValueError
-from ._pack import SpecPack
-from ._text import one_line, short
+from ._core._capture import capture
+from ._core._errors import BuildError, CaptureError, UncarriableValueError
+from ._core._pack import SpecPack
+from ._core._text import one_line, short
 
 __all__ = ["RegisterPacks", "runtime_env"]
 

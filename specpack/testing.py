@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._audit import DEFAULT_TIMEOUT, IDENTICAL, Finding, audit_one
-from ._process import Boundary
+from ._core._process import Boundary
+from ._tools._audit import DEFAULT_TIMEOUT, IDENTICAL, Finding, audit_one
 
 __all__ = ["assert_portable"]
 

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from specpack._process.tree import descendants, kill_tree
+from specpack._core._process.tree import descendants, kill_tree
 
 HANGWATCH = Path(__file__).resolve().parent / "hangwatch"
 #: The variable naming the dump folder (read by tests/hangwatch/sitecustomize.py).

@@ -26,7 +26,7 @@ from _hang import run_process as run_process
 
 import specpack
 from specpack import Blob, CodeRef, EnumRef
-from specpack import _typedjson as typedjson
+from specpack._core import _typedjson as typedjson
 
 TESTS = Path(__file__).resolve().parent
 SCRIPTS = TESTS / "scripts"
@@ -121,7 +121,7 @@ def refused_under_0x(pack: specpack.SpecPack) -> bool:
     the refusal names the kwarg or wrapper and both releases."""
     if not GYMNASIUM_0X or pack.versions.get("gymnasium", "").startswith("0."):
         return False
-    from specpack._backends.gymnasium.lines import SAME_IN_BOTH
+    from specpack._core._backends.gymnasium.lines import SAME_IN_BOTH
 
     wrappers = [layer.name for layer in pack.layers
                 if layer.cls.module.startswith("gymnasium.") and layer.name not in SAME_IN_BOTH]

@@ -1,6 +1,6 @@
 """A kwarg reaches the env exactly as captured; which kwargs count as files; the cache is private.
 
-The rule (specpack._assets' docstring, docs/another-machine.md): a value counts as a file when
+The rule (specpack._core._assets' docstring, docs/another-machine.md): a value counts as a file when
 it is a pathlib path or a str written as a path (absolute, ``~``, ``./``, ``../``, a separator,
 or a file extension) AND names an existing regular file. ``"rgb_array"`` and ``"4x4"`` never
 count, whatever the working directory holds; counted relative paths are made absolute at
@@ -31,8 +31,8 @@ import pytest
 from _helpers import run_python
 
 import specpack
-from specpack import _assets, _capture, _needs
-from specpack._assets import (
+from specpack._core import _assets, _capture, _needs
+from specpack._core._assets import (
     Asset,
     carried_bytes,
     counts_as_file,
@@ -40,7 +40,7 @@ from specpack._assets import (
     read_asset,
     written_as_path,
 )
-from specpack._needs import absolute_kwargs, entry_defaults
+from specpack._core._needs import absolute_kwargs, entry_defaults
 
 #: A tiny env reading the first byte of the file it is given (importable from the test folder).
 ENV_MODULE = '''
@@ -290,7 +290,7 @@ def test_a_capture_with_no_path_like_kwarg_reads_no_signature_and_scans_nothing(
 
     def counted_signature(obj: Any, *args: Any, **kwargs: Any) -> inspect.Signature:
         caller = sys._getframe(1).f_globals.get("__name__", "")
-        if caller.startswith("specpack._needs") or caller.startswith("specpack._assets"):
+        if caller.startswith("specpack._core._needs") or caller.startswith("specpack._core._assets"):
             calls.append(f"signature from {caller}")
         return real_signature(obj, *args, **kwargs)
 

@@ -1,4 +1,4 @@
-"""specpack._assets: the files an env is given, found, read, checked, carried and materialised.
+"""specpack._core._assets: the files an env is given, found, read, checked, carried and materialised.
 
 Hostile archives, links, FIFOs, size limits, a cache that is read-only or full, an entry altered
 on disk, and several spawn workers materialising the same asset at once (real processes).
@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from specpack import AssetError, BuildError, CaptureError
-from specpack._assets import Asset, check_assets, find_paths, materialize, read_asset, remap
+from specpack._core._assets import Asset, check_assets, find_paths, materialize, read_asset, remap
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -265,8 +265,8 @@ def test_archive_unpacking_to_another_digest_or_size_is_refused(tmp_path: Path) 
 
 _IN_NAMESPACE = """
 import os, sys
-from specpack._assets import materialize, read_asset
-from specpack._errors import AssetError
+from specpack._core._assets import materialize, read_asset
+from specpack._core._errors import AssetError
 asset = read_asset(sys.argv[1], carry=True)
 try:
     print("PATH", materialize([asset])[sys.argv[1]])

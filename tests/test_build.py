@@ -1,4 +1,4 @@
-"""A pack's build order (:mod:`specpack._build`): what spawn and forkserver workers are sent.
+"""A pack's build order (:mod:`specpack._core._build`): what spawn and forkserver workers are sent.
 
 The order is everything ``make()`` reads of a pack. It is pickled in the parent and built in a
 fresh interpreter (a real one, as a spawn worker is): the env must be the one the pack builds,
@@ -36,7 +36,7 @@ import json, pickle, sys
 import gymnasium
 import numpy as np
 import specpack
-from specpack.vector._factory import WorkerEnvFn, order_blob
+from specpack._core._vector._factory import WorkerEnvFn, order_blob
 
 class Kw(gymnasium.Env):
     observation_space = gymnasium.spaces.Box(-1.0, 1.0, (2,), np.float32)
@@ -111,14 +111,14 @@ def test_an_order_builds_in_a_fresh_interpreter_the_env_its_pack_builds(tmp_path
     assert there["refused"] is not None and "fn.make(" in there["refused"]
     assert "fn.label" in there["refused"]
     # Built without the pack's class, its pickled state or the record machinery.
-    assert not {"specpack._pack", "specpack._state", "specpack._layer"} & set(
+    assert not {"specpack._core._pack", "specpack._core._state", "specpack._core._layer"} & set(
         there["modules"]), there["modules"]
-    assert "specpack._build" in there["modules"]  # the control: this is the builder's list
+    assert "specpack._core._build" in there["modules"]  # the control: this is the builder's list
 
 
 def test_an_order_of_a_vector_only_pack_refuses_make_with_the_fix() -> None:
     import specpack
-    from specpack._build import order_of
+    from specpack._core._build import order_of
 
     pack = specpack.capture("CartPole-v1").evolve(vector=True)
     order = pickle.loads(pickle.dumps(order_of(pack)))

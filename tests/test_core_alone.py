@@ -22,8 +22,8 @@ from _helpers import run_python
 import specpack
 
 #: What make() never needs (each loads on first use of what it serves).
-HEAVY = ("specpack._process", "specpack._verify", "specpack._audit", "specpack._fileformat",
-         "specpack._typedjson", "specpack._cli", "specpack.adapters", "specpack.vector")
+HEAVY = ("specpack._core._process", "specpack._tools._verify", "specpack._tools._audit", "specpack._core._fileformat",
+         "specpack._core._typedjson", "specpack._tools._cli", "specpack.adapters", "specpack.vector")
 
 WORKER = """
 import atexit, importlib, json, pickle, sys, threading
@@ -90,27 +90,27 @@ def test_worker_that_unpickles_and_builds_loads_only_the_core(tmp_path: Path, ki
     heavy = [m for m in seen["modules"] if m.startswith(tuple(p + "." for p in HEAVY))
              or m in HEAVY]
     assert heavy == [], f"make() loaded {len(heavy)} modules it never uses: {heavy}"
-    assert "specpack._pack" in seen["modules"]
+    assert "specpack._core._pack" in seen["modules"]
     assert seen["hooks_after"] == seen["hooks_before"], "make() registered an atexit hook"
     assert seen["threads"] == 1, "make() started a thread"
 
 
 def test_import_specpack_loads_only_its_errors_version_and_pickle_names(tmp_path: Path) -> None:
-    # specpack._pickled imports nothing when it loads: it is there so that whatever pickles a
+    # specpack._core._pickled imports nothing when it loads: it is there so that whatever pickles a
     # specpack value (cloudpickle too) finds the module its rebuilders name.
     code = ("import sys, specpack; "
             "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'specpack')))")
     proc = run_python(["-c", code], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert set(proc.stdout.split()) == {"specpack", "specpack._pickled", "specpack._restorer",
-                                        "specpack._version", "specpack._errors"}
+    assert set(proc.stdout.split()) == {"specpack", "specpack._core._pickled", "specpack._core._restorer",
+                                        "specpack._core._version", "specpack._core._errors"}
 
 
 def test_public_names_still_load_on_first_use() -> None:
     for name in specpack.__all__:
         assert getattr(specpack, name) is not None, name
     assert specpack.SpecPack.__module__ == "specpack"  # where users import it
-    assert sys.modules["specpack._pack"].SpecPack is specpack.SpecPack
+    assert sys.modules["specpack._core._pack"].SpecPack is specpack.SpecPack
 
 
 #: A fresh interpreter: unpickle, build, step; then the specpack modules it holds.
@@ -141,7 +141,7 @@ def test_a_sealed_packs_worker_loads_the_plain_packs_modules_and_the_seal_value(
         assert proc.returncode == 0, proc.stderr
         seen[kind] = set(json.loads(proc.stdout.splitlines()[-1]))
     tools = sorted(m for m in seen["sealed"] if m.startswith(
-        ("specpack._process", "specpack._verify", "specpack._typedjson", "specpack._seal.")))
-    assert tools == [] and "specpack._seal" not in seen["sealed"], tools
-    assert seen["sealed"] - seen["plain"] == {"specpack._sealed"}
+        ("specpack._core._process", "specpack._tools._verify", "specpack._core._typedjson", "specpack._tools._seal.")))
+    assert tools == [] and "specpack._tools._seal" not in seen["sealed"], tools
+    assert seen["sealed"] - seen["plain"] == {"specpack._core._sealed"}
     assert seen["plain"] <= seen["sealed"]

@@ -26,14 +26,24 @@ import pytest
 
 import specpack
 
-HEAVY = ("specpack._process", "specpack._verify", "specpack._audit", "specpack._fileformat",
-         "specpack._typedjson", "specpack._cli", "specpack.adapters", "specpack.vector")
-#: The core: what a worker that unpickles and builds a pack, or ``import specpack``, or
-#: ``capture`` loads. Packages stand for every module inside them.
-CORE = ("specpack", "specpack._pack", "specpack._packvalue", "specpack._build", "specpack._fileface", "specpack._proof",
-        "specpack._surface", "specpack._assets", "specpack._capture", "specpack._backends",
-        "specpack._carry", "specpack._layer", "specpack._errors", "specpack._versions", "specpack._sealed",
-        "specpack._beside")
+#: What a worker that only builds must not load: the tools, the edge, the public faces of
+#: ``make_vec`` and pack files, and the parts of the core that only capture or a file needs
+#: (the process harness, the file format, typed JSON).
+HEAVY = ("specpack._tools", "specpack._integrations", "specpack.adapters", "specpack.vector",
+         "specpack.ray", "specpack.files", "specpack.testing", "specpack._core._process",
+         "specpack._core._fileformat", "specpack._core._typedjson")
+#: What a worker that unpickles and builds a pack, or ``import specpack``, or ``capture``
+#: loads. Packages stand for every module inside them.
+CORE = ("specpack", "specpack._core._pack", "specpack._core._packvalue", "specpack._core._build",
+        "specpack._core._fileface", "specpack._core._surface", "specpack._core._assets",
+        "specpack._core._capture", "specpack._core._backends", "specpack._core._carry",
+        "specpack._core._layer", "specpack._core._errors", "specpack._core._versions",
+        "specpack._core._sealed", "specpack._core._beside", "specpack._core._vector._factory")
+#: Where the core may reach outside ``specpack._core``, each inside a function (none at module
+#: level): ``SpecPack.verify/seal/check`` load the proof on first use.
+CORE_DOORS_OUT = {
+    "specpack._core._pack": {"specpack._tools._proof"},
+}
 
 
 def _modules(root: Path) -> dict[str, tuple[Path, bool]]:
@@ -197,20 +207,23 @@ def test_core_module_loads_no_heavy_package(core: str) -> None:
 def test_walker_counts_load_time_imports_and_skips_lazy_and_annotation_ones(
         tmp_path: Path) -> None:
     pkg = tmp_path / "specpack"
-    (pkg / "_process").mkdir(parents=True)
+    (pkg / "_core" / "_process").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
-    (pkg / "_process" / "__init__.py").write_text("")
-    (pkg / "_process" / "worker.py").write_text("")
+    (pkg / "_core" / "__init__.py").write_text("")
+    (pkg / "_core" / "_process" / "__init__.py").write_text("")
+    (pkg / "_core" / "_process" / "worker.py").write_text("")
     (pkg / "lazy.py").write_text(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ._process import worker\n"
-        "def f():\n    from ._process import worker\n")
-    (pkg / "eager.py").write_text("try:\n    from ._process.worker import x\nexcept ImportError:"
-                                  "\n    pass\n")
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ._core._process import worker\n"
+        "def f():\n    from ._core._process import worker\n")
+    (pkg / "eager.py").write_text("try:\n    from ._core._process.worker import x\n"
+                                  "except ImportError:\n    pass\n")
     graph = load_time_graph(pkg)
     assert graph["specpack.lazy"] == set()
-    assert graph["specpack.eager"] == {"specpack", "specpack._process", "specpack._process.worker"}
+    assert graph["specpack.eager"] == {"specpack", "specpack._core", "specpack._core._process",
+                                       "specpack._core._process.worker"}
     assert heavy_chains(graph, ["specpack.eager"]) == [
-        "specpack._process <- specpack.eager", "specpack._process.worker <- specpack.eager"]
+        "specpack._core._process <- specpack.eager",
+        "specpack._core._process.worker <- specpack.eager"]
 
 
 def test_no_module_of_specpack_imports_one_that_imports_it_back() -> None:
@@ -237,3 +250,16 @@ def test_loop_finder_counts_function_level_imports_and_skips_annotation_ones(
     assert graph["specpack.sub.leaf"] == {"specpack.sub"}  # BASE is the package's own name
     assert loops(graph) == ["specpack.high -> specpack.low -> specpack.high",
                             "specpack.sub -> specpack.sub.leaf -> specpack.sub"]
+
+
+def test_the_core_imports_nothing_outside_it() -> None:
+    """No module of ``specpack/_core/`` imports a tool, an integration or a public face,
+    anywhere (inside functions too; ``TYPE_CHECKING`` imports aside): the tree's wall."""
+    graph = import_graph(Path(specpack.__file__).resolve().parent)
+    outside = {
+        name: sorted(t for t in targets
+                     if not t.startswith("specpack._core") and t not in CORE_DOORS_OUT.get(name, ()))
+        for name, targets in graph.items() if name.startswith("specpack._core")
+    }
+    assert {n: t for n, t in outside.items() if t} == {}
+    assert "specpack._core._vector._factory" in graph  # the control: the walk saw the core

@@ -10,8 +10,8 @@ import re
 import pytest
 
 import specpack
-from specpack._errors import SpecPackError, UnknownKeywordError
-from specpack._keywords import checked_keywords
+from specpack._core._errors import SpecPackError, UnknownKeywordError
+from specpack._core._keywords import checked_keywords
 
 
 @checked_keywords

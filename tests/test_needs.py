@@ -26,8 +26,8 @@ import pytest
 from _helpers import run_python
 
 import specpack
-from specpack._assets import Asset
-from specpack._cli.describe import render_description
+from specpack._core._assets import Asset
+from specpack._tools._cli.describe import render_description
 from specpack.files import describe
 
 ENV_CODE = '''

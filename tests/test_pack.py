@@ -153,7 +153,7 @@ def test_capture_of_a_pack_returns_it():
 
 
 def test_fresh_importability_uses_files_not_sys_modules(tmp_path):
-    from specpack._carry.importable import fresh_importable
+    from specpack._core._carry.importable import fresh_importable
 
     assert fresh_importable("gymnasium.envs.classic_control.cartpole")
     assert fresh_importable("json")
@@ -215,7 +215,7 @@ def test_packs_with_one_fingerprint_but_different_recorded_spaces_unpickle_to_th
 ) -> None:
     import dataclasses
 
-    from specpack._surface import record_surface
+    from specpack._core._surface import record_surface
 
     env = gymnasium.make("CartPole-v1")
     base = specpack.capture("CartPole-v1")
@@ -259,7 +259,7 @@ def test_the_pack_is_one_frozen_slotted_dataclass_without_mixins():
     assert dataclasses.is_dataclass(specpack.SpecPack)
     # no face mixins: the pack's class adds only methods (no slot, no field) to the one
     # dataclass that declares the fields, whose base holds only the slot for weak references
-    # (what is derived from a pack is kept beside it, by identity: specpack._beside)
+    # (what is derived from a pack is kept beside it, by identity: specpack._core._beside)
     cls, value_cls, base, top = specpack.SpecPack.__mro__
     assert (cls, top) == (specpack.SpecPack, object) and base.__slots__ == ("__weakref__",)
     assert cls.__slots__ == () and "__dataclass_fields__" not in vars(cls)
@@ -285,7 +285,7 @@ def test_the_pickled_state_is_the_fingerprint_then_each_field_in_declaration_ord
 
 
 def test_the_manifest_fields_are_the_packs_constructor_fields():
-    from specpack._fileformat.manifest import decode_fields, parse_manifest
+    from specpack._core._fileformat.manifest import decode_fields, parse_manifest
 
     pack = specpack.capture(Goal, goal=0.5, max_episode_steps=5, record_spaces=True)
     fields = decode_fields(parse_manifest(pack.to_json()))
@@ -324,7 +324,7 @@ def test_with_surface_still_works_for_one_release_with_a_deprecation_warning():
     (lambda p: p.with_surface(surfce="x"), "surfce", "surface"),
 ])
 def test_a_mistyped_keyword_of_a_pack_method_gets_a_did_you_mean_without_self(call, typo, meant):
-    from specpack._errors import UnknownKeywordError
+    from specpack._core._errors import UnknownKeywordError
 
     pack = specpack.capture("CartPole-v1")
     with pytest.raises(UnknownKeywordError) as info:
@@ -411,8 +411,7 @@ def test_what_is_derived_from_a_pack_is_kept_beside_it_and_goes_with_it():
     equal packs never share an entry, and an entry goes when its pack does."""
     import gc
 
-    from specpack import _build, _state
-
+    from specpack._core import _build, _state
     def tables() -> list[int]:
         return [len(_state._fingerprints), len(_state._reduced), len(_build._orders)]
 

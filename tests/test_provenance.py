@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 from _helpers import run_python
 
-from specpack._errors import BuildError, VersionSkewWarning
-from specpack._provenance import (
+from specpack._core._errors import BuildError, VersionSkewWarning
+from specpack._core._provenance import (
     check_requires,
     imported_during,
     requires_of,
@@ -136,12 +136,12 @@ def test_modules_registered_by_value_are_by_value_with_their_submodules(
 
 
 def test_specpack_itself_is_never_required_nor_the_users() -> None:
-    import specpack._pack
+    import specpack._core._pack
 
-    src = source_of(specpack._pack.__name__)
+    src = source_of(specpack._core._pack.__name__)
     assert (src.origin, src.distribution) == ("distribution", "specpack")
-    assert requires_of(["specpack", "specpack._pack", "numpy"]) == {"numpy": md.version("numpy")}
-    assert user_modules(["specpack", "specpack._pack"]) == []
+    assert requires_of(["specpack", "specpack._core._pack", "numpy"]) == {"numpy": md.version("numpy")}
+    assert user_modules(["specpack", "specpack._core._pack"]) == []
 
 
 # -- distributions written into a temporary site folder (a fresh interpreter finds them) ----------
@@ -176,7 +176,7 @@ def test_editable_installs_shared_files_namespaces_and_extensions_in_a_fresh_int
 
     out = _fresh_json("""
         import dataclasses, json, importlib
-        from specpack._provenance import requires_of, source_of
+        from specpack._core._provenance import requires_of, source_of
         names = ["edpkg", "stray_mod", "shared_mod", "nspkg", "nspkg.a", "nspkg.b", "fakeext",
                  "single"]
         for n in names:
@@ -215,7 +215,7 @@ def test_files_recorded_by_absolute_dotted_and_quoted_paths_belong_to_their_dist
     ])
     out = _fresh_json("""
         import json, importlib
-        from specpack._provenance import source_of
+        from specpack._core._provenance import source_of
         names = ["far_mod", "odd_pkg", "odd_pkg.dotted", "comma,mod"]
         print(json.dumps({n: source_of(n).distribution for n in names}))
     """, cwd=tmp_path, pythonpath=[site, elsewhere])
@@ -237,9 +237,9 @@ def test_capture_keeps_no_file_list_of_a_distribution_the_pack_never_asks_about(
     out = _fresh_json("""
         import json, tracemalloc
         import importlib.metadata, gymnasium, specpack
-        import specpack._owners
-        from specpack._provenance import source_of
-        only = [tracemalloc.Filter(True, specpack._owners.__file__)]
+        import specpack._core._owners
+        from specpack._core._provenance import source_of
+        only = [tracemalloc.Filter(True, specpack._core._owners.__file__)]
         def kept():
             return sum(s.size for s in
                        tracemalloc.take_snapshot().filter_traces(only).statistics("filename"))
@@ -267,7 +267,7 @@ def test_missing_distributions_raise_one_build_error_naming_pip_install_in_a_fre
         tmp_path: Path) -> None:
     out = _fresh_json(f"""
         import json
-        from specpack._provenance import check_requires
+        from specpack._core._provenance import check_requires
         try:
             check_requires({{"numpy": {np.__version__!r}, "specpack-no-such-dist": "1.0",
                              "another_missing": "2.0b1"}}, label="'Demo-v0'")
@@ -310,7 +310,7 @@ def test_imported_during_sees_the_stdlib_and_distribution_modules_a_build_import
         tmp_path: Path) -> None:
     out = _fresh_json("""
         import json, sys
-        from specpack._provenance import imported_during, requires_of, source_of
+        from specpack._core._provenance import imported_during, requires_of, source_of
         assert "wave" not in sys.modules and "hypothesis" not in sys.modules
 
         def build():
@@ -346,7 +346,7 @@ def test_requires_that_are_not_names_to_versions_raise_build_error(requires: Any
 
 def test_check_requires_reads_installed_versions_once_per_process(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import specpack._provenance as provenance
+    import specpack._core._provenance as provenance
 
     asked: list[str] = []
     real = provenance._dist_version

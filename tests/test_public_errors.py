@@ -1,5 +1,5 @@
 """The errors a user meets read ``specpack.X`` in tracebacks (``specpack.BuildTypeError``, not
-``specpack._errors.BuildTypeError``; ``specpack.UnknownKeywordError``, which was not
+``specpack._core._errors.BuildTypeError``; ``specpack.UnknownKeywordError``, which was not
 exported), are exported where they say, and pickle by that name across processes."""
 
 from __future__ import annotations

@@ -182,7 +182,7 @@ def test_the_tree_has_nothing_left_to_move_or_rewrite(tmp_path: Path) -> None:
 
 def test_the_script_rewrites_each_kind_of_reference_and_is_idempotent(tmp_path: Path) -> None:
     tool = _tool()
-    modules = {*tool.MODULE_MAP, *tool.MODULE_MAP.values(), "specpack._capture", "specpack"}
+    modules = {*tool.MODULE_MAP, *tool.MODULE_MAP.values(), "specpack._core._capture", "specpack"}
     exports = {"specpack": {"SpecPack", "BuildError", "capture"},
                "specpack.files": {"describe"}}
     source = (
@@ -198,7 +198,7 @@ def test_the_script_rewrites_each_kind_of_reference_and_is_idempotent(tmp_path: 
         "from ..._carry.values import (\n    lower,\n)\n"
         "from . import recorders, _args\n"
         "from specpack import Blob, _typedjson as typedjson\n"
-        "import specpack._cli.main as cli_main\n"
+        "import specpack._tools._cli.main as cli_main\n"
         "from .._text import short\n"
     )
     assert tool.rewrite_imports(tmp_path, file, once, modules) == once
@@ -208,11 +208,11 @@ def test_the_script_rewrites_each_kind_of_reference_and_is_idempotent(tmp_path: 
     mentions = tool.rewrite_mentions(text, markdown=False, modules=modules, exports=exports)
     assert mentions == (
         'raise :class:`~specpack.BuildError`; see "specpack.BuildError", '
-        'monkeypatch("specpack._carry.values.lower"), specpack/_carry/values.py, '
-        "python -m specpack inspect, specpack._cli:main, specpack.vector.make_vec")
+        'monkeypatch("specpack._core._carry.values.lower"), specpack/_carry/values.py, '
+        "python -m specpack inspect, specpack._tools._cli:main, specpack.vector.make_vec")
     assert tool.rewrite_mentions(mentions, markdown=False, modules=modules,
                                  exports=exports) == mentions
-    docs = "::: specpack.pack.SpecPack\n[d](#specpack.files.io.describe) specpack._capture.capture"
+    docs = "::: specpack.pack.SpecPack\n[d](#specpack.files.io.describe) specpack._core._capture.capture"
     assert tool.rewrite_mentions(docs, markdown=True, modules=modules, exports=exports) == (
         "::: specpack.SpecPack\n[d](#specpack.files.describe) specpack.capture")
 

@@ -17,10 +17,10 @@ import pytest
 import sealenvs  # noqa: F401 - registers SealCounter-v0 and SealNondeterministic-v0
 
 import specpack
-from specpack import _typedjson as typedjson
-from specpack._errors import PackFormatError, SpecPackError
-from specpack._seal import CheckReport, Seal, check_seal, make_seal
-from specpack._verify.sealing import FIELDS
+from specpack._core import _typedjson as typedjson
+from specpack._core._errors import PackFormatError, SpecPackError
+from specpack._tools._seal import CheckReport, Seal, check_seal, make_seal
+from specpack._tools._verify.sealing import FIELDS
 
 pytestmark = pytest.mark.integration
 

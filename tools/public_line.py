@@ -12,7 +12,7 @@ package), as in httpx and pypa/packaging. This script:
    :data:`REMOVED`: 0.1.0's pickle shim ``specpack/_carry.py`` gives its name to the ``_carry``
    package, which exports ``CodeRef``; no module is kept at the old paths: pickles are messages
    between processes of one specpack version, and the one old path a pack file may hold, in
-   a by-value payload, is mapped by the payload reader, ``specpack._carry.carried``);
+   a by-value payload, is mapped by the payload reader, ``specpack._core._carry.carried``);
 2. rewrites every import of a moved module, absolute or relative (``from .pack import``,
    ``from ..carry.values import``, ``from specpack import typedjson``);
 3. rewrites every other mention of a moved module in tracked text files: dotted names

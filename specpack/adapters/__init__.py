@@ -17,10 +17,10 @@ none of them.
 
 from __future__ import annotations
 
-from .._restorer import claim
+from .._core._restorer import claim
 from ._workers import WorkerEnvFn, worker_env_fn, worker_env_fns
 from .supersuit import supersuit_vec
 
 __all__ = ["WorkerEnvFn", "supersuit_vec", "worker_env_fn", "worker_env_fns"]
 
-claim(__name__, globals())  # users import these from here (see specpack._restorer)
+claim(__name__, globals())  # users import these from here (see specpack._core._restorer)

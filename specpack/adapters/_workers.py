@@ -1,7 +1,7 @@
 """Env factories for other libraries' worker processes: nothing is built where they are made.
 
 :func:`worker_env_fn` and :func:`worker_env_fns` hand out :class:`WorkerEnvFn`, the one worker
-env factory (defined in :mod:`specpack.vector._factory`, which ``make_vec``'s async workers use
+env factory (defined in :mod:`specpack._core._vector._factory`, which ``make_vec``'s async workers use
 too): in the process that made it, calling it returns a :class:`ParentView` that shows the
 pack's recorded spaces and refuses to be stepped; in any other process (a fork, spawn or
 forkserver worker, a Ray actor) it returns ``pack.make(**env_kwargs)``, after checking that the
@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .._pack import SpecPack
-from ..vector._factory import WorkerEnvFn
-from ..vector._make import per_env_kwargs
-from ..vector._view import ParentView
+from .._core._pack import SpecPack
+from .._core._vector._factory import WorkerEnvFn
+from .._core._vector._make import per_env_kwargs
+from .._core._vector._view import ParentView
 
 __all__ = ["ParentView", "WorkerEnvFn", "worker_env_fn", "worker_env_fns"]
 

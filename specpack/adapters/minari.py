@@ -14,13 +14,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._errors import SpecPackError
-from .._fileformat.signed import check_key, sign
-from .._pack import SpecPack
-from .._surface import Surface
-from .._text import short
-from .._verify.compare import same
-from .._verify.describe import describe_space
+from .._core._errors import SpecPackError
+from .._core._exact.describe import describe_space, same
+from .._core._fileformat.signed import check_key, sign
+from .._core._pack import SpecPack
+from .._core._surface import Surface
+from .._core._text import short
 
 __all__ = ["METADATA_KEY", "attach", "recover_environment", "recover_pack"]
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import BackendUnavailableError, SpecPackError
-from .._pack import SpecPack
-from .._text import short
+from .._core._errors import BackendUnavailableError, SpecPackError
+from .._core._pack import SpecPack
+from .._core._text import short
 from ._workers import WorkerEnvFn
 
 __all__ = ["PufferEnvCreator", "env_creator"]

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import BackendUnavailableError, SpecPackError
-from .._pack import SpecPack
+from .._core._errors import BackendUnavailableError, SpecPackError
+from .._core._pack import SpecPack
 from ._workers import WorkerEnvFn
 
 __all__ = ["SampleFactoryEnvFn", "register"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import BackendUnavailableError, SpecPackError
-from .._keywords import check_flag
+from .._core._errors import BackendUnavailableError, SpecPackError
+from .._core._keywords import check_flag
 
 __all__ = ["supersuit_vec"]
 

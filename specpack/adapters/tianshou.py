@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .._errors import BackendUnavailableError, SpecPackError
-from .._keywords import check_flag
-from .._pack import SpecPack
+from .._core._errors import BackendUnavailableError, SpecPackError
+from .._core._keywords import check_flag
+from .._core._pack import SpecPack
 from ._workers import worker_env_fns
 
 __all__ = ["subproc_vector_env"]

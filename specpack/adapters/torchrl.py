@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .._errors import BackendUnavailableError, SpecPackError
-from .._pack import SpecPack
-from .._surface import SurfaceEnv
-from .._text import short
+from .._core._errors import BackendUnavailableError, SpecPackError
+from .._core._pack import SpecPack
+from .._core._surface import SurfaceEnv
+from .._core._text import short
 from ._workers import WorkerEnvFn, worker_env_fns
 
 __all__ = ["TorchRLEnvFn", "env_fn", "parallel_env"]

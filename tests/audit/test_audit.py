@@ -23,9 +23,9 @@ from _helpers import FIXTURES, run_python
 from gymnasium import spaces
 
 import specpack
-from specpack._audit import FAILING, STATUSES, AuditReport, Finding
-from specpack._errors import SpecPackError, UnknownEnvError
-from specpack._process import label
+from specpack._core._errors import SpecPackError, UnknownEnvError
+from specpack._core._process import label
+from specpack._tools._audit import FAILING, STATUSES, AuditReport, Finding
 from specpack.testing import assert_portable
 
 pytestmark = pytest.mark.integration
@@ -389,8 +389,8 @@ def test_every_minigrid_wrapper_is_faithful_with_the_built_in_recorders(tmp_path
 def test_a_recorder_that_misreads_or_fails_is_a_finding_not_a_pass() -> None:
     from auditpkg.wrappers import Unrecorded
 
-    from specpack._audit.wrapper_job import record_check
-    from specpack._backends.recorders import _RECORDERS
+    from specpack._core._backends.recorders import _RECORDERS
+    from specpack._tools._audit.wrapper_job import record_check
 
     live = Unrecorded(gymnasium.make("CartPole-v1"), penalty=0.5)
     key = f"{Unrecorded.__module__}:{Unrecorded.__qualname__}"
@@ -633,7 +633,7 @@ def test_an_env_package_adds_one_assert_portable_test_per_env(tmp_path: Path):
 
 
 def test_specpack_audit_stays_the_function_after_the_cli_and_testing_imports():
-    import specpack._cli
+    import specpack._tools._cli
     import specpack.testing
 
     assert specpack.audit.__name__ == "audit" and callable(specpack.audit)
@@ -650,7 +650,7 @@ def test_an_unknown_backend_is_refused_naming_the_choices() -> None:
 def test_backend_pettingzoo_without_pettingzoo_names_the_extra(tmp_path: Path) -> None:
     """PettingZoo blocked (``sys.modules`` entry None), as on a machine without the extra."""
     code = ("import sys; sys.modules['pettingzoo'] = None\n"
-            "from specpack._cli.main import main\n"
+            "from specpack._tools._cli.main import main\n"
             "raise SystemExit(main(['audit', '--backend', 'pettingzoo', 'pettingzoo.butterfly']))")
     proc = run_python(["-c", code], cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr

@@ -17,9 +17,9 @@ import pytest
 from gymnasium.utils import EzPickle
 
 import specpack
-from specpack._audit import audit_one
-from specpack._audit.checks import ezpickle_gaps, first_step, live_capture, same_recipe
-from specpack._verify.trace import plan_actions
+from specpack._tools._audit import audit_one
+from specpack._tools._audit.checks import ezpickle_gaps, first_step, live_capture, same_recipe
+from specpack._tools._verify.trace import plan_actions
 
 NS = "specpack_checks_test"
 

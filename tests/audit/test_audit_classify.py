@@ -11,8 +11,13 @@ from typing import Any
 import pytest
 from gymnasium.error import DependencyNotInstalled
 
-from specpack._audit.classify import failure, missing_package, rollout_missing, unset_required
-from specpack._audit.classify import raised as raised_text
+from specpack._tools._audit.classify import (
+    failure,
+    missing_package,
+    rollout_missing,
+    unset_required,
+)
+from specpack._tools._audit.classify import raised as raised_text
 
 ROBOTICS = (
     "No module named 'mujoco_py'. (HINT: you need to install mujoco_py, and also perform the "

@@ -21,8 +21,8 @@ import pytest
 from _helpers import FIXTURES, run_python
 from coinpkg import COPIES
 
-from specpack._audit.control import CONFIRM_BUILDS, confirm
-from specpack._verify import Trace
+from specpack._tools._audit.control import CONFIRM_BUILDS, confirm
+from specpack._tools._verify import Trace
 
 pytestmark = pytest.mark.integration
 

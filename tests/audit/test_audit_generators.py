@@ -23,10 +23,10 @@ import numpy as np
 import pytest
 from _helpers import FIXTURES, run_python
 
-from specpack._audit import FAILING
-from specpack._audit.control import Build, control
-from specpack._audit.findings import UNSEEDED
-from specpack._verify import Trace
+from specpack._tools._audit import FAILING
+from specpack._tools._audit.control import Build, control
+from specpack._tools._audit.findings import UNSEEDED
+from specpack._tools._verify import Trace
 
 pytestmark = pytest.mark.integration
 

@@ -17,7 +17,7 @@ import pytest
 from _helpers import FIXTURES, GYMNASIUM_0X, run_python
 
 import specpack
-from specpack._audit.wrapper_fixtures import FramesEnv, bases
+from specpack._tools._audit.wrapper_fixtures import FramesEnv, bases
 
 pytestmark = pytest.mark.integration
 

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from specpack._audit import AuditReport, Finding, summary
-from specpack._audit.report import SCHEMA, clip
+from specpack._tools._audit import AuditReport, Finding, summary
+from specpack._tools._audit.report import SCHEMA, clip
 
 
 def report(envs: list[Finding], wrappers: list[Finding] | None = None, jobs: int = 2) -> AuditReport:
@@ -140,8 +140,8 @@ def test_clip_puts_text_on_one_line_within_the_width() -> None:
 
 
 def test_audit_statuses_are_verifys_verdicts_plus_the_audits_own() -> None:
-    from specpack._audit import report as audit_report
-    from specpack._verify import report as verify_report
+    from specpack._tools._audit import report as audit_report
+    from specpack._tools._verify import report as verify_report
 
     assert set(verify_report.STATUSES) <= set(audit_report.STATUSES)
     extra = set(audit_report.STATUSES) - set(verify_report.STATUSES)

@@ -28,8 +28,8 @@ import numpy as np
 import pytest
 from _helpers import FIXTURES, run_python
 
-from specpack._audit import audit_one
-from specpack._verify.judge import control_is_cheap
+from specpack._tools._audit import audit_one
+from specpack._tools._verify.judge import control_is_cheap
 
 pytestmark = pytest.mark.integration
 
@@ -210,7 +210,7 @@ def test_references_built_in_this_process_print_into_the_finding_not_onto_fds(
 def test_a_capture_of_this_process_gives_back_what_a_failing_block_printed(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    from specpack._audit.output import Capture
+    from specpack._tools._audit.output import Capture
 
     printed = Capture()
     with pytest.raises(ZeroDivisionError), printed:
@@ -221,7 +221,7 @@ def test_a_capture_of_this_process_gives_back_what_a_failing_block_printed(
 
 
 def test_long_output_keeps_its_head_and_tail_and_says_what_was_cut() -> None:
-    from specpack._audit.output import OUTPUT_LIMIT, cut
+    from specpack._tools._audit.output import OUTPUT_LIMIT, cut
 
     text = "".join(f"line {i}\n" for i in range(5000))
     kept = cut(text)

@@ -11,11 +11,11 @@ from pathlib import Path
 import gymnasium
 import pytest
 
-from specpack._audit.classify import failure, guard, missing_package, unset_required
-from specpack._audit.select import entry_of, select
-from specpack._audit.timelimit import Overtime, time_limit
-from specpack._audit.vector_job import NUM_ENVS, sub_envs
-from specpack._errors import SpecPackError, UnknownEnvError
+from specpack._core._errors import SpecPackError, UnknownEnvError
+from specpack._tools._audit.classify import failure, guard, missing_package, unset_required
+from specpack._tools._audit.select import entry_of, select
+from specpack._tools._audit.timelimit import Overtime, time_limit
+from specpack._tools._audit.vector_job import NUM_ENVS, sub_envs
 
 MODULE = '''
 import gymnasium

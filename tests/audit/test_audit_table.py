@@ -11,9 +11,9 @@ import json
 
 import pytest
 
-from specpack._audit import AuditReport, Finding, summary
-from specpack._audit.output import sections
-from specpack._cli.output import AuditProgress
+from specpack._tools._audit import AuditReport, Finding, summary
+from specpack._tools._audit.output import sections
+from specpack._tools._cli.output import AuditProgress
 
 LONG = ("step 12: observation differs: here [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7] (float64) vs "
         "fresh interpreter [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8] (float64), which is where the "

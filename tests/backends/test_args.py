@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 import specpack
-from specpack._backends._args import (
+from specpack._core._backends._args import (
     check_coverage,
     check_kwargs,
     evidence_kwargs,
     ezpickle_kwargs,
     init_params,
 )
-from specpack._errors import UnexpectedKwargError, UnrecordedArgumentsError
+from specpack._core._errors import UnexpectedKwargError, UnrecordedArgumentsError
 
 FIX = "do the fix"
 

@@ -1,4 +1,4 @@
-"""``specpack._backends.BACKENDS`` is the one list of backend names: every name resolves to the
+"""``specpack._core._backends.BACKENDS`` is the one list of backend names: every name resolves to the
 backend of that name, the traits other modules ask about name only listed backends, and the
 places that check a backend name (the manifest, make_vec) read it."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 import specpack
-from specpack._backends import BACKENDS, DEFAULT_BACKEND, get_backend, with_trait
-from specpack._errors import BackendUnavailableError, CaptureError
+from specpack._core._backends import BACKENDS, DEFAULT_BACKEND, get_backend, with_trait
+from specpack._core._errors import BackendUnavailableError, CaptureError
 
 
 def test_every_listed_backend_name_is_the_name_of_the_backend_it_resolves_to() -> None:

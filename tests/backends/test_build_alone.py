@@ -12,9 +12,9 @@ import specpack
 
 #: Capture-side modules of the gymnasium backend (resolution, the fresh-interpreter probe,
 #: recorded-arguments checks, registry memos).
-CAPTURE_SIDE = ("specpack._backends.gymnasium.resolve", "specpack._backends.gymnasium._probe",
-                "specpack._backends._args", "specpack._backends.recorders",
-                "specpack._backends._registry")
+CAPTURE_SIDE = ("specpack._core._backends.gymnasium.resolve", "specpack._core._backends.gymnasium._probe",
+                "specpack._core._backends._args", "specpack._core._backends.recorders",
+                "specpack._core._backends._registry")
 
 WORKER = """
 import json, pickle, sys
@@ -30,7 +30,7 @@ def test_loads_and_make_of_a_gymnasium_pack_load_no_resolution_module(tmp_path: 
     proc = run_python(["-c", WORKER, str(blob)], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     modules = json.loads(proc.stdout.splitlines()[-1])
-    assert "specpack._backends.gymnasium.build" in modules  # the control: it built here
+    assert "specpack._core._backends.gymnasium.build" in modules  # the control: it built here
     assert [m for m in modules if m in CAPTURE_SIDE] == []
     # ... and capture still finds them when it needs them.
     assert specpack.capture("CartPole-v1").make() is not None

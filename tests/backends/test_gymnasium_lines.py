@@ -31,7 +31,7 @@ import gymnasium
 import numpy as np
 
 import specpack
-from specpack._errors import BuildError, VersionSkewWarning
+from specpack._core._errors import BuildError, VersionSkewWarning
 
 W = gymnasium.wrappers
 LINE = "0" if gymnasium.__version__.startswith("0.") else "1"

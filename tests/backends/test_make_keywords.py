@@ -7,7 +7,7 @@ import gymnasium
 import pytest
 
 import specpack
-from specpack._errors import BuildTypeError
+from specpack._core._errors import BuildTypeError
 
 
 def test_a_mistyped_make_kwarg_gets_a_did_you_mean() -> None:

@@ -21,7 +21,7 @@ from gymnasium.envs.classic_control import CartPoleEnv
 from gymnasium.envs.registration import EnvSpec
 
 import specpack
-from specpack._backends.gymnasium.compat import vector_api
+from specpack._core._backends.gymnasium.compat import vector_api
 
 
 def _rollout(env: Any, steps: int = 24, seed: int = 3) -> list[Any]:

@@ -10,7 +10,7 @@ import gymnasium
 import pytest
 
 import specpack
-from specpack._errors import CaptureError
+from specpack._core._errors import CaptureError
 
 
 @pytest.fixture

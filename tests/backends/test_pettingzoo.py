@@ -36,8 +36,8 @@ if ENABLED:
     from pzenvs.support import first_difference, fresh_trace, plan, text, trace_of
 
     import specpack
-    from specpack._backends import detect_backend
-    from specpack._errors import (
+    from specpack._core._backends import detect_backend
+    from specpack._core._errors import (
         CaptureError,
         UnexpectedKwargError,
         UnknownEnvError,
@@ -52,7 +52,7 @@ def names(pack: Any) -> list[str]:
 
 
 def stack(env: Any) -> list[str]:
-    from specpack._backends.pettingzoo.trace import layer_names
+    from specpack._integrations.pettingzoo.trace import layer_names
 
     return layer_names(env)
 
@@ -329,7 +329,7 @@ def test_a_rollout_that_raises_is_recorded_with_method_and_step() -> None:
 
 
 def test_catalog_names_the_missing_package_of_a_family_that_moved() -> None:
-    from specpack._backends.pettingzoo.catalog import env_modules
+    from specpack._integrations.pettingzoo.catalog import env_modules
 
     found = env_modules(["pettingzoo.mpe", "pettingzoo.butterfly"])
     moved = [m for m in found if m.name == "pettingzoo.mpe"]

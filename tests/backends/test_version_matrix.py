@@ -28,7 +28,7 @@ import gymnasium
 import numpy as np
 
 import specpack
-from specpack._errors import BuildError, VersionSkewWarning
+from specpack._core._errors import BuildError, VersionSkewWarning
 
 
 class Drift(gymnasium.Env, gymnasium.utils.EzPickle):

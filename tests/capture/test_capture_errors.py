@@ -13,7 +13,7 @@ import kwenvs  # noqa: F401 - registers KwCartPole-v0
 import pytest
 
 import specpack
-from specpack import _errors as errors
+from specpack._core import _errors as errors
 
 
 class Boom(gymnasium.Env):
@@ -170,7 +170,7 @@ def test_every_error_class_is_a_specpack_error():
     for name, cls in vars(errors).items():
         if (isinstance(cls, type) and cls.__module__.startswith("specpack")
                 and name != "VersionSkewWarning"):
-            assert issubclass(cls, specpack.SpecPackError), f"specpack._errors.{name}"
+            assert issubclass(cls, specpack.SpecPackError), f"specpack._core._errors.{name}"
     assert issubclass(specpack.VersionSkewWarning, UserWarning)
     assert pickle.loads(pickle.dumps(specpack.UnknownEnvError("x"))).args == ("x",)
 

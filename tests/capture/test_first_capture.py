@@ -19,12 +19,12 @@ from gymnasium.envs.registration import WrapperSpec, register, registry
 
 import specpack
 from specpack import UnexpectedKwargError, UnknownEnvError
-from specpack._backends._args import check_kwargs
-from specpack._capture import _memo
-from specpack._carry.code import code_ref_from_string
-from specpack._carry.ref import CodeRef, iter_carried
-from specpack._provenance import distribution_of
-from specpack._versions import current_versions, version_mapping
+from specpack._core._backends._args import check_kwargs
+from specpack._core._capture import _memo
+from specpack._core._carry.code import code_ref_from_string
+from specpack._core._carry.ref import CodeRef, iter_carried
+from specpack._core._provenance import distribution_of
+from specpack._core._versions import current_versions, version_mapping
 
 CARTPOLE = "gymnasium.envs.classic_control.cartpole:CartPoleEnv"
 # A gymnasium wrapper with two numeric kwargs (0.28/0.29 has no ClipReward).

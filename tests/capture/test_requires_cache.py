@@ -1,8 +1,8 @@
 """A first capture reuses what earlier captures read about modules (issue 32), and gives the
 very pack it gave before that reuse existed.
 
-What a module's code refers to is read once per module object (``specpack._reach``) and a
-capture makes one pack (``specpack._draft``). These tests hold the result to what matters: the
+What a module's code refers to is read once per module object (``specpack._core._reach``) and a
+capture makes one pack (``specpack._core._draft``). These tests hold the result to what matters: the
 same pack (equal, same fingerprint, same pickle bytes, same ``requires``) whether those caches
 are cold or warm, and ``requires`` that still follows the code when a module is replaced.
 """
@@ -22,7 +22,7 @@ import gymnasium
 import pytest
 
 import specpack
-from specpack import _capture, _needs, _reach
+from specpack._core import _capture, _needs, _reach
 
 
 def _cold() -> None:

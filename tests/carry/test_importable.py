@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from _helpers import FIXTURES
 
-from specpack._carry.importable import fresh_importable
+from specpack._core._carry.importable import fresh_importable
 
 
 def test_builtin_frozen_and_stdlib_modules_are_importable_their_missing_parts_not() -> None:

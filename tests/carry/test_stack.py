@@ -10,13 +10,13 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import specpack._carry
+import specpack._core._carry
 
 #: The carry modules, bottom up: each may import only those before it.
 STACK = ("names", "importable", "sources", "allowlist", "payload", "tree", "carried", "ref", "callables",
          "values", "bound", "code", "__init__")
 
-_HOME = Path(specpack._carry.__file__).parent
+_HOME = Path(specpack._core._carry.__file__).parent
 
 
 def _carry_imports(name: str) -> set[str]:
@@ -29,11 +29,11 @@ def _carry_imports(name: str) -> set[str]:
                 found.add(node.module.split(".")[0])
             elif node.level == 1:  # from . import x
                 found.update(a.name for a in node.names)
-            elif node.module and node.module.startswith("specpack._carry."):
+            elif node.module and node.module.startswith("specpack._core._carry."):
                 found.add(node.module.split(".")[2])
         elif isinstance(node, ast.Import):
             found.update(a.name.split(".")[2] for a in node.names
-                         if a.name.startswith("specpack._carry."))
+                         if a.name.startswith("specpack._core._carry."))
     return found
 
 

@@ -1,7 +1,7 @@
 """``specpack check FILE``: a pack file checked against its seal, and a file that has none.
 
 The command reads the seal a sealed file carries (``pack.seal``); its core,
-:func:`specpack._cli.check.check_file`, takes the seal as an argument, so the happy path is
+:func:`specpack._tools._cli.check.check_file`, takes the seal as an argument, so the happy path is
 tested here with a seal made by ``make_seal`` for the file's pack.
 """
 
@@ -15,9 +15,9 @@ import sealenvs  # noqa: F401 - registers SealCounter-v0
 from _cli_support import ANT_MODULE, assert_error, assert_one_line_error, specpack
 
 import specpack as sp
-from specpack._cli.check import NOT_SEALED, SEAL_IN_PYTHON, SEAL_ON_CLI, check_file
-from specpack._errors import SpecPackError
-from specpack._seal import make_seal
+from specpack._core._errors import SpecPackError
+from specpack._tools._cli.check import NOT_SEALED, SEAL_IN_PYTHON, SEAL_ON_CLI, check_file
+from specpack._tools._seal import make_seal
 from specpack.files import dump
 
 pytestmark = pytest.mark.integration

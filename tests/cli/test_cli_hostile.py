@@ -2,7 +2,7 @@
 user can fix is one line and exit code 2, and the command line alone makes a sealed,
 self-contained file.
 
-- **Escaping** (one function, :func:`specpack._text.printable`): a pack file whose id, kwarg
+- **Escaping** (one function, :func:`specpack._core._text.printable`): a pack file whose id, kwarg
   name, note, ``versions`` key or value, asset path or ``requires`` name or version holds a
   line break followed by ``INJECTED signature valid`` is shown by ``inspect``, ``check``,
   ``verify`` and ``run`` with the break escaped: no line of their output starts with the
@@ -32,7 +32,7 @@ import pytest
 from _cli_support import assert_one_line_error, specpack
 
 import specpack as sp
-from specpack._text import printable
+from specpack._core._text import printable
 
 pytestmark = pytest.mark.integration
 
@@ -179,8 +179,8 @@ def test_check_escapes_the_versions_a_seal_was_made_with(
 
 def test_report_texts_escape_names_from_the_env_and_the_file() -> None:
     # str(CheckReport) (what pack.check() prints in Python too) and a difference's values.
-    from specpack._verify.check_report import CheckReport
-    from specpack._verify.render import show
+    from specpack._tools._verify.check_report import CheckReport
+    from specpack._tools._verify.render import show
 
     report = CheckReport(status="not_identical", differences=[f"step 1: {HOSTILE}"],
                          where="subprocess", steps=3, seed=0, notes=[HOSTILE + "\u202e"],
@@ -238,7 +238,7 @@ def test_a_missing_distribution_is_one_line_and_exit_2_traceback_with_debug(
 def test_verify_of_a_pack_that_fails_to_build_here_is_one_line_naming_public_classes(
         base: dict[str, Any], tmp_path: Path) -> None:
     # On 1161eb9: the headline said the rebuild failed in a fresh interpreter while the finding
-    # said the build here failed, with the traceback naming specpack._errors.BuildTypeError.
+    # said the build here failed, with the traceback naming specpack._core._errors.BuildTypeError.
     path = _write(tmp_path / "k.pack", base["sealed"],
                   lambda m: m["kwargs"].__setitem__("no_such_kwarg", True))
     line = assert_one_line_error(specpack("verify", path.name, "--steps", "3", cwd=tmp_path),
@@ -259,20 +259,20 @@ def test_verify_of_a_pack_that_fails_to_build_here_is_one_line_naming_public_cla
 
 
 def test_public_names_name_specpacks_classes_as_users_import_them() -> None:
-    from specpack._errors import BuildTypeError, UnknownKeywordError
-    from specpack._text import public_name, public_names
+    from specpack._core._errors import BuildTypeError, UnknownKeywordError
+    from specpack._core._text import public_name, public_names
 
-    text = ("specpack._errors.BuildTypeError: a\n"
-            "specpack._errors.UnknownKeywordError: b\n"
-            "specpack._errors.UnexpectedKwargError: c\n"
-            "specpack._build.make and specpack.__main__.x stay")
+    text = ("specpack._core._errors.BuildTypeError: a\n"
+            "specpack._core._errors.UnknownKeywordError: b\n"
+            "specpack._core._errors.UnexpectedKwargError: c\n"
+            "specpack._core._build.make and specpack.__main__.x stay")
     # both are exported by specpack (a BuildError and a TypeError; a SpecPackError and a
     # TypeError), so they are named as themselves
     assert (public_name(BuildTypeError), public_name(UnknownKeywordError)) == (
         "BuildTypeError", "UnknownKeywordError")
     assert public_names(text).splitlines() == [
         "specpack.BuildTypeError: a", "specpack.UnknownKeywordError: b",
-        "specpack.UnexpectedKwargError: c", "specpack._build.make and specpack.__main__.x stay"]
+        "specpack.UnexpectedKwargError: c", "specpack._core._build.make and specpack.__main__.x stay"]
 
 
 def test_capture_seal_self_contained_asset_makes_a_file_check_accepts_elsewhere(

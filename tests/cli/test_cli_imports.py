@@ -1,4 +1,4 @@
-"""The one ``--import`` (:func:`specpack._imports.import_targets`), in this process and on every
+"""The one ``--import`` (:func:`specpack._tools._imports.import_targets`), in this process and on every
 subcommand that takes it.
 
 The working directory is searched even where Python does not put it on the path (the console
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from _cli_support import assert_one_line_error, console, console_script, env_modules, specpack
 
-from specpack._errors import CaptureError
-from specpack._imports import import_targets
+from specpack._core._errors import CaptureError
+from specpack._tools._imports import import_targets
 
 # -- import_targets, in this process ------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""``specpack._cli.main`` called in-process, as an embedding program or a test would call it.
+"""``specpack._tools._cli.main`` called in-process, as an embedding program or a test would call it.
 
 What it promises there as much as in a shell: env prints kept off stdout even when stdout is no
 real file, one ``specpack: error:`` line naming the method and step where ``run``'s env failed
@@ -24,9 +24,9 @@ import pytest
 from _helpers import run_python
 
 import specpack
-from specpack._audit import Finding
-from specpack._cli import main
-from specpack._cli.output import AuditProgress, spinner, stdout_to_stderr, warn
+from specpack._tools._audit import Finding
+from specpack._tools._cli import main
+from specpack._tools._cli.output import AuditProgress, spinner, stdout_to_stderr, warn
 from specpack.files import dump
 
 
@@ -197,10 +197,10 @@ def test_a_reader_that_went_away_is_not_an_error(
 
 
 def test_python_dash_m_specpack_cli_is_the_command_line(tmp_path: Path) -> None:
-    proc = run_python(["-m", "specpack._cli", "--version"], cwd=tmp_path)
+    proc = run_python(["-m", "specpack._tools._cli", "--version"], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"specpack {specpack.__version__}\n"
-    proc = run_python(["-m", "specpack._cli", "inspect", "missing.pack"], cwd=tmp_path)
+    proc = run_python(["-m", "specpack._tools._cli", "inspect", "missing.pack"], cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr == "specpack: error: missing.pack: no such file\n"
 

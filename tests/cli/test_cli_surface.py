@@ -19,7 +19,7 @@ from _cli_support import assert_error, assert_one_line_error, env_modules, specp
 
 import specpack as sp
 from specpack import SignatureError, UnknownEnvError, UntrustedPackError
-from specpack._errors import SpecPackError
+from specpack._core._errors import SpecPackError
 
 pytestmark = pytest.mark.integration
 

@@ -1,12 +1,12 @@
 """The CLI's option vocabularies are the library's own: ``--where`` takes exactly the process
-boundaries of :mod:`specpack._process` (and ``check`` also ``here``), never ``fork``."""
+boundaries of :mod:`specpack._core._process` (and ``check`` also ``here``), never ``fork``."""
 
 from __future__ import annotations
 
 import pytest
 
-from specpack._cli.parsers import build_parser
-from specpack._process import BOUNDARIES
+from specpack._core._process import BOUNDARIES
+from specpack._tools._cli.parsers import build_parser
 
 
 def _where_choices(command: str) -> tuple[str, ...]:
@@ -41,7 +41,7 @@ def _backend_choices(command: str) -> tuple[str, ...]:
 
 
 def test_backend_choices_come_from_the_backend_registry() -> None:
-    from specpack._backends import BACKENDS, with_trait
+    from specpack._core._backends import BACKENDS, with_trait
 
     assert _backend_choices("capture") == with_trait("ids") == ("gymnasium", "gym")
     assert _backend_choices("audit") == with_trait("audit") == ("gymnasium", "pettingzoo")

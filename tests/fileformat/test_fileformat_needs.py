@@ -16,7 +16,7 @@ import pytest
 
 import specpack
 from specpack import PackFormatError, SignatureError, SpecPack
-from specpack._assets import Asset
+from specpack._core._assets import Asset
 
 DATA = b"<mujoco model='long_ant'/>"
 KEY = b"k" * 32

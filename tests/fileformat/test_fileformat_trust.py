@@ -33,7 +33,7 @@ from specpack import (
     UntrustedPackError,
     files,
 )
-from specpack._fileformat.signed import sign
+from specpack._core._fileformat.signed import sign
 
 KEY = b"test key for the trust tests 0123456789"
 CARTPOLE = "gymnasium.envs.classic_control.cartpole"
@@ -334,7 +334,7 @@ def test_a_32_byte_key_signs_and_a_file_signed_with_a_short_key_before_still_loa
     specpack.dump(pack, tmp_path / "ok.pack", key=key)
     assert specpack.load(tmp_path / "ok.pack", key=key) == pack
     # A file signed with a 5-byte key by an earlier version (no minimum then) still verifies.
-    monkeypatch.setattr("specpack._fileformat.signed.MIN_KEY_BYTES", 0)
+    monkeypatch.setattr("specpack._core._fileformat.signed.MIN_KEY_BYTES", 0)
     specpack.dump(pack, tmp_path / "old.pack", key=b"short")
     monkeypatch.undo()
     assert specpack.load(tmp_path / "old.pack", key=b"short") == pack

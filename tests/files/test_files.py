@@ -331,7 +331,7 @@ def test_load_unpickles_nothing_even_when_trusted(
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("unpickled while loading")
 
-    from specpack._carry.carried import _PayloadUnpickler  # what reads by-value payloads
+    from specpack._core._carry.carried import _PayloadUnpickler  # what reads by-value payloads
 
     for mod, attr in ((cloudpickle, "loads"), (pickle, "loads"), (pickle, "load"),
                       (_PayloadUnpickler, "load")):

@@ -44,7 +44,7 @@ HARNESS = r'''
 import contextlib, io, json, resource, sys, time
 limit, call, path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-import specpack, specpack._cli, specpack.files
+import specpack, specpack._tools._cli, specpack.files
 
 
 def run():
@@ -55,9 +55,9 @@ def run():
     if call == "describe":
         return specpack.files.describe(path)
     if call == "inspect":
-        return specpack._cli.main(["inspect", path])
+        return specpack._tools._cli.main(["inspect", path])
     if call == "inspect-json":
-        return specpack._cli.main(["inspect", "--json", path])
+        return specpack._tools._cli.main(["inspect", "--json", path])
     raise SystemExit("unknown call " + call)
 
 

@@ -28,7 +28,7 @@ from ray_procs import DriverRun, run_driver
 
 import specpack
 import specpack.ray
-from specpack._errors import BuildError, CaptureError, UncarriableValueError, UnknownEnvError
+from specpack._core._errors import BuildError, CaptureError, UncarriableValueError, UnknownEnvError
 
 pytestmark = pytest.mark.integration
 

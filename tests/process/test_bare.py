@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from specpack._process import Worker, bare
+from specpack._core._process import Worker, bare
 
 MECHANISMS = {"mount": bare.MOUNT, "userns": bare.USERNS, "audit": bare.AUDIT}
 
@@ -81,7 +81,7 @@ def test_hiding_the_folder_that_holds_the_interpreter_keeps_it_and_specpack(
     try:
         outcome, report = _run(
             f"(__import__('numpy').__name__, {marker.name!r} in __import__('os').listdir("
-            f"{str(outer)!r}), __import__('specpack._verify.jobs').__name__)",
+            f"{str(outer)!r}), __import__('specpack._tools._verify.jobs').__name__)",
             hide=[str(outer)])
     finally:
         marker.unlink()

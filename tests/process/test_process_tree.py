@@ -10,8 +10,8 @@ import pytest
 from test_worker_protocol import alive, wait_dead
 
 import specpack
-from specpack._process import Worker, wait_stopped
-from specpack._process.worker import STOP_GRACE
+from specpack._core._process import Worker, wait_stopped
+from specpack._core._process.worker import STOP_GRACE
 
 pytestmark = pytest.mark.integration
 EVERY_WHERE = ["subprocess", "spawn", "forkserver", "fork"]

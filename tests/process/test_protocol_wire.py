@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from specpack._process.protocol import (
+from specpack._core._process.protocol import (
     MAX_FRAME,
     FrameReader,
     Outcome,
@@ -22,7 +22,7 @@ from specpack._process.protocol import (
     read_request,
     write_request,
 )
-from specpack._process.protocol import replay as replay_outcomes
+from specpack._core._process.protocol import replay as replay_outcomes
 
 HEADER = struct.Struct(">Q")
 

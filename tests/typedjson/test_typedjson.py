@@ -37,7 +37,7 @@ from hypothesis.extra import numpy as hnp
 
 import specpack
 from specpack import Blob, CodeRef, EnumRef, PackFormatError, SpecPack, SpecPackError
-from specpack import _typedjson as typedjson
+from specpack._core import _typedjson as typedjson
 
 PROPERTY = settings(
     deadline=None,

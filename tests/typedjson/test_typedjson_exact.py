@@ -24,8 +24,8 @@ from _helpers import assert_same
 
 import specpack
 from specpack import PackFormatError, SpecPack
-from specpack import _typedjson as typedjson
-from specpack._typedjson.text import read_json
+from specpack._core import _typedjson as typedjson
+from specpack._core._typedjson.text import read_json
 
 COLLIDE = 2**61 - 1
 
@@ -294,7 +294,7 @@ def test_decoding_errors_name_the_place_lazily_and_boundedly() -> None:
 
 def test_memory_and_recursion_errors_while_decoding_become_pack_format_errors(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    decode_module = importlib.import_module("specpack._typedjson.decode")
+    decode_module = importlib.import_module("specpack._core._typedjson.decode")
     text = _manifest_with({"$tuple": [1]})
     for exc in (MemoryError, RecursionError, OverflowError):
         def boom(*args: Any, exc: type[BaseException] = exc) -> Any:

@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from specpack import _typedjson as typedjson
-from specpack._carry.values import lower
-from specpack._typedjson.decode import Decoder
-from specpack._typedjson.tags import TAGS, tag_of
-from specpack._typedjson.walk import (
+from specpack._core import _typedjson as typedjson
+from specpack._core._carry.values import lower
+from specpack._core._typedjson.decode import Decoder
+from specpack._core._typedjson.tags import TAGS, tag_of
+from specpack._core._typedjson.walk import (
     path_text,
     payload_uses,
     references,

@@ -92,7 +92,7 @@ def test_recorded_surface_survives_the_json_manifest(env_id: str) -> None:
 
 
 def test_dict_and_tuple_spaces_survive_the_manifest() -> None:
-    from specpack._surface import Surface
+    from specpack._core._surface import Surface
 
     s = gymnasium.spaces
     obs = s.Dict({"pos": s.Box(-1.0, 1.0, (2,), np.float32),
@@ -113,7 +113,7 @@ def test_a_malformed_surface_in_a_file_is_a_pack_format_error() -> None:
 
 
 def test_verify_holds_the_recorded_spaces_against_the_rebuilt_env() -> None:
-    from specpack._surface import Surface
+    from specpack._core._surface import Surface
 
     pack = specpack.capture("CartPole-v1", record_spaces=True)
     assert pack.verify(steps=5)

@@ -1,7 +1,7 @@
 """What a ``make_vec`` worker loads: only what building the pack needs.
 
 A spawn or forkserver worker starts a fresh interpreter and unpickles its env factory from
-``specpack.vector._factory``; that must not drag in ``make_vec``'s own imports (capture, the
+``specpack._core._vector._factory``; that must not drag in ``make_vec``'s own imports (capture, the
 forkserver machinery) nor the verifier behind the exact space check, which is only needed when
 the built spaces do not pickle as the parent's did.
 """
@@ -16,17 +16,17 @@ import numpy as np
 import pytest
 from _helpers import run_python
 
-from specpack._surface import record_surface
-from specpack.vector._factory import mismatch, spaces_pickle
+from specpack._core._surface import record_surface
+from specpack._core._vector._factory import mismatch, spaces_pickle
 
 #: What a worker that builds a pack never needs.
-NEVER = ("specpack._process", "specpack._verify", "specpack._audit", "specpack._fileformat",
-         "specpack._typedjson", "specpack._cli", "specpack.adapters", "specpack._capture",
-         "specpack.vector._make", "specpack.vector._forkserver", "specpack.vector._envs",
+NEVER = ("specpack._core._process", "specpack._tools._verify", "specpack._tools._audit", "specpack._core._fileformat",
+         "specpack._core._typedjson", "specpack._tools._cli", "specpack.adapters", "specpack._core._capture",
+         "specpack._core._vector._make", "specpack._core._vector._forkserver", "specpack._core._vector._envs",
          # the parent's view of the spaces
-         "specpack.vector._view",
+         "specpack._core._vector._view",
          # the pack's class and its state: a worker is sent the pack's build order
-         "specpack._pack", "specpack._state", "specpack._layer", "specpack._keywords")
+         "specpack._core._pack", "specpack._core._state", "specpack._core._layer", "specpack._core._keywords")
 
 #: Run as ``__main__``: the env reports its worker's modules through ``venv.call``.
 PARENT = """
@@ -69,7 +69,7 @@ def test_make_vec_worker_loads_neither_make_vec_nor_the_verifier(
     per_worker = json.loads(proc.stdout.splitlines()[-1])
     assert len(per_worker) == 2
     for modules in per_worker:
-        assert "specpack.vector._factory" in modules  # the control: this is a worker's list
+        assert "specpack._core._vector._factory" in modules  # the control: this is a worker's list
         loaded = [m for m in modules if m in NEVER or m.startswith(tuple(p + "." for p in NEVER))]
         assert loaded == [], f"a {context} worker loaded {loaded}"
 
@@ -97,8 +97,8 @@ def test_fork_make_vec_pickles_nothing_and_spawn_pickles_the_order_once(
     # Fork workers inherit their factories; pickling would be work for nothing. Spawn workers
     # are sent the pack's build order, pickled once for all of them, and never the pack.
     import specpack
-    from specpack._build import Order
-    from specpack._pack import SpecPack
+    from specpack._core._build import Order
+    from specpack._core._pack import SpecPack
 
     pack = specpack.capture("CartPole-v1", record_spaces=True)
     calls: list[str] = []

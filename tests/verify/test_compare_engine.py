@@ -13,8 +13,8 @@ import pytest
 import verifyenvs
 
 import specpack
-from specpack._typedjson import decode, encode
-from specpack._verify import (
+from specpack._core._typedjson import decode, encode
+from specpack._tools._verify import (
     Trace,
     compare,
     describe_space,

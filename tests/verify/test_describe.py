@@ -15,8 +15,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from specpack._verify.describe import SMALL, describe_space, plain, type_name
-from specpack._verify.nodes import DIGEST, NOT_COMPARABLE, equal
+from specpack._core._exact.describe import SMALL, describe_space, plain, type_name
+from specpack._core._exact.nodes import DIGEST, NOT_COMPARABLE, equal
 
 
 class Colour(enum.IntEnum):

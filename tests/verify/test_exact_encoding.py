@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from specpack._typedjson import decode
-from specpack._typedjson import encode as typed
-from specpack._verify.compare import same, show
-from specpack._verify.exact import LIMIT, encode
-from specpack._verify.nodes import DIGEST, NOT_COMPARABLE, equal, markers
+from specpack._core._exact.exact import LIMIT, encode
+from specpack._core._exact.nodes import DIGEST, NOT_COMPARABLE, equal, markers
+from specpack._core._typedjson import decode
+from specpack._core._typedjson import encode as typed
+from specpack._tools._verify.compare import same, show
 
 
 def crossed(value: Any) -> Any:
@@ -38,7 +38,7 @@ def test_a_large_container_holding_an_unpicklable_value_is_not_comparable_not_a_
 
 def test_a_set_of_strings_encodes_alike_under_every_hash_seed() -> None:
     code = ("import json, sys; sys.path[:0] = sys.argv[1:]; "
-            "from specpack._verify.exact import encode; "
+            "from specpack._core._exact.exact import encode; "
             "print(json.dumps(encode({'alpha', 'beta', 'gamma', frozenset({'x', 'y'})})))")
     seen = set()
     for seed in ("1", "2", "3"):

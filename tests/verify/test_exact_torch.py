@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import specpack
-from specpack._verify.trace import record
+from specpack._tools._verify.trace import record
 
 pytestmark = pytest.mark.integration
 

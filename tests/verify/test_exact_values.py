@@ -23,10 +23,10 @@ import pytest
 import verifyenvs
 
 import specpack
-from specpack._typedjson import canonical_json, decode, encode
-from specpack._verify.compare import compare, not_comparable, same
-from specpack._verify.jobs import run_trace
-from specpack._verify.trace import Trace, plan_actions, record
+from specpack._core._typedjson import canonical_json, decode, encode
+from specpack._tools._verify.compare import compare, not_comparable, same
+from specpack._tools._verify.jobs import run_trace
+from specpack._tools._verify.trace import Trace, plan_actions, record
 
 pytestmark = pytest.mark.integration
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from specpack._verify.check_report import CheckReport, versions_text
-from specpack._verify.sealing import NO_DIGEST, first_divergence
+from specpack._tools._verify.check_report import CheckReport, versions_text
+from specpack._tools._verify.sealing import NO_DIGEST, first_divergence
 
 A, B = "a" * 64, "b" * 64
 _STEP = ("step 1", A, A, A, A, A, A)

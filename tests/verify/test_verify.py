@@ -34,7 +34,7 @@ class HashDependent(gymnasium.Env):
 def runtime_mod(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([ENVMODS, os.environ.get("PYTHONPATH", "")]))
     monkeypatch.syspath_prepend(ENVMODS)
-    from specpack._carry import importable
+    from specpack._core._carry import importable
 
     importable._installation_paths.cache_clear()
     importable._fresh_importable_cached.cache_clear()

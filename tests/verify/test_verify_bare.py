@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import specpack
-from specpack._process import bare
+from specpack._core._process import bare
 
 MODULE = textwrap.dedent("""
     import gymnasium
@@ -117,8 +117,8 @@ def test_verify_bare_leaves_this_process_mounts_unchanged(project):
 
 
 def test_bare_is_a_boundary_of_verify_and_the_cli():
-    from specpack._cli.parsers import build_parser
-    from specpack._verify.engine import WHERE
+    from specpack._tools._cli.parsers import build_parser
+    from specpack._tools._verify.engine import WHERE
 
     assert "bare" in WHERE
     ns = build_parser().parse_args(["verify", "CartPole-v1", "--where", "bare"])

@@ -10,7 +10,7 @@ import numpy as np
 import verifyenvs
 
 import specpack
-from specpack._verify.jobs import carried_exactly, plan, run_trace
+from specpack._tools._verify.jobs import carried_exactly, plan, run_trace
 
 
 def test_values_typed_json_carries_exactly_are_recognised() -> None:

@@ -14,7 +14,7 @@ import verifyenvs
 from _helpers import ROOT, run_python
 
 import specpack
-from specpack._verify import engine
+from specpack._tools._verify import engine
 
 pytestmark = pytest.mark.integration
 
@@ -121,7 +121,7 @@ def test_fresh_interpreter_dying_at_start_up_with_a_large_pack_gives_a_falsy_rep
 
 
 def test_relative_pythonpath_entry_reaches_the_fresh_interpreter(tmp_path, monkeypatch):
-    from specpack._carry import importable
+    from specpack._core._carry import importable
 
     mods = tmp_path / "mods"
     mods.mkdir()

@@ -21,7 +21,7 @@ from _helpers import run_python
 from proofenvs import OpaqueObservation, SpySpaces
 
 import specpack
-from specpack._verify.report import VerifyReport
+from specpack._tools._verify.report import VerifyReport
 
 HERE = str(Path(__file__).resolve().parent)  # proofenvs, for the children
 
@@ -119,7 +119,7 @@ def test_a_parent_with_a_fixed_hash_seed_rebuilds_under_it_and_controls_under_th
 @pytest.fixture
 def proofenvs_importable(monkeypatch):
     """Children import ``proofenvs`` (tests/verify) by name, as a package installed there."""
-    from specpack._carry import importable
+    from specpack._core._carry import importable
 
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([HERE, os.environ["PYTHONPATH"]]))
     importable._installation_paths.cache_clear()

@@ -81,7 +81,7 @@ def test_an_env_seeding_the_global_generator_from_its_own_seed_is_identical() ->
 
 
 def test_the_unseeded_status_is_one_defined_place_with_its_causes() -> None:
-    from specpack._verify import report as r
+    from specpack._tools._verify import report as r
 
     assert r.UNSEEDED == "unseeded" and r.UNSEEDED in r.STATUSES
     assert r.UNSEEDED_CAUSES == ("global_generator", "hash_order")
@@ -227,7 +227,7 @@ def test_verify_prints_no_gymnasium_deprecation_warning(tmp_path) -> None:
 
 
 def test_nan_bits_are_kept_by_the_exact_encoding() -> None:
-    from specpack._verify import same
+    from specpack._tools._verify import same
 
     a, b = verifyenvs.nan_of(0x7FF8000000000001), verifyenvs.nan_of(0x7FF8000000000000)
     assert same(a, verifyenvs.nan_of(0x7FF8000000000001))
@@ -245,7 +245,7 @@ def test_the_watch_reads_the_generators_fast_where_it_checked_the_raw_state() ->
     import platform
     import random
 
-    from specpack._verify import generators
+    from specpack._tools._verify import generators
 
     readers = generators._readers()
     if platform.python_implementation() == "CPython":
@@ -272,7 +272,7 @@ def test_the_watch_reads_the_generators_fast_where_it_checked_the_raw_state() ->
 
 
 def test_two_builds_disagree_first_where_a_draw_depended_on_the_state_found() -> None:
-    from specpack._verify.generators import first_unseeded
+    from specpack._tools._verify.generators import first_unseeded
 
     seeded = [["reset", 0, "numpy.random", "aa"], ["step", 1, "numpy.random", "bb"]]
     assert first_unseeded(seeded, [list(t) for t in seeded]) is None

@@ -1,0 +1,173 @@
+"""A backend's :class:`~specpack._core._backends.Recipe` turned into a capture's draft.
+
+Every kwarg is checked against the constructor's (and each wrapper's) signature, with
+``gymnasium.make``'s error for the old render API; the entry point and each wrapper class
+become a :class:`~specpack.CodeRef` (by reference, or by value where a fresh interpreter could
+not import them); the kwargs are lowered (:func:`~specpack._core._carry.values.lower_mapping`); and
+what travels by value gets a note. :mod:`specpack._core._capture` then adds what the pack needs.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+from ._backends import Backend, Recipe, check_kwargs
+from ._capture_options import check_near_misses, options_of
+from ._carry.code import CodeRef, code_ref, code_ref_from_string
+from ._carry.values import MAX_INT_BITS, SCALAR_TYPES, Blob, exact_key, iter_carried, lower_mapping
+from ._draft import Draft
+from ._errors import CaptureError, UnexpectedKwargError, _OldRenderAPIError
+from ._layer import Layer
+from ._needs import user_by_value
+from ._provenance import distribution_of
+from ._versions import version_mapping
+
+__all__ = ["assemble", "assembled"]
+
+#: Library wrappers with scalar kwargs, as shared Layers (Layers are immutable).
+_layer_cache: dict[Any, Layer] = {}
+
+
+def _old_render_api(entry: Any, kwargs: Mapping[str, Any], label: str,
+                    refused: UnexpectedKwargError) -> None:
+    """Raise ``gymnasium.make``'s error when ``render_mode='human'`` would need the
+    ``HumanRendering`` wrapper on an env whose constructor takes no ``render_mode``."""
+    modes = (getattr(entry, "metadata", None) or {}).get("render_modes", ())
+    if (kwargs.get("render_mode") == "human" and "human" not in modes
+            and "argument 'render_mode'" in str(refused)):
+        raise _OldRenderAPIError(
+            f"You passed render_mode='human' although {label} doesn't implement human-rendering "
+            "natively. Gym tried to apply the HumanRendering wrapper but it looks like your "
+            "environment is using the old rendering API, which is not supported by the "
+            f"HumanRendering wrapper ({refused})"
+        ) from None
+
+
+def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
+    """A shared Layer for a library wrapper with scalar kwargs (Layers are immutable)."""
+    parts = []
+    for k, v in lkw.items():
+        t = type(v)
+        if t not in SCALAR_TYPES or (t is int and v.bit_length() > MAX_INT_BITS):
+            return None  # not plain, or an int lower_mapping refuses: take the full path
+        parts.append((k if type(k) is str else exact_key(k), exact_key(v)))
+    key = (cls, tuple(parts))
+    hit = _layer_cache.get(key)
+    if hit is None:
+        hit = Layer(code_ref(cls, what=f"wrapper {cls.__qualname__}"), dict(lkw))
+        if len(_layer_cache) > 4096:
+            _layer_cache.clear()
+        _layer_cache[key] = hit
+    return hit
+
+
+def _wrapper_what(cls: type, label: str) -> str:
+    """How a kwarg error names the wrapper ``cls`` of the env ``label``."""
+    return f"the wrapper {cls.__qualname__} of {label!r}"
+
+
+def assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
+              self_contained: bool = False,
+              suspects: Mapping[str, str] | None = None) -> Draft:
+    """The draft of ``recipe`` (:func:`assembled` without its second answer)."""
+    return assembled(impl, recipe, by_value, self_contained, suspects)[0]
+
+
+def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
+               self_contained: bool = False,
+               suspects: Mapping[str, str] | None = None) -> tuple[Draft, bool]:
+    """The draft of ``recipe`` (its pack is made once its needs are known), and whether it
+    may carry code by value (False: every piece of code in it is a reference, and nothing
+    else in it can hold code)."""
+    label = recipe.id or getattr(recipe.entry, "__qualname__", None) or "env"
+    if recipe.entry_ref is not None and by_value is not True:
+        entry, entry_obj = recipe.entry_ref, recipe.entry
+    elif recipe.entry_string is not None:
+        entry, entry_obj = code_ref_from_string(
+            recipe.entry_string, by_value=by_value, what=f"entry point of {label!r}"
+        )
+    else:
+        if not callable(recipe.entry):
+            raise CaptureError(f"the entry point of {label!r} ({recipe.entry!r}) is not callable")
+        entry_obj = recipe.entry
+        entry = code_ref(recipe.entry, by_value=by_value, what=f"entry point of {label!r}")
+    if self_contained:
+        entry = user_by_value(entry, entry_obj, self_contained, f"entry point of {label!r}")
+    if recipe.kwargs:
+        for k in recipe.kwargs:
+            if type(k) is not str:
+                raise CaptureError(f"env kwarg names must be strings, got {k!r} for {label!r}")
+        try:
+            check_kwargs(entry_obj, recipe.kwargs, lambda: f"the env {label!r} ({entry.name})",
+                         lambda: options_of(impl))
+        except UnexpectedKwargError as e:
+            _old_render_api(entry_obj, recipe.kwargs, label, e)
+            raise
+    if suspects:
+        check_near_misses(entry_obj, suspects, f"the env {label!r} ({entry.name})")
+    kwargs, plain = lower_mapping(recipe.kwargs, label, "kwargs", by_value)
+    spec, _ = lower_mapping(recipe.spec, label, "spec field", by_value)
+    layers = []
+    carries = entry.by_value or not plain
+    code_by_value = carries
+    prefixes = impl.library_prefixes
+    for cls, lkw in recipe.layers:
+        if lkw:
+            check_kwargs(cls, lkw, functools.partial(_wrapper_what, cls, label))
+        lib = cls.__module__.startswith(prefixes)
+        layer = _library_layer(cls, lkw) if lib else None
+        if layer is None:
+            ref = code_ref(cls, by_value=None if lib else by_value,
+                           what=f"wrapper {cls.__qualname__}")
+            if self_contained:
+                ref = user_by_value(ref, cls, self_contained, f"wrapper {cls.__qualname__}")
+            lowered, lplain = lower_mapping(lkw, label, f"{cls.__qualname__} kwargs", by_value)
+            layer = Layer(ref, lowered)
+            carries = carries or ref.by_value or not lplain
+            code_by_value = code_by_value or carries
+        elif layer.cls.by_value:
+            code_by_value = True  # a library wrapper no fresh interpreter imports (no note)
+        layers.append(layer)
+    notes = recipe.notes
+    if carries:
+        notes = [*notes, *_carry_notes(entry, kwargs, layers)]
+    draft = Draft(dict(
+        backend=impl.name,
+        id=recipe.id,
+        entry_point=entry,
+        _kwargs=kwargs,
+        spec=spec,
+        layers=tuple(layers),
+        auto_render=bool(recipe.auto_render),
+        versions=version_mapping(impl.name,
+                                 None if entry.by_value else distribution_of(entry.module)),
+        notes=tuple(notes),
+        vector=bool(recipe.vector),
+    ), plain)
+    return draft, code_by_value
+
+
+def _carry_notes(entry: CodeRef, kwargs: dict[str, Any], layers: list[Layer]) -> list[str]:
+    notes = []
+    carried: list[tuple[str, Any]] = [("entry point", entry)]
+    carried += [("kwargs", c) for c in iter_carried(kwargs)]
+    for layer in layers:
+        carried.append((f"wrapper {layer.name}", layer.cls))
+        carried += [(f"{layer.name} kwargs", c) for c in iter_carried(layer._kwargs)]
+    for where, c in carried:
+        if isinstance(c, CodeRef) and c.by_value:
+            kind = "a lambda" if "<lambda>" in c.qualname else c.qualname
+            notes.append(
+                f"{where}: {kind} ({c.module}) travels by value (cloudpickle, "
+                f"{len(c.payload or b'')} bytes): it is tied to Python {c.python} and cannot be "
+                "loaded from a file unless trusted (trust=True; --trust on the command line) "
+                "or signed with a key (key=; --key-file)"
+            )
+        elif isinstance(c, Blob):
+            notes.append(
+                f"{where}: a {c.type_name} object travels as a pickle payload "
+                f"({len(c.payload)} bytes), tied to Python {c.python}"
+            )
+    return notes

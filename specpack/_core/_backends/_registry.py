@@ -1,0 +1,271 @@
+"""Ids and registries, as gymnasium and gym share them: ``"module:Env-v0"`` ids, versions,
+registering a pack, the capture memo's snapshot of a registry entry, and whether a spec made a
+live env.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import operator
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from .._carry.values import SCALAR_TYPES, exact_key
+from .._errors import CaptureError, capture_error_for
+
+__all__ = ["PackEntryPoint", "import_id_module", "memo_token", "memo_valid", "register_pack",
+           "spec_made", "versioned_spec"]
+
+
+def import_id_module(env_id: str) -> str:
+    """For gymnasium's ``"module:Env-v0"`` id form, import the module here; return the id.
+
+    Importing is how such a module registers its envs; a failure is a CaptureError that names
+    the module and carries the import error.
+    """
+    if ":" not in env_id:
+        return env_id
+    module, _, name = env_id.partition(":")
+    try:
+        importlib.import_module(module)
+    except Exception as e:
+        raise capture_error_for(e)(
+            f"{env_id!r}: importing the module {module!r} to register {name!r} failed "
+            f"({type(e).__name__}: {e}); install it or fix the module name"
+        ) from e
+    return name
+
+
+class PackEntryPoint:
+    """A picklable registry entry point that builds a pack (``make`` then adds nothing)."""
+
+    def __init__(self, pack: Any) -> None:
+        self.pack = pack
+
+    def __call__(self, **kwargs: Any) -> Any:
+        return self.pack.make(**kwargs)
+
+    def __repr__(self) -> str:
+        return f"PackEntryPoint({self.pack.label})"
+
+
+def register_pack(
+    pack: Any,
+    env_id: str | None,
+    registry: Any,
+    register: Callable[..., Any],
+    library: str,
+) -> str:
+    """Register ``pack`` under ``env_id`` (default ``pack.id``) in ``registry``; idempotent.
+
+    The entry point builds the whole pack, so the registration turns off everything ``make``
+    would add (checker, order enforcing, time limit): ``make(id)`` equals ``pack.make()``.
+    """
+    env_id = env_id or pack.id
+    if not env_id:
+        raise CaptureError(
+            "this pack has no id (it was captured from a callable); pass one: "
+            "pack.register('MyEnv-v0')"
+        )
+    existing = registry.get(env_id)
+    if existing is not None:
+        ep = existing.entry_point
+        if isinstance(ep, PackEntryPoint) and ep.pack == pack:
+            return env_id
+        raise CaptureError(
+            f"{env_id!r} is already registered in {library}'s registry (entry_point={ep!r}); pass "
+            f"another id to pack.register(), or {library}.envs.registry.pop(id) first"
+        )
+    register(
+        id=env_id,
+        entry_point=PackEntryPoint(pack),
+        disable_env_checker=True,
+        order_enforce=False,
+        nondeterministic=pack.nondeterministic,
+        reward_threshold=pack.spec.get("reward_threshold"),
+    )
+    return env_id
+
+
+def memo_token(registry: Any, env_id: str, *, strings_only: bool) -> Any:
+    """A snapshot of what resolving ``env_id`` reads from ``registry`` (None: do not memoise).
+
+    ``capture`` takes it *before* resolving and stores a pack only while :func:`memo_valid`
+    still holds after assembling, so an id re-registered meanwhile (by an import the resolution
+    runs, by another thread) never files a pack under a state it was not made from. The
+    snapshot is the spec object, the very objects in its fields and kwargs (an immutable value
+    held by the same object is the same value: ``0.0`` and ``-0.0``, ``1`` and ``True`` are
+    different objects), the exact key of whatever mutable value they hold
+    (:func:`~specpack._core._carry.values.exact_key`, e.g. a list kwarg or a ``WrapperSpec``), and the
+    object behind the entry point.
+    """
+    if ":" in env_id:
+        return None
+    spec = registry.get(env_id)
+    if spec is None or spec.entry_point is None:
+        return None
+    if strings_only and not isinstance(spec.entry_point, str):
+        return None
+    fields = vars(spec)
+    kwargs = fields.get("kwargs")
+    if type(kwargs) is not dict:
+        return None
+    keep: list[Any] = []
+    deep = None
+    if not (_all_flat(fields, ("entry_point", "kwargs")) and _all_flat(kwargs, ())):
+        deep = _fields_key(spec, keep)
+        if deep is None:
+            return None
+    return (spec, tuple(fields), tuple(fields.values()), tuple(kwargs), tuple(kwargs.values()),
+            deep, keep, _entry_now(spec.entry_point))
+
+
+def memo_valid(registry: Any, env_id: str, token: Any) -> bool:
+    """Whether ``registry`` still holds exactly what ``token`` snapshotted."""
+    spec, names, values, kw_names, kw_values, deep, _, entry = token
+    current = registry.get(env_id)
+    if current is not spec:
+        return False
+    now = vars(current)
+    kwargs = now.get("kwargs")
+    return (type(kwargs) is dict and _same_objects(now, names, values)
+            and _same_objects(kwargs, kw_names, kw_values)
+            and _entry_now(current.entry_point) is entry
+            and (deep is None or _fields_key(current, []) == deep))
+
+
+def _same_objects(now: dict[str, Any], names: tuple[str, ...], values: tuple[Any, ...]) -> bool:
+    """Whether ``now`` holds exactly ``names``, in order, each with the very same object."""
+    if not names:
+        return not now
+    return (len(now) == len(names) and all(map(operator.is_, now.values(), values))
+            and tuple(now) == names)
+
+
+def _all_flat(values: dict[str, Any], skip: tuple[str, ...]) -> bool:
+    """Whether every value of ``values`` (but those named in ``skip``) is an immutable value
+    whose identity stands for its content: a scalar, or a tuple of them."""
+    scalars = SCALAR_TYPES
+    for name, value in values.items():
+        t = type(value)
+        if t in scalars or name in skip:
+            continue
+        if t is not tuple:
+            return False
+        for item in value:
+            if type(item) not in scalars:
+                return False
+    return True
+
+
+def _fields_key(spec: Any, keep: list[Any]) -> Any:
+    """The exact key of a spec's fields, kwargs included (None: not keyable, do not memoise).
+
+    Containers and dataclasses (gymnasium's ``WrapperSpec``) are keyed by content; any other
+    object by identity, so it is appended to ``keep`` (alive while the token is: an id is never
+    reused under it).
+    """
+    try:
+        key = _key(vars(spec), keep, 0)
+        hash(key)
+    except (TypeError, RecursionError):
+        return None
+    return key
+
+
+def _key(value: Any, keep: list[Any], depth: int) -> Any:
+    t = type(value)
+    if depth > 64:
+        raise RecursionError
+    if t is dict:
+        return ("d", frozenset((exact_key(k), _key(v, keep, depth + 1))
+                               for k, v in value.items()))
+    if t is list or t is tuple:
+        return (t.__name__, tuple(_key(v, keep, depth + 1) for v in value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return ("dc", t, _key(vars(value), keep, depth + 1))
+    key = exact_key(value)
+    if type(key) is tuple and key and key[0] == "?":
+        keep.append(value)
+    return key
+
+
+def _entry_now(entry: Any) -> Any:
+    """The object an entry point (callable or ``module:attr`` string) names right now."""
+    if not isinstance(entry, str):
+        return entry
+    modname, _, attr = entry.partition(":")
+    obj: Any = sys.modules.get(modname)
+    if "." not in attr:
+        return getattr(obj, attr, None)
+    try:
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except AttributeError:
+        return None
+    return obj
+
+
+def versioned_spec(
+    reg: Any,
+    full_id: str,
+    *,
+    library: Any,
+    outdated: Callable[[str], None],
+    not_an_id: type[CaptureError],
+) -> tuple[Any, tuple[Any, str, Any]]:
+    """The spec ``make`` would use for ``full_id`` and the parsed id, with ``make``'s warnings.
+
+    gymnasium 1.x and gym 0.26 share this: an unversioned id takes the latest version (warned),
+    an outdated version is warned about with ``outdated``. The spec is None when nothing is
+    registered; the caller raises its own error then.
+    """
+    spec = reg.registry.get(full_id)
+    parse = reg.parse_env_id
+    parsed = _parsed.get((parse, full_id))
+    if parsed is None:
+        try:
+            parsed = parse(full_id)
+        except library.error.Error as e:
+            raise not_an_id(
+                f"{full_id!r} is not an env id ({e}); ids look like 'CartPole-v1'") from None
+        if len(_parsed) > 4096:
+            _parsed.clear()
+        _parsed[(parse, full_id)] = parsed
+    ns, name, version = parsed
+    latest = reg.find_highest_version(ns, name)
+    if version is not None and latest is not None and latest > version:
+        outdated(f"The environment {full_id} is out of date. You should consider upgrading to "
+                 f"version `v{latest}`.")
+    if version is None and latest is not None:
+        newest = reg.get_env_id(ns, name, latest)
+        spec = reg.registry.get(newest)
+        library.logger.warn(f"Using the latest versioned environment `{newest}` instead of the "
+                            f"unversioned environment `{full_id}`.")
+    return spec, (ns, name, version)
+
+
+#: ``parse_env_id(id)`` of the ids already parsed, keyed on the parsing function too: a pure
+#: function of the string (a regex match), so a parsed id never goes stale.
+_parsed: dict[tuple[Any, str], tuple[Any, str, Any]] = {}
+
+
+def spec_made(spec: Any, cls: type) -> bool:
+    """Whether ``spec`` describes how this base env was really made (by ``make``)."""
+    ep = spec.entry_point
+    if ep is None:
+        return False
+    if isinstance(ep, str):
+        modname, _, attr = ep.partition(":")
+        if modname == "__mp_main__":
+            modname = "__main__"
+        try:
+            obj: Any = importlib.import_module(modname)
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+        except Exception:  # noqa: BLE001 - an unloadable string is no evidence
+            return False
+        ep = obj
+    return ep is cls

@@ -1,0 +1,222 @@
+"""Building a gymnasium env from a :class:`~specpack._core._backends.Blueprint`.
+
+Every build in a process shares one plan per blueprint (the loaded entry point and wrapper
+classes, the ``env.spec`` template, and ready kwargs for wrappers whose kwargs are plain
+scalars of this gymnasium release, with cross-release adaptations already applied); the plan is
+kept here, keyed by the blueprint, never inside the pack. The render-mode wrappers
+(``HumanRendering``/``RenderCollection``) follow ``gymnasium.make`` from the final
+``render_mode``. ``env.unwrapped.spec`` is set to the same minimal ``EnvSpec`` that ``make``
+sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
+import gymnasium
+from gymnasium.envs.registration import EnvSpec, WrapperSpec
+
+from ..._carry.tree import materialize
+from ..._errors import BuildError, BuildGymnasiumError
+from .._shared import Plans, construct, fresh_spec, load_steps, no_hint, raise_wrapped
+from ..recipe import Blueprint
+from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs, cross_line, vector_api
+
+__all__ = ["META_DEFAULTS", "build", "build_vector"]
+
+#: EnvSpec field values that a pack's spec record leaves out (those ``make`` sets on
+#: ``env.unwrapped.spec``); keeps pickles and manifests small.
+META_DEFAULTS: dict[str, Any] = {
+    "reward_threshold": None,
+    "nondeterministic": False,
+    "max_episode_steps": None,
+    "order_enforce": False,
+    "disable_env_checker": True,
+    "additional_wrappers": (),
+    "vector_entry_point": None,
+}
+
+
+class _Plan:
+    """What every build of one blueprint in this process shares."""
+
+    __slots__ = ("creator", "hint", "skewed", "spec", "steps")
+
+    def __init__(self, bp: Blueprint) -> None:
+        captured = bp.versions.get("gymnasium")
+        self.hint = ""
+        if cross_line(captured):
+            from .lines import (  # lazy: only a pack from the other line
+                line_hint,
+                other_line_blueprint,
+            )
+
+            bp = other_line_blueprint(bp, captured)
+            self.hint = line_hint(captured)
+        self.creator = bp.entry.load()
+        self.skewed = captured is not None and captured != GYMNASIUM_VERSION
+        fit = partial(adapt_layer_kwargs, captured_under=captured, label=bp.label)
+        self.steps = load_steps(bp, fit if self.skewed else None)
+        self.spec = _spec_template(bp, self.creator) if bp.spec else None
+
+
+_plans = Plans(_Plan)
+
+
+def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
+    """Build the env of ``bp`` with the final constructor ``kwargs`` (a dict of its own)."""
+    plan = _plans.of(bp)
+    creator = plan.creator
+    human = collection = False
+    if bp.auto_render and "render_mode" in kwargs:
+        human, collection = _render_plan(creator, kwargs)
+    try:
+        env = construct(bp.label, bp.entry.name, creator, kwargs, gymnasium.Env,
+                        "for a legacy gym env capture with backend='gym'",
+                        (lambda e: plan.hint) if plan.hint else no_hint)
+    except BuildError as e:
+        if human and isinstance(e.__cause__, TypeError) and "'render_mode'" in str(e.__cause__):
+            raise BuildGymnasiumError(
+                f"pack {bp.label}: you passed render_mode='human' although the env doesn't "
+                "implement human rendering natively; HumanRendering was to be applied, but the "
+                "env uses the old rendering API (no render_mode argument), which "
+                "HumanRendering does not support"
+            ) from e
+        raise
+    if plan.spec is not None:
+        env.unwrapped.spec = fresh_spec(plan.spec, kwargs)
+    steps = plan.steps if env is env.unwrapped else _not_applied(plan.steps, env)
+    try:  # inline, not a context manager: it would cost ~1 µs per make
+        for wcls, fixed, lowered in steps:
+            if fixed is not None:
+                env = wcls(env, **fixed) if fixed else wcls(env)
+            else:
+                env = wcls(env, **_layer_kwargs(bp, plan, wcls, lowered))
+        if human:
+            env = gymnasium.wrappers.HumanRendering(env)
+        elif collection:
+            env = gymnasium.wrappers.RenderCollection(env)
+    except Exception as e:  # noqa: BLE001 - raise_wrapped re-raises it
+        raise_wrapped(bp.label, e)
+    return env
+
+
+#: The wrappers ``gymnasium.make`` adds itself, under any spec's own wrappers.
+_MAKES_OWN = ("PassiveEnvChecker", "OrderEnforcing", "TimeLimit")
+
+
+def _not_applied(steps: tuple[Any, ...], env: Any) -> tuple[Any, ...]:
+    """``steps`` less the spec wrappers an entry point that returns a wrapped env already
+    applied, as ``gymnasium.make`` skips them.
+
+    The entry point's own wrappers are the ones its env's ``spec.additional_wrappers`` lists;
+    when the first additional layers of the pack (those over make's checker, order enforcing
+    and time limit) are those wrappers, in that order, they are not applied a second time.
+    """
+    try:
+        prior = [w.name for w in env.spec.additional_wrappers]
+    except Exception:  # noqa: BLE001 - an env whose spec cannot be read keeps every layer
+        return steps
+    if not prior:
+        return steps
+    start = 0
+    while start < len(steps) and steps[start][0].__name__ in _MAKES_OWN:
+        start += 1
+    names = [step[0].__name__ for step in steps[start:start + len(prior)]]
+    if names != prior:
+        return steps
+    return steps[:start] + steps[start + len(prior):]
+
+
+def _layer_kwargs(bp: Blueprint, plan: _Plan, wcls: Any, lowered: Mapping[str, Any]) -> Any:
+    """Fresh kwargs for one wrapper (callables loaded, containers copied, versions fitted)."""
+    kw: dict[str, Any] = materialize(dict(lowered))
+    if kw and plan.skewed:
+        kw = adapt_layer_kwargs(wcls, kw, bp.versions.get("gymnasium"), bp.label)
+    return kw
+
+
+def _render_plan(creator: Any, kwargs: dict[str, Any]) -> tuple[bool, bool]:
+    """gymnasium.make's render-mode logic and warnings; may rewrite ``kwargs['render_mode']``."""
+    render_mode = kwargs.get("render_mode")
+    if render_mode is None:
+        return False, False
+    metadata = getattr(creator, "metadata", None)
+    if not isinstance(metadata, dict):
+        return False, False
+    render_modes = metadata.get("render_modes")
+    if render_modes is None or render_mode in render_modes:
+        return False, False
+    displayable = {"rgb_array", "rgb_array_list"}.intersection(render_modes)
+    if render_mode == "human" and displayable:
+        gymnasium.logger.warn(
+            "You are trying to use 'human' rendering for an environment that doesn't natively "
+            "support it. The HumanRendering wrapper is being applied to your environment."
+        )
+        kwargs["render_mode"] = displayable.pop()
+        return True, False
+    if render_mode.endswith("_list") and render_mode[: -len("_list")] in render_modes:
+        kwargs["render_mode"] = render_mode[: -len("_list")]
+        return False, True
+    gymnasium.logger.warn(
+        f"The environment is being initialised with render_mode={render_mode!r} "
+        f"that is not in the possible render_modes ({render_modes})."
+    )
+    return False, False
+
+
+def _spec_template(bp: Blueprint, creator: Any) -> EnvSpec:
+    """The ``env.unwrapped.spec`` every build copies (with its own kwargs)."""
+    meta = {**META_DEFAULTS, **bp.spec}
+    if "entry_point" not in meta:
+        entry: Any = bp.entry.name
+    else:
+        entry = meta["entry_point"] if meta["entry_point"] is not None else creator
+    return EnvSpec(
+        id=meta.get("id") or "env",
+        entry_point=entry,
+        reward_threshold=meta["reward_threshold"],
+        nondeterministic=bool(meta["nondeterministic"]),
+        max_episode_steps=meta["max_episode_steps"],
+        order_enforce=bool(meta["order_enforce"]),
+        disable_env_checker=bool(meta["disable_env_checker"]),
+        additional_wrappers=tuple(
+            WrapperSpec(name, ep, materialize(kw) if kw is not None else None)
+            for name, ep, kw in materialize(meta["additional_wrappers"])
+        ),
+        vector_entry_point=meta["vector_entry_point"],
+    )
+
+
+def build_vector(bp: Blueprint, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
+    """Build a vector-only pack's vector env as ``gymnasium.make_vec`` does in
+    ``vector_entry_point`` mode: ``creator(num_envs=num_envs, **kwargs)``, then the spec."""
+    creator = bp.entry.load()
+    try:
+        env = creator(num_envs=num_envs, **kwargs)
+    except Exception as e:
+        raise BuildError(
+            f"the vector env creator of pack {bp.label} ({bp.entry.name}) raised "
+            f"{type(e).__name__}: {e}"
+        ) from e
+    # 0.28/0.29: a vector entry point may return either of that release's vector APIs
+    kinds = tuple(dict.fromkeys((vector_api().VectorEnv, gymnasium.vector.VectorEnv)))
+    if not isinstance(env, kinds):
+        raise BuildError(
+            f"the vector entry point of pack {bp.label} returned {type(env).__name__}, not a "
+            f"{' or '.join(f'{k.__module__}.VectorEnv' for k in kinds)}"
+        )
+    meta = {**META_DEFAULTS, **bp.spec}
+    spec = EnvSpec(
+        id=meta.get("id") or "env",
+        entry_point=None,
+        reward_threshold=meta["reward_threshold"],
+        nondeterministic=bool(meta["nondeterministic"]),
+        vector_entry_point=meta["vector_entry_point"] or bp.entry.name,
+        kwargs={**kwargs, **({"num_envs": num_envs} if num_envs != 1 else {}),
+                "vectorization_mode": "vector_entry_point"},
+    )
+    env.unwrapped.spec = spec
+    return env

@@ -1,0 +1,174 @@
+"""The two kinds of carried value that are not code: a :class:`Blob` (an object pickled by
+value at capture) and an :class:`EnumRef` (an enum member named in a manifest).
+
+Both are immutable and compare by content; ``load()`` gives the live value (a fresh copy of a
+Blob's object each time; the enum member, importing its module). :func:`loads_payload` is
+how every by-value payload (a Blob's, a by-value :class:`~specpack.CodeRef`'s) is unpickled.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import hashlib
+import io
+import operator
+import pickle
+import sys
+from typing import Any
+
+from .._errors import BuildError
+from .._restorer import restorer
+from .allowlist import resolve_reference
+from .tree import Carried
+
+__all__ = ["Blob", "EnumRef", "loads_payload"]
+
+#: Globals that by-value payloads written by earlier releases name, and today's name of each.
+#: A pack file keeps its payloads' bytes, so a file written by 0.3.0.dev0 may hold code whose
+#: sources travel with it under an old path, and any specpack value inside a payload names
+#: the module of rebuilders as it was then (``specpack._pickled`` before the core moved into
+#: ``specpack._core``). Read here only: no import hook.
+_OLD_GLOBALS = {
+    ("specpack.carry.sources", "restore_sources"): ("specpack._core._pickled", "restore_sources"),
+}
+_OLD_MODULES = {"specpack._pickled": "specpack._core._pickled"}
+
+
+class _PayloadUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        module, name = _OLD_GLOBALS.get((module, name), (module, name))
+        return super().find_class(_OLD_MODULES.get(module, module), name)
+
+
+def loads_payload(payload: bytes) -> Any:
+    """The object of a by-value payload (cloudpickle bytes), old global paths read as today's.
+
+    Parameters
+    ----------
+    payload
+        What :func:`specpack._core._carry.payload.portable_dumps` wrote, now or in an earlier release.
+    """
+    return _PayloadUnpickler(io.BytesIO(payload)).load()
+
+_PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+class Blob(Carried):
+    """An arbitrary object carried as a cloudpickle payload.
+
+    Each :meth:`load` unpickles a fresh copy, so every env gets its own object.
+    """
+
+    __slots__ = ("_digest", "payload", "python", "type_name")
+
+    payload: bytes
+    type_name: str
+    python: str
+    _digest: str | None
+
+    def __init__(self, payload: bytes, type_name: str, python: str = _PY) -> None:
+        object.__setattr__(self, "payload", payload)
+        object.__setattr__(self, "type_name", type_name)
+        object.__setattr__(self, "python", python)
+        object.__setattr__(self, "_digest", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Blob is immutable (cannot set {name!r})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (restore_blob, (self.payload, self.type_name, self.python))
+
+    @property
+    def digest(self) -> str:
+        """``sha256:<hex>`` of the payload."""
+        if self._digest is None:
+            object.__setattr__(self, "_digest", "sha256:" + hashlib.sha256(self.payload).hexdigest())
+        assert self._digest is not None
+        return self._digest
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Blob) and self.digest == other.digest
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    def _exact_key(self) -> tuple[Any, ...]:
+        return ("o", self.digest)
+
+    def __repr__(self) -> str:
+        return f"Blob({self.type_name}, {len(self.payload)} bytes, {self.digest})"
+
+    def load(self) -> Any:
+        """A fresh copy of the carried object."""
+        if self.python != _PY:
+            raise BuildError(
+                f"a {self.type_name} value was carried by value under Python {self.python} and "
+                f"cannot be loaded under Python {_PY}; capture the pack again under Python {_PY}"
+            )
+        try:
+            return loads_payload(self.payload)
+        except Exception as e:
+            raise BuildError(
+                f"cannot load a carried {self.type_name} value ({type(e).__name__}: {e})"
+            ) from e
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+class EnumRef(Carried):
+    """An enum member read from a manifest, resolved (imported) only when materialised.
+
+    Compared and hashed by module, qualname and member; ``allow`` is the policy of the file
+    it was read from (what :meth:`load` may import), not part of the value.
+    """
+
+    module: str
+    qualname: str
+    member: str
+    allow: tuple[str, ...] | None = dataclasses.field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.allow is not None:
+            object.__setattr__(self, "allow", tuple(self.allow))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self.allow is None:
+            return (restore_enum_ref, (self.module, self.qualname, self.member))
+        return (restore_enum_ref, (self.module, self.qualname, self.member, self.allow))
+
+    def _exact_key(self) -> tuple[Any, ...]:
+        return ("e", self.module, self.qualname, self.member)
+
+    def __repr__(self) -> str:
+        return f"EnumRef({self.module}:{self.qualname}.{self.member})"
+
+    def load(self) -> Any:
+        """The enum member, importing its module (``"A|B"`` names a combination of flags)."""
+        cls = resolve_reference(self.module, self.qualname, self.allow, enum_class=True)
+        if not (isinstance(cls, type) and issubclass(cls, enum.Enum)):
+            raise BuildError(
+                f"{self.module}:{self.qualname} is not an enum class here, so it has no "
+                f"member {self.member!r}"
+            )
+        try:
+            if "|" in self.member and issubclass(cls, enum.Flag):
+                return functools.reduce(operator.or_, (cls[p] for p in self.member.split("|")))
+            return cls[self.member]
+        except KeyError:
+            raise BuildError(
+                f"the enum {self.module}:{self.qualname} has no member {self.member!r} here"
+            ) from None
+
+
+@restorer
+def restore_blob(payload: bytes, type_name: str, python: str) -> Blob:
+    """A pickled :class:`Blob` (an object carried by value)."""
+    return Blob(payload, type_name, python)
+
+
+@restorer
+def restore_enum_ref(module: str, qualname: str, member: str,
+                     allow: tuple[str, ...] | None = None) -> EnumRef:
+    """A pickled :class:`EnumRef` (an enum member, not yet imported)."""
+    return EnumRef(module, qualname, member, allow)

@@ -1,0 +1,290 @@
+"""By-value payloads: made with cloudpickle, and told apart from stale ones without re-pickling.
+
+:func:`portable_dumps` pickles an object so that a fresh interpreter can load it: modules that
+interpreter could not import are registered for pickling by value for the duration of the call.
+
+:func:`dumps_witnessed` does the same and also returns a :class:`Witness`: a record of every
+object the pickler read (its memo), each with the exact references cloudpickle takes from it
+(a function's code, defaults, closure cells and the globals its code names; a class's
+``__dict__``, bases and names; a container's items). ``Witness.holds()`` compares those
+references *by identity*, so it is true only when pickling again would read the very same
+objects and write the same bytes: a method replaced, a global rebound (``2`` → ``2.0``
+included), a cell changed, an item added to a dict the code uses, a source file edited (the
+payload carries sources for tracebacks) all make it false. An object of any other type (an
+instance, an array, whose state cannot be compared this cheaply) gives no witness, and the
+caller pickles again every time. ``capture`` uses witnesses to reuse a by-value payload, and a
+whole pack, while they hold.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import io
+import os
+import sys
+import threading
+import types
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from .._restorer import PICKLED
+from .importable import MAIN_NAMES, non_importable_modules, reference_of
+from .sources import Located
+
+__all__ = ["Witness", "by_value_modules", "dumps_witnessed", "forced_modules",
+           "portable_dumps"]
+
+#: What picks the modules every payload made in this context pickles by value
+#: (``capture(..., self_contained=True)``: the user's own modules, importable here but not on
+#: another node). Asked at each pickling: resolving the env imports the modules it names.
+_FORCED: contextvars.ContextVar[Callable[[], Iterable[str]] | None] = contextvars.ContextVar(
+    "specpack_forced_by_value", default=None)
+
+
+@contextlib.contextmanager
+def by_value_modules(select: Callable[[], Iterable[str]]) -> Iterator[None]:
+    """Within the block, payloads also carry the modules ``select()`` names by value.
+
+    Parameters
+    ----------
+    select
+        Called at each pickling (modules loaded by then count), returns module names.
+    """
+    token = _FORCED.set(select)
+    try:
+        yield
+    finally:
+        _FORCED.reset(token)
+
+
+def forced_modules() -> frozenset[str]:
+    """The modules :func:`by_value_modules` forces now (empty outside such a block)."""
+    select = _FORCED.get()
+    return frozenset() if select is None else frozenset(select())
+
+
+_pickle_lock = threading.Lock()
+_MISSING = object()
+_EMPTY_CELL = object()
+#: Types whose objects cannot change after they are made (or are pickled by name): nothing to
+#: compare. Their items, if any, are in the pickler's memo on their own.
+_FIXED: frozenset[type] = frozenset({
+    str, bytes, int, float, complex, bool, type(None), tuple, frozenset, range, slice,
+    type(...), type(NotImplemented), types.CodeType, types.BuiltinFunctionType,
+    types.WrapperDescriptorType, types.MethodDescriptorType, types.GetSetDescriptorType,
+    types.MemberDescriptorType, types.ClassMethodDescriptorType, types.MethodWrapperType,
+})
+#: Modules whose functions a payload names but never carries (cloudpickle's own helpers, ours).
+_OWN = ("cloudpickle.", "specpack.", "copyreg", "builtins", "types", "_abc", "abc")
+#: The module globals cloudpickle carries with every dynamic function, besides those it names.
+_BASE_GLOBALS = ("__package__", "__name__", "__path__", "__file__")
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (not a C type)
+
+
+def _register(modules: Iterable[str]) -> list[types.ModuleType]:
+    import cloudpickle
+
+    registered = []
+    for name in sorted(modules):
+        mod = sys.modules.get(name)
+        if mod is None or name in MAIN_NAMES:
+            continue
+        try:
+            cloudpickle.register_pickle_by_value(mod)
+            registered.append(mod)
+        except ValueError:
+            pass
+    return registered
+
+
+@functools.cache
+def _pickler_class() -> type[Any]:
+    """cloudpickle's pickler, saving the ``specpack._core._pickled`` rebuilders by reference.
+
+    cloudpickle saves a function by value when its ``__module__`` is not in ``sys.modules``;
+    the rebuilders name ``specpack._core._pickled``, which nothing above them imports. Saved by
+    reference, a payload names them as a pack's pickle does, and loading it imports the module.
+    """
+    import cloudpickle
+
+    class Pickler(cloudpickle.Pickler):  # type: ignore[misc]
+        def reducer_override(self, obj: Any) -> Any:
+            if isinstance(obj, types.FunctionType) and obj.__module__ == PICKLED:
+                return NotImplemented  # pickle's own save_global: by reference, identity checked
+            return super().reducer_override(obj)
+
+    return Pickler
+
+
+def _dumps(obj: Any, modules: set[str], scan: frozenset[str] | None
+           ) -> tuple[bytes, Witness | None]:
+    """Pickle ``obj`` by value; with ``scan`` (the by-value module scan), also a witness."""
+    import cloudpickle
+
+    with _pickle_lock:
+        registered = _register(modules)
+        try:
+            buf = io.BytesIO()
+            pickler = _pickler_class()(buf, protocol=4)
+            pickler.dump(obj)
+            if scan is None:
+                return buf.getvalue(), None
+            seen = [o for _, o in pickler.memo.copy().values()]
+            return buf.getvalue(), _witness(seen, frozenset(modules), scan)
+        finally:
+            for mod in registered:
+                try:
+                    cloudpickle.unregister_pickle_by_value(mod)
+                except ValueError:  # pragma: no cover
+                    pass
+
+
+def _modules(scan: frozenset[str], force_modules: set[str] | None) -> set[str]:
+    modules = set(scan) | forced_modules()
+    if force_modules:
+        modules |= force_modules
+    return modules
+
+
+def portable_dumps(obj: Any, *, force_modules: set[str] | None = None) -> bytes:
+    """cloudpickle ``obj`` so that a fresh interpreter can load it.
+
+    Parameters
+    ----------
+    obj
+        Any object cloudpickle can pickle.
+    force_modules
+        Module names to pickle by value even if a fresh interpreter could import them.
+    """
+    return _dumps(obj, _modules(non_importable_modules(), force_modules), None)[0]
+
+
+def dumps_witnessed(obj: Any, *,
+                    force_modules: set[str] | None = None) -> tuple[bytes, Witness | None]:
+    """:func:`portable_dumps`, and a :class:`Witness` of what it read (None: no witness).
+
+    Parameters
+    ----------
+    obj, force_modules
+        As for :func:`portable_dumps`.
+    """
+    scan = non_importable_modules()
+    return _dumps(obj, _modules(scan, force_modules), scan)
+
+
+class Witness:
+    """What a by-value pickle read; :meth:`holds` while pickling again would give its bytes."""
+
+    __slots__ = ("_checks", "_files", "_modules", "_scan")
+
+    def __init__(self, checks: list[tuple[Any, tuple[Any, ...]]], files: dict[str, Any],
+                 modules: frozenset[str], scan: frozenset[str]) -> None:
+        self._checks = checks
+        self._files = files
+        self._modules = modules
+        self._scan = scan
+
+    def holds(self) -> bool:
+        """Whether every object read is unchanged (by identity) and so are the sources, and
+        the same modules would be pickled by value."""
+        scan = non_importable_modules()
+        if scan is not self._scan and scan != self._scan:
+            return False
+        for obj, state in self._checks:
+            now = _state(obj, self._modules)
+            if now is None or len(now) != len(state):
+                return False
+            for a, b in zip(now, state):
+                if a is not b:
+                    return False
+        return all(_stamp(name) == stamp for name, stamp in self._files.items())
+
+
+def _witness(seen: list[Any], frozen: frozenset[str],
+             scan: frozenset[str]) -> Witness | None:
+    checks: list[tuple[Any, tuple[Any, ...]]] = []
+    files: dict[str, Any] = {}
+    for obj in seen:
+        if type(obj) in _FIXED:
+            continue
+        if isinstance(obj, Located):  # its maps are fresh; its sources are read from files
+            files.update((name, _stamp(name)) for name in obj.files.values())
+            continue
+        state = _state(obj, frozen)
+        if state is None:
+            return None
+        if state:
+            checks.append((obj, state))
+    return Witness(checks, files, frozen, scan)
+
+
+def _stamp(name: str) -> Any:
+    try:
+        st = os.stat(name)
+    except (OSError, ValueError):
+        return None
+    return (st.st_size, st.st_mtime_ns)
+
+
+def _by_name(obj: Any, modules: frozenset[str]) -> bool:
+    """True: ``obj`` is pickled by name and is one of ours or cloudpickle's (nothing to check);
+    False: it must be compared in full."""
+    module = getattr(obj, "__module__", None)
+    if not isinstance(module, str) or module in modules or module in MAIN_NAMES:
+        return False
+    return (module + ".").startswith(_OWN) and reference_of(obj) is not None
+
+
+def _contents(cell: types.CellType) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return _EMPTY_CELL
+
+
+def _names(code: types.CodeType) -> list[str]:
+    out = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            out += _names(const)
+    return out
+
+
+def _state(obj: Any, modules: frozenset[str]) -> tuple[Any, ...] | None:
+    """The references cloudpickle takes from ``obj`` (``()``: none to compare; None: unknown)."""
+    kind = type(obj)
+    if kind is dict:
+        return tuple(x for item in obj.items() for x in item)
+    if kind is list or kind is set:
+        return tuple(obj)
+    if kind is types.CellType:
+        return (_contents(obj),)
+    if kind is types.FunctionType:
+        if _by_name(obj, modules):
+            return ()
+        cells = tuple(_contents(c) for c in obj.__closure__ or ())
+        g = obj.__globals__
+        names = (*_BASE_GLOBALS, *_names(obj.__code__))
+        return (obj.__code__, obj.__defaults__, obj.__kwdefaults__, obj.__dict__,
+                obj.__name__, obj.__qualname__, obj.__module__, obj.__doc__,
+                obj.__annotations__, reference_of(obj) is None, *cells,
+                *(g.get(n, _MISSING) for n in names))
+    if isinstance(obj, type):
+        if not obj.__flags__ & _HEAPTYPE or _by_name(obj, modules):  # static types are fixed
+            return ()
+        module = obj.__module__
+        by_value = reference_of(obj) is None or module in modules or module in MAIN_NAMES
+        if by_value and "_abc_impl" in vars(obj):
+            return None  # cloudpickle carries its ABC registry too: not compared here
+        return (type(obj), obj.__name__, obj.__qualname__, obj.__bases__,
+                reference_of(obj) is None,
+                *(x for item in vars(obj).items() for x in item))
+    if kind is property:
+        return (obj.fget, obj.fset, obj.fdel, obj.__doc__)
+    if kind is staticmethod or kind is classmethod:
+        return (obj.__func__,)
+    if kind is types.ModuleType:  # pickled by name unless it was built at run time
+        return () if sys.modules.get(obj.__name__) is obj else None
+    return None

@@ -1,0 +1,341 @@
+"""The :class:`CodeRef` value: a class or function carried by reference or by value.
+
+A class or function is kept **by reference** (``"module:qualname"``) when a fresh interpreter
+started from the same installation could import it under that name (see
+:mod:`specpack._core._carry.importable`), and **by value** (a cloudpickle payload made at capture time)
+when it could not. This module holds the value itself: its fields, equality, pickling, its
+state tuple, and loading it in a process; :mod:`specpack._core._carry.code` makes one from a live
+object.
+
+A reference read from a file is resolved strictly: each step of the qualified name must be an
+attribute that is not a module (``"pkg.mod:os.system"`` is refused), and under an allow-list
+the object found must itself be defined in an allowed module.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import sys
+import threading
+from typing import TYPE_CHECKING, Any
+
+from .._errors import BuildError, UntrustedPackError
+from .._restorer import restorer
+from .allowlist import admitted, may_import, resolve_reference
+from .carried import Blob, loads_payload
+from .tree import SCALAR_TYPES, Carried, exact_key, materialize, pickle_exact
+
+if TYPE_CHECKING:
+    from .payload import Witness
+
+__all__ = ["PY", "CodeRef", "code_ref_from_state", "iter_carried", "live_object", "witness_of"]
+
+#: This interpreter's ``major.minor``: what a by-value payload records and must match to load.
+PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+_load_lock = threading.Lock()
+_loaded: dict[str, Any] = {}
+
+
+class CodeRef(Carried):
+    """A class or function, carried by reference (``module:qualname``) or by value (payload).
+
+    Immutable and hashable by content. ``load()`` returns the object in this process: by
+    reference it imports the module; by value it unpickles the payload once per process (the
+    result is cached by digest, so every rebuild in a process shares one class object).
+
+    A reference may be *bound*: ``bound`` holds the lowered positional and keyword arguments
+    of a ``functools.partial`` of the named function, and ``load()`` returns that partial
+    (what an env package registers as ``entry_point=partial(make, variant=...)``).
+    """
+
+    __slots__ = ("_bound_key", "_digest", "_live", "_obj", "_witness", "allow", "bound",
+                 "module", "payload", "python", "qualname", "registered")
+
+    module: str
+    qualname: str
+    payload: bytes | None
+    python: str | None
+    allow: tuple[str, ...] | None
+    registered: str | None
+    bound: tuple[tuple[Any, ...], dict[str, Any]] | None
+    _bound_key: Any
+    _digest: str | None
+    _obj: Any
+    _live: Any
+    _witness: Witness | None
+
+    def __init__(
+        self,
+        module: str,
+        qualname: str,
+        payload: bytes | None = None,
+        python: str | None = None,
+        allow: tuple[str, ...] | None = None,
+        registered: str | None = None,
+        bound: tuple[tuple[Any, ...], dict[str, Any]] | None = None,
+    ) -> None:
+        object.__setattr__(self, "module", module)
+        object.__setattr__(self, "qualname", qualname)
+        object.__setattr__(self, "payload", payload)
+        object.__setattr__(self, "python", python if payload is not None else None)
+        object.__setattr__(self, "allow", None if allow is None else tuple(allow))
+        object.__setattr__(self, "registered", registered)
+        object.__setattr__(self, "bound", None if bound is None else (tuple(bound[0]),
+                                                                      dict(bound[1])))
+        object.__setattr__(self, "_bound_key", None)
+        object.__setattr__(self, "_digest", None)
+        object.__setattr__(self, "_obj", None)
+        object.__setattr__(self, "_live", None)
+        object.__setattr__(self, "_witness", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"CodeRef is immutable (cannot set {name!r})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self.bound is not None:
+            return (restore_code_ref, (self.module, self.qualname, None, None, self.allow,
+                                       None, pickle_exact(self.bound)))
+        if self.registered is not None:
+            return (restore_code_ref, (self.module, self.qualname, None, None, self.allow,
+                                       self.registered))
+        if self.allow is None:
+            return (restore_code_ref, (self.module, self.qualname, self.payload, self.python))
+        return (restore_code_ref, (self.module, self.qualname, self.payload, self.python,
+                                   self.allow))
+
+    @property
+    def by_value(self) -> bool:
+        """True when the code travels as a cloudpickle payload."""
+        return self.payload is not None
+
+    @property
+    def name(self) -> str:
+        """``module:qualname``, as written in entry points (``module:registry['id']`` for a
+        callable the module registers under an id)."""
+        if self.registered is not None:
+            return f"{self.module}:registry[{self.registered!r}]"
+        return f"{self.module}:{self.qualname}"
+
+    @property
+    def digest(self) -> str | None:
+        """``sha256:<hex>`` of the payload (None for a reference)."""
+        if self.payload is None:
+            return None
+        if self._digest is None:
+            object.__setattr__(self, "_digest", "sha256:" + hashlib.sha256(self.payload).hexdigest())
+        return self._digest
+
+    def _key(self) -> tuple[Any, ...]:
+        if self.bound is None:
+            return (self.module, self.qualname, self.digest, self.python, self.registered)
+        key = self._bound_key
+        if key is None:
+            key = exact_key(self.bound)
+            object.__setattr__(self, "_bound_key", key)
+        return (self.module, self.qualname, self.digest, self.python, self.registered, key)
+
+    def _exact_key(self) -> tuple[Any, ...]:
+        return ("c", *self._key())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CodeRef) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        if self.bound is not None:
+            args, keywords = self.bound
+            shown = [*map(repr, args), *(f"{k}={v!r}" for k, v in keywords.items())]
+            return f"CodeRef(partial({self.name!r}, {', '.join(shown)}))"
+        if self.payload is None:
+            return f"CodeRef({self.name!r})"
+        return f"CodeRef({self.name!r}, by_value, {len(self.payload)} bytes, {self.digest})"
+
+    def load(self) -> Any:
+        """The object itself, in this process (cached after the first call)."""
+        obj = self._obj
+        if obj is not None:
+            return obj
+        obj = self._load()
+        if self.bound is not None:
+            args, keywords = self.bound
+            obj = functools.partial(obj, *materialize(args), **materialize(keywords))
+        object.__setattr__(self, "_obj", obj)
+        return obj
+
+    def _load(self) -> Any:
+        if self.registered is not None:
+            return self._load_registered()
+        if self.payload is None:
+            return resolve_reference(self.module, self.qualname, self.allow)
+        digest = self.digest
+        assert digest is not None
+        if self.python is None:
+            raise BuildError(
+                f"{self.name} is carried by value but its record says nothing about the Python "
+                f"version it was pickled under; capture the pack again under Python {PY}"
+            )
+        if self.python != PY:
+            raise BuildError(
+                f"{self.name} was carried by value under Python {self.python} and cannot be "
+                f"loaded under Python {PY}: cloudpickle payloads are tied to the Python minor "
+                f"version; capture the pack again under Python {PY}, or make the code importable "
+                "so it travels by reference"
+            )
+        obj = _loaded.get(digest)
+        if obj is not None:
+            return obj
+        with _load_lock:
+            obj = _loaded.get(digest)
+            if obj is None:
+                try:
+                    obj = loads_payload(self.payload)
+                except Exception as e:
+                    raise BuildError(
+                        f"cannot load {self.name} carried by value ({type(e).__name__}: {e}); "
+                        "a module it needs is missing here"
+                    ) from e
+                _loaded[digest] = obj
+        return obj
+
+    def _load_registered(self) -> Any:
+        """The entry point that importing ``module`` registers in gymnasium under ``registered``.
+
+        Under ``allow`` the module must be listed (or the reference's exact
+        ``module:qualname``), a registered entry-point string must name a listed module before
+        it is imported, and the callable found is admitted as a reference to its own
+        ``__module__:__qualname__`` would be (:func:`.allowlist.admitted`).
+        """
+        allow = self.allow
+        if allow is not None and not may_import(self.module, self.qualname, allow):
+            raise UntrustedPackError(f"{self.name} is outside the allow list {list(allow)}; "
+                                     "nothing was imported")
+        try:
+            importlib.import_module(self.module)
+        except Exception as e:
+            raise BuildError(
+                f"cannot import {self.module} in this process ({type(e).__name__}: {e}); "
+                f"importing it is what registers {self.registered!r}: install it here"
+            ) from e
+        from gymnasium.envs.registration import load_env_creator, registry
+
+        spec = registry.get(self.registered or "")
+        # a vector-only spec (Meta-World's MT10) registers its vector creator instead
+        entry = None if spec is None else (
+            spec.entry_point if spec.entry_point is not None else spec.vector_entry_point)
+        if entry is None:
+            raise BuildError(
+                f"importing {self.module} here did not register {self.registered!r} with an "
+                "entry point (another version of the package?); install the version the pack "
+                "was captured with"
+            )
+        if allow is not None and isinstance(entry, str):
+            mod, _, attr = entry.partition(":")
+            if mod != self.module and not may_import(mod, attr, allow):
+                raise UntrustedPackError(
+                    f"{self.name} is registered as {entry!r}, outside the allow list "
+                    f"{list(allow)}; "
+                    "nothing was imported")
+        obj = load_env_creator(entry) if isinstance(entry, str) else entry
+        if allow is not None:
+            home = getattr(obj, "__module__", None)
+            qual = getattr(obj, "__qualname__", None)
+            named = isinstance(home, str) and isinstance(qual, str)
+            real = f"{home}:{qual}" if named else None
+            why = (admitted(obj, str(home), str(qual), allow) if named else
+                   f"it has no module and qualified name, so the allow list {list(allow)} "
+                   "cannot name it")
+            if why is not None:
+                raise UntrustedPackError(f"{self.name} resolves to {real or repr(obj)}: {why}")
+        return obj
+
+    def _state(self) -> tuple[Any, ...]:
+        """The fields as a tuple of builtins (what a pickled pack carries); a bound reference
+        adds its arguments (lowered values) as a seventh item."""
+        state = (self.module, self.qualname, self.payload, self.python, self.allow,
+                 self.registered)
+        if self.bound is None:
+            return state
+        return (*state, pickle_exact(self.bound))
+
+
+_interned: dict[tuple[Any, ...], CodeRef] = {}
+
+
+@restorer
+def restore_code_ref(*args: Any) -> CodeRef:
+    """A pickled :class:`CodeRef`: its constructor's positional arguments."""
+    return CodeRef(*args)
+
+
+def code_ref_from_state(state: tuple[Any, ...]) -> CodeRef:
+    """The :class:`CodeRef` of a :meth:`CodeRef._state` tuple; references are interned.
+
+    A reference (no payload) is a value made of strings, so every unpickled copy of it can be
+    one object: unpickling a pack many times (Ray, SB3 workers) rebuilds nothing twice, and the
+    object keeps what it loaded.
+    """
+    if len(state) > 6:  # a bound reference: its arguments are not a hashable key
+        return CodeRef(*state)
+    if state[2] is None:
+        hit = _interned.get(state)
+        if hit is None:
+            if len(_interned) > 65536:
+                _interned.clear()
+            hit = _interned[state] = CodeRef(*state)
+        return hit
+    return CodeRef(*state)
+
+
+def live_object(ref: CodeRef) -> Any:
+    """The object ``ref`` stands for in this process without loading a payload: the one it
+    was made from here (``None`` for a by-value ref read from a pickle or a file). Loading a
+    payload in the process that pickled it would hand back the live class with the
+    payload's state written over it (cloudpickle's class tracking), so capture never does."""
+    if ref._obj is not None:
+        return ref._obj
+    if ref.payload is not None:
+        return ref._live
+    return ref.load()
+
+
+def witness_of(ref: CodeRef) -> Witness | None:
+    """The :class:`~.payload.Witness` of a by-value ``ref`` made here by :func:`code_ref`
+    (``None``: a reference, a loaded payload, or an object that could not be witnessed)."""
+    return ref._witness
+
+
+def iter_carried(tree: Any) -> list[CodeRef | Blob]:
+    """Every CodeRef and Blob inside a lowered tree, in a stable order."""
+    if type(tree) is dict:
+        scalars = SCALAR_TYPES
+        for k, v in tree.items():
+            if type(k) not in scalars or type(v) not in scalars:
+                break
+        else:
+            return []  # kwargs of scalars only (the common case): nothing to walk
+    out: list[CodeRef | Blob] = []
+
+    def walk(node: Any) -> None:
+        t = type(node)
+        if t is CodeRef or t is Blob:
+            out.append(node)
+            if t is CodeRef and node.bound is not None:  # a partial's arguments
+                walk(node.bound)
+        elif t is dict:
+            for k, v in node.items():
+                walk(k)
+                walk(v)
+        elif t in (list, tuple):
+            for v in node:
+                walk(v)
+        elif t in (set, frozenset):
+            for v in sorted(node, key=repr):
+                walk(v)
+
+    walk(tree)
+    return out

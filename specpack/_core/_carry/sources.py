@@ -1,0 +1,143 @@
+"""Tracebacks of by-value code that point at the real file and line.
+
+cloudpickle rewrites the file name of every code object it carries to ``"<dynamic-code>"`` (for
+deterministic payloads), so an env carried by value that raises in a worker shows
+``File "<dynamic-code>", line 7`` and no source line. At capture, :func:`located` wraps the
+object with a map from each code object it holds to its original file name and, when the file
+is readable and small, that file's text; at load, :func:`restore_sources` puts the file names
+back on the code objects and the text into :mod:`linecache`, so tracebacks read as they would
+in the parent.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import types
+from collections.abc import Iterator
+from typing import Any
+
+from .._restorer import restorer
+
+__all__ = ["Located", "located", "restore_sources"]
+
+_DYNAMIC = "<dynamic-code>"
+#: Largest source file carried for tracebacks, and the most carried for one object.
+_MAX_FILE = 256 * 1024
+_MAX_TOTAL = 1024 * 1024
+
+
+def _functions(obj: Any, depth: int = 0) -> Iterator[types.FunctionType]:
+    """Every function ``obj`` holds: itself, or a class's methods (nested classes included)."""
+    if isinstance(obj, types.FunctionType):
+        yield obj
+    elif isinstance(obj, type) and depth < 8:
+        for value in list(vars(obj).values()):
+            if isinstance(value, (staticmethod, classmethod)):
+                value = value.__func__
+            if isinstance(value, property):
+                for f in (value.fget, value.fset, value.fdel):
+                    if isinstance(f, types.FunctionType):
+                        yield f
+            elif isinstance(value, types.FunctionType):
+                yield value
+            elif isinstance(value, type) and value.__module__ == obj.__module__:
+                yield from _functions(value, depth + 1)
+
+
+def _codes(code: types.CodeType) -> Iterator[types.CodeType]:
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _codes(const)
+
+
+def _key(code: types.CodeType) -> tuple[str, int]:
+    return (code.co_qualname if hasattr(code, "co_qualname") else code.co_name,
+            code.co_firstlineno)
+
+
+def located(obj: Any) -> Any:
+    """``obj`` wrapped so that its by-value payload keeps file names and sources (or ``obj``)."""
+    files: dict[tuple[str, int], str] = {}
+    for f in _functions(obj):
+        for code in _codes(f.__code__):
+            if code.co_filename and not code.co_filename.startswith("<"):
+                files[_key(code)] = code.co_filename
+    if not files:
+        return obj
+    sources: dict[str, str] = {}
+    total = 0
+    for name in sorted(set(files.values())):
+        text = _source(name)
+        if text is None or total > _MAX_TOTAL:
+            continue
+        total += len(text)
+        sources[name] = text
+    return Located(obj, files, sources)
+
+
+_texts: dict[str, tuple[tuple[int, int], str | None]] = {}
+
+
+def _source(name: str) -> str | None:
+    """The text of a source file (re-read only when its size or modification time changed)."""
+    try:
+        st = os.stat(name)
+    except (OSError, ValueError):
+        return None
+    stamp = (st.st_size, st.st_mtime_ns)
+    hit = _texts.get(name)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    text: str | None = None
+    if st.st_size <= _MAX_FILE:
+        try:
+            with open(name, encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError, ValueError):
+            text = None
+    if len(_texts) > 256:
+        _texts.clear()
+    _texts[name] = (stamp, text)
+    return text
+
+
+class Located:
+    """Pickles as ``restore_sources(obj, files, sources)``: the object comes back relabelled."""
+
+    __slots__ = ("files", "obj", "sources")
+
+    def __init__(self, obj: Any, files: dict[tuple[str, int], str], sources: dict[str, str]):
+        self.obj = obj
+        self.files = files
+        self.sources = sources
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (restore_sources, (self.obj, self.files, self.sources))
+
+
+def _relabel(code: types.CodeType, files: dict[tuple[str, int], str]) -> types.CodeType:
+    consts = tuple(
+        _relabel(c, files) if isinstance(c, types.CodeType) else c for c in code.co_consts
+    )
+    name = files.get(_key(code), code.co_filename) if code.co_filename == _DYNAMIC else (
+        code.co_filename)
+    if name == code.co_filename and consts == code.co_consts:
+        return code
+    return code.replace(co_filename=name, co_consts=consts)
+
+
+@restorer
+def restore_sources(obj: Any, files: dict[tuple[str, int], str], sources: dict[str, str]) -> Any:
+    """Put the original file names back on ``obj``'s code, and the sources into linecache.
+
+    Named ``specpack._core._pickled.restore_sources`` in new payloads (``Located``) and
+    ``specpack._core._carry.sources.restore_sources`` in payloads made before: one object answers both.
+    """
+    for f in _functions(obj):
+        f.__code__ = _relabel(f.__code__, files)
+    for name, text in sources.items():
+        if name not in linecache.cache:
+            linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+    return obj

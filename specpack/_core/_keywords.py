@@ -1,0 +1,107 @@
+"""Keyword typos in calls to specpack's own functions, reported with a did-you-mean.
+
+Python's ``TypeError: load() got an unexpected keyword argument 'trsut'`` names the typo but not
+the fix; :func:`checked_keywords` wraps a public function so the same call raises
+:class:`~specpack.UnknownKeywordError` (also a ``TypeError``) suggesting ``trust`` and
+listing what it takes, worded by :func:`specpack._core._text.unexpected_keywords` as every other
+keyword typo specpack reports. The check is a set comparison, done only when keywords are given.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+from ._errors import ArgumentTypeError, UnknownKeywordError
+from ._text import short, unexpected_keywords
+
+__all__ = ["check_flag", "checked_keywords"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def checked_keywords(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn``, refusing a keyword argument it does not take with a did-you-mean.
+
+    A function that takes ``**kwargs`` is returned as it is (it checks its own). The wrapper
+    keeps ``fn``'s name, docstring and signature (``functools.wraps``), so help, docs and
+    pickling by reference see ``fn``.
+
+    Parameters
+    ----------
+    fn
+        A public function (or method: its ``self``/``cls`` is not offered) with a fixed set
+        of keyword parameters.
+    """
+    taken = _keywords_of(fn)
+    if taken is None:
+        return fn
+    names = list(taken)
+    if names[:1] in (["self"], ["cls"]) and "." in fn.__qualname__:
+        names = names[1:]  # a method's own first parameter is not a keyword to suggest
+    accepted = frozenset(names)
+    what = f"{fn.__qualname__}()"
+
+    @functools.wraps(fn)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        if kwargs and not accepted.issuperset(kwargs):
+            unknown = [k for k in kwargs if k not in accepted]
+            raise UnknownKeywordError(unexpected_keywords(what, unknown, names))
+        return fn(*args, **kwargs)
+
+    return call
+
+
+_VAR_KEYWORDS = 0x08  # ``inspect.CO_VARKEYWORDS``
+
+
+def _keywords_of(fn: Callable[..., Any]) -> tuple[str, ...] | None:
+    """The names ``fn`` takes by keyword, in order; None when it takes ``**kwargs``.
+
+    Read from a plain function's code object (``inspect.signature`` costs more than the rest of
+    the import of the modules that decorate their methods at import, in every worker), and
+    from its signature otherwise.
+    """
+    code = getattr(fn, "__code__", None)
+    if code is not None and not hasattr(fn, "__wrapped__") and not hasattr(fn, "__signature__"):
+        if code.co_flags & _VAR_KEYWORDS:
+            return None
+        first = code.co_posonlyargcount
+        return tuple(code.co_varnames[first:code.co_argcount + code.co_kwonlyargcount])
+
+    params = inspect.signature(fn).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
+def check_flag(value: Any, name: str, where: str, *, optional: bool = False) -> None:
+    """Refuse a flag that is not ``True`` or ``False`` (or ``None``, when ``optional``).
+
+    ``load(path, trust="False")`` must not trust the file because a non-empty string is
+    truthy: every boolean flag of the public functions is ``bool`` exactly, else
+    :class:`~specpack.ArgumentTypeError` (also a ``TypeError``) names it and what to pass.
+
+    Parameters
+    ----------
+    value, name
+        The flag's value and its keyword.
+    where
+        The callee, as the message names it (``"specpack.load()"``).
+    optional
+        ``None`` is accepted too (it means "decide for me").
+    """
+    if value is True or value is False or (optional and value is None):
+        return
+
+    choices = [f"{name}={c}" for c in ("True", "False", "None")[:3 if optional else 2]]
+    hint = ""
+    if isinstance(value, str):
+        hint = f" (a non-empty string such as {short(value)} is true in Python)"
+    raise ArgumentTypeError(
+        f"{where} got {name}={short(value)} ({type(value).__name__}); {name} must be a bool"
+        f"{hint}: pass {', '.join(choices[:-1])} or {choices[-1]}"
+    )

@@ -1,0 +1,423 @@
+"""What a pack needs where it is built, found at capture: ``requires`` and ``assets``.
+
+``requires`` names the installed distributions of the code a pack names, by reference or by
+value: the modules of its classes' MROs and, one level deep, what those modules import (mujoco
+for an Ant, or for a user's class that subclasses it); when capture builds the env (a live
+env, recorded spaces), also of the objects the env holds. It is decided at capture: a build
+never changes it. ``assets`` are the files the env is given: the kwargs that count as files by
+the rule written in :mod:`specpack._core._assets` (a ``pathlib`` path, or a str written as a path,
+naming an existing regular file; ``"rgb_array"`` or ``"4x4"`` never), the entry point's
+defaults that are absolute paths of a file, and the paths named in ``capture(assets=...)``.
+Files inside the standard library or an installed distribution are not assets (their
+distribution is required instead). A counted relative path is made absolute here, at capture,
+so ``pack.kwargs`` shows what the env gets. The mechanisms are :mod:`specpack._core._reach` (with
+:mod:`specpack._core._provenance`) and :mod:`specpack._core._assets`; this module only applies them to a
+capture's draft, and makes its one pack (:func:`with_needs`).
+
+The asset work costs nothing unless something could name a file: when no kwarg (nested
+values too) is written as a path or is a ``pathlib`` path, no default of the entry point is an
+absolute path and no ``assets=[...]`` are named, nothing is looked at on disk and the entry
+point's signature is not read (its defaults come from ``__defaults__``/``__kwdefaults__``).
+"""
+
+from __future__ import annotations
+
+import errno
+import inspect
+import os
+import sys
+import sysconfig
+import types
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ._assets import Asset, carried_bytes, counts_as_file, find_paths, read_asset, written_as_path
+from ._carry.carried import Blob
+from ._carry.code import CodeRef, code_ref, live_object
+from ._carry.values import lower_mapping
+from ._errors import CaptureError, file_error_for
+from ._provenance import (
+    source_of,
+    user_modules,
+)
+from ._reach import requires_of_pack
+
+if TYPE_CHECKING:
+    from ._draft import Draft
+    from ._pack import SpecPack
+
+__all__ = ["absolute_kwargs", "check_needs_options", "entry_defaults", "find_assets",
+           "user_by_value", "user_code", "with_needs"]
+
+
+def check_needs_options(assets: Any, self_contained: bool, limit: Any,
+                        by_value: bool | None) -> tuple[Any, ...]:
+    """Check ``capture``'s ``assets``, ``self_contained`` and ``max_asset_bytes``.
+
+    Returns the named assets as a tuple (one path alone is taken as one asset).
+    """
+    if type(limit) is not int or limit < 0:
+        raise CaptureError(f"max_asset_bytes={limit!r} must be a number of bytes (an int >= 0)")
+    if self_contained and by_value is False:
+        raise CaptureError("self_contained=True carries the user's own code by value, which "
+                           "by_value=False forbids; drop one of them")
+    if isinstance(assets, (str, bytes, os.PathLike)):
+        return (assets,)
+    try:
+        return tuple(assets)
+    except TypeError:
+        raise CaptureError(f"assets={assets!r} must be a list of paths (str or "
+                           "os.PathLike)") from None
+
+
+def entry_defaults(entry: Any, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The entry point's parameter defaults that may name a file, not overridden by ``given``.
+
+    Only a default that is an absolute path (a str or ``os.PathLike``) may name a file: a
+    relative default (Ant's ``"ant.xml"``) is the env's own to resolve, and is not an asset.
+    A plain function's defaults, and those of a class's own ``__init__``, are read from
+    ``__defaults__``/``__kwdefaults__`` (no ``inspect.signature``: capture's hot path); other
+    callables (``functools.partial``, a ``__new__``, a metaclass ``__call__``, a decorated
+    ``__init__``) through ``inspect.signature``, once per object. Nothing on failure.
+    """
+    found = _file_defaults(entry)
+    return {name: value for name, value in found if name not in given}
+
+
+#: ``entry -> (token, found)``: the file-naming defaults of entry points already read. The
+#: token is ``(function, its __defaults__, its __kwdefaults__)`` for what was read without
+#: ``inspect.signature`` (a hit is used only while they are the same objects), ``None`` for
+#: what ``inspect.signature`` read (used as it is).
+_defaults_memo: dict[Any, tuple[tuple[Any, Any, Any] | None, tuple[tuple[str, Any], ...]]] = {}
+
+
+def _constructor_now(entry: Any) -> Any:
+    """The function whose defaults a plain entry point's are: itself, or a class's
+    ``__init__`` (one attribute lookup)."""
+    return entry if type(entry) is types.FunctionType else getattr(entry, "__init__", None)
+
+
+def _file_defaults(entry: Any) -> tuple[tuple[str, Any], ...]:
+    """``(name, default)`` of every keyword-passable parameter of ``entry`` whose default is
+    an absolute path."""
+    if entry is None:
+        return ()
+    try:
+        hit = _defaults_memo.get(entry)
+    except TypeError:  # unhashable: read every time
+        hit = None
+    if hit is not None:
+        token, found = hit
+        if token is None:
+            return found
+        fn, defaults, kwdefaults = token
+        if (_constructor_now(entry) is fn and getattr(fn, "__defaults__", None) is defaults
+                and getattr(fn, "__kwdefaults__", None) is kwdefaults):
+            return found
+    plain = _plain_constructor(entry)
+    if plain is not None:
+        fn, method = plain
+        found = _function_file_defaults(fn, method) if fn is not None else ()
+        now = _constructor_now(entry)
+        memo = (now, getattr(now, "__defaults__", None), getattr(now, "__kwdefaults__", None))
+    else:
+        memo = None
+        try:
+            params = inspect.signature(entry).parameters.values()
+        except (TypeError, ValueError):
+            return ()
+        found = tuple((p.name, p.default) for p in params
+                      if p.default is not inspect.Parameter.empty
+                      and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                      and _absolute(p.default))
+    try:
+        if len(_defaults_memo) > 1024:
+            _defaults_memo.clear()
+        _defaults_memo[entry] = (memo, found)
+    except TypeError:
+        pass
+    return found
+
+
+def _plain_function(obj: Any) -> bool:
+    return (type(obj) is types.FunctionType and "__wrapped__" not in obj.__dict__
+            and "__signature__" not in obj.__dict__)
+
+
+def _plain_constructor(entry: Any) -> tuple[types.FunctionType | None, bool] | None:
+    """``(function, is a method)`` whose defaults are ``entry``'s as ``inspect.signature``
+    reads them (``(None, False)``: no parameters), or ``None`` when only
+    ``inspect.signature`` can tell."""
+    if _plain_function(entry):
+        return entry, False
+    if not isinstance(entry, type) or type(entry).__call__ is not type.__call__:
+        return None
+    if getattr(entry, "__signature__", None) is not None:
+        return None
+    for base in entry.__mro__:
+        if base is object:
+            return None, False
+        found = base.__dict__
+        if "__new__" in found:
+            return None
+        if "__init__" in found:
+            init = found["__init__"]
+            return (init, True) if _plain_function(init) else None
+    return None
+
+
+def _function_file_defaults(fn: types.FunctionType, method: bool) -> tuple[tuple[str, Any], ...]:
+    """The absolute-path defaults of ``fn``'s keyword-passable parameters (``self`` skipped
+    for a method), from ``__defaults__`` and ``__kwdefaults__``."""
+    code = fn.__code__
+    defaults = fn.__defaults__ or ()
+    first = code.co_argcount - len(defaults)
+    out = [(code.co_varnames[i], value) for i, value in enumerate(defaults, first)
+           if i >= code.co_posonlyargcount and not (method and i == 0) and _absolute(value)]
+    out += [(name, value) for name, value in (fn.__kwdefaults__ or {}).items()
+            if _absolute(value)]
+    return tuple(out)
+
+
+def _installed_dirs() -> tuple[str, ...]:
+    names = ("stdlib", "platstdlib", "purelib", "platlib")
+    paths = sysconfig.get_paths()
+    return tuple({os.path.realpath(paths[n]) + os.sep for n in names if n in paths})
+
+
+#: Where a path names the machine, not the env's data (``/dev/null``, ``/proc/cpuinfo``).
+_SYSTEM_DIRS = tuple(os.sep + d + os.sep for d in ("proc", "sys", "dev", "run"))
+
+
+def _user_file(path: str) -> bool:
+    """Whether a path found in the kwargs or defaults is an asset: a regular file of the
+    user's (not inside the stdlib, an installed distribution or a system folder).
+
+    A folder is an asset only when named in ``assets=[...]``: a kwarg that names a folder is
+    as often where the env writes (``log_dir="/tmp"``, ``video_folder="."``) as what it
+    reads, and reading a whole folder to digest it must be asked for.
+    """
+    real = os.path.realpath(path)
+    return (os.path.isfile(real) and not real.startswith(_installed_dirs())
+            and not real.startswith(_SYSTEM_DIRS))
+
+
+def find_assets(
+    kwargs: Mapping[str, Any], defaults: Mapping[str, Any], named: Iterable[Any], *,
+    carry: bool, limit: int, label: str,
+) -> tuple[tuple[Asset, ...], dict[str, Any]]:
+    """The assets of an env and, when carried, the defaults that name one.
+
+    Kwargs count by the rule of :mod:`specpack._core._assets` (:func:`~specpack._core._assets.find_paths`);
+    ``defaults`` are the absolute-path defaults :func:`entry_defaults` gave. Returns the assets
+    (kwargs' first, then defaults', then ``named``) and the entry-point defaults naming a
+    carried file: those become explicit kwargs, so that ``make()`` can pass the local copy's
+    path (the default itself is the capturing machine's path). Carried assets add at most
+    ``limit`` bytes to the pack in all, every path, name and header counted
+    (:func:`~specpack._core._assets.carried_bytes`).
+    """
+    found = [p for p in find_paths(kwargs) if _user_file(p)]
+    from_defaults = {}
+    for name, value in defaults.items():
+        if not _absolute(value):
+            continue  # a relative default is the env's to resolve (Ant's "ant.xml")
+        for p in find_paths({name: value}):
+            if _user_file(p) and p not in found:
+                found.append(p)
+                from_defaults[name] = value
+    for item in named:
+        try:
+            p = _named_path(item)
+        except TypeError:
+            raise CaptureError(f"assets=[...] takes paths (str or os.PathLike), got "
+                               f"{type(item).__name__} for {label!r}") from None
+        if not os.path.exists(p):
+            raise file_error_for(errno.ENOENT, f"assets=[...] names {p}, which does not exist; "
+                                 f"give the path of a file or folder {label!r} reads", p)
+        if p not in found:
+            found.append(p)
+    assets: list[Asset] = []
+    left = limit
+    for p in found:
+        asset = read_asset(p, carry=carry, limit=max(left, 0))
+        left -= carried_bytes(asset)
+        assets.append(asset)
+    return tuple(assets), (from_defaults if carry else {})
+
+
+def _named_path(item: Any) -> str:
+    """The absolute path an ``assets=[...]`` item names (``TypeError`` for a non-path)."""
+    text = os.fspath(item)
+    if not isinstance(text, str):
+        raise TypeError(f"{type(item).__name__} is not a str path")
+    return os.path.abspath(os.path.expanduser(text))
+
+
+def _absolute(value: Any) -> bool:
+    """Whether ``value`` is an absolute path (a str or ``os.PathLike``)."""
+    if type(value) is str:
+        return os.path.isabs(value)
+    if value is None or type(value) in (bool, int, float) or not isinstance(value, os.PathLike):
+        return False
+    try:
+        path = os.fspath(value)
+    except Exception:  # noqa: BLE001 - a user PathLike may raise
+        return False
+    return isinstance(path, str) and os.path.isabs(path)
+
+
+def _pathlib_blob(value: Any) -> bool:
+    return isinstance(value, Blob) and value.type_name.startswith("pathlib.")
+
+
+def _looks_like_path(tree: Any, depth: int = 0) -> bool:
+    """Whether a lowered kwargs value may name a file, judged from how it is written alone
+    (nothing on disk is looked at): a str written as a path
+    (:func:`~specpack._core._assets.written_as_path`) or a ``pathlib`` path, nested in dicts, lists,
+    tuples and sets too."""
+    t = type(tree)
+    if t is str:
+        return written_as_path(tree)
+    if t is dict:
+        return depth < _MAX_DEPTH and any(_looks_like_path(v, depth + 1) for v in tree.values())
+    if t is list or t is tuple or t is set or t is frozenset:
+        return depth < _MAX_DEPTH and any(_looks_like_path(v, depth + 1) for v in tree)
+    return _pathlib_blob(tree)
+
+
+#: Kwargs nested deeper than this are not looked at (as in :mod:`specpack._core._assets`).
+_MAX_DEPTH = 32
+
+
+def absolute_kwargs(given: Mapping[str, Any], named: Iterable[str] = ()) -> dict[str, Any]:
+    """The kwargs holding a relative path that counts as a file, with it made absolute.
+
+    ``given`` is the lowered kwargs; a value counts by the rule of :mod:`specpack._core._assets`
+    (:func:`~specpack._core._assets.counts_as_file`; ``named``: the absolute paths named in
+    ``assets=[...]``), nested ones too, when it names an asset (a user's file:
+    :func:`_user_file`, or a named path). Returns ``{name: new value}`` for
+    the top-level kwargs that changed, not lowered (a ``pathlib`` path as the object, keeping
+    its class); anything else in them is kept as it was.
+
+    A relative path is read from the cwd of wherever the env is built; the asset recorded (and
+    checked) is the file it names here. Passing the absolute path keeps the two the same file,
+    and ``pack.kwargs`` shows the value the env gets.
+    """
+    paths = tuple(named)
+    out: dict[str, Any] = {}
+    for key, value in given.items():
+        new = _absolute_tree(value, paths, 0)
+        if new is not value:
+            out[key] = new
+    return out
+
+
+def _absolute_tree(tree: Any, named: tuple[str, ...], depth: int) -> Any:
+    t = type(tree)
+    if t is str or _pathlib_blob(tree):
+        value = tree if t is str else tree.load()
+        if os.path.isabs(os.fspath(value)):
+            return tree
+        path = counts_as_file(value, named)
+        if path is None or not (path in named or os.path.isdir(path) or _user_file(path)):
+            return tree  # not a file, or one of an installed distribution's: not an asset
+        return path if t is str else type(value)(path)
+    if depth >= _MAX_DEPTH:
+        return tree
+    if t is dict:
+        items = {k: _absolute_tree(v, named, depth + 1) for k, v in tree.items()}
+        return items if any(items[k] is not tree[k] for k in tree) else tree
+    if t is list or t is tuple or t is set or t is frozenset:
+        parts = [_absolute_tree(v, named, depth + 1) for v in tree]
+        return t(parts) if any(a is not b for a, b in zip(parts, tree)) else tree
+    return tree
+
+
+def lowered(extra: Mapping[str, Any], label: str) -> tuple[dict[str, Any], bool]:
+    """Default values made explicit, lowered as capture lowers kwargs."""
+    return lower_mapping(dict(extra), label, "kwargs", None)
+
+
+def user_by_value(ref: CodeRef, obj: Any, self_contained: bool, what: str) -> CodeRef:
+    """``ref``, carried by value instead when self-contained and it is the user's own code."""
+    if (not self_contained or ref.by_value or ref.module in ("__main__", "__mp_main__")
+            or ref.module not in sys.modules or source_of(ref.module).origin != "user"):
+        return ref
+    return code_ref(obj, by_value=True, what=what)
+
+
+def user_code() -> list[str]:
+    """The loaded modules that are the user's own (what ``self_contained`` carries by value)."""
+    return user_modules(name for name, mod in list(sys.modules.items())
+                        if mod is not None and name != "__main__")
+
+
+#: Packs with their needs recorded, by the resolved draft's identity: a memoised capture
+#: (the same draft) with the same needs returns the same pack object again.
+_needs_memo: dict[int, tuple[Draft, SpecPack]] = {}
+
+
+def _path_view(value: Any) -> Any:
+    """Lowered kwargs with only what may name a file: strings, and the ``pathlib`` paths
+    capture itself just pickled (loaded back: nothing else is unpickled at capture, so no
+    object's code runs here; any other carried object counts as no path)."""
+    if isinstance(value, dict):
+        return {k: _path_view(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_path_view(v) for v in value]
+    if isinstance(value, Blob):
+        return value.load() if value.type_name.startswith("pathlib.") else None
+    return value
+
+
+def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
+               **more: Any) -> SpecPack:
+    """The pack of ``draft`` with ``requires`` and ``assets`` recorded (files read now, every
+    capture): the one pack a capture makes.
+
+    The asset work runs only when something could name a file: a kwarg written as a path or a
+    ``pathlib`` path (:func:`_looks_like_path`), an absolute-path default of the entry point,
+    or ``named`` assets. Otherwise nothing is read from disk, and a memoised capture (the same
+    draft) reuses its pack (capture's hot path).
+
+    Parameters
+    ----------
+    draft
+        The resolved fields.
+    named
+        The paths given in ``capture(assets=...)``.
+    carry, limit
+        Carry the files' bytes (self-contained), at most ``limit`` bytes in all.
+    **more
+        What a live env adds: ``requires`` (merged over the code's, as a later ``evolve``
+        merged them) and ``surface``. The pack then computes ``plain`` from its kwargs, as
+        ``evolve`` did, and is not memoised.
+    """
+    hit = _needs_memo.get(id(draft))
+    if hit is not None and hit[0] is draft and not named and not more:
+        return hit[1]
+    given = draft.kwargs
+    defaults = entry_defaults(live_object(draft.entry_point), given)
+    changes: dict[str, Any] = {
+        "requires": requires_of_pack(draft.code_refs()),
+    }
+    files = bool(named or defaults) or _looks_like_path(given)
+    if files:
+        view = given if draft.plain else _path_view(given)
+        found, explicit = find_assets(view, defaults, named, carry=carry, limit=limit,
+                                      label=draft.label)
+        changes["assets"] = found
+        explicit = {**absolute_kwargs(given, [_named_path(item) for item in named]), **explicit}
+        if explicit:
+            extra, plain = lowered(explicit, draft.label)
+            changes.update(_kwargs={**given, **extra}, plain=draft.plain and plain)
+    if more:
+        changes.pop("plain", None)
+        changes["requires"] = {**changes["requires"], **more.pop("requires", {})}
+        changes.update(more)
+    out = draft.pack(**changes)
+    if not files and not more:
+        if len(_needs_memo) > 4096:
+            _needs_memo.clear()
+        _needs_memo[id(draft)] = (draft, out)
+    return out

@@ -1,0 +1,272 @@
+"""Which installed distribution owns a file: a small index of top-level names, files on demand.
+
+On the first question every installed distribution's ``RECORD`` is read once, as text, and
+only the top-level names under which it installed module files (``.py``, ``.pyc``, extension
+modules) are kept: ``site-packages/numpy`` -> the distributions that list a module file
+there. A distribution's module files are read again, and kept as one frozenset, only when a
+question falls under one of its top-level names; so a process that asks about gymnasium keeps
+gymnasium's few hundred paths, not the tens of thousands of every installed distribution
+(torch, ray, ...): a parent that forks workers stays small, and so do the pages its workers
+copy. A file two distributions list goes to the one whose recorded digest matches the file
+on disk. An editable install (``direct_url.json`` with ``dir_info.editable``) owns the files in
+its project folder whose top-level package it installs (``top_level.txt``; any, without one).
+:mod:`specpack._core._provenance` is the only user.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import hashlib
+import importlib.machinery
+import json
+import os
+from base64 import urlsafe_b64encode
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import unquote, urlsplit
+
+__all__ = ["owner_of_file", "owners_of_dir", "real_path"]
+
+_SUFFIXES = tuple(importlib.machinery.all_suffixes())
+#: Whether paths must be normalised beyond joining (Windows: ``\\`` and case).
+_PLAIN_PATHS = os.sep == "/" and os.path.normcase("A") == "A"
+
+
+def _norm(path: str) -> str:
+    """``path`` absolute, normalised, case-folded where the file system folds case."""
+    return os.path.normcase(os.path.normpath(os.path.abspath(path)))
+
+
+def real_path(path: str) -> str:
+    """``path`` with its links resolved, case-folded where the file system folds case."""
+    return os.path.normcase(os.path.realpath(path))
+
+
+@dataclass(frozen=True)
+class _Editable:
+    root: str
+    tops: frozenset[str] | None
+    dist: int
+
+
+class _Index:
+    """Where each installed distribution put module files, read as far as questions need.
+
+    ``tops`` maps a top-level path (``<site>/<first component>``, or the whole path of a file
+    recorded outside its distribution's folder) to the distributions that list a module file
+    at or under it; :meth:`files_of` reads one distribution's module files when first asked.
+    """
+
+    def __init__(self) -> None:
+        import importlib.metadata as md  # lazy: ~20 ms of import a worker rarely needs
+
+        self.dists: list[Any] = list(md.distributions())
+        self.tops: dict[str, tuple[int, ...]] = {}
+        self.editables: list[_Editable] = []
+        self._files: dict[int, frozenset[str]] = {}
+        self._names: dict[int, tuple[str, str]] = {}
+        for i, dist in enumerate(self.dists):
+            for key in _tops(dist):
+                held = self.tops.get(key)
+                self.tops[key] = (i,) if held is None else (*held, i)
+            root = _editable_root(dist)
+            if root is not None:
+                tops = dist.read_text("top_level.txt")
+                names = frozenset(t.strip() for t in tops.splitlines() if t.strip()) if tops \
+                    else None
+                self.editables.append(_Editable(root, names, i))
+        self.editables.sort(key=lambda e: -len(e.root))  # the innermost project first
+
+    def files_of(self, i: int) -> frozenset[str]:
+        """The module files distribution ``i`` installed, absolute (read once, when asked)."""
+        found = self._files.get(i)
+        if found is None:
+            found = self._files[i] = frozenset(_owned_files(self.dists[i]))
+        return found
+
+    def listing(self, path: str) -> tuple[int, ...]:
+        """The distributions whose ``RECORD`` lists the normalised ``path``, in install order."""
+        held: set[int] = set()
+        for key in _self_and_parents(path):
+            held.update(self.tops.get(key, ()))
+        return tuple(sorted(i for i in held if path in self.files_of(i)))
+
+    def name_version(self, i: int) -> tuple[str, str]:
+        """The name and version distribution ``i``'s metadata gives (read once, when asked)."""
+        found = self._names.get(i)
+        if found is None:
+            meta = self.dists[i].metadata
+            found = self._names[i] = (str(meta["Name"]), str(meta["Version"]))
+        return found
+
+
+@functools.lru_cache(maxsize=1)
+def _index() -> _Index:
+    return _Index()
+
+
+def _self_and_parents(path: str) -> Iterator[str]:
+    while True:
+        yield path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
+
+
+def _base(dist: Any) -> str:
+    """The folder ``dist``'s ``RECORD`` paths are relative to, with a trailing separator."""
+    base = _norm(str(dist.locate_file("")))
+    return base if base.endswith(os.sep) else base + os.sep
+
+
+def _record_lines(dist: Any) -> Iterator[str] | None:
+    """The lines of ``dist``'s ``RECORD`` as ``dist.read_text("RECORD").splitlines()`` gives
+    them, or None without one.
+
+    A distribution in a folder on disk (the usual kind) is read a line at a time: a RECORD is
+    up to a few MB (torch's: 1.5 MB), and the heap that a string that large passed through
+    stays with the process (glibc keeps ~1.5 MB after reading them all), and with each worker
+    it forks.
+    """
+    import importlib.metadata as md
+
+    folder = getattr(dist, "_path", None)
+    if type(dist).read_text is md.PathDistribution.read_text and isinstance(folder, Path):
+        try:  # what read_text opens, with the errors it answers None to
+            stream = open(folder / "RECORD", encoding="utf-8")  # closed by _split_stream
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
+            return None
+        return _split_stream(stream)
+    text = dist.read_text("RECORD")
+    return None if text is None else iter(text.splitlines())
+
+
+def _split_stream(stream: TextIO) -> Iterator[str]:
+    with stream:
+        for line in stream:  # universal newlines, as read_text; then what splitlines splits
+            yield from line.splitlines()
+
+
+def _module_rows(dist: Any) -> Iterator[str]:
+    """The paths of module files (``.py``, ``.pyc``, extension modules) ``dist``'s ``RECORD``
+    lists, as written there (relative to :func:`_base`, or absolute)."""
+    lines = _record_lines(dist)
+    if lines is None:  # installed-files.txt, SOURCES.txt: rare, the slow general reader
+        rows: Iterable[str] = (str(f) for f in dist.files or ())
+    else:  # the fast path: RECORD as text, no PackagePath objects; a quoted path through csv
+        rows = (line.partition(",")[0] if line[:1] != '"' else next(csv.reader([line]))[0]
+                for line in lines)
+    return (rel for rel in rows if rel.endswith(_SUFFIXES))
+
+
+def _is_plain(rel: str) -> bool:
+    """Whether ``base + rel`` is already the normalised path (no ``..``, ``.``, ``//``)."""
+    return _PLAIN_PATHS and rel[:1] != "/" and "./" not in rel and "//" not in rel
+
+
+def _owned_files(dist: Any) -> Iterator[str]:
+    """The module files ``dist`` installed, absolute and normalised."""
+    base = _base(dist)
+    for rel in _module_rows(dist):
+        # absolute (RECORD allows it), ../bin/x, or Windows: the general way
+        yield base + rel if _is_plain(rel) else _norm(os.path.join(base, rel))
+
+
+def _tops(dist: Any) -> set[str]:
+    """The keys of :attr:`_Index.tops` under which ``dist`` installed module files: its folder
+    joined with each first path component, or the whole path of a file outside its folder."""
+    base = _base(dist)
+    firsts: set[str] = set()
+    out: set[str] = set()
+    for rel in _module_rows(dist):
+        if _is_plain(rel):
+            firsts.add(rel.partition("/")[0])
+            continue
+        path = _norm(os.path.join(base, rel))
+        out.add(base + path[len(base):].partition(os.sep)[0] if path.startswith(base) else path)
+    out.update(base + first for first in firsts)
+    return out
+
+
+def _editable_root(dist: Any) -> str | None:
+    try:
+        info = json.loads(dist.read_text("direct_url.json") or "null")
+    except ValueError:
+        return None
+    if not (isinstance(info, dict) and isinstance(info.get("dir_info"), dict)
+            and info["dir_info"].get("editable") and isinstance(info.get("url"), str)):
+        return None
+    url = urlsplit(info["url"])
+    if url.scheme != "file":
+        return None
+    path = unquote(url.path)
+    if os.name == "nt" and path[:1] == "/" and path[2:3] == ":":
+        path = path[1:]  # file:///C:/project
+    return real_path(path)
+
+
+@functools.lru_cache(maxsize=8192)
+def owner_of_file(path: str, module: str) -> tuple[str, str, bool] | None:
+    """``(distribution, version, editable)`` owning the file ``path`` of ``module``, or None."""
+    index = _index()
+    for candidate in dict.fromkeys((_norm(path), real_path(path))):
+        held = index.listing(candidate)
+        if held:
+            i = held[0] if len(held) == 1 else _installed_copy(candidate, held)
+            return (*index.name_version(i), False)
+    real = real_path(path)
+    top = module.partition(".")[0]
+    for e in index.editables:
+        if real.startswith(e.root + os.sep) and (e.tops is None or top in e.tops):
+            return (*index.name_version(e.dist), True)
+    return None
+
+
+def _installed_copy(path: str, held: tuple[int, ...]) -> int:
+    """Of several distributions that list ``path``, the one whose recorded digest matches
+    the file on disk (the last one installed wrote it); the first when none or several do."""
+    index = _index()
+    try:
+        with open(path, "rb") as fh:
+            digest = urlsafe_b64encode(hashlib.sha256(fh.read()).digest()).rstrip(b"=").decode()
+    except OSError:
+        return held[0]
+    matching = []
+    for i in held:
+        dist = index.dists[i]
+        base = _norm(str(dist.locate_file("")))
+        for row in csv.reader(_record_lines(dist) or ()):
+            if (len(row) > 1 and _norm(os.path.join(base, row[0])) == path
+                    and row[1] == f"sha256={digest}"):
+                matching.append(i)
+    return matching[0] if len(matching) == 1 else held[0]
+
+
+def owners_of_dir(folder: str) -> frozenset[tuple[str, str]]:
+    """``(name, version)`` of each distribution owning a module file inside ``folder`` (the
+    portions of a namespace package), editable installs whose project holds it included."""
+    index = _index()
+    return frozenset(index.name_version(i) for i in _owners_of_dir(folder))
+
+
+@functools.lru_cache(maxsize=1024)
+def _owners_of_dir(folder: str) -> frozenset[int]:
+    index = _index()
+    out: set[int] = set()
+    for d in dict.fromkeys((_norm(folder), real_path(folder))):
+        prefix = d + os.sep
+        # A top-level path inside the folder holds a module file of each distribution it names.
+        for key, held in index.tops.items():
+            if key.startswith(prefix):
+                out.update(held)
+        # One the folder lies in (or is) may: those distributions' files say.
+        for key in _self_and_parents(d):
+            out.update(i for i in index.tops.get(key, ()) if i not in out and any(
+                f.startswith(prefix) for f in index.files_of(i)))
+        real = real_path(d)
+        out.update(e.dist for e in index.editables if real.startswith(e.root + os.sep))
+    return frozenset(out)

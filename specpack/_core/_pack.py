@@ -1,0 +1,304 @@
+"""The :class:`SpecPack` value: everything needed to rebuild one env, resolved and carried.
+
+Immutable and self-contained: the entry point (a :class:`~specpack.CodeRef`), a private
+copy of the kwargs, the spec metadata and the wrapper stack (:class:`Layer`, outermost first);
+nothing in it refers to the registry. Its fields are declared once, in
+:class:`~specpack._core._packvalue.PackValue` (a frozen slotted dataclass) that :class:`SpecPack`
+adds its methods to; its pickled state, copy, manifest fields and identity follow that list.
+What it does lives where it delegates (docs/how-it-works.md), in modules that take the
+:class:`~specpack._core._packvalue.PackValue` and never import this one: :mod:`specpack._core._build` (make),
+:mod:`specpack._tools._proof` (verify, seal, check), :mod:`specpack._core._fileface` (text form) and
+:mod:`specpack._core._state` (pickled state, identity). Nothing writes a pack's fields once it is
+made: what is computed once per pack (its fingerprint, pickled state and build order) is kept
+beside it (:mod:`specpack._core._beside`), so its pickle, ``requires`` and equality never change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from . import _build
+from ._keywords import checked_keywords
+from ._layer import Layer
+from ._packvalue import PackValue
+from ._restorer import restorer
+from ._state import FORMAT_VERSION, fingerprint, from_state, reduced, state_of
+from ._text import short
+
+if TYPE_CHECKING:
+    from .._tools._verify.check_report import CheckReport
+    from .._tools._verify.report import VerifyReport
+    from ._process import Boundary
+    from ._surface import Surface
+
+__all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
+
+
+class SpecPack(PackValue):
+    """How to build one env, resolved in the process where it was known.
+
+    Make one with :func:`specpack.capture`; rebuild it with :meth:`make` in any process (a
+    spawn or forkserver worker too); it pickles with plain ``pickle``. It describes
+    construction, not run-time state (wrapper statistics, an episode in progress, an RNG
+    position). :meth:`evolve` gives a changed copy; the constructor takes the fields below as
+    keywords, already lowered (build one by hand only from another pack's parts).
+
+    Attributes
+    ----------
+    backend
+        The backend that builds it: ``"gymnasium"``, ``"gym"`` or ``"pettingzoo"``.
+    id
+        The registered env id it was captured from, or None (a class, function or live env).
+    entry_point
+        The env constructor, a :class:`~specpack.CodeRef` (by reference or by value).
+    spec
+        The spec fields the built env shows as ``env.spec`` (read-only mapping).
+    layers
+        The wrapper stack, outermost first, as :class:`~specpack.Layer` values.
+    auto_render
+        Whether ``make()`` adds the render wrappers ``gymnasium.make`` adds for a render mode.
+    versions
+        ``{name: version}`` of Python and the libraries where it was captured (read-only); a
+        rebuild under other versions warns (:class:`~specpack.VersionSkewWarning`).
+    notes
+        Remarks from capture (what travels by value and why), as strings.
+    vector
+        True for a vector-only env: build it with :func:`specpack.make_vec`.
+    surface
+        Spaces, metadata and render mode recorded at capture (a live env, or
+        ``record_spaces=True``), or None; not in the fingerprint (``verify`` checks it).
+    assets
+        The files the env is given (:class:`~specpack.Asset`); ``make()`` checks one
+        that is not carried and writes a carried one into a local cache.
+    sealed
+        The reference rollout of :meth:`seal` (None until sealed), what :meth:`check` compares.
+    """
+
+    __slots__ = ()
+
+    # -- value semantics -------------------------------------------------------------------
+
+    def evolve(self, **changes: Any) -> SpecPack:
+        """A copy of this pack with ``changes`` applied: the same fingerprint unless a field
+        that shapes the env changed (this pack is unchanged).
+
+        Parameters
+        ----------
+        **changes
+            New values of fields, by name: ``surface``, ``assets``, ``sealed``, ``notes``,
+            ``versions``, ``requires``... (and the private ``_kwargs``: lowered kwargs).
+        """
+        changes["_requires"] = changes.pop("requires", self._requires)
+        return dataclasses.replace(self, **changes)
+
+    @checked_keywords
+    def with_surface(self, surface: Surface) -> SpecPack:
+        """Deprecated: ``pack.evolve(surface=surface)`` (removed in specpack 0.4)."""
+        warnings.warn("SpecPack.with_surface(s) is deprecated and stops working in specpack "
+                      "0.4; use pack.evolve(surface=s)", DeprecationWarning, stacklevel=2)
+        return self.evolve(surface=surface)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (restore_pack, reduced(self))
+
+    def _state(self) -> tuple[Any, ...]:
+        """The pickled state: the fingerprint, then each field's state, in field order
+        (:func:`specpack._core._state.state_of` says what each holds)."""
+        return state_of(self)
+
+    @property
+    def fingerprint(self) -> str:
+        """A stable digest of everything that shapes the env, assets included (not versions,
+        notes, ``requires`` or the seal): equal for equal content, kept by pickle and JSON
+        round trips (docs/how-it-works.md, "A pack's identity")."""
+        return fingerprint(self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SpecPack):
+            return NotImplemented
+        return self is other or self.fingerprint == other.fingerprint
+
+    def __hash__(self) -> int:
+        return hash(self.fingerprint)
+
+    def __repr__(self) -> str:
+        stack = "".join(f"{layer.name}<" for layer in self.layers)
+        base = self.entry_point.qualname + (" (by value)" if self.entry_point.by_value else "")
+
+        args = ", ".join(f"{k}={short(v, 60)}" for k, v in self._kwargs.items())
+        return (f"<SpecPack id={self.id!r} {stack}{base}({args}){'>' * len(self.layers)} "
+                f"backend={self.backend} (spec only: no run-time state)>")
+    # -- building (specpack._core._build) ----------------------------------------------------------
+
+    def make(self, **kwargs: Any) -> Any:
+        """Build the env here, with its wrapper stack, as ``gymnasium.make`` would have built
+        it; without the registry and without pre-importing the env's module.
+
+        Parameters
+        ----------
+        **kwargs
+            Merged over the captured constructor kwargs (``pack.make(render_mode="rgb_array")``).
+
+        Raises
+        ------
+        BuildError
+            The constructor or a wrapper raised (chained; also of the original's type where
+            safe, e.g. ``TypeError``), or carried code could not be loaded here.
+        UntrustedPackError
+            A reference resolves outside the ``allow`` list the pack was loaded with.
+        SpecPackError
+            The pack is vector-only: use :func:`specpack.make_vec`.
+        """
+        return _build.make(self, kwargs)
+
+    @checked_keywords
+    def register(self, id: str | None = None) -> str:
+        """Put this pack into this process's registry and return the id: for tools that only
+        take ids, ``gymnasium.make(id)`` then builds exactly ``pack.make()``. Idempotent.
+
+        Parameters
+        ----------
+        id
+            The id to register under (default: ``pack.id``; needed when the pack has none).
+
+        Raises
+        ------
+        CaptureError
+            The pack has no id and none was given, or another env holds the id.
+        """
+        return _build.register(self, self.backend, id)
+
+    def _make_vector(self, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
+        """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
+        return _build.make_vector(self, num_envs, kwargs)
+
+    # -- proving (specpack._tools._proof) -----------------------------------------------------------
+
+    @checked_keywords
+    def verify(self, *, steps: int = 100, seed: int = 0,
+               where: Boundary = "subprocess", check: bool = False, timeout: float = 120.0,
+               ignore_info: Iterable[str] = ()) -> VerifyReport:
+        """Rebuild in a fresh interpreter and compare with a rebuild here: :func:`specpack.verify`
+        (the report is truthy only when both rollouts completed, were compared and matched).
+
+        Parameters
+        ----------
+        steps, seed
+            The seeded rollout both sides run (same actions on both sides).
+        where
+            ``"subprocess"`` (a fresh ``python``), ``"spawn"`` or ``"forkserver"``.
+        check
+            Raise :class:`~specpack.NotIdenticalError` instead of a falsy report.
+        timeout
+            One deadline, in seconds, for the whole call (every side, and the comparison).
+        ignore_info
+            ``info`` keys left out of the comparison (wall-clock times); the report lists them.
+        """
+        from .._tools import _proof  # loads on first use: a worker that only builds never proves
+
+        return _proof.verify(self, steps=steps, seed=seed, where=where, check=check,
+                             timeout=timeout, ignore_info=ignore_info)
+
+    @checked_keywords
+    def seal(self, steps: int = 100, seed: int = 0, *, timeout: float = 120.0,
+             ignore_info: Iterable[str] = ()) -> SpecPack:
+        """A copy of this pack (same fingerprint) holding its own proof in ``sealed``: per-step
+        digests of a seeded rollout made in a fresh interpreter, which :meth:`check` compares
+        a rebuild with anywhere later (docs/another-machine.md).
+
+        Parameters
+        ----------
+        steps, seed
+            The seeded rollout recorded (the same actions on every later check).
+        timeout
+            Seconds for the reference rollout.
+        ignore_info
+            ``info`` keys left out of the seal, and so of every check (wall-clock times).
+        """
+        from .._tools import _proof
+
+        return self.evolve(sealed=_proof.seal(self, steps=steps, seed=seed, timeout=timeout,
+                                              ignore_info=ignore_info))
+
+    @checked_keywords
+    def check(self, *, where: str | None = None, timeout: float = 120.0) -> CheckReport:
+        """Rebuild here and compare with the rollout recorded where the pack was sealed
+        (:meth:`seal`); the report is truthy only when identical, else names the first
+        differing step and field.
+
+        Parameters
+        ----------
+        where
+            Where the rebuild runs (as :func:`specpack._tools._seal.check_seal` takes it, or its default).
+        timeout
+            Seconds for the rebuild and rollout.
+
+        Raises
+        ------
+        SpecPackError
+            The pack holds no seal: make one with ``pack.seal()``.
+        """
+        from .._tools import _proof
+
+        return _proof.check(self, where=where, timeout=timeout)
+
+    # -- text form (specpack._core._fileface) ------------------------------------------------------
+
+    @checked_keywords
+    def to_json(self, indent: int | None = 2) -> str:
+        """The typed, human-readable manifest: strict JSON, by-value code and objects in its
+        ``payloads`` table (docs/file-format.md).
+
+        Parameters
+        ----------
+        indent
+            JSON indentation (``None``: one line).
+        """
+        from . import _fileface  # loads on first use: the text form
+
+        return _fileface.to_json(self, indent)
+
+    @classmethod
+    @checked_keywords
+    def from_json(cls, text: str | bytes, *, trust: bool = False, key: bytes | None = None,
+                  allow: Iterable[str] | str | None = None,
+                  source: str = "<manifest>") -> SpecPack:
+        """Read a manifest (or a pack file's bytes) with the checks of :func:`specpack.load`;
+        nothing is imported or unpickled (references stay lazy, payloads bytes).
+
+        Parameters
+        ----------
+        text
+            The manifest (``pack.to_json()``), or the bytes of a pack file, signed or not.
+        trust
+            Accept by-value payloads without a signature (they run when ``make()`` loads them).
+        key
+            The HMAC key the text must be signed with (its payloads are then accepted).
+        allow
+            Modules and exact ``module:qualname`` references admitted (docs/security.md).
+        source
+            How messages name the text.
+
+        Raises
+        ------
+        PackFormatError
+            The text is malformed (the message names the field).
+        UntrustedPackError
+            Payloads without trust or key, or references outside ``allow``.
+        SignatureError
+            ``key`` does not verify the text.
+        """
+        from . import _fileface
+
+        return cls(**_fileface.read(text, trust=trust, key=key, allow=allow, source=source))
+
+
+@restorer
+def restore_pack(fmt: int, *args: Any) -> SpecPack:
+    """A pickled pack: layout ``fmt``, then the specpack version that pickled it and the state
+    (:meth:`SpecPack._state`). A pickle of another version or format raises
+    :class:`~specpack.PackFormatError` (:func:`specpack._core._state.from_state`)."""
+    return from_state(SpecPack, fmt, *args)

@@ -1,0 +1,145 @@
+"""The fields of a pack: the value :class:`~specpack.SpecPack` adds its methods to.
+
+The field list is written here once (a frozen, slotted dataclass, keyword-only): the pickled
+state (:mod:`specpack._core._state`), the manifest and a pack's identity follow it. The modules that
+work on a pack's fields (:mod:`specpack._core._state`, :mod:`specpack._core._build`, :mod:`specpack._tools._proof`,
+:mod:`specpack._core._fileface`) take a :class:`PackValue`, so they sit below the pack module and
+the pack's methods call down into them: no module here imports the pack.
+Nothing writes a pack's fields once it is made (``__post_init__`` only normalises them).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Iterator, Mapping
+from dataclasses import InitVar, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from ._carry.carried import Blob
+from ._carry.ref import CodeRef, iter_carried
+from ._carry.tree import is_plain, materialize
+from ._layer import Layer
+
+if TYPE_CHECKING:
+    from ._assets import Asset
+    from ._sealed import Seal
+    from ._surface import Surface
+
+__all__ = ["PackValue", "carried_by"]
+
+
+class _Referable:
+    """A slot for weak references: what is derived from a pack is kept beside it."""
+
+    __slots__ = ("__weakref__",)
+
+@dataclasses.dataclass(frozen=True, slots=True, eq=False, repr=False, kw_only=True)
+class PackValue(_Referable):
+    """A pack's fields and what reads them (see :class:`~specpack.SpecPack`, which documents
+    each field): the part of a pack the modules below the pack module work on."""
+
+    # The fields, in the order of the pickled state (append only: see specpack._core._state).
+    backend: str
+    id: str | None
+    entry_point: CodeRef
+    _kwargs: dict[str, Any]
+    spec: Mapping[str, Any]
+    layers: tuple[Layer, ...]
+    auto_render: bool
+    versions: Mapping[str, str]
+    notes: tuple[str, ...] = ()
+    vector: bool = False
+    surface: Surface | None = None
+    _requires: Mapping[str, str] = field(default_factory=dict)
+    assets: tuple[Asset, ...] = ()
+    sealed: Seal | None = None
+    #: Whether ``_kwargs`` hold only immutable builtins (computed when not given).
+    plain: InitVar[bool | None] = None
+    # Derived from ``_kwargs`` when the pack is made (never written after __post_init__).
+    _plain: bool = field(default=False, init=False, compare=False, repr=False)
+
+    def __post_init__(self, plain: bool | None) -> None:
+        s = object.__setattr__
+        s(self, "spec", MappingProxyType(self.spec if type(self.spec) is dict
+                                         else dict(self.spec)))
+        s(self, "layers", tuple(self.layers))
+        s(self, "auto_render", bool(self.auto_render))
+        s(self, "versions", MappingProxyType(dict(self.versions)))
+        s(self, "notes", tuple(self.notes))
+        s(self, "vector", bool(self.vector))
+        s(self, "_requires", MappingProxyType(dict(self._requires)))
+        s(self, "assets", tuple(self.assets))
+        s(self, "_plain", all(is_plain(v) for v in self._kwargs.values()) if plain is None
+          else plain)
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def kwargs(self) -> Mapping[str, Any]:
+        """The env constructor kwargs: a read-only mapping of fresh copies, exact types kept
+        (imports referenced code and unpickles by-value values: see docs/security.md)."""
+        return MappingProxyType(materialize(self._kwargs))
+
+    @property
+    def requires(self) -> Mapping[str, str]:
+        """``{distribution: version}`` that must be installed where the pack is built, decided
+        at capture from the code the pack names (and, for a live env or recorded spaces, what
+        that build needed); the same before and after ``make()`` and in every process.
+        ``make()`` refuses a missing one (docs/how-it-works.md, "What a pack requires")."""
+        return self._requires
+
+    @property
+    def max_episode_steps(self) -> int | None:
+        """The episode limit of the outermost ``TimeLimit`` layer (as ``env.spec`` reports)."""
+        for layer in self.layers:
+            if (layer.name == "TimeLimit" and layer.cls.module.startswith(("gymnasium.", "gym."))
+                    and "max_episode_steps" in layer._kwargs):
+                value = layer._kwargs["max_episode_steps"]
+                return value if type(value) is int else None
+        return None
+
+    @property
+    def nondeterministic(self) -> bool:
+        """The spec's ``nondeterministic`` flag (verify skips the rollout comparison then)."""
+        return bool(self.spec.get("nondeterministic", False))
+
+    @property
+    def label(self) -> str:
+        """A short human name: the id, else the entry point's qualified name."""
+        return self.id if self.id is not None else self.entry_point.name
+
+    @property
+    def observation_space(self) -> Any:
+        """The observation space recorded at capture (a fresh copy), or None if not recorded."""
+        return None if self.surface is None else copy.deepcopy(self.surface.observation_space)
+
+    @property
+    def action_space(self) -> Any:
+        """The action space recorded at capture (a fresh copy), or None if not recorded."""
+        return None if self.surface is None else copy.deepcopy(self.surface.action_space)
+
+    @property
+    def metadata(self) -> Mapping[str, Any] | None:
+        """The env's ``metadata`` recorded at capture (read-only), or None if not recorded."""
+        return None if self.surface is None else MappingProxyType(self.surface.metadata)
+
+    @property
+    def render_mode(self) -> str | None:
+        """The env's ``render_mode`` recorded at capture (None also when not recorded)."""
+        return None if self.surface is None else self.surface.render_mode
+
+    def carried(self) -> Iterator[CodeRef | Blob]:
+        """Every piece of code and opaque object the pack carries (entry point first)."""
+        return carried_by(self.entry_point, self._kwargs, self.layers)
+
+
+def carried_by(entry_point: CodeRef, kwargs: dict[str, Any],
+               layers: tuple[Layer, ...]) -> Iterator[CodeRef | Blob]:
+    """The code and opaque objects of an entry point, its kwargs and its wrapper layers, in
+    that order: what a pack carries (capture's draft of one asks the same)."""
+    yield entry_point
+    yield from iter_carried(kwargs)
+    for layer in layers:
+        yield layer.cls
+        yield from iter_carried(layer._kwargs)

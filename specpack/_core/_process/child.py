@@ -1,0 +1,323 @@
+"""The child side of the worker protocol: read a task, run its job, answer on the channel.
+
+One loop (:func:`serve`) for every start method; the entry points differ only in how the two
+pipe ends arrive: :func:`main` (a fresh ``python -c``, fds in a variable it deletes),
+:func:`mp_main` (a spawn/forkserver target, multiprocessing Connections) and
+:func:`fork_main` (a fork of the parent, see :mod:`.forking`).
+
+The first control message is the answer channel's key (:mod:`.protocol`); every answer is
+tagged with it. The child adopts the orphans among its descendants (:mod:`.tree`) and, when it
+ends by itself, kills every process its jobs left behind. On Linux the process a start method
+starts forks first and stays above the one that serves as its reaper (:func:`.tree.reaper_above`):
+a process a job starts as a sibling of the worker (``clone(CLONE_PARENT)``) is the reaper's
+child, and ends with the rest.
+
+While a job runs, file descriptors 1 and 2 point at the task's capture files (C-level writes
+included) and ``sys.stdout``/``sys.stderr`` are fresh streams on them. The answer channel is
+close-on-exec and closed in any process the job forks, so neither a print nor a forked
+grandchild can write to it, or hold it open after the child died.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import faulthandler
+import importlib
+import io
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, NoReturn
+
+from .._text import format_exception, one_line
+from .forking import hard_exit
+from .protocol import FrameReader, ProtocolError, pack_frame, read_request
+from .tree import become_subreaper, kill_tree, reaper_above
+
+__all__ = [
+    "FDS_VARIABLE", "captured", "fork_main", "load_job", "main", "mp_main", "run_job", "serve",
+]
+
+#: The environment variable that gives a fresh interpreter its pipe fds (``"CTL,RES"``).
+FDS_VARIABLE = "SPECPACK_WORKER_FDS"
+
+
+def load_job(job: str) -> Callable[..., Any]:
+    """The function named ``"package.module:qualname"`` (imported here, in the child)."""
+    module, sep, qualname = job.partition(":")
+    if not sep or not module or not qualname:
+        raise ValueError(f"job {job!r} is not of the form 'package.module:function'")
+    obj: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise TypeError(f"job {job!r} is not callable")
+    return obj  # type: ignore[no-any-return]
+
+
+def run_job(job: str, payload: bytes, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Run one job; its result or its exception as an answer message (never raises).
+
+    The value is returned as is: the caller encodes it (and reports a value typed JSON
+    cannot carry as an error).
+    """
+    try:
+        return {"status": "ok", "value": load_job(job)(payload, **params)}
+    except BaseException as e:  # noqa: BLE001 - everything goes back to the parent
+        return _error_answer(e)
+
+
+def _error_answer(e: BaseException) -> dict[str, Any]:
+    try:
+        return {"status": "error", "error": one_line(e), "detail": format_exception(e)}
+    except BaseException:  # noqa: BLE001 - a __str__ that raises
+        name = type(e).__name__
+        return {"status": "error", "error": name, "detail": name}
+
+
+@contextlib.contextmanager
+def captured(stdout_path: str, stderr_path: str) -> Iterator[None]:
+    """Point fds 1 and 2 (and fresh sys.stdout/sys.stderr on them) at the capture files.
+
+    What a job writes meanwhile lands in the files: prints, C-level writes, the processes it
+    starts. Streams that still hold the old fds (``sys.__stdout__``, a logging handler's) are
+    flushed before the fds go back, so what they buffered lands in the files too. The
+    audit's own process uses it as well (:mod:`specpack._tools._audit.output`).
+
+    Raises
+    ------
+    OSError
+        fd 1 or 2 is not open (nothing was changed).
+    """
+    olds = (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)
+    for stream in olds:
+        with contextlib.suppress(Exception):
+            stream.flush()  # type: ignore[union-attr]
+    saved = (os.dup(1), os.dup(2))
+    old_streams = (sys.stdout, sys.stderr)
+    try:
+        for fd, path in ((1, stdout_path), (2, stderr_path)):
+            target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(target, fd)
+            os.close(target)
+        sys.stdout = _stream(1)
+        sys.stderr = _stream(2)
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr, *olds):
+            with contextlib.suppress(Exception):
+                stream.flush()  # type: ignore[union-attr]
+        sys.stdout, sys.stderr = old_streams
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(saved[0])
+        os.close(saved[1])
+
+
+def _stream(fd: int) -> io.TextIOWrapper:
+    raw = open(fd, "wb", buffering=0, closefd=False)
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace",
+                            write_through=True)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _read_message(fd: int, reader: FrameReader) -> dict[str, Any] | None:
+    while True:
+        message = reader.next()
+        if message is not None:
+            return message
+        try:
+            chunk = os.read(fd, 65536)
+        except InterruptedError:
+            continue
+        if not chunk:
+            return None
+        reader.feed(chunk)
+
+
+def _guard_channels(fds: tuple[int, ...]) -> None:
+    """Keep the protocol pipes out of anything the job execs or forks."""
+    for fd in fds:
+        os.set_inheritable(fd, False)
+
+    def close_in_grandchild() -> None:
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=close_in_grandchild)
+
+
+def _end_tree_below() -> None:
+    """Kill every process below this worker (the processes its jobs left behind)."""
+    with contextlib.suppress(Exception):
+        kill_tree(os.getpid(), include_root=False)
+
+
+def _watch_parent() -> None:
+    """Kill this worker's process tree when the parent process goes away."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                _end_tree_below()
+                with contextlib.suppress(Exception):
+                    if os.getpgrp() == os.getpid():
+                        os.killpg(os.getpid(), signal.SIGKILL)
+                hard_exit(1)
+
+    threading.Thread(target=watch, name="specpack-parent-watch", daemon=True).start()
+
+
+def _read_key(ctl_fd: int, reader: FrameReader) -> bytes:
+    """The answer channel's key: the parent's first control message."""
+    message = _read_message(ctl_fd, reader)
+    if message is None:
+        raise ProtocolError("the parent closed the control pipe before sending the key")
+    key = message.get("key")
+    if message.get("op") != "key" or not isinstance(key, str):
+        raise ProtocolError("the parent's first control message is not the key")
+    return bytes.fromhex(key)
+
+
+def serve(ctl_fd: int, res_fd: int) -> None:
+    """The worker loop: one task at a time until told to stop or the parent goes away.
+
+    First the key (``{"op": "key", "key": hex}``) on ``ctl_fd``. Then, for each
+    ``{"op": "task", "request": path}``: read the request file and delete it (its absence
+    tells the parent the task started), run the job with output captured, and write
+    ``{"task": n, "status": ..., ...}`` tagged with the key on ``res_fd``. When the loop ends,
+    every process the jobs left behind is killed.
+
+    On Linux the process that calls it stays out of all that: it forks, and becomes the
+    worker's reaper (:func:`.tree.reaper_above`); the fork child serves.
+    """
+    reaper_above(close=(ctl_fd, res_fd))
+    become_subreaper()
+    _end_tree_at_exit()
+    try:
+        _serve(ctl_fd, res_fd)
+    finally:
+        _end_tree_below()
+
+
+def _end_tree_at_exit() -> None:
+    """Make ``os._exit`` in this process (a job that calls it) kill the tree below it first.
+
+    A process the job forks inherits the wrapper but is not this process: it just exits.
+    """
+    me, real_exit = os.getpid(), os._exit
+
+    def exit_after_the_tree(code: int) -> NoReturn:
+        if os.getpid() == me:
+            _end_tree_below()
+        real_exit(code)
+
+    setattr(os, "_exit", exit_after_the_tree)  # noqa: B010 - mypy refuses assigning a function
+
+
+def _serve(ctl_fd: int, res_fd: int) -> None:
+    _guard_channels((ctl_fd, res_fd))
+    with contextlib.suppress(Exception):
+        # disable first: enable() on an already enabled handler keeps the signal handlers it
+        # installed before, and a library the parent loaded (Ray's core) may have replaced
+        # them since; a fork child would then die of SIGSEGV without a word.
+        faulthandler.disable()
+        faulthandler.enable(file=2, all_threads=False)  # fd 2: the task's capture file
+    _watch_parent()
+    reader = FrameReader("the parent")
+    key = _read_key(ctl_fd, reader)
+    while True:
+        message = _read_message(ctl_fd, reader)
+        if message is None or message.get("op") != "task":
+            return
+        task, path = message.get("task"), str(message.get("request"))
+        try:
+            header, payload = read_request(path)
+        except BaseException as e:  # noqa: BLE001
+            _write_all(res_fd, pack_frame({"task": task, **_error_answer(e)}, key))
+            continue
+        with contextlib.suppress(OSError):
+            os.remove(path)
+        with captured(str(header["stdout"]), str(header["stderr"])):
+            answer = run_job(str(header["job"]), payload, header.get("params") or {})
+        try:
+            frame = pack_frame({"task": task, **answer}, key)
+        except BaseException as e:  # noqa: BLE001 - e.g. a value typed JSON cannot carry
+            frame = pack_frame({
+                "task": task, "status": "error",
+                "error": f"SpecPackError: the job's result cannot be sent back as typed JSON "
+                         f"({_error_answer(e)['error']})",
+                "detail": _error_answer(e)["detail"],
+            }, key)
+        _write_all(res_fd, frame)
+
+
+def main() -> None:
+    """Entry point of a fresh interpreter: the fds come in :data:`FDS_VARIABLE`, deleted here
+    before any job runs (a job's subprocesses do not inherit it either)."""
+    ctl, res = os.environ.pop(FDS_VARIABLE).split(",")
+    serve(int(ctl), int(res))
+
+
+def _settle(boot_out: str, boot_err: str, cwd: str | None,
+            env: Mapping[str, str] | None) -> None:
+    """Own process group, boot logs on fds 1/2, working directory and environment."""
+    with contextlib.suppress(OSError, AttributeError):  # already a leader / not POSIX
+        os.setsid()
+    for fd, path in ((1, boot_out), (2, boot_err)):
+        target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(target, fd)
+        os.close(target)
+    if cwd is not None:
+        os.chdir(cwd)
+    if env is not None:
+        os.environ.clear()
+        os.environ.update(env)
+
+
+def mp_main(ctl: Any, res: Any, boot_out: str, boot_err: str, cwd: str | None,
+            env: Mapping[str, str] | None, exit_handlers: bool = False) -> None:
+    """multiprocessing target (spawn/forkserver): ``ctl``/``res`` are Connections.
+
+    It never returns: the process ends here through :func:`.forking.hard_exit`, after this
+    interpreter's ``atexit`` handlers with ``exit_handlers`` (a spawn child: a fresh
+    interpreter of its own). Returning would leave the end to multiprocessing's
+    ``os._exit``, which a wrapper that raises turns into an unwinding into the code that
+    forked (a forkserver's loop).
+    """
+    code = 1
+    try:
+        _settle(boot_out, boot_err, cwd, env)
+        serve(ctl.fileno(), res.fileno())
+        code = 0
+    except BaseException as e:  # noqa: BLE001 - the boot log says why; the parent sees it died
+        with contextlib.suppress(BaseException):
+            os.write(2, format_exception(e).encode("utf-8", "replace"))
+    finally:
+        with contextlib.suppress(BaseException):
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            if exit_handlers:
+                atexit._run_exitfuncs()
+        hard_exit(code)
+
+
+def fork_main(ctl_fd: int, res_fd: int, boot_out: str, boot_err: str, cwd: str | None,
+              env: Mapping[str, str] | None) -> None:
+    """Body of a fork child (:func:`.forking.fork_call` ends the process after it returns)."""
+    _settle(boot_out, boot_err, cwd, env)
+    serve(ctl_fd, res_fd)

@@ -1,0 +1,272 @@
+"""The wire of the one worker protocol: frames, request files, captured output, outcomes.
+
+A *frame* is an 8-byte big-endian length followed by that many bytes of UTF-8 JSON holding a
+typed-JSON encoded message (:mod:`specpack._core._typedjson`). Frames go one way each: control
+messages (``{"op": "task", "task": n, "request": path}``; any other message, or the end of the
+pipe, stops the child) from the parent on one pipe, answers (``{"task": n, "status": "ok",
+"value": ...}``) from the child on another. Neither pipe
+is the child's stdout, and nothing that crosses is ever unpickled: a hostile or chatty env can
+at worst send data, never code.
+
+Answers are *keyed*: the parent makes a random key per worker and sends it as the first
+control message (``{"op": "key", "key": hex}``), before any job runs; each answer frame starts
+with the HMAC-SHA256 of its body under that key. The env's code runs in the child after the
+key was read off the pipe, so writing to the answer pipe (found by fd number, by scanning
+``/proc/self/fd``, from a fork) cannot make an answer the parent accepts: a frame without the
+key is a protocol violation. Code that reads the harness's own memory can find the key: the
+key guards against an env that writes, not against one written to read specpack's variables.
+
+The request itself (job name, params, and the payload bytes, which may be large) travels in a
+file the child reads when it is ready, so a child that died at start-up cannot make the parent
+block or fail on a full or broken pipe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import signal
+import struct
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .._errors import ProtocolError, SpecPackError
+from .._typedjson import decode, encode
+
+__all__ = [
+    "CAPTURE_LIMIT",
+    "MAX_FRAME",
+    "FrameReader",
+    "Outcome",
+    "ProtocolError",
+    "Status",
+    "exit_text",
+    "head_and_tail",
+    "new_key",
+    "pack_frame",
+    "read_capture",
+    "read_request",
+    "write_request",
+]
+
+#: Largest frame either side accepts (a bigger one is a protocol error, not an allocation).
+MAX_FRAME = 1 << 30
+#: How much of a task's stdout/stderr comes back in an :class:`Outcome`.
+CAPTURE_LIMIT = 64 * 1024
+#: How many lines of a dead child's stderr its outcome's detail quotes (first, last).
+_HEAD_LINES, _TAIL_LINES = 6, 20
+
+_HEADER = struct.Struct(">Q")
+#: Bytes of the HMAC-SHA256 tag a keyed frame starts with.
+_TAG = hashlib.sha256().digest_size
+
+Status = Literal["ok", "error", "died", "timeout"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What came back from one task run in a worker.
+
+    Attributes
+    ----------
+    status
+        ``"ok"`` (the job returned), ``"error"`` (it raised), ``"died"`` (the child exited or
+        was killed by a signal before answering) or ``"timeout"`` (the deadline passed; the
+        child and its process group were killed).
+    value
+        The job's return value, decoded from typed JSON (``None`` unless ``status == "ok"``).
+    error
+        One line ``"Type: message"`` (empty when ok).
+    detail
+        The child's traceback text, or the exit code / signal name and the stderr tail.
+    stdout, stderr
+        What the task wrote to file descriptors 1 and 2 (bounded, decoded with 'replace').
+    elapsed
+        Seconds from ``submit`` to the outcome.
+    """
+
+    status: Status
+    value: Any
+    error: str
+    detail: str
+    stdout: str
+    stderr: str
+    elapsed: float
+
+
+def new_key() -> bytes:
+    """A fresh random key for one worker's answer channel."""
+    return os.urandom(32)
+
+
+def _tag(key: bytes, body: bytes) -> bytes:
+    return hmac.new(key, body, hashlib.sha256).digest()
+
+
+def pack_frame(message: Mapping[str, Any], key: bytes | None = None) -> bytes:
+    """One frame holding ``message`` (typed JSON; raises PackFormatError if not encodable).
+
+    Parameters
+    ----------
+    message
+        The message.
+    key
+        The answer channel's key: the frame then starts with the HMAC-SHA256 of the body
+        under it (what :class:`FrameReader` with the same key requires).
+    """
+    body = json.dumps(encode(dict(message)), separators=(",", ":"), allow_nan=False,
+                      ensure_ascii=False).encode("utf-8")
+    if key is not None:
+        body = _tag(key, body) + body
+    return _HEADER.pack(len(body)) + body
+
+
+def _unpack_body(body: bytes, source: str) -> dict[str, Any]:
+    try:
+        node = json.loads(body.decode("utf-8"))
+        message = decode(node, source=source)
+    except (ValueError, RecursionError, SpecPackError) as e:
+        raise ProtocolError(f"unreadable message from {source}: {type(e).__name__}: "
+                            f"{str(e)[:200]}") from None
+    if type(message) is not dict:
+        raise ProtocolError(f"unreadable message from {source}: not a JSON object")
+    return message
+
+
+class FrameReader:
+    """Reassembles frames from chunks read off a pipe.
+
+    Parameters
+    ----------
+    source
+        Who sends (named in errors).
+    key
+        The channel's key: every frame must carry its tag (see :func:`pack_frame`).
+    """
+
+    def __init__(self, source: str, key: bytes | None = None) -> None:
+        self.source = source
+        self._key = key
+        self._buf = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        """Add bytes read from the pipe."""
+        self._buf += data
+
+    def next(self) -> dict[str, Any] | None:
+        """The next complete message, or ``None`` until more bytes arrive.
+
+        Raises
+        ------
+        ProtocolError
+            The frame is oversized, lacks the channel's key, or is not a typed-JSON object.
+        """
+        if len(self._buf) < _HEADER.size:
+            return None
+        (size,) = _HEADER.unpack_from(self._buf)
+        if size > MAX_FRAME:
+            raise ProtocolError(f"{self.source} sent a frame of {size} bytes (the limit is "
+                                f"{MAX_FRAME})")
+        end = _HEADER.size + size
+        if len(self._buf) < end:
+            return None
+        body = bytes(self._buf[_HEADER.size:end])
+        del self._buf[:end]
+        if self._key is not None:
+            tag, body = body[:_TAG], body[_TAG:]
+            if not hmac.compare_digest(tag, _tag(self._key, body)):
+                raise ProtocolError(
+                    f"{self.source} sent a frame without this worker's key: something other "
+                    "than specpack's harness (the env's code, or a process it started) wrote "
+                    "to the answer channel")
+        return _unpack_body(body, self.source)
+
+
+def write_request(path: str, header: Mapping[str, Any], payload: bytes) -> None:
+    """Write a task request file: one frame (job, params, capture paths), then the payload."""
+    with open(path, "wb") as fh:
+        fh.write(pack_frame(header))
+        fh.write(payload)
+
+
+def read_request(path: str) -> tuple[dict[str, Any], bytes]:
+    """Read a request file written by :func:`write_request` (the child side)."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if len(data) < _HEADER.size:
+        raise ProtocolError(f"truncated request file {path}")
+    end = _HEADER.size + _HEADER.unpack_from(data)[0]
+    reader = FrameReader("the parent's request")
+    reader.feed(data[:end])
+    header = reader.next()
+    if header is None:
+        raise ProtocolError(f"truncated request file {path}")
+    return header, data[end:]
+
+
+def read_capture(path: str | None, limit: int = CAPTURE_LIMIT) -> str:
+    """The text a task wrote to ``path``: all of it, or its head and tail around a cut mark."""
+    if not path:
+        return ""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(0)
+            if size <= limit:
+                data = fh.read()
+            else:
+                head = fh.read(limit // 4)
+                fh.seek(size - (limit - limit // 4))
+                tail = fh.read()
+                cut = size - len(head) - len(tail)
+                data = head + f"\n[... {cut} bytes cut ...]\n".encode() + tail
+    except OSError:
+        return ""
+    return data.decode("utf-8", "replace")
+
+
+def head_and_tail(lines: list[str]) -> list[str]:
+    """The first and last lines of a dead child's stderr (a traceback ends, a faulthandler
+    report starts, with what matters), a cut mark between them."""
+    if len(lines) <= _HEAD_LINES + _TAIL_LINES + 1:
+        return lines
+    cut = len(lines) - _HEAD_LINES - _TAIL_LINES
+    return [*lines[:_HEAD_LINES], f"[... {cut} lines ...]", *lines[-_TAIL_LINES:]]
+
+
+def exit_text(code: int | None) -> str:
+    """``"exited with code 3"`` / ``"was killed by signal SIGSEGV"`` for a process exit code.
+
+    ``code`` is a ``subprocess``/``multiprocessing`` style exit code (negative: the signal).
+    """
+    if code is None:
+        return "did not exit"
+    if code >= 0:
+        return f"exited with code {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    return f"was killed by signal {name}"
+
+
+def replay(outcomes: list[Outcome]) -> None:
+    """Write what children printed to this process's streams, as if it ran here.
+
+    For the side that stands for "here" (verify's and the audit's reference, a fork of this
+    process): its output is the user's own env talking, so it is shown, not lost.
+    """
+
+    for o in outcomes:
+        for text, stream in ((o.stdout, sys.stdout), (o.stderr, sys.stderr)):
+            if text:
+                try:
+                    stream.write(text)
+                    stream.flush()
+                except (OSError, ValueError):  # a closed or broken stream: nothing to show on
+                    pass

@@ -1,0 +1,260 @@
+"""Encoding lowered values as typed JSON (see :mod:`.tags` for the grammar)."""
+
+from __future__ import annotations
+
+import base64
+import enum
+import hashlib
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from .._carry.code import CodeRef
+from .._carry.values import MAX_INT_BITS, Blob, EnumRef
+from .._errors import PackFormatError
+from .tags import (
+    BY_TYPE,
+    MAX_DECIMAL_DIGITS,
+    MAX_DEPTH,
+    SAFE_INT,
+    TAGS,
+    VALUE_KINDS,
+    decimal_text,
+)
+
+__all__ = ["Encoder", "canonical_json", "encode", "payload_entry"]
+
+_SAFE_INT = SAFE_INT
+_VALUE_KINDS = VALUE_KINDS
+#: More bits than this always means more than MAX_DECIMAL_DIGITS decimal digits.
+_DECIMAL_BITS = int(MAX_DECIMAL_DIGITS / 0.30103) + 2
+_FLOAT = TAGS["$float"].name
+_INT = TAGS["$int"].name
+_DICT = TAGS["$dict"].name
+_ENUM = TAGS["$enum"].name
+_REF = TAGS["$ref"].name
+_NPSCALAR = TAGS["$npscalar"].name
+
+
+def _float(x: float) -> Any:
+    if math.isfinite(x):
+        return x
+    return {_FLOAT: "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")}
+
+
+def _int(x: int) -> Any:
+    """A plain number within 2**53; else ``$int``: decimal up to 4,300 digits, else hex.
+
+    The digit limit is the grammar's (:data:`.tags.MAX_DECIMAL_DIGITS`), not this
+    interpreter's ``sys.get_int_max_str_digits()``, so every reader reads what is written.
+    """
+    if -_SAFE_INT <= x <= _SAFE_INT:
+        return x
+    bits = x.bit_length()
+    if bits > MAX_INT_BITS:  # what no reader reads is not written
+        raise PackFormatError(f"an int of {bits} bits cannot be written in a manifest (at "
+                              f"most {MAX_INT_BITS} bits); pass it another way (a file path, "
+                              "a seed)")
+    if bits <= _DECIMAL_BITS:
+        text = decimal_text(x)
+        if len(text) - (text[0] == "-") <= MAX_DECIMAL_DIGITS:
+            return {_INT: text}
+    return {_INT: hex(x)}
+
+
+def canonical_json(node: Any) -> str:
+    """The canonical text of a typed-JSON node (sorted keys, no spaces): what is hashed."""
+    return json.dumps(node, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False)
+
+
+class Encoder:
+    """Lowered value -> typed JSON node; collects payload entries into ``payloads``.
+
+    The tags come from :data:`.tags.TAGS`: a value whose type alone decides its tag is looked
+    up in :data:`.tags.BY_TYPE` and written by its tag's kind.
+    """
+
+    def __init__(self, payloads: dict[str, Any] | None, canonical: bool) -> None:
+        self.payloads = payloads
+        self.canonical = canonical
+
+    def value(self, value: Any, depth: int) -> Any:
+        """The typed-JSON node of a lowered value (``depth``: its nesting so far)."""
+        if depth > MAX_DEPTH:
+            raise PackFormatError(f"value nested more than {MAX_DEPTH} levels deep")
+        d = depth + 1
+        t = type(value)
+        if value is None or t is bool or t is str:
+            return value
+        if t is int:
+            return _int(value)
+        if t is float:
+            return _float(value)
+        if t is list:
+            items = []
+            for v in value:
+                items.append(self.value(v, d))
+            return items
+        if t is dict:
+            return self._dict(value, d)
+        tag = BY_TYPE.get(t)
+        if tag is not None:
+            kind = tag.kind
+            if kind == "bytes":
+                return {tag.name: base64.b64encode(value).decode("ascii")}
+            if kind == "complex":
+                return {tag.name: [_float(value.real), _float(value.imag)]}
+            if kind == "sequence":
+                items = []
+                for v in value:
+                    items.append(self.value(v, d))
+                return {tag.name: items}
+            if kind == "members":
+                members = []
+                for v in value:
+                    members.append(self.value(v, d))
+                members.sort(key=canonical_json)
+                return {tag.name: members}
+            if kind == "array":
+                return {tag.name: _encode_array(value)}
+        if isinstance(value, np.generic):
+            enc = _encode_array(np.asarray(value).reshape(1))
+            body: dict[str, Any] = {"dtype": enc["dtype"]}
+            if "values" in enc:
+                body["value"] = enc["values"][0]
+            else:
+                body["base64"] = enc["base64"]
+            return {_NPSCALAR: body}
+        if t is CodeRef:
+            if value.payload is None:
+                if value.bound is not None:  # a functools.partial of the named function
+                    args, keywords = value.bound
+                    return {_REF: value.name, "args": [self.value(v, d) for v in args],
+                            "keywords": self._dict(keywords, d)}
+                if value.registered is not None:
+                    return {_REF: f"{value.module}:{value.qualname}",
+                            "registered": value.registered}
+                return {_REF: value.name}
+            digest = value.digest
+            assert digest is not None
+            if self.payloads is not None:
+                self.payloads[digest] = payload_entry("code", value.name, value.payload,
+                                                       value.python)
+            return {"$code": digest}
+        if t is Blob:
+            if self.payloads is not None:
+                self.payloads[value.digest] = payload_entry("object", value.type_name,
+                                                             value.payload, value.python)
+            return {"$object": value.digest}
+        if t is EnumRef:
+            return {_ENUM: f"{value.module}:{value.qualname}", "name": value.member}
+        if isinstance(value, enum.Enum) and isinstance(value.name, str):
+            return {_ENUM: f"{t.__module__}:{t.__qualname__}", "name": value.name}
+        raise PackFormatError(
+            f"cannot encode a {t.__module__}.{t.__qualname__} value in a manifest; "
+            "capture the pack again so the value is carried (specpack.capture lowers it)"
+        )
+
+    def _dict(self, value: dict[Any, Any], d: int) -> Any:
+        """A plain object when every key is a str not starting with ``$``, else ``$dict``."""
+        if all(type(k) is str and not k.startswith("$") for k in value):
+            out = {}
+            for k, v in value.items():
+                out[k] = self.value(v, d)
+            return out
+        pairs = []
+        for k, v in value.items():
+            pairs.append([self.value(k, d), self.value(v, d)])
+        if self.canonical:
+            pairs.sort(key=lambda p: canonical_json(p[0]))
+        return {_DICT: pairs}
+
+
+def encode(value: Any, payloads: dict[str, Any] | None = None, _depth: int = 0, *,
+           canonical: bool = False) -> Any:
+    """The typed-JSON form of a lowered value; payloads are collected into ``payloads``.
+
+    Parameters
+    ----------
+    value
+        A lowered value (:func:`specpack._core._carry.values.lower`).
+    payloads
+        Filled with the payload-table entries of by-value code and objects (digest ->
+        entry); None to leave them out.
+    canonical
+        Order ``$dict`` pairs by key, so that equal dicts encode equally (the fingerprint).
+
+    Raises
+    ------
+    PackFormatError
+        A value the grammar cannot write, or nesting deeper than :data:`.tags.MAX_DEPTH`.
+
+    Example::
+
+        >>> encode((1, {2: b"x"}))
+        {'$tuple': [1, {'$dict': [[2, {'$bytes': 'eA=='}]]}]}
+    """
+    try:
+        return Encoder(payloads, canonical).value(value, _depth)
+    except RecursionError:
+        raise PackFormatError("value nested too deeply to encode") from None
+
+
+def _encode_array(arr: np.ndarray) -> dict[str, Any]:
+    dtype = arr.dtype
+    if dtype.hasobject:
+        raise PackFormatError("object arrays cannot be written in a manifest (they hold "
+                              "pointers): capture lowers them to payloads")
+    out: dict[str, Any] = {"dtype": _descr(dtype), "shape": list(arr.shape)}
+    if dtype.kind in _VALUE_KINDS and dtype.fields is None and dtype.itemsize <= 8:
+        items = arr.ravel(order="C").tolist()
+        if not _all_plain(arr):
+            items = [_float(x) if type(x) is float else (_int(x) if type(x) is int else x)
+                     for x in items]
+        out["values"] = items
+    else:
+        out["base64"] = base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii")
+    return out
+
+
+def _all_plain(arr: np.ndarray) -> bool:
+    """Whether every item of a bool/int/float array is written as a plain JSON number (all
+    finite, ints within 2**53), so no item needs a look of its own."""
+    if arr.size == 0 or arr.dtype.kind == "b":
+        return True
+    if arr.dtype.kind == "f":
+        return bool(np.isfinite(arr).all())
+    return bool(-_SAFE_INT <= int(arr.min()) and int(arr.max()) <= _SAFE_INT)
+
+
+def _descr(dtype: np.dtype) -> Any:
+    """numpy's array-protocol descr (what ``numpy.lib.format.dtype_to_descr`` gives).
+
+    Written out here because ``dtype_to_descr`` warns about dtype metadata (which numpy 1.x
+    attaches to datetime dtypes after a pickle round trip) and returns non-JSON values for
+    non-legacy dtypes.
+    """
+    if dtype.names is not None:
+        return dtype.descr
+    if not getattr(type(dtype), "_legacy", True):
+        raise PackFormatError(f"the numpy dtype {dtype} cannot be written in a manifest")
+    return dtype.str
+
+
+def payload_entry(kind: str, name: str, data: bytes, python: str | None) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "name": name,
+        "python": python,
+        "size": len(data),
+        "digest": "sha256:" + hashlib.sha256(data).hexdigest(),
+        "format": "cloudpickle",
+        "note": ("code: executes when make() loads it" if kind == "code"
+                 else "object: unpickled (may execute code) when make() loads it"),
+        "data": base64.b64encode(data).decode("ascii"),
+    }
+
+

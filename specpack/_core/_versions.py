@@ -1,0 +1,127 @@
+"""The version record a pack carries, and the skew check ``make()`` runs against it.
+
+A pack records, as plain strings, the Python version and platform it was captured on and the
+versions of specpack, the backend (gymnasium or gym), numpy, cloudpickle and the distribution
+that provides the entry point. ``make()`` warns with :class:`~specpack.VersionSkewWarning` when
+the backend, numpy or the env's distribution differ here (once per pack and process).
+"""
+
+from __future__ import annotations
+
+import functools
+import platform
+import sys
+import warnings
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from ._errors import VersionSkewWarning
+from ._version import __version__
+
+__all__ = ["check_skew", "current_versions", "skew_free", "version_mapping", "version_record"]
+
+#: ``(distribution, version)`` of the env's code, as :func:`specpack._core._provenance.distribution_of`
+#: finds it (the one module -> distribution lookup; capture passes it in, so that a worker,
+#: which loads this module to compare versions, never loads the lookup).
+EnvDistribution = tuple[str, str] | None
+
+#: Record keys that make() compares with the running versions.
+SKEW_KEYS = ("gymnasium", "gym", "numpy", "pettingzoo", "supersuit")
+
+
+#: Distributions whose import name is the distribution name and which carry ``__version__``:
+#: read from the imported module (fast in a fresh worker) instead of importlib.metadata.
+_SELF_VERSIONED = frozenset({"gymnasium", "gym", "numpy", "cloudpickle"})
+
+
+@functools.lru_cache(maxsize=64)
+def _dist_version(dist: str) -> str | None:
+    mod = sys.modules.get(dist)
+    if dist in _SELF_VERSIONED and isinstance(getattr(mod, "__version__", None), str):
+        return str(mod.__version__)  # type: ignore[union-attr]
+    import importlib.metadata as md  # lazy: ~20 ms of import time a worker rarely needs
+
+    try:
+        return md.version(dist)
+    except md.PackageNotFoundError:
+        return None
+
+
+@functools.lru_cache(maxsize=8)
+def _base_versions(backend: str) -> tuple[tuple[str, str], ...]:
+    out = {
+        "python": platform.python_version(),
+        "platform": f"{sys.platform}-{platform.machine()}",
+        "specpack": __version__,
+        backend: _dist_version(backend) or "unknown",
+        "numpy": _dist_version("numpy") or "unknown",
+        "cloudpickle": _dist_version("cloudpickle") or "unknown",
+    }
+    return tuple(out.items())
+
+
+@functools.lru_cache(maxsize=1024)
+def _record(backend: str, env: EnvDistribution) -> tuple[tuple[str, str], ...]:
+    out = dict(_base_versions(backend))
+    if env is not None and env[0] not in out:
+        out["env_distribution"] = env[0]
+        out["env_version"] = env[1]
+    return tuple(out.items())
+
+
+def version_record(backend: str, env: EnvDistribution) -> tuple[tuple[str, str], ...]:
+    """The record as cached ``(key, value)`` pairs (capture's hot path)."""
+    return _record(backend, env)
+
+
+@functools.lru_cache(maxsize=1024)
+def version_mapping(backend: str, env: EnvDistribution) -> Mapping[str, str]:
+    """The record as a read-only mapping, one per process and arguments (capture's hot path:
+    a pack's ``versions``; nothing can change it, so packs may share it).
+
+    Parameters
+    ----------
+    backend
+        The backend's distribution (``"gymnasium"``).
+    env
+        The distribution the env's code comes from and its version, or None (the user's own
+        files, code carried by value).
+    """
+    return MappingProxyType(dict(_record(backend, env)))
+
+
+def current_versions(backend: str, env: EnvDistribution) -> dict[str, str]:
+    """The record a pack captured now would carry."""
+    return dict(_record(backend, env))
+
+
+def check_skew(recorded: Mapping[str, str], what: str) -> None:
+    """Warn (``VersionSkewWarning``) for each backend/numpy/env version that differs here."""
+    diffs = []
+    for key in SKEW_KEYS:
+        if key in recorded:
+            here = _dist_version(key) or "not installed"
+            if recorded[key] != here:
+                diffs.append(f"{key} {recorded[key]} (captured) vs {here} (here)")
+    dist = recorded.get("env_distribution")
+    if dist:
+        here = _dist_version(dist) or "not installed"
+        if recorded.get("env_version") != here:
+            diffs.append(f"{dist} {recorded.get('env_version')} (captured) vs {here} (here)")
+    if diffs:
+        warnings.warn(
+            f"{what} was captured under other versions: {'; '.join(diffs)}. The rebuild may "
+            "differ; prove it with pack.check() on a sealed pack (pack.seal() where it was "
+            "captured, or specpack check FILE for a sealed file), or capture again here",
+            VersionSkewWarning,
+            stacklevel=4,
+        )
+
+
+def skew_free(requires: Mapping[str, str], recorded: Mapping[str, str]) -> dict[str, str]:
+    """``requires`` without the distributions :func:`check_skew` already compares (the
+    backend, numpy, the env's distribution), so that one difference gives one warning."""
+    compared = {k for k in SKEW_KEYS if k in recorded}
+    if recorded.get("env_distribution"):
+        compared.add(recorded["env_distribution"])
+    return {k: v for k, v in requires.items() if k not in compared}

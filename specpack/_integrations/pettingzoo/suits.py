@@ -1,0 +1,212 @@
+"""Wrappers made by a function: SuperSuit's ``frame_stack_v1(env, 4)``, ``color_reduction_v0``...
+
+Most SuperSuit wrappers are functions that return a generic wrapper object
+(``shared_wrapper_aec``/``shared_wrapper_parr`` holding a class local to the function, or
+``aec_observation_lambda``/``aec_action_lambda``/``aec_reward_lambda`` holding closures local to
+it). The instance does not record which function made it nor with what arguments; the closure
+does. This module finds the function from the local code's qualified name
+(``frame_stack_v1.<locals>.FrameStackModifier``), reads the arguments from the closure's cells,
+and then *proves* them: the function is applied again, here, to the live env below the wrapper,
+and the new wrapper's closure cells must equal the live one's. Arguments no cell holds are tried
+at their default (and, for a bool, its negation); a wrapper that no candidate reproduces is
+refused rather than guessed. The same works for a user's own function built on SuperSuit.
+
+``basic_obs_wrapper`` (behind ``color_reduction_v0``, ``resize_v1``, ``dtype_v0``,
+``flatten_v0``, ``reshape_v0``, ``normalize_obs_v0``) takes a module and a packed parameter, so
+its public function is named from :data:`BASIC_TRANSFORMS`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import sys
+import types
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ..._core._errors import UnrecordedArgumentsError
+from ..._core._text import one_line, short
+
+__all__ = ["BASIC_TRANSFORMS", "cells", "function_layer"]
+
+#: Instance attributes of SuperSuit's lambda wrappers that hold the functions they apply (each
+#: also looked up with a leading underscore, as ``aec_reward_lambda`` keeps it).
+_FUNCTION_ATTRS = ("change_observation_fn", "change_obs_space_fn", "change_action_fn",
+                   "change_space_fn", "change_reward_fn")
+_LOCALS = ".<locals>."
+
+#: ``basic_obs_wrapper``'s transform module -> (public function, its kwargs from ``param``).
+BASIC_TRANSFORMS: dict[str, tuple[str, Callable[[Any], dict[str, Any]]]] = {
+    "color_reduction": ("color_reduction_v0", lambda p: {"mode": p}),
+    "resize": ("resize_v1", lambda p: {"x_size": p[0], "y_size": p[1], "linear_interp": p[2]}),
+    "dtype": ("dtype_v0", lambda p: {"dtype": p}),
+    "flatten": ("flatten_v0", lambda p: {}),
+    "reshape": ("reshape_v0", lambda p: {"shape": p}),
+    "normalize_obs": ("normalize_obs_v0", lambda p: {"env_min": p[0], "env_max": p[1]}),
+}
+_BASIC = ("supersuit.generic_wrappers.basic_wrappers", "basic_obs_wrapper")
+
+
+def _local_code(node: Any) -> list[Any]:
+    """The functions and classes local to some function that ``node`` holds."""
+    own = getattr(node, "__dict__", {})
+    found: list[Any] = []
+    modifier = own.get("modifier_class")
+    if isinstance(modifier, type) and _LOCALS in modifier.__qualname__:
+        found.append(modifier)
+    for attr in _FUNCTION_ATTRS:
+        fn = own.get(attr, own.get(f"_{attr}"))
+        if isinstance(fn, types.FunctionType) and _LOCALS in fn.__qualname__:
+            found.append(fn)
+    return found
+
+
+def _functions(obj: Any) -> Iterator[types.FunctionType]:
+    """``obj`` if it is a function, else the functions defined in a class body."""
+    if isinstance(obj, types.FunctionType):
+        yield obj
+    elif isinstance(obj, type):
+        for value in vars(obj).values():
+            fn = getattr(value, "__func__", value)  # staticmethod/classmethod
+            if isinstance(value, property):
+                fn = value.fget
+            if isinstance(fn, types.FunctionType):
+                yield fn
+
+
+def cells(code: list[Any]) -> dict[str, Any]:
+    """Every closure cell of the given local code, by variable name (``__class__`` left out)."""
+    out: dict[str, Any] = {}
+    for obj in code:
+        for fn in _functions(obj):
+            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+                if name == "__class__":
+                    continue
+                try:
+                    out[name] = cell.cell_contents
+                except ValueError:  # an empty cell
+                    continue
+    return out
+
+
+def _outer(code: list[Any]) -> tuple[str, str] | None:
+    """``(module, name)`` of the one function the local code was defined in."""
+    homes = {(obj.__module__, obj.__qualname__.rsplit(_LOCALS, 1)[0]) for obj in code}
+    if len(homes) != 1:
+        return None
+    home = homes.pop()
+    return home if "." not in home[1] else None
+
+
+def _alike(a: Any, b: Any, depth: int = 0) -> bool:
+    """Whether two closure values are the same argument (code compared by name)."""
+    if depth > 20:
+        return False
+    if isinstance(a, (types.FunctionType, type)) or isinstance(b, (types.FunctionType, type)):
+        return (getattr(a, "__module__", None), getattr(a, "__qualname__", None)) == (
+            getattr(b, "__module__", None), getattr(b, "__qualname__", None))
+    if isinstance(a, types.ModuleType) or isinstance(b, types.ModuleType):
+        return a is b
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and bool(
+            np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_alike(x, y, depth + 1) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_alike(a[k], b[k], depth + 1) for k in a)
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - incomparable values are different arguments
+        return False
+
+
+def _candidates(fn: Any, known: dict[str, Any]) -> list[dict[str, Any]]:
+    """Argument sets to try: the known ones, then each unknown at its default (or not)."""
+    params = [p for p in list(inspect.signature(fn).parameters.values())[1:]
+              if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    choices: list[list[tuple[str, Any]]] = []
+    for p in params:
+        if p.name in known:
+            choices.append([(p.name, known[p.name])])
+        elif p.default is p.empty:
+            return []
+        elif isinstance(p.default, bool):
+            choices.append([(p.name, p.default), (p.name, not p.default)])
+        else:
+            choices.append([(p.name, p.default)])
+    return [dict(combo) for combo in itertools.product(*choices)][:16]
+
+
+def _public(code: list[Any], live: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
+    """The function that made the wrapper and the arguments its closure shows."""
+    home = _outer(code)
+    if home is None:
+        return None
+    module = sys.modules.get(home[0])
+    fn = getattr(module, home[1], None) if module is not None else None
+    if home == _BASIC:
+        transform = live.get("module")
+        name = getattr(transform, "__name__", "").rpartition(".")[2]
+        if name not in BASIC_TRANSFORMS or "param" not in live:
+            return None
+        public, unpack = BASIC_TRANSFORMS[name]
+        fn = getattr(sys.modules.get("supersuit"), public, None)
+        return (fn, unpack(live["param"])) if fn is not None else None
+    if not isinstance(fn, types.FunctionType) or fn.__qualname__ != home[1]:
+        return None
+    return fn, {k: v for k, v in live.items() if k in inspect.signature(fn).parameters}
+
+
+def function_layer(node: Any, below: Any, notes: list[str]) -> tuple[Any, dict[str, Any]] | None:
+    """``(function, kwargs)`` that rebuild ``node`` on ``below``, or None if no function made it.
+
+    Raises
+    ------
+    UnrecordedArgumentsError
+        A function made ``node`` but no argument set reproduces it.
+    """
+    code = _local_code(node)
+    if not code:
+        return None
+    live = cells(code)
+    found = _public(code, live)
+    what = f"{type(node).__qualname__} (made by {code[0].__qualname__.rsplit(_LOCALS, 1)[0]})"
+    if found is None:
+        raise UnrecordedArgumentsError(
+            f"the wrapper {what} holds code local to a function that cannot be looked up by "
+            "name, so it cannot be rebuilt; define the wrapper function at module level, or "
+            "capture the env below it and apply the wrapper in the worker"
+        )
+    fn, known = found
+    errors = []
+    for kwargs in _candidates(fn, known):
+        try:
+            probe = fn(below, **kwargs)
+        except Exception as e:  # noqa: BLE001 - a candidate that does not apply is no match
+            errors.append(one_line(e, 200))
+            continue
+        if type(probe) is type(node) and _same_cells(cells(_local_code(probe)), live):
+            unread = sorted(set(kwargs) - set(known))
+            if unread:
+                notes.append(
+                    f"{fn.__qualname__}: {', '.join(f'{k}={short(kwargs[k])}' for k in unread)} "
+                    "no closure holds; applying the function again with that value gives the "
+                    "same wrapper"
+                )
+            return fn, kwargs
+    why = f" (it raised {errors[0]})" if errors else ""
+    raise UnrecordedArgumentsError(
+        f"the wrapper {what}: applying {fn.__module__}.{fn.__qualname__} again with the "
+        f"arguments its closure shows ({short(known)}) does not reproduce it{why}, so its "
+        "arguments cannot be recovered; capture the env below it and apply the wrapper in the "
+        "worker, or capture a factory function that builds the whole stack"
+    )
+
+
+def _same_cells(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return a.keys() == b.keys() and all(_alike(a[k], b[k]) for k in a)

@@ -1,0 +1,237 @@
+"""The multi-agent rollout verify and the audit compare: a seeded plan and a recorded trace.
+
+:func:`plan_actions` samples, once, ``steps`` actions for every agent in ``possible_agents`` from
+seeded deep copies of the freshly built env's per-agent action spaces (agent ``i`` seeded with
+``seed + i``), so both sides of a comparison run the same plan. Where an agent's observation or
+info carries an ``action_mask`` (PettingZoo's classic games), the planned action ``a`` picks
+the legal action ``legal[a % len(legal)]``, so a game is played rather than ended by an illegal
+move; the choice depends only on the plan and what the env shows, so it is the same on both
+sides of an identical rebuild.
+
+:func:`record` returns what the comparison engine's ``Trace.to_dict()`` holds, so the engine's
+``compare`` reads it unchanged: ``layers`` (the stack outermost first), the per-agent spaces as
+``{"type": "pettingzoo.agents", "spaces": [[agent, description], ...]}`` (before and after the
+first reset), ``render_mode``, ``spec`` (the API, ``possible_agents``, the metadata) and the
+events. A parallel step is ``["step", n, actions, observations, rewards, terminations,
+truncations, infos]`` with per-agent dicts; an AEC step is the same for the one agent
+acting, with ``[agent, action]`` as the action and :meth:`last` before the action as the rest.
+Every value is recorded by ``plain`` (infos included, each agent's info without the keys named
+in ``ignore_info``; those seen are listed under ``"ignored_info"``). Episodes that end (no
+agent left) reset without a seed. A rollout that raises is recorded as
+``{"method", "step", "type", "message"}``.
+
+The engine passes its own ``describe`` (space -> description) and ``plain`` (value ->
+its exact typed-JSON-able encoding) so both kinds of trace describe values alike; this module
+imports nothing above the backends.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Collection
+from typing import Any
+
+import numpy as np
+from pettingzoo.utils.env import ParallelEnv
+
+from ..._core._text import one_line, public_name
+from .stack import inner
+
+__all__ = ["choose", "is_multi_agent", "layer_names", "plan_actions", "record"]
+
+Describe = Callable[[Any], Any]
+Plain = Callable[[Any], Any]
+
+
+def is_multi_agent(env: Any) -> bool:
+    """Whether ``env`` is a PettingZoo env (per-agent spaces), so :func:`record` applies."""
+    return hasattr(env, "possible_agents") and callable(getattr(env, "action_space", None))
+
+
+def layer_names(env: Any) -> list[str]:
+    """``module.QualName`` of every object of the stack, outermost first."""
+    names = []
+    node = env
+    for _ in range(1000):
+        if node is None:
+            break
+        cls = type(node)
+        names.append(f"{cls.__module__}.{cls.__qualname__}")
+        node = inner(node)
+    return names
+
+
+def plan_actions(env: Any, steps: int, seed: int) -> list[dict[str, Any]]:
+    """``steps`` planned joint actions, ``{agent: action}`` for every possible agent.
+
+    Parameters
+    ----------
+    env
+        The freshly built env (its spaces are copied; the env is not touched).
+    steps, seed
+        How many joint actions; agent ``i``'s space copy is seeded with ``seed + i``.
+    """
+    spaces = []
+    for i, agent in enumerate(env.possible_agents):
+        space = copy.deepcopy(env.action_space(agent))
+        space.seed(seed + i)
+        spaces.append((agent, space))
+    return [{agent: space.sample() for agent, space in spaces} for _ in range(steps)]
+
+
+def _mask(obs: Any, info: Any) -> Any:
+    for holder in (obs, info):
+        if isinstance(holder, dict) and "action_mask" in holder:
+            return holder["action_mask"]
+    return None
+
+
+def choose(planned: Any, obs: Any, info: Any) -> Any:
+    """The action an agent takes: the planned one, or the legal action it picks under a mask."""
+    mask = _mask(obs, info)
+    if mask is None or not isinstance(planned, (int, np.integer)):
+        return planned
+    legal = np.flatnonzero(np.asarray(mask))
+    if legal.size == 0:
+        return planned
+    return type(planned)(legal[int(planned) % legal.size])
+
+
+def _fresh(action: Any) -> Any:
+    """A copy of a planned action: the plan is shared, and an env may change an action (or a
+    wrapper clip it) in place."""
+    return copy.deepcopy(action)
+
+
+def _spaces(env: Any, which: str, agents: list[Any], describe: Describe,
+            plain: Plain) -> dict[str, Any]:
+    out = []
+    for agent in agents:
+        try:
+            out.append([plain(agent), describe(getattr(env, which)(agent))])
+        except Exception as e:  # noqa: BLE001 - a space that raises is shown as such
+            out.append([plain(agent), {"error": one_line(e, 200)}])
+    return {"type": "pettingzoo.agents", "spaces": out}
+
+
+class _Infos:
+    """Info values as ``plain`` records them, without the ignored keys (noting those seen)."""
+
+    def __init__(self, plain: Plain, ignore: Collection[str], ignored: list[str]) -> None:
+        self.plain, self.ignore, self.ignored = plain, frozenset(ignore), ignored
+
+    def drop(self, info: Any) -> Any:
+        if not self.ignore or type(info) is not dict:
+            return info
+        for k in info:
+            if type(k) is str and k in self.ignore and k not in self.ignored:
+                self.ignored.append(k)
+        return {k: v for k, v in info.items() if not (type(k) is str and k in self.ignore)}
+
+    def one(self, info: Any) -> Any:
+        """One agent's info."""
+        return self.plain(self.drop(info))
+
+    def all(self, infos: Any) -> Any:
+        """Every agent's info (``{agent: info}``)."""
+        if type(infos) is dict:
+            infos = {a: self.drop(info) for a, info in infos.items()}
+        return self.plain(infos)
+
+
+def record(env: Any, actions: list[dict[str, Any]], seed: int, *, describe: Describe,
+           plain: Plain, ignore_info: Collection[str] = ()) -> dict[str, Any]:
+    """Record ``env``'s multi-agent trace (as ``Trace.to_dict()``), running ``actions``.
+
+    Parameters
+    ----------
+    env
+        A freshly built PettingZoo env (this runs a rollout on it).
+    actions
+        The plan from :func:`plan_actions`, one joint action per step.
+    seed
+        The seed of the first reset.
+    describe, plain
+        The engine's space description and value conversion.
+    ignore_info
+        Info keys left out of every agent's info; those the env returned are listed under
+        ``"ignored_info"``.
+
+    Returns
+    -------
+    dict
+        Never raises for a failing rollout: the exception is recorded under ``"error"``.
+    """
+    agents = list(env.possible_agents)
+    parallel = isinstance(env, ParallelEnv)
+    t: dict[str, Any] = {
+        "layers": layer_names(env),
+        "observation_space": _spaces(env, "observation_space", agents, describe, plain),
+        "action_space": _spaces(env, "action_space", agents, describe, plain),
+        "action_space_after_reset": None,
+        "render_mode": plain(getattr(env, "render_mode", None)),
+        "spec": {"api": "parallel" if parallel else "aec", "possible_agents": plain(agents),
+                 "metadata": plain(dict(getattr(env, "metadata", None) or {}))},
+        "nondeterministic": False,
+        "events": [],
+        "error": None,
+        "ignored_info": [],
+    }
+    state = {"method": "reset", "step": 0}
+    infos = _Infos(plain, ignore_info, t["ignored_info"])
+    try:
+        rollout = _parallel if parallel else _aec
+        rollout(env, actions, seed, t, state, describe, infos)
+    except Exception as e:  # noqa: BLE001 - a failing rollout is part of the trace
+        text = one_line(e)
+        name = public_name(type(e))
+        t["error"] = {"method": state["method"], "step": state["step"],
+                      "type": f"{type(e).__module__}.{type(e).__qualname__}",
+                      "message": text[len(name) + 2:] if text.startswith(f"{name}: ") else ""}
+    return t
+
+
+def _parallel(env: Any, actions: list[dict[str, Any]], seed: int, t: dict[str, Any],
+              state: dict[str, Any], describe: Describe, rec: _Infos) -> None:
+    events, plain = t["events"], rec.plain
+    obs, infos = env.reset(seed=seed)
+    events.append(["reset", 0, plain(obs), rec.all(infos)])
+    t["action_space_after_reset"] = _spaces(env, "action_space", list(env.possible_agents),
+                                            describe, plain)
+    for step, planned in enumerate(actions, 1):
+        state.update(method="step", step=step)
+        joint = {a: _fresh(choose(planned.get(a), obs.get(a), infos.get(a))) for a in env.agents}
+        shown = plain(joint)  # before the step: an env may change its action in place
+        obs, rewards, terms, truncs, infos = env.step(joint)
+        events.append(["step", step, shown, plain(obs), plain(rewards), plain(terms),
+                       plain(truncs), rec.all(infos)])
+        if not env.agents:
+            state["method"] = "reset"
+            obs, infos = env.reset()
+            events.append(["reset", step, plain(obs), rec.all(infos)])
+
+
+def _aec(env: Any, actions: list[dict[str, Any]], seed: int, t: dict[str, Any],
+         state: dict[str, Any], describe: Describe, rec: _Infos) -> None:
+    events, plain = t["events"], rec.plain
+    env.reset(seed=seed)
+    events.append(["reset", 0, _observations(env, plain), rec.all(env.infos)])
+    t["action_space_after_reset"] = _spaces(env, "action_space", list(env.possible_agents),
+                                            describe, plain)
+    for step, planned in enumerate(actions, 1):
+        state.update(method="step", step=step)
+        agent = env.agent_selection
+        obs, reward, term, trunc, info = env.last()
+        action = None if term or trunc else _fresh(choose(planned.get(agent), obs, info))
+        shown = plain([agent, action])  # before the step (see _parallel)
+        seen = [plain(obs), plain(reward), plain(term), plain(trunc), rec.one(info)]
+        env.step(action)
+        events.append(["step", step, shown, *seen])
+        if not env.agents:
+            state["method"] = "reset"
+            env.reset()
+            events.append(["reset", step, _observations(env, plain), rec.all(env.infos)])
+
+
+def _observations(env: Any, plain: Plain) -> Any:
+    return {str(a): plain(env.observe(a)) for a in env.agents}

@@ -1,0 +1,343 @@
+"""Auditing one wrapper class: build it with guessed arguments, rebuild it across the boundary.
+
+The reference side (:func:`reference`, a job function run where the class is importable with
+this process's state) builds the wrapper around a base env with non-default arguments
+(:mod:`.wrapper_fixtures`), checks its own record (``_saved_kwargs``) against them, captures
+the live instance, reads what it shows for each argument and records a rollout. The remote side
+(:func:`rebuild`) rebuilds the pickled capture, reads the same attributes and records the same
+rollout; the verdict compares both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import inspect
+import pickle
+from collections.abc import Sequence
+from typing import Any
+
+from ..._core._capture import capture
+from ..._core._errors import UnrecordedArgumentsError
+from ..._core._process import Outcome
+from ..._core._text import one_line
+from .._verify import Trace, compare, plan_actions, record, writable
+from .._verify.jobs import carried_exactly
+from .checks import first_step
+from .classify import failure, missing_package, raised, rollout_missing
+from .control import CONFIRM_BUILDS, LABELS
+from .control import confirm as confirm_builds
+from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
+from .report import (
+    MISSING_DEPENDENCY,
+    NOT_COMPARED,
+    NOT_IDENTICAL,
+    NOT_REPRODUCIBLE,
+    SKIPPED,
+    Finding,
+)
+from .wrapper_fixtures import arg_text, args_text, bases, candidates
+from .wrapper_record import probe, probe_differences, record_check
+
+__all__ = ["WrapperJob", "confirm", "probe", "rebuild", "record_check", "reference"]
+
+REFERENCE_JOB = f"{__name__}:reference"
+REBUILD_JOB = f"{__name__}:rebuild"
+CONFIRM_WRAPPER_JOB = f"{__name__}:confirm"
+
+
+def _load(name: str) -> type:
+    module, _, attr = name.rpartition(".")
+    cls: type = getattr(importlib.import_module(module), attr)
+    return cls
+
+
+def _params(cls: type) -> list[inspect.Parameter]:
+    try:
+        params = list(inspect.signature(cls).parameters.values())
+    except (TypeError, ValueError):
+        return []
+    skip = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    return [p for p in params if p.name != "env" and p.kind not in skip]
+
+
+def _build(cls: type, extra: Sequence[str], tmp: str) -> dict[str, Any]:
+    """Build ``cls`` around a base env with guessed arguments; ``{"decided": ...}`` if not."""
+    params = _params(cls)
+    choices: dict[str, tuple[Any, ...]] = {}
+    defaulted: dict[str, str] = {}
+    for p in params:
+        values, why = candidates(p, tmp)
+        if values:
+            choices[p.name] = values
+        elif p.default is p.empty:
+            reason = f"cannot guess a value for the argument {p.name!r}: {why}"
+            return {"decided": {"status": SKIPPED, "reason": reason}}
+        else:
+            defaulted[p.name] = why or "left at its default"
+    required = {p.name for p in params if p.default is p.empty}
+    width = max((len(v) for v in choices.values()), default=1)
+    attempts = [{k: v[min(i, len(v) - 1)] for k, v in choices.items()} for i in range(width)]
+    fallback = {k: v for k, v in attempts[0].items() if k in required}
+    if fallback != attempts[0]:
+        attempts.append(fallback)
+    errors: list[str] = []
+    first: BaseException | None = None
+    for base_name, builder in bases(cls.__name__, extra):
+        for args in attempts:
+            try:
+                env = builder()
+            except Exception as e:  # noqa: BLE001 - try the next base
+                first = first or e
+                errors.append(f"{base_name}: {one_line(e)}")
+                break
+            try:
+                live = cls(env, **args)
+            except Exception as e:  # noqa: BLE001 - try other values, then the next base
+                first = first or e
+                errors.append(f"{base_name} with {args_text(args)}: {one_line(e)}")
+                with contextlib.suppress(Exception):
+                    env.close()
+                continue
+            for name in choices:
+                if name not in args:
+                    defaulted[name] = (
+                        f"left at its default: the non-default values were rejected ({errors[-1]})"
+                    )
+            return {"live": live, "base": base_name, "given": args, "defaulted": defaulted}
+    assert first is not None
+    package = missing_package(first)
+    status = MISSING_DEPENDENCY if package is not None else SKIPPED
+    reason = (
+        f"needs {package}: {one_line(first)}"
+        if package is not None
+        else f"could not be built around any base env ({errors[0]})"
+    )
+    detail = "\n".join(errors)
+    return {"decided": {"status": status, "reason": reason, "package": package, "detail": detail}}
+
+
+def reference(
+    payload: bytes, *, name: str, extra: list[str], tmp: str, steps: int, seed: int, timeout: float
+) -> dict[str, Any]:
+    """The reference side of one wrapper class (a job function; ``payload`` is unused).
+
+    Returns ``{"decided": {...}}`` (skipped, missing dependency, refused capture) or the
+    pickled capture, the record check's differences, the probes and the rollout.
+    """
+    private_tmp()
+    try:
+        cls = _load(name)
+        built = _build(cls, extra, tmp)
+        if "decided" in built:
+            return built
+        live, given = built["live"], built["given"]
+        out: dict[str, Any] = {
+            "base": built["base"],
+            "given": {k: arg_text(v) for k, v in given.items()},
+            "defaulted": built["defaulted"],
+            "differences": record_check(name, cls, live, given, built["defaulted"]),
+        }
+        try:
+            try:
+                pack = capture(live)
+            except UnrecordedArgumentsError as e:
+                diffs = [*out["differences"], f"capture(env) refuses: {e}"]
+                out["decided"] = {"status": NOT_IDENTICAL, "reason": diffs[0], "differences": diffs}
+                return out
+            out["pack"] = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
+            out["probes"] = probe(live, list(given))
+            actions = plan_actions(live.action_space, steps, seed)
+            out["actions"] = actions if carried_exactly(actions) else None
+            out["trace"] = record(live, writable(actions), seed).to_dict()
+        finally:
+            with contextlib.suppress(Exception):
+                live.close()
+        out["repeat"] = _repeat(cls, extra, tmp, Trace.from_dict(out["trace"]), actions, seed)
+        return out
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        return {"failed": failure(e, "building it", timeout)}
+
+
+def _rollout(cls: type, extra: Sequence[str], tmp: str, actions: list[Any] | None, steps: int,
+             seed: int) -> dict[str, Any]:
+    """A clean build with the same arguments, rolled out with ``actions`` (``None``: planned
+    from the build, as the reference planned them); raises when it cannot be built."""
+    again = _build(cls, extra, tmp)
+    if "decided" in again:
+        raise RuntimeError(again["decided"].get("reason", "?"))
+    live = again["live"]
+    try:
+        todo = plan_actions(live.action_space, steps, seed) if actions is None else actions
+        return record(live, writable(todo), seed).to_dict()
+    finally:
+        with contextlib.suppress(Exception):
+            live.close()
+
+
+def _repeat(cls: type, extra: Sequence[str], tmp: str, first: Trace, actions: list[Any],
+            seed: int) -> list[str]:
+    """The local repeat control: a second build with the same arguments, the same actions;
+    what differs from the first (an info item that holds a wall-clock time, a random seed
+    drawn at construction) makes the wrapper ``not_reproducible`` here."""
+    try:
+        second = _rollout(cls, extra, tmp, actions, len(actions), seed)
+    except RuntimeError as e:
+        return [f"a second build here was not made: {e}"]
+    return compare(first, Trace.from_dict(second), labels=LABELS, shared=False)
+
+
+def confirm(payload: bytes, *, name: str, extra: list[str], tmp: str, trace: dict[str, Any],
+            actions: list[Any] | None, steps: int, seed: int, builds: int,
+            budget: float) -> dict[str, Any]:
+    """The confirmation of a wrapper whose rebuild's rollout differs (a job function run
+    where the class is importable; ``payload`` is unused): clean builds as the repeat
+    control's, held against the reference ``trace`` (see :func:`.control.confirm`)."""
+    private_tmp()
+    cls = _load(name)
+    return confirm_builds(trace, lambda: _rollout(cls, extra, tmp, actions, steps, seed),
+                          builds, budget)
+
+
+def rebuild(
+    payload: bytes, *, steps: int, seed: int, probes: list[str], actions: list[Any] | None
+) -> dict[str, Any]:
+    """The remote side of one wrapper class (a job function): rebuild, probe, record with the
+    reference's actions (or, when they could not be sent, ones planned the same way here)."""
+    env = pickle.loads(payload).make()
+    try:
+        seen = probe(env, probes)
+        todo = plan_actions(env.action_space, steps, seed) if actions is None else actions
+        return {"probes": seen, "trace": record(env, writable(todo), seed).to_dict()}
+    finally:
+        with contextlib.suppress(Exception):
+            env.close()
+
+
+class WrapperJob(Job):
+    """A wrapper class: its reference task, then the remote rebuild."""
+
+    kind = "wrapper"
+
+    def __init__(
+        self, name: str, cls: type | BaseException, ctx: Context, extra: list[str]
+    ) -> None:
+        super().__init__(name, ctx)
+        self.cls = cls
+        self.extra = extra
+        self.base: str | None = None
+        self.given: dict[str, str] = {}
+        self.defaulted: dict[str, str] = {}
+        self.ref: dict[str, Any] = {}
+        self.there: Any = None
+
+    def finish(self, status: str, reason: str, **extra: Any) -> Finding:
+        extra.setdefault("base_env", self.base)
+        extra.setdefault("args", dict(self.given))
+        extra.setdefault("defaulted", dict(self.defaulted))
+        return super().finish(status, reason, **extra)
+
+    def prepare(self) -> None:
+        if isinstance(self.cls, BaseException):
+            raise Decided(self.finish_failure(failure(self.cls, "importing it", self.ctx.timeout)))
+        self.add_task(
+            "reference",
+            REFERENCE,
+            REFERENCE_JOB,
+            b"",
+            name=self.name,
+            extra=list(self.extra),
+            tmp=self.ctx.tmp,
+            steps=self.ctx.steps,
+            seed=self.ctx.seed,
+            timeout=self.ctx.timeout,
+        )
+
+    def forget_remote(self) -> None:
+        self.there = None
+
+    def take(self, label: str, outcome: Outcome) -> None:
+        if label == "confirm":
+            self.take_confirmation(outcome)
+            return
+        if label == "rebuild":
+            self.there = self.value(label, outcome, REMOTE)
+            if self.confirmed is None and self.rollout_differences():
+                self.add_task(
+                    "confirm", REFERENCE, CONFIRM_WRAPPER_JOB, b"", name=self.name,
+                    extra=list(self.extra), tmp=self.ctx.tmp, trace=self.ref["trace"],
+                    actions=self.ref["actions"], steps=self.ctx.steps, seed=self.ctx.seed,
+                    builds=CONFIRM_BUILDS, budget=self.ctx.timeout / 2)
+            return
+        ref = self.value(label, outcome, REFERENCE)
+        self.base = ref.get("base")
+        self.given = dict(ref.get("given", {}))
+        self.defaulted = dict(ref.get("defaulted", {}))
+        decided = ref.get("decided")
+        if decided is not None:
+            raise Decided(
+                self.finish(
+                    decided["status"],
+                    decided["reason"],
+                    differences=tuple(decided.get("differences", ())),
+                    package=decided.get("package"),
+                    detail=decided.get("detail", ""),
+                )
+            )
+        self.ref = ref
+        repeat = list(ref.get("repeat") or ())
+        record = list(ref.get("differences") or ())
+        if repeat and record:
+            # A wrong record is wrong whatever the rollouts do: it is what make(env.spec)
+            # rebuilds from. Say it first; the repeat control's finding follows.
+            raise Decided(self.wrong_record(
+                record, repeat, "two builds in this process already differ", None))
+        if repeat:
+            raise Decided(self.finish(
+                NOT_REPRODUCIBLE,
+                "two builds in this process already differ, so a rebuild elsewhere cannot be "
+                f"compared with them: {repeat[0]}", differences=tuple(repeat),
+                step=first_step(repeat)))
+        steps, seed = self.ctx.steps, self.ctx.seed
+        error = Trace.from_dict(ref["trace"]).error
+        missing = None if error is None else rollout_missing(error)
+        if error is not None and missing is not None:
+            raise Decided(self.finish(MISSING_DEPENDENCY, f"needs {missing}: the rollout here "
+                                      f"raised {raised(error)}", package=missing))
+        self.add_task(
+            "rebuild", REMOTE, REBUILD_JOB, ref["pack"], steps=steps, seed=seed,
+            probes=list(self.given), actions=ref["actions"],
+        )
+
+    def raised_alike(self, error: dict[str, Any]) -> Finding:
+        """A wrapper's rollout that raised the same on both sides is ``not_compared``: the base
+        env and arguments are the audit's guesses, so the failure is not the wrapper's to
+        answer for; its record and attributes were compared and matched."""
+        return self.finish(
+            NOT_COMPARED,
+            f"the rollout around {self.base} with the guessed arguments raised {raised(error)} "
+            "on both sides alike, so it was not compared; the wrapper's record and attributes "
+            "match",
+            step=error.get("step"),
+        )
+
+    def rollout_differences(self) -> list[str]:
+        """What differs between the reference's rollout and the rebuild's."""
+        labels = ("here", self.ctx.remote_label)
+        return compare(Trace.from_dict(self.ref["trace"]), Trace.from_dict(self.there["trace"]),
+                       labels=labels, shared=False)
+
+    def verdict(self) -> Finding:
+        record = [*self.ref["differences"],
+                  *probe_differences(self.ref["probes"], self.there["probes"])]
+        rollout = self.rollout_differences()
+        confirmed = self.confirmed_verdict(record, rollout, None)
+        if confirmed is not None:
+            return confirmed
+        here_trace = Trace.from_dict(self.ref["trace"])
+        there_trace = Trace.from_dict(self.there["trace"])
+        uncompared = here_trace.nondeterministic or there_trace.nondeterministic
+        judged = self.judge(record + rollout, None, here_trace.error, uncompared)
+        return self.confirmation_noted(judged, rollout)

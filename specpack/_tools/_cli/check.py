@@ -1,0 +1,118 @@
+"""``specpack check``: rebuild a sealed pack file and compare it with the seal it carries.
+
+``verify`` compares two builds on this machine; ``check`` compares this machine's build with the
+rollout sealed when the file was made (:func:`specpack._tools._seal.check_seal`), so a second machine,
+a container or a later version proves it builds the env that was captured. The core is
+:func:`check_file` (a path, a seal, the loading options); :func:`command` only reads the
+options and prints. Exit code 0 identical, 1 anything else, 2 an unsealed or unreadable file
+and what the user can fix before anything is built (an untrusted file, a missing distribution
+or file: one line, as ``specpack run`` says it, see :func:`.packfile.preflight`). The file's
+id and every line of the report are shown through :func:`specpack._core._text.printable`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..._core._errors import SpecPackError, WorkerError
+from ..._core._text import printable, public_names
+from ...files import load
+from .._seal import CheckReport, Seal, check_seal
+from .._verify.report import REBUILD_ERROR
+from .output import EXIT_BAD_INPUT, EXIT_NOT_IDENTICAL, EXIT_OK, spinner, stdout_to_stderr
+from .packfile import check_file as check_path
+from .packfile import preflight, read_key, run_imports
+
+__all__ = ["NOT_SEALED", "SEAL_IN_PYTHON", "SEAL_ON_CLI", "check_file", "command", "seal_of"]
+
+NOT_SEALED = "this pack file is not sealed:"
+#: The fix in Python, and on the command line (``capture --seal``, or ``verify``, which proves
+#: a file without a seal).
+SEAL_IN_PYTHON = "make it with pack.seal() before dump (e.g. specpack.dump(pack.seal(), path))"
+SEAL_ON_CLI = ("capture it again sealed: specpack capture ID --seal STEPS -o FILE (add "
+               "--self-contained to carry its files and code); or run specpack verify FILE, "
+               "which compares two fresh builds and needs no seal")
+
+
+def seal_of(pack: Any, path: str) -> Seal:
+    """The seal a loaded pack carries (``pack.sealed``), or an error naming the fix (as Python
+    and as the command line say it)."""
+    seal = getattr(pack, "sealed", None)
+    if not isinstance(seal, Seal):
+        raise SpecPackError(f"{path}: {NOT_SEALED}", python=SEAL_IN_PYTHON, cli=SEAL_ON_CLI)
+    return seal
+
+
+def check_file(path: str, seal: Seal | None = None, *, trust: bool = False,
+               key: bytes | None = None, allow: Sequence[str] | None = None,
+               where: str = "subprocess", timeout: float = 120.0,
+               before: Callable[[Any], None] | None = None) -> tuple[Any, CheckReport]:
+    """Load the pack file ``path`` and check it against ``seal`` (default: the one it carries).
+
+    Parameters
+    ----------
+    path
+        A pack file.
+    seal
+        The seal to check against; ``None``: the file's own (``pack.seal``).
+    trust, key, allow
+        As for :func:`specpack.load` (``--trust``, ``--key-file``, ``--allow``).
+    where, timeout
+        As for :func:`specpack._tools._seal.check_seal`.
+    before
+        Called with the loaded pack before the check (the command line's
+        :func:`.packfile.preflight`).
+
+    Returns
+    -------
+    (SpecPack, CheckReport)
+
+    Raises
+    ------
+    SpecPackError
+        The file cannot be read or trusted, or it carries no seal and none was given.
+    """
+    check_path(path)
+    pack = load(path, trust=trust, key=key, allow=allow)
+    if seal is None:
+        seal = seal_of(pack, path)
+    if before is not None:
+        before(pack)
+    return pack, check_seal(pack, seal, where=where, timeout=timeout)
+
+
+def command(ns: argparse.Namespace) -> int:
+    """Check ``ns.file`` against its seal; print the report (text or ``--json``)."""
+    run_imports(ns)
+    where = "this process" if ns.where == "here" else (
+        "a fresh interpreter" if ns.where == "subprocess" else f"a {ns.where} child")
+    with spinner(f"checking {ns.file} against its seal in {where}"), stdout_to_stderr():
+        pack, report = check_file(ns.file, trust=bool(ns.trust), key=read_key(ns.key_file),
+                                  allow=ns.allow, where=ns.where, timeout=ns.timeout,
+                                  before=preflight)
+    failed = _failed_build(report)
+    if failed is not None and not ns.json:
+        first, _, tail = failed.partition("\n")
+        raise WorkerError(f"{pack.label}: {first}", child_traceback=tail.strip("\n"))
+    if ns.json:
+        doc = {"file": ns.file, "id": pack.id, "identical": bool(report), **report.to_dict()}
+        print(json.dumps(doc, indent=2, default=str, ensure_ascii=True))
+        if failed is not None:
+            return EXIT_BAD_INPUT
+    else:
+        first, *rest = public_names(str(report)).splitlines() or [""]
+        lines = [f"{printable(pack.label, limit=2000)}: {printable(first, limit=2000)}"]
+        print("\n".join(lines + [printable(line, limit=2000) for line in rest]))
+    return EXIT_OK if report else EXIT_NOT_IDENTICAL
+
+
+def _failed_build(report: CheckReport) -> str | None:
+    """The one finding of a check whose rebuild could not be built or run at all (a failed
+    build, said as ``specpack run`` says it: one line, exit code 2, the worker's traceback
+    with ``--debug``), else None."""
+    if report.status == REBUILD_ERROR and len(report.differences) == 1:
+        return public_names(str(report.differences[0]))
+    return None

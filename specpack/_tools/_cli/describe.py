@@ -1,0 +1,254 @@
+"""``specpack inspect``: what a pack file holds, as a table or JSON; nothing in it is run.
+
+The file's own strings (ids, kwarg names and values, notes, versions, asset paths, ``requires``
+entries) may be hostile: each row of the table goes through :func:`specpack._core._text.printable`
+whole, so a line break, a control character or a bidi mark in any of them is shown escaped on
+that row and can never pose as a line of its own, and ``--json`` is ASCII (every other
+character escaped).
+
+A kwarg whose value is an asset's path (or lies inside an asset folder) is marked ``[file:
+asset ...]``: make() checks that file (or writes the carried one) before the env gets it; any
+other kwarg is passed exactly as shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ..._core._errors import PackFormatError, SignatureError
+from ..._core._text import printable, size_text
+from ..._core._typedjson.render import render, render_code, render_items
+from .output import EXIT_OK
+from .packfile import check_file, read_key, run_imports
+
+__all__ = ["command", "render_description"]
+
+_VALUE_LIMIT = 200
+
+
+def command(ns: argparse.Namespace) -> int:
+    """Describe ``ns.file``; with ``--key-file``, exit 2 unless its signature is valid."""
+    from ...files import describe
+
+    run_imports(ns)
+    check_file(ns.file)
+    key = read_key(ns.key_file)
+    desc = describe(ns.file, key=key)
+    if ns.json:
+        print(json.dumps(desc, indent=2, default=str, ensure_ascii=True))
+    else:
+        print(render_description(ns.file, desc))
+    sig = desc.get("signature") if isinstance(desc, dict) else None
+    status = sig.get("status") if isinstance(sig, dict) else None
+    if key is not None and status != "valid":
+        detail = sig.get("detail") if isinstance(sig, dict) else None
+        raise SignatureError(
+            f"{ns.file}: the signature check with --key-file {ns.key_file} failed: "
+            f"{status}{f' ({detail})' if detail else ''}"
+        )
+    return EXIT_OK
+
+
+def render_description(path: str, desc: dict[str, Any]) -> str:
+    """The table ``specpack inspect`` prints for ``files.describe(path)``."""
+    m = _manifest_of(desc)
+    raw_payloads = m.get("payloads")
+    payloads: dict[str, Any] = raw_payloads if isinstance(raw_payloads, dict) else {}
+
+    def value(node: Any) -> str:
+        return render(node, payloads, _VALUE_LIMIT)
+
+    rows: list[tuple[str, str]] = [
+        ("file", f"{path} ({size_text(Path(path).stat().st_size)})"),
+        ("format", str(m.get("format"))),
+        ("id", str(m.get("id"))),
+        ("backend", str(m.get("backend"))),
+        ("entry point", "{}  [{}]".format(*render_code(m.get("entry_point"), payloads,
+                                                       full=True))),
+    ]
+    kwargs = m.get("kwargs")
+    if isinstance(kwargs, dict) and kwargs:
+        files = _asset_paths(m)
+        rows += [("kwargs" if i == 0 else "",
+                  f"{k} = {value(v)}{_file_mark(kwargs.get(k), files)}")
+                 for i, (k, v) in enumerate(render_items(kwargs, payloads))]
+    else:
+        rows.append(("kwargs", "(none)"))
+    layers = m.get("layers") if isinstance(m.get("layers"), list) else []
+    if layers:
+        for i, layer in enumerate(layers):
+            if not isinstance(layer, dict):
+                continue
+            lk = layer.get("kwargs")
+            args = ", ".join(f"{k}={value(v)}" for k, v in render_items(lk, payloads))
+            name, origin = render_code(layer.get("class"), payloads)
+            rows.append(("layers" if i == 0 else "", f"{i + 1}. {name}({args})  [{origin}]"))
+        rows.append(("", f"   base env: the entry point ({_short_name(m.get('entry_point'))})"))
+    else:
+        rows.append(("layers", "(none: the bare env)"))
+    if m.get("render_wrappers") == "make":
+        rows.append(("render", "HumanRendering/RenderCollection added at build time by "
+                               "render_mode, as gymnasium.make does"))
+    spec = m.get("spec")
+    if isinstance(spec, dict) and spec:
+        fields = [f"{k}={_built(m, payloads) if k == 'entry_point' and v is None else value(v)}"
+                  for k, v in render_items(spec, payloads)]
+        rows.append(("spec", ", ".join(fields)))
+    versions = m.get("versions")
+    if isinstance(versions, dict):
+        rows.append(("versions", ", ".join(f"{k} {v}" for k, v in versions.items())))
+    rows.append(_fingerprint(desc, m))
+    rows += _needs(m)
+    code = [(d, p) for d, p in payloads.items() if isinstance(p, dict)]
+    for i, (digest, p) in enumerate(code):
+        rows.append((
+            "payloads" if i == 0 else "",
+            f"{p.get('kind')} {p.get('name')}: {size_text(_int(p.get('size')))}, {digest}, "
+            f"{p.get('format', 'cloudpickle')} for Python {p.get('python')} "
+            f"({p.get('note', 'unpickled when loaded')})",
+        ))
+    if not code:
+        rows.append(("payloads", "none: no code travels by value; loads without --trust"))
+    rows.append(("signature", _signature(desc)))
+    if code:
+        rows.append(("trust", _trust(desc)))
+    notes = m.get("notes")
+    if isinstance(notes, list):
+        rows += [("notes" if i == 0 else "", str(n)) for i, n in enumerate(notes)]
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {printable(str(v), limit=10_000)}".rstrip()
+                     for k, v in rows)
+
+
+def _trust(desc: dict[str, Any]) -> str:
+    """What loading a file with payloads needs: with a valid signature for the key given,
+    that key; else ``--trust`` or the key that signed it."""
+    sig = desc.get("signature")
+    if isinstance(sig, dict) and sig.get("status") == "valid":
+        return ("signed with the key given: it loads with this --key-file and needs no "
+                "--trust; the payloads run code when the env is built")
+    return ("loading it needs --trust, or --key-file with the key that signed it: the "
+            "payloads run code when the env is built")
+
+
+def _asset_paths(m: dict[str, Any]) -> list[tuple[str, int, dict[str, Any]]]:
+    """``(normalised path, number, asset)`` of each asset the manifest records (numbered
+    from 1, as the ``assets`` rows list them)."""
+    assets = m.get("assets")
+    if not isinstance(assets, list):
+        return []
+    return [(os.path.normpath(a["path"]), i, a)
+            for i, a in enumerate((x for x in assets if isinstance(x, dict)), start=1)
+            if isinstance(a.get("path"), str) and a["path"]]
+
+
+def _file_mark(node: Any, files: list[tuple[str, int, dict[str, Any]]]) -> str:
+    """``"  [file: asset 1, carried]"`` when the kwarg's value is (or holds) an asset's path
+    or a path inside an asset folder, else ``""``: that kwarg is treated as a file."""
+    if not files:
+        return ""
+    found: list[int] = []
+    for text in _strings(node, 0):
+        path = os.path.normpath(text) if os.path.isabs(text) else None
+        if path is None:
+            continue
+        for base, i, asset in files:
+            inside = asset.get("kind") == "dir" and path.startswith(base.rstrip(os.sep) + os.sep)
+            if (path == base or inside) and i not in found:
+                found.append(i)
+    if not found:
+        return ""
+    how = {True: "carried", False: "checked at make()"}
+    shown = ", ".join(f"asset {i}, {how[bool(files[i - 1][2].get('carried'))]}" for i in found)
+    return f"  [file: {shown}]"
+
+
+def _strings(node: Any, depth: int) -> list[str]:
+    """The strings in a manifest value (a typed JSON node), bounded in depth."""
+    if isinstance(node, str):
+        return [node]
+    if depth > 20:
+        return []
+    if isinstance(node, dict):
+        return [s for v in node.values() for s in _strings(v, depth + 1)]
+    if isinstance(node, list):
+        return [s for v in node for s in _strings(v, depth + 1)]
+    return []
+
+
+def _built(m: dict[str, Any], payloads: dict[str, Any]) -> str:
+    """What a spec without an entry-point string (an env registered with a class or a
+    callable) builds: the pack's entry point, ``module:qualname`` or ``<by value: name>``."""
+    name, origin = render_code(m.get("entry_point"), payloads, full=True)
+    return f"<by value: {name}>" if origin.startswith("by value") else name
+
+
+def _needs(m: dict[str, Any]) -> list[tuple[str, str]]:
+    """Rows for what a rebuild needs: distributions (one a line), assets, the seal."""
+    rows: list[tuple[str, str]] = []
+    requires = m.get("requires")
+    if isinstance(requires, dict) and requires:
+        rows += [("requires" if i == 0 else "", f"{k}=={v}")
+                 for i, (k, v) in enumerate(requires.items())]
+    assets = m.get("assets")
+    if isinstance(assets, list):
+        for i, a in enumerate(x for x in assets if isinstance(x, dict)):
+            how = "carried" if a.get("carried") else "not carried: checked at make()"
+            rows.append(("assets" if i == 0 else "",
+                         f"{i + 1}. {a.get('path')} ({size_text(_int(a.get('size')))}, sha256 "
+                         f"{str(a.get('sha256'))[:12]}, {how})"))
+    seal = m.get("seal")
+    if isinstance(seal, dict):
+        rows.append(("seal", f"{seal.get('steps')} steps, seed {seal.get('seed')}: "
+                             "pack.check() / specpack check FILE compares a rebuild with it"))
+    return rows
+
+
+def _manifest_of(desc: Any) -> dict[str, Any]:
+    if isinstance(desc, dict):
+        m = desc.get("manifest")
+        if isinstance(m, dict):
+            return m
+        if "format" in desc and "entry_point" in desc:
+            return desc
+    raise PackFormatError("the file's description holds no manifest")
+
+
+def _fingerprint(desc: dict[str, Any], m: dict[str, Any]) -> tuple[str, str]:
+    fp = desc.get("fingerprint")
+    if isinstance(fp, dict) and fp.get("recorded") is not None:
+        if fp.get("matches", True):
+            return ("fingerprint", str(fp.get("recorded")))
+        return ("fingerprint", f"{fp.get('computed')} (the file records {fp.get('recorded')}: "
+                               "the manifest was edited)")
+    return ("fingerprint", str(m.get("fingerprint") or "none recorded"))
+
+
+def _int(x: Any) -> int:
+    return x if isinstance(x, int) and not isinstance(x, bool) else 0
+
+
+def _signature(desc: dict[str, Any]) -> str:
+    sig = desc.get("signature", desc.get("signature_status"))
+    if sig is None:
+        return "unknown"
+    if isinstance(sig, dict):
+        status = sig.get("status")
+        rest = ", ".join(f"{k}: {v}" for k, v in sig.items() if k != "status")
+        if status is not None:
+            return f"{status}" + (f" ({rest})" if rest else "")
+        return rest or "unknown"
+    return str(sig)
+
+
+def _short_name(node: Any) -> str:
+    if isinstance(node, dict):
+        if isinstance(node.get("$ref"), str):
+            return str(node["$ref"]).rpartition(":")[2]
+        if "$code" in node:
+            return "carried by value"
+    return "?"

@@ -1,0 +1,65 @@
+"""Reading what the commands are given: key files, pack files, and ``--import`` modules."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..._core._errors import file_error_for
+from .._imports import import_targets
+
+if TYPE_CHECKING:
+    from ..._core._pack import SpecPack
+
+__all__ = ["check_file", "load_pack", "preflight", "read_key", "run_imports"]
+
+
+def run_imports(ns: argparse.Namespace) -> list[str]:
+    """Import the ``--import`` modules (see :func:`specpack._tools._imports.import_targets`)."""
+    names: list[str] = list(getattr(ns, "imports", None) or [])
+    return import_targets(names) if names else []
+
+
+def read_key(path: str | None) -> bytes | None:
+    """The HMAC key in ``--key-file PATH``: the file's bytes, exactly (``files.read_key``)."""
+    if path is None:
+        return None
+    from ...files import read_key as read
+
+    return read(path)
+
+
+def check_file(path: str) -> None:
+    """A pack file argument must be an existing file (a clear message before any parsing)."""
+    p = Path(path)
+    if not p.exists():
+        raise file_error_for(errno.ENOENT, f"{path}: no such file", path)
+    if p.is_dir():
+        raise file_error_for(errno.EISDIR, f"{path}: is a directory, not a pack file", path)
+
+
+def load_pack(ns: argparse.Namespace) -> SpecPack:
+    """Load ``ns.file`` with ``--trust``, ``--key-file`` and ``--allow`` (nothing is built)."""
+    from ...files import load
+
+    check_file(ns.file)
+    key = read_key(ns.key_file)
+    pack: SpecPack = load(ns.file, trust=bool(ns.trust), key=key, allow=ns.allow)
+    return pack
+
+
+def preflight(pack: SpecPack) -> None:
+    """What a build checks before it runs any of the env's code, done here and now: the
+    distributions the pack requires are installed, its files are here with the captured bytes
+    (or carried and written to the cache).
+
+    ``run``, ``verify`` and ``check`` call it right after loading, so what the user can fix
+    (``pip install ...``, a missing or other file) is the one-line error and exit code 2 that
+    ``pack.make()`` raises (:class:`~specpack.BuildError`, :class:`~specpack.AssetError`),
+    named in the command line's words, not a failed rebuild with a worker's traceback.
+    """
+    from ..._core._build import order_of
+
+    order_of(pack).prepare({})

@@ -1,0 +1,157 @@
+"""The one ``--import``: import the modules that register envs, by name or from a ``.py`` file.
+
+Every command line subcommand (``capture``, ``inspect``, ``verify``, ``run``, ``audit``) and
+:func:`specpack.audit` (``imports=[...]``) import user modules through :func:`import_targets`,
+so ``--import ant_envs`` and ``--import envs/ant_envs.py`` mean the same everywhere:
+
+- a name ending in ``.py`` is a file, loaded as the module named after the file's stem (as
+  ``python envs/ant_envs.py`` would see it, but without running it as ``__main__``);
+- any other name is a module imported by name, the working directory searched after the
+  installed packages (a console script, unlike ``python -m``, does not put it on the path).
+
+``--import`` takes one name and is repeated for more (``--import a --import b``); a name that
+cannot be a module, or a module that does not exist, gets a message saying so.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .._core._errors import CaptureError
+from .._core._text import one_line, printable
+
+__all__ = ["import_targets"]
+
+
+def import_targets(names: Sequence[str], *, option: str = "--import") -> list[str]:
+    """Import each of ``names`` (a module name, or a path ending in ``.py``); return the names
+    of the modules imported, in order.
+
+    Every name is checked before anything is imported, so a name that cannot be a module
+    (``--import CartPole-v1``) stops the command before any module runs. A module
+    already imported is not imported again (a ``.py`` file already loaded from the same path
+    neither).
+
+    Parameters
+    ----------
+    names
+        Module names (``"my_pkg.envs"``; the working directory is searched after the installed
+        packages) or paths of Python files (``"envs/ant_envs.py"``, loaded as the module
+        ``ant_envs``).
+    option
+        How the caller names this list in messages (``"--import"`` on the command line,
+        ``"imports"`` for :func:`specpack.audit`).
+
+    Returns
+    -------
+    list[str]
+        The module names imported (a file's stem for a ``.py`` path), in the order given.
+
+    Raises
+    ------
+    CaptureError
+        A name that is neither a module name nor a ``.py`` path, a missing file or module, a
+        ``.py`` file whose stem names another module already loaded, or a module that raised
+        while importing; the message names the item and the fix.
+    """
+    if isinstance(names, str):
+        names = [names]
+    for name in names:
+        _check_name(name, option)
+    return [_import_one(name, option) for name in names]
+
+
+def _is_module_name(name: str) -> bool:
+    return all(part.isidentifier() for part in name.split("."))
+
+
+def _check_name(name: object, option: str) -> None:
+    if not isinstance(name, str) or not name:
+        raise CaptureError(f"{option} {name!r}: expected a module name or a path ending in .py")
+    if name.endswith(".py") or _is_module_name(name):
+        return
+    raise CaptureError(
+        f"{option} {printable(name, 80)!r}: not a module name or a .py file; give a module "
+        "name (my_pkg.envs) or the path of a Python file (envs/ant_envs.py)"
+    )
+
+
+def _import_one(name: str, option: str) -> str:
+    try:
+        if name.endswith(".py"):
+            return _load_file(name, option)
+        _search_cwd()
+        importlib.import_module(name)
+        return name
+    except CaptureError:
+        raise
+    except KeyboardInterrupt:
+        raise
+    except ModuleNotFoundError as e:
+        if e.name and (name == e.name or name.startswith(e.name + ".")):
+            raise CaptureError(
+                f"{option} {name}: no module named {e.name!r} among the installed packages or "
+                f"in the working directory ({os.getcwd()}); check the name and that it is "
+                "installed"
+            ) from None
+        raise _failed(name, option, e) from e
+    except BaseException as e:  # a module may even call sys.exit()
+        raise _failed(name, option, e) from e
+
+
+def _failed(name: str, option: str, e: BaseException) -> CaptureError:
+    return CaptureError(
+        f"{option} {name}: importing the module raised {one_line(e)}"
+    )
+
+
+def _search_cwd() -> None:
+    """Search the working directory too, after the installed packages (a console script does
+    not put it on the path; ``python -m`` already has it first)."""
+    cwd = os.getcwd()
+    if "" not in sys.path and cwd not in sys.path:
+        sys.path.append(cwd)
+
+
+def _load_file(name: str, option: str) -> str:
+    path = Path(name)
+    if not path.is_file():
+        raise CaptureError(f"{option} {name}: no such file")
+    real = os.path.realpath(path)
+    modname = path.stem
+    loaded = sys.modules.get(modname)
+    if loaded is not None:
+        if _same_file(getattr(loaded, "__file__", None), real):
+            return modname
+        where = getattr(loaded, "__file__", None) or "built in"
+        raise CaptureError(
+            f"{option} {name}: a module named {modname!r} is already loaded (from {where}); "
+            "rename the file so its name does not hide that module"
+        )
+    spec = importlib.util.spec_from_file_location(modname, real)
+    if spec is None or spec.loader is None:
+        raise CaptureError(f"{option} {name}: cannot load this file as a module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        # As a failed import does: no half-run module stays behind under that name.
+        if sys.modules.get(modname) is module:
+            del sys.modules[modname]
+        raise
+    return modname
+
+
+def _same_file(a: str | None, b: str) -> bool:
+    if not a:
+        return False
+    try:
+        return os.path.realpath(a) == b
+    except (OSError, ValueError):
+        return False

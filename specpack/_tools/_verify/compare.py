@@ -1,0 +1,228 @@
+"""Comparing two traces: what differs, the rollout up to its first divergence.
+
+Values are compared by their exact encodings (:mod:`specpack._core._exact.exact`): type and bits, so ``1`` is not
+``1.0`` nor ``True``, ``-0.0`` is not ``0.0``, a float32 array is not a float64 one, an
+``np.matrix`` is not an ndarray, and a NaN equals a NaN of the same bits (in a Python float, a
+numpy array or scalar, at any depth; a difference shows them: ``nan (0x7ff8000000000001)``); every info item is compared by value. A
+value with no exact encoding is never equal to anything: :func:`not_comparable` lists where a
+trace holds one. Each difference is one line naming the field, where inside it the values
+first differ (``info['note']``, ``observation.inner[3]``), and both values shown exactly
+(:func:`.render.show`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._core._exact.describe import same
+from ..._core._exact.nodes import DIGEST, NOT_COMPARABLE, children, equal, markers
+from .render import detail, show
+from .trace import Trace
+
+__all__ = ["compare", "difference", "not_comparable", "same", "show"]
+
+_STEP_FIELDS = ("action", "observation", "reward", "terminated", "truncated", "info")
+_RESET_FIELDS = ("observation", "info")
+_MISSING = ["<missing>"]
+_LEAVES = ("array", "scalar", "tensor", "bytes", "str", "int", "complex", "global", "nan", DIGEST,
+           NOT_COMPARABLE)
+
+
+
+
+def _places(node: Any) -> list[tuple[str, Any]] | None:
+    """The parts a difference can be located in, or None for a value shown whole."""
+    if type(node) is dict:
+        return list(node.items())
+    if type(node) is not list or not node or type(node[0]) is not str or node[0] in _LEAVES:
+        return None
+    if node[0] == "array" and type(node[4] if len(node) > 4 else None) is str:
+        return [(".state", node[5])] if len(node) == 6 else None
+    return children(node)
+
+
+def difference(u: Any, v: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """Where two encodings first differ: ``(path, part of u, part of v)``, or None if equal.
+
+    The path descends while both sides are containers of one kind and type with the same
+    places (indices, keys, attributes), to the first place that differs.
+    """
+    for _ in range(1000):
+        if equal(u, v):
+            return None
+        pu, pv = _places(u), _places(v)
+        if (pu is None or pv is None or type(u) is not type(v)
+                or [p for p, _ in pu] != [p for p, _ in pv]
+                or (type(u) is list and u[:2] != v[:2])):
+            return path, u, v
+        for (place, x), (_, y) in zip(pu, pv):
+            if not equal(x, y):
+                path += f".{place}" if type(u) is dict else place
+                u, v = x, y
+                break
+        else:
+            return path, u, v
+    return path, u, v
+
+
+def _line(what: str, u: Any, v: Any, la: str, lb: str, at: str = "") -> str:
+    """``"<what><path> differs: la U vs lb V"`` at the first place ``u`` and ``v`` differ
+    (``"<what> differs at <at><path>: ..."`` when ``at`` is given)."""
+    found = difference(u, v)
+    path, x, y = found if found is not None else ("", u, v)
+    head = f"{what} differs at {at}{path}" if at else f"{what}{path} differs"
+    for side, node in ((la, x), (lb, y)):
+        first = next(markers(node), None)
+        if first is not None:
+            where, kind, why = first
+            place = f"{what} at {at}{path}{where}" if at else f"{what}{path}{where}"
+            return f"{place} has no exact encoding ({side}): <{kind}> {why}"
+    return f"{head}: {la} {show(x)} vs {lb} {show(y)}{detail(x, y)}"
+
+
+def _space_difference(name: str, x: Any, y: Any, la: str, lb: str) -> str | None:
+    found = _first(x, y, "")
+    if found is None:
+        return None
+    path, u, v = found
+    return _line(name, u, v, la, lb, at=path.lstrip("."))
+
+
+def _first(x: Any, y: Any, path: str) -> tuple[str, Any, Any] | None:
+    """The first place two space descriptions differ: (path, x's value, y's value)."""
+    if type(x) is dict and type(y) is dict:
+        for k in list(x) + [k for k in y if k not in x]:
+            found = _first(x.get(k, _MISSING), y.get(k, _MISSING), f"{path}.{k}")
+            if found:
+                return found
+        return None
+    if (type(x) is list and type(y) is list and len(x) == len(y)
+            and all(type(i) is dict or (type(i) is list and len(i) == 2 and type(i[1]) is dict)
+                    for i in x + y)):  # a list of sub-space descriptions
+        for i, (u, v) in enumerate(zip(x, y)):
+            found = _first(u, v, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    return None if same(x, y) else (path, x, y)
+
+
+def _error_text(e: dict[str, Any]) -> str:
+    message = f": {e.get('message')}" if e.get("message") else ""
+    return f"{e.get('type')}{message} in {e.get('method')}() at step {e.get('step')}"
+
+
+def _errors(a: Trace, b: Trace, la: str, lb: str, shared: bool) -> list[str]:
+    ea, eb = a.error, b.error
+    if ea is None and eb is None:
+        return []
+    if ea is not None and eb is not None:
+        if same(ea, eb):
+            return [f"the rollout raised the same on both sides: {_error_text(ea)}"] * shared
+        return [f"the rollout raised differently: {la} {_error_text(ea)}; "
+                f"{lb} {_error_text(eb)}"]
+    if ea is not None:
+        return [f"the rollout raised {_error_text(ea)} on {la} only ({lb} did not)"]
+    assert eb is not None
+    return [f"the rollout raised {_error_text(eb)} on {lb} only ({la} did not)"]
+
+
+def _replanned(t: Trace) -> str | None:
+    """How ``t``'s action space after reset differs from the one before (the plan's)."""
+    if t.action_space_after_reset is None:
+        return None
+    return _space_difference("action_space", t.action_space, t.action_space_after_reset,
+                             "before reset", "after")
+
+
+def compare(a: Trace, b: Trace, labels: tuple[str, str] = ("a", "b"), *,
+            shared: bool = True) -> list[str]:
+    """What differs between two traces, one line each; ``[]`` means identical.
+
+    Parameters
+    ----------
+    a, b
+        The traces (from :func:`~specpack._tools._verify.trace.record`).
+    labels
+        How the lines name the two sides (e.g. ``("here", "fresh interpreter")``).
+    shared
+        Also list findings both traces share (a rollout that raised the same on both sides,
+        an action space that changed on reset alike); ``False`` lists only what differs.
+
+    Returns
+    -------
+    list of str
+        Rollout errors first, then layers, spaces, ``render_mode``, spec fields, and the
+        rollout's first divergence (``"step 5: observation differs: ..."``). The rollout is
+        not compared when either spec says ``nondeterministic=True``.
+    """
+    la, lb = labels
+    out = _errors(a, b, la, lb, shared)
+    if a.layers != b.layers:
+        out.append(f"layers differ: {la} {a.layers} vs {lb} {b.layers}")
+    for name in ("observation_space", "action_space"):
+        found = _space_difference(name, getattr(a, name), getattr(b, name), la, lb)
+        if found:
+            out.append(found)
+    ra, rb = _replanned(a), _replanned(b)
+    why = "the action space after reset is not the one the actions were planned from"
+    if ra and ra == rb:
+        out += [f"{why} (on both sides): {ra}"] * shared
+    else:
+        out += [f"{why} ({side}): {r}" for side, r in ((la, ra), (lb, rb)) if r]
+    if not same(a.render_mode, b.render_mode):
+        out.append(_line("render_mode", a.render_mode, b.render_mode, la, lb))
+    for key in sorted(set(a.spec) | set(b.spec)):
+        va, vb = a.spec.get(key, _MISSING), b.spec.get(key, _MISSING)
+        if not same(va, vb):
+            out.append(_line(f"spec.{key}", va, vb, la, lb))
+    if a.ignored_info != b.ignored_info and (a.ignored_info or b.ignored_info):
+        out.append(f"the ignored info keys returned differ: {la} {a.ignored_info} vs {lb} "
+                   f"{b.ignored_info}")
+    if a.nondeterministic or b.nondeterministic:
+        return out
+    out.extend(_events(a, b, la, lb))
+    return out
+
+
+def _events(a: Trace, b: Trace, la: str, lb: str) -> list[str]:
+    for x, y in zip(a.events, b.events):
+        if x[0] != y[0]:
+            return [f"step {x[1]}: {la} did {x[0]} but {lb} did {y[0]}"]
+        fields = _RESET_FIELDS if x[0] == "reset" else _STEP_FIELDS
+        prefix = "reset " if x[0] == "reset" else ""
+        for name, u, v in zip(fields, x[2:], y[2:]):
+            if not equal(u, v):
+                return [f"step {x[1]}: " + _line(f"{prefix}{name}", u, v, la, lb)]
+    if len(a.events) != len(b.events) and a.error is None and b.error is None:
+        return [f"rollout length differs: {la} {len(a.events)} events vs {lb} "
+                f"{len(b.events)}"]
+    return []
+
+
+def not_comparable(trace: Trace) -> list[str]:
+    """Where ``trace`` holds a value that has no exact encoding, one line per kind and place.
+
+    ``"step 3 observation: <mymod.Obs> cannot be pickled: ..."``; the same value at the same
+    place in later steps is counted on its first line (``"(and at 99 later steps)"``). A
+    comparison of such a trace proves nothing about those values: verify's verdict is then
+    ``not_compared``.
+    """
+    seen: dict[tuple[str, str, str], list[Any]] = {}
+    places: list[tuple[str, str, Any]] = [
+        ("observation_space", "", trace.observation_space),
+        ("action_space", "", trace.action_space),
+        ("action_space after reset", "", trace.action_space_after_reset),
+        ("render_mode", "", trace.render_mode), ("spec", "", trace.spec)]
+    for event in trace.events:
+        fields = _RESET_FIELDS if event[0] == "reset" else _STEP_FIELDS
+        prefix = f"step {event[1]} " + ("reset " if event[0] == "reset" else "")
+        places += [(name, prefix, node) for name, node in zip(fields, event[2:])]
+    for name, prefix, node in places:
+        for path, kind, why in markers(node):
+            key = (f"{name}{path}", kind, why)
+            if key in seen:
+                seen[key][1] += 1
+            else:
+                seen[key] = [f"{prefix}{name}{path}: <{kind}> {why}", 0]
+    return [text + (f" (and at {n} later steps)" if n else "") for text, n in seen.values()]

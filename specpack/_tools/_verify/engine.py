@@ -1,0 +1,295 @@
+"""Proving a rebuild is identical: ``verify`` (across a process boundary) and ``diff``.
+
+``verify`` runs its sides at once under one deadline (:mod:`.judge`). The *rebuild* runs in a
+worker of ``where`` (a fresh interpreter by default, under a fixed, recorded
+``PYTHONHASHSEED``); the *reference* runs in a fork of this process, so it sees this process's
+state (a module global set at run time, a registration made here) without this process
+running, or hanging in, the env's code. The reference side builds the env once to plan the
+actions (from its fresh action space, before any reset), then the sides build and roll out with
+those actions; the reference side does it twice, and if its two runs already differ the verdict
+is ``not_reproducible`` (so ``not_identical`` always means reproducible here, different there).
+The two builds here also watch the global generators (:mod:`.generators`): an env that draws
+from ``random``, ``numpy.random``'s global generator or torch's default one gets ``unseeded``,
+naming the generator and the call. A second fresh interpreter under another hash seed (the
+*control*) tells an env that depends on hash order (``unseeded`` too) from one that differs for
+a reason; a ``not_identical`` is confirmed by a second rebuild before it is reported. Traces come back as typed JSON: nothing a
+child sends is unpickled here.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+import os
+import sys
+import time
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from ..._core._errors import ArgumentTypeError, NotIdenticalError, SpecPackError
+from ..._core._keywords import check_flag, checked_keywords
+from ..._core._process import (
+    BOUNDARIES,
+    Boundary,
+    ThreadWorker,
+    Worker,
+    bare,
+    fork_available,
+    label,
+    replay,
+)
+from ..._core._process.launch import FRESH
+from ..._core._text import short, suggest
+from .compare import compare as _differences
+from .jobs import STASH
+from .judge import NO_CONTROL, Sides, Verdict, control_is_cheap, hash_seeds, judge, seeded_env
+from .report import IDENTICAL, VerifyReport
+from .trace import Trace, plan_actions, record
+
+
+class SpecPack(Protocol):
+    """What verify needs of a pack (it never imports the pack module: the pack calls it)."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def nondeterministic(self) -> bool: ...
+
+    def make(self, **kwargs: Any) -> Any: ...
+
+__all__ = ["WHERE", "Trace", "check_ignore_info", "check_pack", "check_rollout_options", "diff", "verify"]
+
+WHERE = BOUNDARIES
+_TOKENS = itertools.count()
+_HERE = "the build here"
+
+
+def check_rollout_options(steps: Any, seed: Any, where: Any, timeout: Any) -> None:
+    """Refuse, naming it, a ``steps``/``seed``/``where``/``timeout`` that verify and the audit
+    cannot use (one check for both)."""
+    if where not in WHERE:
+        raise SpecPackError(f"where={where!r} is not one of {', '.join(WHERE)};"
+                            f"{suggest(str(where), WHERE) or ' use where=' + repr(WHERE[0])}")
+    for name, value in (("steps", steps), ("seed", seed)):
+        if type(value) is not int or value < 0:
+            raise SpecPackError("", python=f"{name}={value!r} must be a non-negative int",
+                                cli=f"--{name} {value!r} must be a non-negative integer")
+    if (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+            or not math.isfinite(timeout) or timeout <= 0):
+        raise SpecPackError("", python=f"timeout={timeout!r} must be a positive number of "
+                            "seconds", cli=f"--timeout {timeout!r} must be a positive number of "
+                            "seconds")
+
+
+def check_pack(pack: Any, what: str) -> None:
+    """Refuse, naming :func:`specpack.capture`, a ``pack`` that is not a SpecPack.
+
+    ``verify`` proves a pack: an id, a class or a live env is captured first, by the caller,
+    so that what is proven is the very pack that travels (a pack made here would be thrown
+    away). The pack module is loaded whenever a pack exists: when it is not, ``pack`` is none.
+    """
+    cls = getattr(sys.modules.get("specpack._core._pack"), "SpecPack", None)
+    if cls is not None and isinstance(pack, cls):
+        return
+
+    given = short(pack, 60) if isinstance(pack, str) else f"a {type(pack).__name__}"
+    if isinstance(pack, str):
+        example = repr(pack) if len(pack) <= 60 else "'<env id>'"
+    elif isinstance(pack, type):
+        example = pack.__qualname__
+    else:
+        example = "env" if callable(getattr(pack, "step", None)) else "..."
+    raise ArgumentTypeError(
+        f"{what} takes a SpecPack, got {given}; capture it first: "
+        f"{what}(specpack.capture({example})), and use that pack wherever the env travels")
+
+
+def check_ignore_info(ignore_info: Any) -> tuple[str, ...]:
+    """The ``info`` keys to leave out, checked: a list (or tuple, set) of strings.
+
+    Raises
+    ------
+    SpecPackError
+        ``ignore_info`` is a single string, not iterable, or holds something else than
+        strings.
+    """
+    if isinstance(ignore_info, (str, bytes)):
+        raise SpecPackError(f"ignore_info={ignore_info!r} must be a list of info keys, not one "
+                            f"string: use ignore_info=[{ignore_info!r}]")
+    if not isinstance(ignore_info, Iterable):
+        raise SpecPackError(f"ignore_info={ignore_info!r} must be a list of info keys (strings)")
+    keys = list(ignore_info)
+    for key in keys:
+        if type(key) is not str:
+            raise SpecPackError(f"ignore_info holds {key!r} ({type(key).__name__}); info keys "
+                                "are strings: pass them as str")
+    return tuple(dict.fromkeys(keys))
+
+
+@checked_keywords
+def verify(
+    pack: SpecPack,
+    *,
+    steps: int = 100,
+    seed: int = 0,
+    where: Boundary = "subprocess",
+    check: bool = False,
+    timeout: float = 120.0,
+    ignore_info: Iterable[str] = (),
+) -> VerifyReport:
+    """Rebuild ``pack`` in another process and compare it with a build here.
+
+    The rebuild runs in a worker of ``where``, the reference in a fork of this process, all at
+    once; both step through the same actions (planned once from a seeded copy of the fresh
+    action space); the reference runs twice, so an env that is not reproducible even here gets
+    its own verdict. A fresh-interpreter rebuild runs under a fixed ``PYTHONHASHSEED`` (this
+    process's, when set), and a second fresh interpreter under the next seed is the hash
+    control: when the two disagree, the env depends on hash order and the verdict is
+    ``unseeded``, naming both seeds. An env that draws from a global generator (``random``,
+    ``np.random.rand()``..., torch's default one) is ``unseeded`` too, naming the generator and
+    the call; a ``not_identical`` is confirmed by a second rebuild (a new worker of ``where``
+    under the same seed) before it is reported. The same as ``pack.verify(...)``.
+
+    Parameters
+    ----------
+    pack
+        The pack to prove.
+    steps, seed
+        The seeded rollout both sides run.
+    where
+        ``"subprocess"`` (a fresh ``python``, the default), ``"bare"`` (a fresh ``python`` that
+        sees only what an installed node would have: no ``PYTHONPATH``, no user site, an
+        empty working directory, this process's own folders hidden; the report names what a
+        bare node would lack), ``"spawn"`` or ``"forkserver"`` (their hash seed is not set
+        by specpack, and there is no hash control).
+    check
+        Raise instead of returning a falsy report.
+    timeout
+        One deadline, in seconds, for the whole call: every child, and this process's own
+        reading and comparing (a child still running then is killed with its process group).
+    ignore_info
+        ``info`` keys left out of the comparison on every side (values that vary by nature,
+        such as wall-clock times in episode statistics); the report lists them.
+
+    Returns
+    -------
+    VerifyReport
+        Truthy only when both rollouts completed, were compared and matched
+        (``identical``); otherwise ``status`` is one of ``not_identical`` (confirmed by a
+        second rebuild), ``not_reproducible``, ``unseeded`` (the rollout draws from a global
+        generator or follows hash order: ``cause`` says which, the first finding names the
+        generator and the call, or the hash seeds, and the fix), ``not_compared`` (the spec
+        says ``nondeterministic=True``, or a value has no exact encoding),
+        ``rollout_error``, ``rebuild_error``, ``timeout``.
+
+    Raises
+    ------
+    NotIdenticalError
+        With ``check=True``, when the report is falsy (``.differences`` lists why).
+    ArgumentTypeError
+        ``pack`` is not a :class:`~specpack.SpecPack` (an id, a class, a live env: capture it
+        first, ``specpack.verify(specpack.capture("CartPole-v1"))``), or ``check`` is not a
+        bool.
+    SpecPackError
+        Bad options.
+    """
+    check_pack(pack, "specpack.verify")
+    check_flag(check, "check", "specpack.verify()")
+    check_rollout_options(steps, seed, where, timeout)
+    ignored = check_ignore_info(ignore_info)
+    start = time.monotonic()
+    deadline = start + timeout
+    nondeterministic = pack.nondeterministic
+    cheap = control_is_cheap()
+    seeds = hash_seeds(where, control=not nondeterministic and cheap)
+    # a bare rebuild does not see the folders of the pack's files either
+    hide = [os.path.dirname(str(a.path)) for a in getattr(pack, "assets", ())]
+    def rebuild_worker() -> Worker:
+        return Worker(where, env=seeded_env(seeds.get("rebuild")) if where in FRESH else None,
+                      hide=hide)  # type: ignore[arg-type]  # checked above
+
+    remote = rebuild_worker()
+    control = None
+    token = f"{os.getpid()}.{next(_TOKENS)}"
+    try:
+        if "control" in seeds:
+            control = Worker(where, env=seeded_env(seeds["control"]),  # type: ignore[arg-type]
+                             hide=hide)
+        STASH[token] = pack  # the side here pickles it (see jobs.plan_here)
+        local: Worker | ThreadWorker = Worker("fork") if fork_available() else ThreadWorker()
+        try:
+            v = judge(token, Sides(local, remote, control, seeds, again=rebuild_worker),
+                      {"steps": steps, "seed": seed, "ignore_info": list(ignored)},
+                      nondeterministic=nondeterministic, deadline=deadline, timeout=timeout)
+            if where == "bare":
+                _bare_findings(v, remote)
+        finally:
+            local.close()
+    finally:
+        STASH.pop(token, None)
+        remote.close()
+        if control is not None:
+            control.close()
+    replay(v.here)
+    if where in FRESH and not cheap and not nondeterministic:
+        v.notes.append(NO_CONTROL)
+    if isinstance(local, ThreadWorker):
+        v.notes.append("the build here ran in a thread (this platform cannot fork)")
+    out = v.outcome
+    report = VerifyReport(
+        status=v.status, identical=v.status == IDENTICAL, differences=v.differences,
+        where=where, steps=steps, seed=seed, rollout_compared=v.rollout_compared,
+        elapsed=time.monotonic() - start, notes=v.notes,
+        stdout=out.stdout if out else "", stderr=out.stderr if out else "",
+        ignore_info=list(ignored), hash_seeds=seeds, cause=v.cause,
+    )
+    if check and not report:
+        raise NotIdenticalError(
+            f"pack {pack.label} rebuilt in a {label(where)} is not identical "
+            f"({v.status}): " + "; ".join(d.splitlines()[0] for d in v.differences if d),
+            v.differences,
+        )
+    return report
+
+
+def _bare_findings(v: Verdict, remote: Worker) -> None:
+    """What a bare node would lack, first among the findings (read from the rebuild's errors),
+    and a note naming the mechanism that hid this machine's folders."""
+    report = bare.read_report(remote.child.report if remote.child is not None else None)
+    out = v.outcome
+    texts = [*v.differences, *((out.error, out.detail, out.stderr) if out else ())]
+    v.differences[:0] = bare.lacking(texts, report)
+    v.notes.append(bare.summary(report))
+
+
+@checked_keywords
+def diff(env_a: Any, env_b: Any, *, steps: int = 100, seed: int = 0) -> list[str]:
+    """Compare two envs of this process by their traces; ``[]`` means identical.
+
+    Both get the same actions, planned from a seeded copy of ``env_a``'s action space; both
+    are reset and stepped (their state changes). Two envs whose rollouts raise the same
+    exception at the same step behave alike: that is not a difference here (``verify``
+    reports it as a ``rollout_error``). Example::
+
+        assert specpack.diff(pack.make(), gymnasium.make("CartPole-v1"), steps=50) == []
+
+    Parameters
+    ----------
+    env_a, env_b
+        The envs (``env_a`` is called ``a`` in the lines, ``env_b`` ``b``).
+    steps, seed
+        The rollout (keyword-only).
+
+    Returns
+    -------
+    list of str
+        The differences, as :func:`~specpack._tools._verify.compare.compare` lists them.
+    """
+    if type(steps) is not int or steps < 0:
+        raise SpecPackError(f"steps={steps!r} must be a non-negative int")
+    actions = plan_actions(env_a.action_space, steps, seed)
+    a = record(env_a, copy.deepcopy(actions), seed)
+    b = record(env_b, copy.deepcopy(actions), seed)
+    return _differences(a, b, shared=False)

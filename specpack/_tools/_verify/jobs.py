@@ -1,0 +1,227 @@
+"""The jobs workers run for a comparison: plan the actions, record traces.
+
+Both run in a worker (:mod:`specpack._process`) on a payload of ``pickle.dumps(pack)`` (or of
+any picklable zero-argument env factory) and return typed-JSON-able data: the parent never
+unpickles anything a child sends. verify's planning job (:func:`plan_here`) also makes that
+payload, in a fork of the parent, from the pack the parent stashed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import pickle
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..._core._backends import get_backend
+from ..._core._exact.describe import describe_space, plain
+from ..._core._typedjson import canonical_json, encode
+from .trace import plan_actions, record, writable
+
+__all__ = ["PLAN_HERE_JOB", "PLAN_JOB", "RUN_JOB", "STASH", "carried_exactly", "digest", "multi_agent", "plan", "run_trace"]
+
+PLAN_JOB = "specpack._verify.jobs:plan"
+PLAN_HERE_JOB = "specpack._verify.jobs:plan_here"
+RUN_JOB = "specpack._verify.jobs:run_trace"
+
+_EXACT = (type(None), bool, int, float, complex, str, bytes)
+
+#: Packs being verified, by token, for :func:`plan_here`: a fork of this process finds its copy
+#: here and pickles it there (pickling the spaces and metadata a pack recorded runs their
+#: classes' code, the env's, which verify's parent never runs).
+STASH: dict[str, Any] = {}
+
+
+def carried_exactly(value: Any, depth: int = 0) -> bool:
+    """Whether typed JSON brings ``value`` back as an equal object of the same types."""
+    t = type(value)
+    if t in _EXACT:
+        return True
+    if depth > 100:
+        return False
+    if t is np.ndarray:
+        return not value.dtype.hasobject
+    if isinstance(value, np.generic):
+        return not isinstance(value, (np.object_, np.void))
+    if t in (list, tuple, set, frozenset):
+        return all(carried_exactly(v, depth + 1) for v in value)
+    if t is dict:
+        return all(carried_exactly(k, depth + 1) and carried_exactly(v, depth + 1)
+                   for k, v in value.items())
+    return False
+
+
+def _build(payload: bytes) -> Any:
+    return _make(pickle.loads(payload))
+
+
+def _make(obj: Any) -> Any:
+    return obj.make() if hasattr(obj, "make") else obj()
+
+
+def _recorded_surface(obj: Any) -> dict[str, Any] | None:
+    """The description of the spaces a pack recorded at capture (``pack.surface``), or None.
+
+    Described here, in the child, like the rebuilt env's: a space's ``__repr__`` is the env's
+    code, and the parent runs none of it.
+    """
+    surface = getattr(obj, "surface", None)
+    if surface is None:
+        return None
+    return {name: describe_space(getattr(surface, name))
+            for name in ("observation_space", "action_space")}
+
+
+def _close(env: Any) -> None:
+    with contextlib.suppress(Exception):
+        env.close()
+
+
+def _single_agent(env: Any) -> bool:
+    """Whether ``env`` is a gymnasium (or gym) env or wrapper: never a multi-agent one.
+
+    Asked first, so that no attribute a gymnasium wrapper does not have is looked up through
+    it (gymnasium 0.29's ``Wrapper.__getattr__`` warns on every such lookup: "env.X to get
+    variables from other wrappers is deprecated").
+    """
+    for name in ("gymnasium", "gym"):
+        module = sys.modules.get(name)
+        base = getattr(module, "Env", None)
+        if isinstance(base, type) and isinstance(env, base):
+            return True
+    return False
+
+
+def multi_agent(env: Any) -> Any:
+    """The multi-agent recorder for a PettingZoo env (per-agent spaces and actions), or None."""
+    if _single_agent(env):
+        return None
+    if not hasattr(env, "possible_agents") or not callable(getattr(env, "action_space", None)):
+        return None
+    backend: Any = get_backend("pettingzoo")  # an edge backend, named by the core
+    return backend.tracer
+
+
+def plan(payload: bytes, *, steps: int, seed: int) -> dict[str, Any]:
+    """Build the env once and plan ``steps`` actions from its fresh action space.
+
+    Returns
+    -------
+    dict
+        ``{"actions": [...], "action_space": description, "surface": ...}``; ``actions`` is
+        ``None`` (with a ``"why"``) when the actions are not values typed JSON carries exactly:
+        each side then plans its own from its own fresh space. ``surface`` describes the
+        spaces the pack recorded at capture (``None`` when it recorded none).
+    """
+    obj = pickle.loads(payload)
+    surface = _recorded_surface(obj)
+    env = _make(obj)
+    try:
+        multi = multi_agent(env)
+        if multi is not None:
+            described = {"agents": list(env.possible_agents)}
+            actions = multi.plan_actions(env, steps, seed)
+        else:
+            space = env.action_space
+            described = describe_space(space)
+            actions = plan_actions(space, steps, seed)
+    finally:
+        _close(env)
+    if not carried_exactly(actions):
+        kinds = sorted({type(a).__qualname__ for a in actions if not carried_exactly(a)})
+        return {"actions": None, "action_space": described, "surface": surface,
+                "why": f"the actions ({', '.join(kinds)}) do not cross processes exactly"}
+    return {"actions": actions, "action_space": described, "surface": surface}
+
+
+def plan_here(payload: bytes, *, token: str, steps: int, seed: int) -> dict[str, Any]:
+    """:func:`plan` for the pack stashed under ``token`` (in a fork of the process that stashed
+    it), with ``"payload"``: its pickle, for the other sides (``payload`` itself is unused).
+    """
+    data = pickle.dumps(STASH[token], protocol=pickle.HIGHEST_PROTOCOL)
+    return {**plan(data, steps=steps, seed=seed), "payload": data}
+
+
+def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
+              actions: list[Any] | None = None,
+              ignore_info: Sequence[str] = (), watch: bool = False) -> dict[str, Any]:
+    """Build the env ``repeat`` times here, one after the other, and record each rollout.
+
+    Parameters
+    ----------
+    payload
+        ``pickle.dumps(pack)`` (or of a zero-argument env factory).
+    steps, seed
+        The rollout: ``reset(seed=seed)`` then ``steps`` actions.
+    repeat
+        How many builds (2 on the local side: the reproducibility control).
+    actions
+        The planned actions (from :func:`plan`); ``None``: plan from each fresh env.
+    ignore_info
+        ``info`` keys left out of the traces (``verify(ignore_info=...)``).
+    watch
+        Watch the global generators (:mod:`.generators`) around each build and each call.
+
+    Returns
+    -------
+    dict
+        ``{"traces": [Trace.to_dict(), ...], "digests": [...]}``: each trace's
+        :func:`digest` (equal digests, identical traces: the parent compares only unequal
+        ones); with ``watch``, also ``"unseeded"``: ``[call, step, generator]``, the first call
+        on which the first two builds' global-generator touches disagree
+        (:func:`~.generators.first_unseeded`: a draw the env did not seed), or ``None``.
+    """
+    if watch:
+        from .generators import Watch, first_unseeded  # the build here only
+    traces = []
+    touches: list[list[Any]] = []
+    options: dict[str, Any] = {"ignore_info": tuple(ignore_info)} if ignore_info else {}
+    for _ in range(repeat):
+        w = Watch() if watch else None
+        try:
+            env = _build(payload)
+        finally:
+            if w is not None:
+                w.after("make", 0)
+                touches.append(w.touches)
+        try:
+            multi = multi_agent(env)
+            if actions is None:
+                todo = (multi.plan_actions(env, steps, seed) if multi is not None
+                        else plan_actions(env.action_space, steps, seed))
+            else:
+                todo = writable(list(actions[:steps]))
+            if multi is not None:
+                try:
+                    traces.append(multi.record(env, todo, seed, describe=describe_space,
+                                               plain=plain))
+                finally:
+                    if w is not None:
+                        w.after("rollout", 0)
+            else:
+                traces.append(record(env, todo, seed, watch=w, **options).to_dict())
+        finally:
+            _close(env)
+    out: dict[str, Any] = {"traces": traces, "digests": [digest(t) for t in traces]}
+    if watch:
+        found = first_unseeded(*touches[:2]) if len(touches) >= 2 else None
+        out["unseeded"] = None if found is None else list(found)
+    return out
+
+
+def digest(trace: Any) -> str | None:
+    """The sha256 of a trace's (or any trace data's) canonical typed-JSON encoding (``None``
+    if it has none).
+
+    Every value of a trace is compared by that encoding, so two traces with one digest have no
+    difference to list; computing it here, in the child, spares the parent a comparison.
+    """
+    try:
+        text = canonical_json(encode(trace))
+    except Exception:  # noqa: BLE001 - compared value by value instead
+        return None
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -1,0 +1,136 @@
+"""A rollout as digests: the job that seals (and checks) a pack, and where two of them part.
+
+A *seal* holds, for one seeded rollout, the sha256 of each field of each event (the exact
+encoding :mod:`specpack._core._exact.exact` gives the value, in its canonical typed-JSON text: equal digests,
+identical values), the wrapper layers and one digest of the spaces' descriptions. The job
+:func:`rollout_digests` runs in a worker (:mod:`specpack._core._process`) on ``pickle.dumps(pack)``:
+it records the rollout with verify's own :func:`~.jobs.run_trace` and sends back only those
+digests, as typed JSON (the parent never unpickles what a child sends). :func:`first_divergence`
+compares two digest lists, data only: the parent runs no env code.
+"""
+
+from __future__ import annotations
+
+import pickle
+import platform
+from collections.abc import Sequence
+from typing import Any
+
+from ..._core._backends import DEFAULT_BACKEND
+from ..._core._versions import _dist_version, current_versions
+from .compare import not_comparable
+from .jobs import digest, run_trace
+
+__all__ = ["FIELDS", "NO_DIGEST", "PICKLE_JOB", "RESET_FIELDS", "SEAL_JOB", "event_fields",
+           "first_divergence", "pickled", "rollout_digests"]
+
+SEAL_JOB = "specpack._tools._verify.sealing:rollout_digests"
+PICKLE_JOB = "specpack._tools._verify.sealing:pickled"
+#: The fields of a step event, in the order a seal holds their digests.
+FIELDS = ("action", "observation", "reward", "terminated", "truncated", "info")
+#: The fields of a reset event.
+RESET_FIELDS = ("observation", "info")
+#: A field whose value has no digest (its encoding cannot be written): never equal.
+NO_DIGEST = "<no digest>"
+
+
+def event_fields(head: str) -> tuple[str, ...]:
+    """The fields of an event named ``head`` (``"reset 0"``, ``"step 17"``)."""
+    return RESET_FIELDS if head.startswith("reset") else FIELDS
+
+
+def _versions(backend: str, names: Sequence[str]) -> dict[str, str]:
+    """What this interpreter rolls out with: python, platform, specpack, the backend, numpy,
+    cloudpickle, and the version of each distribution in ``names``."""
+    out = current_versions(backend, None)
+    out["python"] = platform.python_version()
+    for name in names:
+        if name not in out:
+            out[name] = _dist_version(name) or "not installed"
+    return out
+
+
+def pickled(payload: bytes, *, token: str) -> dict[str, Any]:
+    """The pickle of the pack stashed under ``token`` (run in a fork of the process that
+    stashed it: pickling a pack's recorded spaces runs their classes' code, the env's)."""
+    from .jobs import STASH
+
+    return {"payload": pickle.dumps(STASH[token], protocol=pickle.HIGHEST_PROTOCOL)}
+
+
+def rollout_digests(payload: bytes, *, steps: int, seed: int, ignore_info: Sequence[str] = (),
+                    backend: str = DEFAULT_BACKEND, names: Sequence[str] = ()) -> dict[str, Any]:
+    """Build the pack in ``payload``, roll it out, and return the digests a seal holds.
+
+    Parameters
+    ----------
+    payload
+        ``pickle.dumps(pack)``.
+    steps, seed
+        The rollout: ``reset(seed=seed)``, then ``steps`` actions planned from a seeded copy
+        of the fresh env's action space (as verify plans them).
+    ignore_info
+        ``info`` keys left out of the digests.
+    backend
+        The pack's backend (``"gymnasium"``, ``"gym"``): whose version to report.
+    names
+        Distributions whose versions to report too (the pack's ``requires``).
+
+    Returns
+    -------
+    dict
+        ``events`` (``[head, digest, ...]`` per event), ``layers``, ``spaces`` (one digest),
+        ``error`` (the rollout's exception, or None), ``nondeterministic``,
+        ``not_comparable`` (lines naming values with no exact encoding), ``ignored_info``
+        and ``versions``.
+    """
+    trace = run_trace(payload, steps=steps, seed=seed, ignore_info=ignore_info)["traces"][0]
+    from .trace import Trace
+
+    t = Trace.from_dict(trace)
+    events = []
+    for event in t.events:
+        head = f"{event[0]} {event[1]}"
+        events.append([head, *(digest(v) or NO_DIGEST for v in event[2:])])
+    spaces = {"observation_space": t.observation_space, "action_space": t.action_space,
+              "action_space_after_reset": t.action_space_after_reset}
+    return {
+        "events": events,
+        "layers": list(t.layers),
+        "spaces": digest(spaces) or NO_DIGEST,
+        "error": t.error,
+        "nondeterministic": t.nondeterministic,
+        "not_comparable": not_comparable(t),
+        "ignored_info": list(t.ignored_info),
+        "versions": _versions(backend, names),
+    }
+
+
+def first_divergence(sealed: Sequence[Sequence[str]],
+                     rebuilt: Sequence[Sequence[str]]) -> tuple[int, str, str] | None:
+    """Where two rollouts' digests first part: ``(step, field, line)``, or None if they agree.
+
+    ``field`` is one of :data:`FIELDS` (a reset's fields are named ``"reset observation"``,
+    ``"reset info"``), ``"event"`` when one did a reset where the other did a step, or
+    ``"length"`` when one rollout is a prefix of the other.
+    """
+    for x, y in zip(sealed, rebuilt):
+        step = _step(x[0])
+        if x[0] != y[0]:
+            return (step, "event", f"step {step}: the seal did {x[0].split()[0]} but the "
+                                   f"rebuild did {y[0].split()[0]}")
+        prefix = "reset " if x[0].startswith("reset") else ""
+        for name, u, v in zip(event_fields(x[0]), x[1:], y[1:]):
+            if u != v or u == NO_DIGEST:
+                return step, f"{prefix}{name}", f"step {step}: {prefix}{name} differs from the seal"
+    if len(sealed) != len(rebuilt):
+        shorter = min(len(sealed), len(rebuilt))
+        step = _step(sealed[shorter - 1][0]) if shorter else 0
+        return (step, "length", f"rollout length differs: the seal has {len(sealed)} events, "
+                                f"the rebuild {len(rebuilt)}")
+    return None
+
+
+def _step(head: str) -> int:
+    text = head.rpartition(" ")[2]
+    return int(text) if text.isdigit() else 0
