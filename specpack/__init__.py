@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 # of gymnasium.make; docs/benchmarks.md).
 import gymnasium  # noqa: F401
 
-from ._core import _pickled  # noqa: F401  (loads nothing; see its docstring)
+from . import _pickled  # noqa: F401  (loads nothing; see its docstring)
 from ._core._errors import (
     ArgumentTypeError,
     AssetError,

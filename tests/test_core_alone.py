@@ -22,8 +22,9 @@ from _helpers import run_python
 import specpack
 
 #: What make() never needs (each loads on first use of what it serves).
-HEAVY = ("specpack._core._process", "specpack._tools._verify", "specpack._tools._audit", "specpack._core._fileformat",
-         "specpack._core._typedjson", "specpack._tools._cli", "specpack.adapters", "specpack.vector")
+HEAVY = ("specpack._tools", "specpack._integrations", "specpack.adapters", "specpack.vector",
+         "specpack.ray", "specpack.files", "specpack._core._process", "specpack._core._fileformat",
+         "specpack._core._typedjson")
 
 WORKER = """
 import atexit, importlib, json, pickle, sys, threading
@@ -96,14 +97,15 @@ def test_worker_that_unpickles_and_builds_loads_only_the_core(tmp_path: Path, ki
 
 
 def test_import_specpack_loads_only_its_errors_version_and_pickle_names(tmp_path: Path) -> None:
-    # specpack._core._pickled imports nothing when it loads: it is there so that whatever pickles a
+    # specpack._pickled imports nothing when it loads: it is there so that whatever pickles a
     # specpack value (cloudpickle too) finds the module its rebuilders name.
     code = ("import sys, specpack; "
             "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'specpack')))")
     proc = run_python(["-c", code], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert set(proc.stdout.split()) == {"specpack", "specpack._core._pickled", "specpack._core._restorer",
-                                        "specpack._core._version", "specpack._core._errors"}
+    assert set(proc.stdout.split()) == {"specpack", "specpack._pickled", "specpack._core",
+                                        "specpack._core._restorer", "specpack._core._version",
+                                        "specpack._core._errors"}
 
 
 def test_public_names_still_load_on_first_use() -> None:

@@ -1,6 +1,6 @@
 """Where an object says it lives: the module name pickles, reprs and tracebacks show.
 
-:func:`restorer` marks a function as a global of :mod:`specpack._core._pickled`, from the module
+:func:`restorer` marks a function as a global of :mod:`specpack._pickled`, from the module
 that defines it; :func:`claim` tells a class or function re-exported by a public module
 (``specpack``, ``specpack.vector``, ...) that it lives there, as in httpx: reprs, tracebacks,
 ``help()`` and pickles of the class itself say ``specpack.SpecPack``, not
@@ -10,8 +10,8 @@ imports nothing of specpack, so any module may use them.
 A pickle names each object's rebuilder by its ``__module__`` and ``__qualname__``. Every
 ``restore_*`` function is defined next to the class it rebuilds (a low module, so that the
 class's ``__reduce__`` imports nothing above it) and labelled here as
-``specpack._core._pickled.<name>``; :mod:`specpack._core._pickled` re-exports the very same object, which
-``pickle`` checks when it saves a global. So pickles name only ``specpack._core._pickled`` while every
+``specpack._pickled.<name>``; :mod:`specpack._pickled` re-exports the very same object, which
+``pickle`` checks when it saves a global. So pickles name only ``specpack._pickled`` while every
 import points down.
 """
 
@@ -24,18 +24,18 @@ from typing import Any, TypeVar
 __all__ = ["PICKLED", "claim", "restorer"]
 
 #: The one module every global of a new specpack pickle names.
-PICKLED = "specpack._core._pickled"
+PICKLED = "specpack._pickled"
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def restorer(function: _F) -> _F:
-    """Label ``function`` as ``specpack._core._pickled.<its name>`` (returned unchanged otherwise).
+    """Label ``function`` as ``specpack._pickled.<its name>`` (returned unchanged otherwise).
 
     Parameters
     ----------
     function
-        A module-level rebuilder that :mod:`specpack._core._pickled` re-exports under its own name.
+        A module-level rebuilder that :mod:`specpack._pickled` re-exports under its own name.
     """
     function.__module__ = PICKLED
     function.__qualname__ = function.__name__

@@ -202,16 +202,16 @@ def test_a_static_type_or_a_library_class_never_breaks_a_witness(tmp_path):
 def test_a_payload_names_the_pickled_rebuilders_even_before_specpack_pickled_is_imported(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # cloudpickle carries by value a function whose module is not in sys.modules: the
-    # rebuilders are labelled specpack._core._pickled where their class is defined, so a payload
+    # rebuilders are labelled specpack._pickled where their class is defined, so a payload
     # made before that module is imported must still name them, not carry a copy.
     import numpy as np
 
     from specpack._core._carry.tree import pickle_exact, restore_array
 
-    monkeypatch.delitem(sys.modules, "specpack._core._pickled")
+    monkeypatch.delitem(sys.modules, "specpack._pickled")
     data = portable_dumps([pickle_exact(np.arange(3, dtype=">i4"))])
-    assert b"specpack._core._pickled" in data and b"restore_array" in data
-    assert "specpack._core._pickled" in sys.modules  # pickle imported it to check the name
+    assert b"specpack._pickled" in data and b"restore_array" in data
+    assert "specpack._pickled" in sys.modules  # pickle imported it to check the name
     loaded = pickle.loads(data)[0]
     assert loaded.dtype == np.dtype(">i4") and loaded.tolist() == [0, 1, 2]
-    assert sys.modules["specpack._core._pickled"].restore_array is restore_array
+    assert sys.modules["specpack._pickled"].restore_array is restore_array

@@ -22,10 +22,10 @@ import gymnasium
 import numpy as np
 import pytest
 from _helpers import TESTS, assert_same, refused_under_0x
-from specpack._carry.values import materialize
 
 import specpack
 from specpack import Blob, files
+from specpack._core._carry.values import materialize
 
 GOLDEN = TESTS / "golden"
 EXPECTED = json.loads((GOLDEN / "expected.json").read_text())

@@ -27,19 +27,16 @@ __all__ = ["Blob", "EnumRef", "loads_payload"]
 
 #: Globals that by-value payloads written by earlier releases name, and today's name of each.
 #: A pack file keeps its payloads' bytes, so a file written by 0.3.0.dev0 may hold code whose
-#: sources travel with it under an old path, and any specpack value inside a payload names
-#: the module of rebuilders as it was then (``specpack._pickled`` before the core moved into
-#: ``specpack._core``). Read here only: no import hook.
+#: sources travel with it under the old path. Read here only: no import hook.
 _OLD_GLOBALS = {
-    ("specpack.carry.sources", "restore_sources"): ("specpack._core._pickled", "restore_sources"),
+    ("specpack.carry.sources", "restore_sources"): ("specpack._pickled", "restore_sources"),
 }
-_OLD_MODULES = {"specpack._pickled": "specpack._core._pickled"}
 
 
 class _PayloadUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         module, name = _OLD_GLOBALS.get((module, name), (module, name))
-        return super().find_class(_OLD_MODULES.get(module, module), name)
+        return super().find_class(module, name)
 
 
 def loads_payload(payload: bytes) -> Any:

@@ -101,10 +101,10 @@ def _register(modules: Iterable[str]) -> list[types.ModuleType]:
 
 @functools.cache
 def _pickler_class() -> type[Any]:
-    """cloudpickle's pickler, saving the ``specpack._core._pickled`` rebuilders by reference.
+    """cloudpickle's pickler, saving the ``specpack._pickled`` rebuilders by reference.
 
     cloudpickle saves a function by value when its ``__module__`` is not in ``sys.modules``;
-    the rebuilders name ``specpack._core._pickled``, which nothing above them imports. Saved by
+    the rebuilders name ``specpack._pickled``, which nothing above them imports. Saved by
     reference, a payload names them as a pack's pickle does, and loading it imports the module.
     """
     import cloudpickle

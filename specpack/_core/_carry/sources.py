@@ -132,7 +132,7 @@ def _relabel(code: types.CodeType, files: dict[tuple[str, int], str]) -> types.C
 def restore_sources(obj: Any, files: dict[tuple[str, int], str], sources: dict[str, str]) -> Any:
     """Put the original file names back on ``obj``'s code, and the sources into linecache.
 
-    Named ``specpack._core._pickled.restore_sources`` in new payloads (``Located``) and
+    Named ``specpack._pickled.restore_sources`` in new payloads (``Located``) and
     ``specpack._core._carry.sources.restore_sources`` in payloads made before: one object answers both.
     """
     for f in _functions(obj):

@@ -3,12 +3,12 @@
 A pickle stores, for each object, the dotted path of a function to call when it is loaded.
 Every specpack value reduces to one of the ``restore_*`` functions named here, called with
 builtins (and other values that reduce the same way), so that a pickled pack names only
-``specpack._core._pickled``, the one module whose ``__module__`` labels it keeps. Nothing here is
+``specpack._pickled``, the one module whose ``__module__`` labels it keeps. Nothing here is
 public API. ``restore_pack`` and ``restore_sources`` are the names a later version reads:
 the first to refuse the pickle clearly, the second inside by-value payloads, which pack files
 carry (:func:`specpack._core._carry.carried.loads_payload` also reads the path 0.3.0.dev0 gave it).
 
-Each function is defined next to the class it rebuilds and labelled ``specpack._core._pickled.<name>``
+Each function is defined next to the class it rebuilds and labelled ``specpack._pickled.<name>``
 there (:func:`specpack._core._restorer.restorer`), so that a class's ``__reduce__`` imports nothing
 above it; this module, the top of the pickling story, hands out those very objects (``pickle``
 checks identity when it saves a global). It loads them on first use, importing nothing
@@ -46,16 +46,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what __getattr__ hands out, from where it is defined
-    from ._assets import restore_asset
-    from ._build import restore_order
-    from ._carry.carried import restore_blob, restore_enum_ref
-    from ._carry.ref import restore_code_ref
-    from ._carry.sources import restore_sources
-    from ._carry.tree import restore_array
-    from ._layer import restore_layer
-    from ._pack import restore_pack
-    from ._sealed import restore_seal
-    from ._surface import restore_surface
+    from ._core._assets import restore_asset
+    from ._core._build import restore_order
+    from ._core._carry.carried import restore_blob, restore_enum_ref
+    from ._core._carry.ref import restore_code_ref
+    from ._core._carry.sources import restore_sources
+    from ._core._carry.tree import restore_array
+    from ._core._layer import restore_layer
+    from ._core._pack import restore_pack
+    from ._core._sealed import restore_seal
+    from ._core._surface import restore_surface
 
 __all__ = [
     "restore_array",
@@ -71,19 +71,19 @@ __all__ = [
     "restore_surface",
 ]
 
-#: Where each global is defined (a module of this package, relative to it).
+#: Where each global is defined (a module of the core, relative to this package).
 _HOMES = {
-    "restore_array": "._carry.tree",
-    "restore_asset": "._assets",
-    "restore_blob": "._carry.carried",
-    "restore_code_ref": "._carry.ref",
-    "restore_enum_ref": "._carry.carried",
-    "restore_layer": "._layer",
-    "restore_order": "._build",
-    "restore_pack": "._pack",
-    "restore_seal": "._sealed",  # the value only: no sealing machinery
-    "restore_sources": "._carry.sources",
-    "restore_surface": "._surface",
+    "restore_array": "._core._carry.tree",
+    "restore_asset": "._core._assets",
+    "restore_blob": "._core._carry.carried",
+    "restore_code_ref": "._core._carry.ref",
+    "restore_enum_ref": "._core._carry.carried",
+    "restore_layer": "._core._layer",
+    "restore_order": "._core._build",
+    "restore_pack": "._core._pack",
+    "restore_seal": "._core._sealed",  # the value only: no sealing machinery
+    "restore_sources": "._core._carry.sources",
+    "restore_surface": "._core._surface",
 }
 
 
