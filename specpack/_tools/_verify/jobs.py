@@ -24,9 +24,9 @@ from .trace import plan_actions, record, writable
 
 __all__ = ["PLAN_HERE_JOB", "PLAN_JOB", "RUN_JOB", "STASH", "carried_exactly", "digest", "multi_agent", "plan", "run_trace"]
 
-PLAN_JOB = "specpack._verify.jobs:plan"
-PLAN_HERE_JOB = "specpack._verify.jobs:plan_here"
-RUN_JOB = "specpack._verify.jobs:run_trace"
+PLAN_JOB = f"{__name__}:plan"
+PLAN_HERE_JOB = f"{__name__}:plan_here"
+RUN_JOB = f"{__name__}:run_trace"
 
 _EXACT = (type(None), bool, int, float, complex, str, bytes)
 
