@@ -1,4 +1,5 @@
-"""``pack.verify()`` wall time next to the bare interpreter start, ``python -c "import gymnasium"``.
+"""``specpack.verify(pack)`` wall time next to the bare interpreter start,
+``python -c "import gymnasium"``.
 
 ``verify`` starts a fresh interpreter, rebuilds the pack there and compares a 100-step seeded
 rollout with a rebuild here; the floor is the cost of starting any Python that imports
@@ -32,7 +33,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     """The verify/interpreter-start ratio for CartPole-v1 (subprocess, 100 steps)."""
     rounds = 3 if quick else 9
     pack = specpack.capture("CartPole-v1")
-    assert pack.verify(steps=100)  # warm the page cache and __pycache__ for both sides
+    assert specpack.verify(pack, steps=100)  # warm the page cache and __pycache__ for both sides
     _bare_start()
     verify: list[float] = []
     bare: list[float] = []
@@ -40,7 +41,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         for which in (("v", "b") if r % 2 == 0 else ("b", "v")):
             if which == "v":
                 t0 = time.perf_counter()
-                report = pack.verify(steps=100)
+                report = specpack.verify(pack, steps=100)
                 verify.append(time.perf_counter() - t0)
                 assert report, report.differences
             else:
