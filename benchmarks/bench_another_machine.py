@@ -15,9 +15,10 @@ The env is issue 21's CustomAnt: gymnasium's ``Ant-v5`` with a project XML,
   (interpreter start and imports included), interleaved rounds, the median ratio;
 * **warm make**: ``pack.make()`` against ``gymnasium.make`` in this process (``timeit``-style
   batches, interleaved; the cache already holds the files);
-* **check vs verify**: ``sealed.check()`` (a fresh interpreter compares a 100-step rollout of
-  ``CartPole-v1`` with the seal's digests) against ``pack.verify(steps=100)`` (a fresh
-  interpreter and a rebuild here), wall time, interleaved.
+* **check vs verify**: ``specpack.check(sealed)`` (a fresh interpreter compares a 100-step
+  rollout of ``CartPole-v1`` with the seal's digests) against
+  ``specpack.verify(pack, steps=100)`` (a fresh interpreter and a rebuild here), wall time,
+  interleaved.
 
 No goals: these are what the issue asks the note to give. Usage:
 ``python benchmarks/bench_another_machine.py [--quick] [--json]``.
@@ -137,15 +138,15 @@ def _ant_rows(quick: bool, tmp: Path) -> list[dict[str, Any]]:
 
 def _check_rows(quick: bool) -> list[dict[str, Any]]:
     pack = specpack.capture("CartPole-v1")
-    sealed = pack.seal(steps=100, seed=0)
-    assert sealed.check() and pack.verify(steps=100)  # warm both paths once
+    sealed = specpack.seal(pack, steps=100, seed=0)
+    assert specpack.check(sealed) and specpack.verify(pack, steps=100)  # warm both paths once
     rounds = 3 if quick else 9
     check: list[float] = []
     verify: list[float] = []
     for r in range(rounds):
         for which in (("c", "v") if r % 2 == 0 else ("v", "c")):
             t0 = time.perf_counter()
-            ok = sealed.check() if which == "c" else pack.verify(steps=100)
+            ok = specpack.check(sealed) if which == "c" else specpack.verify(pack, steps=100)
             (check if which == "c" else verify).append(time.perf_counter() - t0)
             assert ok, str(ok)
     c, v, ratio = median_round(check, verify)

@@ -1,4 +1,4 @@
-"""``pack.verify()`` next to the bare interpreter start, ``python -c "import gymnasium"``,
+"""``specpack.verify(pack)`` next to the bare interpreter start, ``python -c "import gymnasium"``,
 with the proof's own floor accounted for (wall and CPU).
 
 ``verify`` starts two fresh interpreters at once, the *rebuild* and the hash *control* (the
@@ -10,7 +10,7 @@ the actions, two builds); it then compares the traces. Each round times, in rota
   on 2 cores they share the machine with each other and with the build here);
 - **rebuild**: one fresh worker running verify's rebuild job (interpreter start, the
   harness's imports, the pack's build, the 100-step rollout, its encoding);
-- **verify**: the whole ``pack.verify(steps=100)``.
+- **verify**: the whole ``specpack.verify(pack, steps=100)``.
 
 Wall time is ``perf_counter`` around each; CPU is this process's and its reaped children's
 (``getrusage``), read once every child has exited (outside the wall time). Ratios are taken
@@ -83,7 +83,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         assert outcome.status == "ok", outcome.detail
 
     def verify() -> None:
-        report = pack.verify(steps=100)
+        report = specpack.verify(pack, steps=100)
         assert report, report.differences
 
     sides: dict[str, Callable[[], None]] = {

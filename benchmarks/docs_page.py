@@ -77,8 +77,8 @@ python tools/structure.py             # the package's structure figures (modules
 - **carry**: a generated module with 1, 10 and 100 helper classes, loaded from a file path (its
   code travels by value) and, for comparison, by reference: pickle size and the first
   `pickle.loads(blob).make()` in a fresh interpreter.
-- **verify**: `pack.verify()` (a fresh interpreter, a 100-step seeded rollout compared with a
-  rebuild here) against the bare interpreter start `python -c "import gymnasium"`.
+- **verify**: `specpack.verify(pack)` (a fresh interpreter, a 100-step seeded rollout compared
+  with a rebuild here) against the bare interpreter start `python -c "import gymnasium"`.
 - **worker start** (`bench_workers.py`): an async `CartPole-v1` vector env of 2, 4 and 8
   workers per start method with `specpack.make_vec` and with `gymnasium.make_vec`, each trial
   in a fresh interpreter, 7 interleaved pairs per cell; *cold* is the first in a process (for

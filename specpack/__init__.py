@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from ._core._pack import Layer, SpecPack
     from ._core._sealed import Seal
     from ._tools._audit import AuditReport, Finding, audit
+    from ._tools._proof import check, seal
     from ._tools._verify.check_report import CheckReport
     from ._tools._verify.engine import diff, verify
     from ._tools._verify.report import VerifyReport
@@ -127,11 +128,13 @@ __all__ = [
     "__version__",
     "audit",
     "capture",
+    "check",
     "diff",
     "dump",
     "load",
     "make_vec",
     "register_recorder",
+    "seal",
     "testing",
     "verify",
 ]
@@ -149,6 +152,8 @@ _LAZY = {
     "register_recorder": ("specpack._core._backends.recorders", "register_recorder"),
     "diff": ("specpack._tools._verify.engine", "diff"),
     "verify": ("specpack._tools._verify.engine", "verify"),
+    "seal": ("specpack._tools._proof", "seal"),
+    "check": ("specpack._tools._proof", "check"),
     "VerifyReport": ("specpack._tools._verify.report", "VerifyReport"),
     "CheckReport": ("specpack._tools._verify.check_report", "CheckReport"),
     "dump": ("specpack.files", "dump"),

@@ -133,7 +133,7 @@ def test_a_sealed_packs_worker_loads_the_plain_packs_modules_and_the_seal_value(
     beside ``make_seal``, which imports the harness: a sealed pack's worker loaded 66 specpack
     modules, the plain pack's 26, and this failed.)"""
     plain = specpack.capture("CartPole-v1", max_episode_steps=20)
-    sealed = plain.seal(steps=3, seed=0, timeout=120)
+    sealed = specpack.seal(plain, steps=3, seed=0, timeout=120)
     assert isinstance(sealed.sealed, specpack.Seal)
     seen = {}
     for kind, pack in (("plain", plain), ("sealed", sealed)):

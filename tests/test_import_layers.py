@@ -40,9 +40,10 @@ CORE = ("specpack", "specpack._core._pack", "specpack._core._packvalue", "specpa
         "specpack._core._layer", "specpack._core._errors", "specpack._core._versions",
         "specpack._core._sealed", "specpack._core._beside", "specpack._core._vector._factory")
 #: Where the core may reach outside ``specpack._core``, each inside a function (none at module
-#: level): ``SpecPack.verify/seal/check`` load the proof on first use.
+#: level): the deprecated ``SpecPack.verify/seal/check`` call ``specpack.verify/seal/check``
+#: through the public door, ``import specpack`` (removed with them in specpack 0.4).
 CORE_DOORS_OUT = {
-    "specpack._core._pack": {"specpack._tools._proof"},
+    "specpack._core._pack": {"specpack"},
 }
 
 

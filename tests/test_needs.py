@@ -175,7 +175,7 @@ def test_requires_names_what_a_users_env_module_imports(
 def test_new_fields_survive_pickle_and_the_pack_file(project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     root, _, env_id = project
     pack = specpack.capture(env_id, data_file=str(root / "robot.txt"), self_contained=True)
-    sealed = pack.seal(steps=3, seed=0)
+    sealed = specpack.seal(pack, steps=3, seed=0)
     assert sealed.sealed is not None and sealed == pack
     back = pickle.loads(pickle.dumps(sealed))
     assert (back.requires, back.assets, back.sealed) == (
@@ -187,7 +187,7 @@ def test_new_fields_survive_pickle_and_the_pack_file(project, tmp_path: Path) ->
     assert (loaded.requires, loaded.assets, loaded.sealed) == (
         sealed.requires, sealed.assets, sealed.sealed)
     assert loaded.assets[0].data == b"Robot"
-    assert bool(loaded.check())
+    assert bool(specpack.check(loaded))
 
 
 def test_unpickle_cache_tells_packs_apart_by_requires_and_seal() -> None:
@@ -199,7 +199,7 @@ def test_unpickle_cache_tells_packs_apart_by_requires_and_seal() -> None:
 
 def test_check_without_a_seal_names_pack_seal() -> None:
     with pytest.raises(specpack.SpecPackError, match=r"pack\.seal\("):
-        specpack.capture("CartPole-v1").check()
+        specpack.check(specpack.capture("CartPole-v1"))
 
 
 def test_inspect_shows_requires_and_assets(project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -221,7 +221,7 @@ def test_version_skew_warning_points_at_check_not_verify() -> None:
         warnings.simplefilter("always")
         skewed.make().close()
     text = " ".join(str(w.message) for w in seen)
-    assert "pack.check()" in text and "pack.verify()" not in text
+    assert "specpack.check(pack)" in text and "specpack.verify(pack)" not in text
 
 
 def _fresh(script: str, cwd: Path, *path: str) -> subprocess.CompletedProcess[str]:
@@ -353,12 +353,12 @@ def test_one_version_difference_gives_one_warning() -> None:
 
 
 def test_check_compares_with_the_carried_seal_and_names_the_first_differing_step() -> None:
-    sealed = specpack.capture("CartPole-v1").seal(steps=3, seed=0)
+    sealed = specpack.seal(specpack.capture("CartPole-v1"), steps=3, seed=0)
     assert sealed.sealed is not None and sealed.sealed.steps == 3
-    assert bool(sealed.check())
+    assert bool(specpack.check(sealed))
     first, *rest = sealed.sealed.digests
     forged = dataclasses.replace(sealed.sealed, digests=(("0" * 64,) * len(first), *rest))
-    report = sealed.evolve(sealed=forged).check()
+    report = specpack.check(sealed.evolve(sealed=forged))
     assert not report and report.step == 0
 
 

@@ -202,7 +202,7 @@ def test_by_value_code_from_another_python_is_refused_even_when_loaded_here():
 def test_flags_are_keyword_only_the_positional_forms_deprecated_for_0_3_are_gone(tmp_path):
     pack = specpack.capture("CartPole-v1")
     specpack.dump(pack, tmp_path / "p.pack", key=b"k" * 32)
-    for call in (lambda: pack.verify(5, 0),
+    for call in (lambda: specpack.verify(pack, 5, 0),
                  lambda: specpack.dump(pack, tmp_path / "q.pack", b"k" * 32),
                  lambda: specpack.load(tmp_path / "p.pack", False, b"k" * 32),
                  lambda: specpack.diff(pack.make(), pack.make(), 5)):
@@ -309,15 +309,26 @@ def test_evolve_copies_with_changes_and_leaves_the_pack_as_it_was():
 
 def test_with_surface_still_works_for_one_release_with_a_deprecation_warning():
     pack = specpack.capture("CartPole-v1", record_spaces=True)
-    with pytest.warns(DeprecationWarning, match=r"evolve\(surface=s\)"):
+    with pytest.warns(DeprecationWarning, match=r"evolve\(surface=s\)") as warned:
         again = specpack.capture("CartPole-v1").with_surface(pack.surface)
     assert again.surface == pack.surface
+    assert warned[0].filename == __file__  # the caller's line, past the keyword check
 
 
 @pytest.mark.parametrize(("call", "typo", "meant"), [
-    (lambda p: p.verify(stesp=3), "stesp", "steps"),
-    (lambda p: p.seal(sed=1), "sed", "seed"),
-    (lambda p: p.check(wher="here"), "wher", "where"),
+    (lambda p: specpack.verify(p, stesp=3), "stesp", "steps"),
+    (lambda p: specpack.seal(p, sed=1), "sed", "seed"),
+    (lambda p: specpack.check(p, wher="here"), "wher", "where"),
+])
+def test_a_mistyped_keyword_of_a_proof_function_gets_a_did_you_mean(call, typo, meant):
+    from specpack._core._errors import UnknownKeywordError
+
+    with pytest.raises(UnknownKeywordError) as info:
+        call(specpack.capture("CartPole-v1"))
+    assert f"'{typo}'; did you mean '{meant}'?" in str(info.value)
+
+
+@pytest.mark.parametrize(("call", "typo", "meant"), [
     (lambda p: p.register(idd="Typo-v0"), "idd", "id"),
     (lambda p: p.to_json(indnt=1), "indnt", "indent"),
     (lambda p: type(p).from_json(p.to_json(), trsut=True), "trsut", "trust"),

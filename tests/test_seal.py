@@ -253,10 +253,11 @@ def test_a_sealed_pack_keeps_its_whole_seal_through_pickle() -> None:
     """Every field of the seal, ``ignore_info`` included, survives a pickle of the pack."""
     import pickle
 
-    sealed = specpack.capture("SealCounter-v0").seal(steps=5, seed=0, ignore_info=["clock"])
+    sealed = specpack.seal(specpack.capture("SealCounter-v0"), steps=5, seed=0,
+                           ignore_info=["clock"])
     again = pickle.loads(pickle.dumps(sealed))
     assert again.sealed == sealed.sealed and again.sealed.ignore_info == ("clock",)
-    assert again.check(where="here")
+    assert specpack.check(again, where="here")
 
 
 # -- what the fresh build loaded ----------------------------------------------------------------
@@ -272,7 +273,7 @@ def test_a_seal_made_before_any_make_records_the_distributions_its_build_loaded(
 
     pytest.importorskip("mujoco")
     pack = specpack.capture("Ant-v5", max_episode_steps=5)
-    sealed = pack.seal(steps=2, seed=0, timeout=120)
+    sealed = specpack.seal(pack, steps=2, seed=0, timeout=120)
     seal = sealed.sealed
     assert seal is not None and {"mujoco", "gymnasium"} <= set(seal.loaded)
     assert seal.made_with["mujoco"] == version("mujoco")
@@ -280,7 +281,7 @@ def test_a_seal_made_before_any_make_records_the_distributions_its_build_loaded(
     again = pickle.loads(pickle.dumps(sealed))
     assert again.sealed == seal and again.sealed.loaded == seal.loaded
     assert specpack.SpecPack.from_json(sealed.to_json()).sealed == seal
-    report = sealed.check(timeout=120)
+    report = specpack.check(sealed, timeout=120)
     assert report, str(report)
     assert report.checked_with["mujoco"] == version("mujoco")
     assert "absent" not in str(report)
@@ -295,3 +296,63 @@ def test_a_seal_without_loaded_distributions_still_reads_and_writes_as_before(
     assert dataclasses.replace(read, loaded=("numpy",)).to_data()["loaded"] == ("numpy",)
     with pytest.raises(PackFormatError, match="seal"):
         Seal.from_data({**old, "loaded": [1]})
+
+
+# -- the one way: specpack.seal and specpack.check; the pack's methods deprecated -----------
+
+
+def test_seal_returns_a_sealed_copy_and_check_compares_a_rebuild_with_it(
+        counter: tuple[specpack.SpecPack, Seal]) -> None:
+    pack, seal = counter
+    sealed = specpack.seal(pack, seal.steps, seal.seed, ignore_info=["clock"], timeout=60)
+    assert sealed.sealed == seal and sealed.fingerprint == pack.fingerprint
+    assert pack.sealed is None  # the pack given is unchanged
+    report = specpack.check(sealed, where="here")
+    assert isinstance(report, CheckReport) and report, str(report)
+
+
+def test_seal_and_check_refuse_what_is_not_a_pack_naming_capture() -> None:
+    for function in (specpack.seal, specpack.check):
+        with pytest.raises(specpack.ArgumentTypeError,
+                           match=rf"^specpack\.{function.__name__} takes a SpecPack, got "
+                                 rf"'SealCounter-v0'; capture it first: specpack\."
+                                 rf"{function.__name__}\(specpack\.capture\('SealCounter-v0'\)\)"):
+            function("SealCounter-v0")  # type: ignore[arg-type]
+
+
+def test_pack_seal_is_deprecated_and_returns_what_specpack_seal_returns(
+        counter: tuple[specpack.SpecPack, Seal]) -> None:
+    pack, seal = counter
+    with pytest.warns(DeprecationWarning, match=re.escape(
+            "SpecPack.seal() is deprecated and stops working in specpack 0.4; use "
+            "specpack.seal(pack, ...)")) as warned:
+        sealed = pack.seal(seal.steps, seal.seed, ignore_info=["clock"], timeout=60)
+    assert warned[0].filename == __file__  # the caller's line
+    other = specpack.seal(pack, seal.steps, seal.seed, ignore_info=["clock"], timeout=60)
+    assert sealed == other and sealed.sealed == other.sealed == seal
+
+
+def test_pack_check_is_deprecated_and_returns_what_specpack_check_returns(
+        counter: tuple[specpack.SpecPack, Seal]) -> None:
+    pack, seal = counter
+    sealed = pack.evolve(sealed=seal)
+    with pytest.warns(DeprecationWarning, match=re.escape(
+            "SpecPack.check() is deprecated and stops working in specpack 0.4; use "
+            "specpack.check(pack, ...)")) as warned:
+        report = sealed.check(where="here")
+    assert warned[0].filename == __file__
+    again = specpack.check(sealed, where="here")
+    assert type(report) is type(again) and (report.status, bool(report)) == (again.status, True)
+
+
+def test_pack_verify_is_deprecated_and_returns_what_specpack_verify_returns() -> None:
+    pack = specpack.capture("CartPole-v1")
+    with pytest.warns(DeprecationWarning, match=re.escape(
+            "SpecPack.verify() is deprecated and stops working in specpack 0.4; use "
+            "specpack.verify(pack, ...)")) as warned:
+        report = pack.verify(steps=3, timeout=60)
+    assert warned[0].filename == __file__
+    again = specpack.verify(pack, steps=3, timeout=60)
+    assert type(report) is type(again)
+    assert (report.status, report.differences) == (again.status, again.differences) == (
+        "identical", [])

@@ -86,7 +86,7 @@ def test_verify_refuses_a_check_flag_that_is_not_a_bool() -> None:
         specpack.verify(pack, check="yes")
     _refused(info, "check")
     with pytest.raises(TypeError) as info:
-        pack.verify(check=1)
+        specpack.verify(pack, check=1)
     _refused(info, "check")
 
 

@@ -115,7 +115,7 @@ if kind == "by value":
 elif kind == "recorded spaces":
     pack = specpack.capture("CartPole-v1", record_spaces=True)
 elif kind == "sealed":
-    pack = specpack.capture("CartPole-v1").seal(steps=5)
+    pack = specpack.seal(specpack.capture("CartPole-v1"), steps=5)
 elif kind == "self-contained":
     data = pathlib.Path(out).with_suffix(".txt")
     data.write_text("4")

@@ -7,10 +7,13 @@ nothing in it refers to the registry. Its fields are declared once, in
 adds its methods to; its pickled state, copy, manifest fields and identity follow that list.
 What it does lives where it delegates (docs/how-it-works.md), in modules that take the
 :class:`~specpack._core._packvalue.PackValue` and never import this one: :mod:`specpack._core._build` (make),
-:mod:`specpack._tools._proof` (verify, seal, check), :mod:`specpack._core._fileface` (text form) and
-:mod:`specpack._core._state` (pickled state, identity). Nothing writes a pack's fields once it is
-made: what is computed once per pack (its fingerprint, pickled state and build order) is kept
-beside it (:mod:`specpack._core._beside`), so its pickle, ``requires`` and equality never change.
+:mod:`specpack._core._fileface` (text form) and :mod:`specpack._core._state` (pickled state,
+identity). Proving a pack is the tools' (:func:`specpack.verify`, :func:`specpack.seal`,
+:func:`specpack.check`); the deprecated methods of the same names reach them through the public
+door, ``import specpack``, the core's one import from outside it. Nothing writes a pack's
+fields once it is made: what is computed once per pack (its fingerprint, pickled state and build
+order) is kept beside it (:mod:`specpack._core._beside`), so its pickle, ``requires`` and
+equality never change.
 """
 
 from __future__ import annotations
@@ -74,7 +77,8 @@ class SpecPack(PackValue):
         The files the env is given (:class:`~specpack.Asset`); ``make()`` checks one
         that is not carried and writes a carried one into a local cache.
     sealed
-        The reference rollout of :meth:`seal` (None until sealed), what :meth:`check` compares.
+        The reference rollout of :func:`specpack.seal` (None until sealed), what
+        :func:`specpack.check` compares.
     """
 
     __slots__ = ()
@@ -97,8 +101,9 @@ class SpecPack(PackValue):
     @checked_keywords
     def with_surface(self, surface: Surface) -> SpecPack:
         """Deprecated: ``pack.evolve(surface=surface)`` (removed in specpack 0.4)."""
+        # stacklevel 3: the caller's line, past checked_keywords' wrapper (as below)
         warnings.warn("SpecPack.with_surface(s) is deprecated and stops working in specpack "
-                      "0.4; use pack.evolve(surface=s)", DeprecationWarning, stacklevel=2)
+                      "0.4; use pack.evolve(surface=s)", DeprecationWarning, stacklevel=3)
         return self.evolve(surface=surface)
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -175,75 +180,38 @@ class SpecPack(PackValue):
         """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
         return _build.make_vector(self, num_envs, kwargs)
 
-    # -- proving (specpack._tools._proof) -----------------------------------------------------------
+    # -- proving: deprecated, the functions are the one way (removed in specpack 0.4) ---------
 
     @checked_keywords
     def verify(self, *, steps: int = 100, seed: int = 0,
                where: Boundary = "subprocess", check: bool = False, timeout: float = 120.0,
                ignore_info: Iterable[str] = ()) -> VerifyReport:
-        """Rebuild in a fresh interpreter and compare with a rebuild here: :func:`specpack.verify`
-        (the report is truthy only when both rollouts completed, were compared and matched).
+        """Deprecated: ``specpack.verify(pack, ...)`` (removed in specpack 0.4)."""
+        warnings.warn("SpecPack.verify() is deprecated and stops working in specpack 0.4; use "
+                      "specpack.verify(pack, ...)", DeprecationWarning, stacklevel=3)
+        import specpack  # the public door: the core imports no tool
 
-        Parameters
-        ----------
-        steps, seed
-            The seeded rollout both sides run (same actions on both sides).
-        where
-            ``"subprocess"`` (a fresh ``python``), ``"spawn"`` or ``"forkserver"``.
-        check
-            Raise :class:`~specpack.NotIdenticalError` instead of a falsy report.
-        timeout
-            One deadline, in seconds, for the whole call (every side, and the comparison).
-        ignore_info
-            ``info`` keys left out of the comparison (wall-clock times); the report lists them.
-        """
-        from .._tools import _proof  # loads on first use: a worker that only builds never proves
-
-        return _proof.verify(self, steps=steps, seed=seed, where=where, check=check,
-                             timeout=timeout, ignore_info=ignore_info)
+        return specpack.verify(self, steps=steps, seed=seed, where=where, check=check,
+                               timeout=timeout, ignore_info=ignore_info)
 
     @checked_keywords
     def seal(self, steps: int = 100, seed: int = 0, *, timeout: float = 120.0,
              ignore_info: Iterable[str] = ()) -> SpecPack:
-        """A copy of this pack (same fingerprint) holding its own proof in ``sealed``: per-step
-        digests of a seeded rollout made in a fresh interpreter, which :meth:`check` compares
-        a rebuild with anywhere later (docs/another-machine.md).
+        """Deprecated: ``specpack.seal(pack, ...)`` (removed in specpack 0.4)."""
+        warnings.warn("SpecPack.seal() is deprecated and stops working in specpack 0.4; use "
+                      "specpack.seal(pack, ...)", DeprecationWarning, stacklevel=3)
+        import specpack
 
-        Parameters
-        ----------
-        steps, seed
-            The seeded rollout recorded (the same actions on every later check).
-        timeout
-            Seconds for the reference rollout.
-        ignore_info
-            ``info`` keys left out of the seal, and so of every check (wall-clock times).
-        """
-        from .._tools import _proof
-
-        return self.evolve(sealed=_proof.seal(self, steps=steps, seed=seed, timeout=timeout,
-                                              ignore_info=ignore_info))
+        return specpack.seal(self, steps, seed, timeout=timeout, ignore_info=ignore_info)
 
     @checked_keywords
     def check(self, *, where: str | None = None, timeout: float = 120.0) -> CheckReport:
-        """Rebuild here and compare with the rollout recorded where the pack was sealed
-        (:meth:`seal`); the report is truthy only when identical, else names the first
-        differing step and field.
+        """Deprecated: ``specpack.check(pack, ...)`` (removed in specpack 0.4)."""
+        warnings.warn("SpecPack.check() is deprecated and stops working in specpack 0.4; use "
+                      "specpack.check(pack, ...)", DeprecationWarning, stacklevel=3)
+        import specpack
 
-        Parameters
-        ----------
-        where
-            Where the rebuild runs (as :func:`specpack._tools._seal.check_seal` takes it, or its default).
-        timeout
-            Seconds for the rebuild and rollout.
-
-        Raises
-        ------
-        SpecPackError
-            The pack holds no seal: make one with ``pack.seal()``.
-        """
-        from .._tools import _proof
-
-        return _proof.check(self, where=where, timeout=timeout)
+        return specpack.check(self, where=where, timeout=timeout)
 
     # -- text form (specpack._core._fileface) ------------------------------------------------------
 

@@ -286,8 +286,8 @@ def _report(requires: Mapping[str, str], label: str,
         warnings.warn(
             f"pack {label} was captured with other versions of the distributions it needs: "
             f"{text}. The rebuild may differ: install the captured ones "
-            f"(pip install {printable(fix, 2000)}), or prove the build with pack.check() on a "
-            f"sealed pack",
+            f"(pip install {printable(fix, 2000)}), or prove the build with specpack.check(pack) "
+            f"on a sealed pack",
             VersionSkewWarning,
             stacklevel=stacklevel,
         )

@@ -111,8 +111,9 @@ def check_skew(recorded: Mapping[str, str], what: str) -> None:
     if diffs:
         warnings.warn(
             f"{what} was captured under other versions: {'; '.join(diffs)}. The rebuild may "
-            "differ; prove it with pack.check() on a sealed pack (pack.seal() where it was "
-            "captured, or specpack check FILE for a sealed file), or capture again here",
+            "differ; prove it with specpack.check(pack) on a sealed pack (specpack.seal(pack) "
+            "where it was captured, or specpack check FILE for a sealed file), or capture again "
+            "here",
             VersionSkewWarning,
             stacklevel=4,
         )

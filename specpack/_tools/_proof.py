@@ -1,53 +1,105 @@
-"""How a pack proves itself: verify (two builds here), seal and check (a reference rollout
-carried in the pack, compared wherever it is rebuilt).
+"""How a pack carries its own proof: :func:`specpack.seal` (a reference rollout kept in the
+pack) and :func:`specpack.check` (a rebuild wherever the pack is, compared with it).
 
-:class:`~specpack.SpecPack`'s ``verify``, ``seal`` and ``check`` call these functions; the
-machinery is :mod:`specpack._tools._verify` and :mod:`specpack._tools._seal`, imported on first use.
-Nothing here imports the pack module at load time.
+:func:`specpack.verify` (two builds on this machine) is :mod:`specpack._tools._verify.engine`'s;
+the machinery of the seal is :mod:`specpack._tools._seal`, imported on first use.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._core._errors import SpecPackError
+from .._core._keywords import checked_keywords
+from ._verify.engine import check_pack
 
 if TYPE_CHECKING:
-    from .._core._packvalue import PackValue
-    from .._core._sealed import Seal
+    from .._core._pack import SpecPack
     from ._verify.check_report import CheckReport
-    from ._verify.engine import SpecPack as Provable
-    from ._verify.report import VerifyReport
 
-__all__ = ["check", "seal", "verify"]
+__all__ = ["check", "seal"]
 
 
-def verify(pack: Provable, *, steps: int, seed: int, where: Any, check: bool, timeout: float,
-           ignore_info: Iterable[str]) -> VerifyReport:
-    """``pack.verify(...)``: :func:`specpack.verify` of the pack."""
-    from ._verify.engine import verify as run
+@checked_keywords
+def seal(pack: SpecPack, steps: int = 100, seed: int = 0, *, timeout: float = 120.0,
+         ignore_info: Iterable[str] = ()) -> SpecPack:
+    """A copy of ``pack`` (same fingerprint) holding its own proof in ``sealed``: per-step
+    digests of a seeded rollout made in a fresh interpreter, which :func:`specpack.check`
+    compares a rebuild with anywhere later (docs/another-machine.md).
 
-    return run(pack, steps=steps, seed=seed, where=where, check=check, timeout=timeout,
-               ignore_info=ignore_info)
+    Parameters
+    ----------
+    pack
+        The pack to seal (a :class:`~specpack.SpecPack`; ``pack`` itself is not changed).
+    steps, seed
+        The seeded rollout recorded (the same actions on every later check).
+    timeout
+        Seconds for the reference rollout.
+    ignore_info
+        ``info`` keys left out of the seal, and so of every check (wall-clock times).
 
+    Returns
+    -------
+    SpecPack
+        ``pack`` with ``sealed`` set: dump it, and check it where it is loaded.
 
-def seal(pack: PackValue, *, steps: int, seed: int, timeout: float,
-         ignore_info: Iterable[str]) -> Seal:
-    """The seal of ``pack``: a reference rollout made in a fresh interpreter."""
+    Raises
+    ------
+    ArgumentTypeError
+        ``pack`` is not a :class:`~specpack.SpecPack` (an id, a class, a live env: capture it
+        first, ``specpack.seal(specpack.capture("CartPole-v1"))``).
+    BuildError
+        The pack could not be built, or its interpreter died or timed out.
+    SpecPackError
+        Bad options; or the rollout raised, or returned a value with no exact encoding.
+    """
+    check_pack(pack, "specpack.seal")
     from ._seal import make_seal
 
-    return make_seal(pack, steps=steps, seed=seed, timeout=timeout, ignore_info=ignore_info)
+    return pack.evolve(sealed=make_seal(pack, steps=steps, seed=seed, timeout=timeout,
+                                        ignore_info=ignore_info))
 
 
-def check(pack: PackValue, *, where: str | None, timeout: float) -> CheckReport:
-    """``pack.check(...)``: rebuild here and compare with the pack's seal."""
-    if pack.sealed is None:
+@checked_keywords
+def check(pack: SpecPack, *, where: str | None = None, timeout: float = 120.0) -> CheckReport:
+    """Rebuild ``pack`` and compare it with the rollout recorded where it was sealed
+    (:func:`specpack.seal`); the report is truthy only when identical, else names the first
+    differing step and field.
+
+    Parameters
+    ----------
+    pack
+        A sealed :class:`~specpack.SpecPack` (``specpack.seal(pack)``, or a pack file written
+        from one).
+    where
+        Where the rebuild runs: ``"subprocess"`` (the default: a fresh interpreter of this
+        machine under the seal's ``PYTHONHASHSEED``; this process runs none of the env's code),
+        ``"here"`` (a thread of this process: it sees this process's state), ``"spawn"`` or
+        ``"forkserver"``.
+    timeout
+        Seconds for the rebuild and rollout.
+
+    Returns
+    -------
+    CheckReport
+        Truthy only when the layers, spaces and every digest of the rollout match.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``pack`` is not a :class:`~specpack.SpecPack`.
+    SpecPackError
+        The pack holds no seal: make one with ``specpack.seal(pack)``.
+    """
+    check_pack(pack, "specpack.check")
+    sealed = pack.sealed
+    if sealed is None:
         raise SpecPackError(
             f"pack {pack.label} holds no seal to check against; seal it where it was "
-            "captured with sealed = pack.seal(steps=100, seed=0) and check that pack")
+            "captured with sealed = specpack.seal(pack, steps=100, seed=0) and check that pack")
     from ._seal import check_seal
 
     if where is None:  # check_seal's own default
-        return check_seal(pack, pack.sealed, timeout=timeout)
-    return check_seal(pack, pack.sealed, where=where, timeout=timeout)
+        return check_seal(pack, sealed, timeout=timeout)
+    return check_seal(pack, sealed, where=where, timeout=timeout)

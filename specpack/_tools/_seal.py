@@ -154,7 +154,7 @@ def check_seal(pack: Any, seal: Seal, *, where: str = "subprocess",
     pack
         The pack.
     seal
-        Its seal (:func:`make_seal`, or ``pack.seal`` of a sealed pack file).
+        Its seal (:func:`make_seal`, or ``pack.sealed`` of a sealed pack file).
     where
         ``"subprocess"`` (a fresh interpreter of this machine under the seal's
         ``PYTHONHASHSEED``, the default: this process runs none of the env's code), ``"here"``
@@ -171,7 +171,7 @@ def check_seal(pack: Any, seal: Seal, *, where: str = "subprocess",
     """
     if not isinstance(seal, Seal):
         raise SpecPackError(f"seal is a {type(seal).__name__}, not a Seal: make one with "
-                            "make_seal(pack) (or pack.seal()) and pass it")
+                            "make_seal(pack) (or specpack.seal(pack)) and pass it")
     if where not in CHECK_WHERE:
         raise SpecPackError(f"where={where!r} is not one of {', '.join(CHECK_WHERE)}")
     check_rollout_options(seal.steps, seal.seed, "subprocess", timeout)

@@ -40,7 +40,7 @@ def test_control_pickling_a_my_ant_fails_while_its_pack_rebuilds_it() -> None:
     finally:
         env.close()
     pack = specpack.capture(ANT)
-    report = pack.verify(steps=10)
+    report = specpack.verify(pack, steps=10)
     assert report.status == "identical", report  # the pack is portable
     rebuilt = pickle.loads(pickle.dumps(pack)).make()  # the fix the audit names
     try:

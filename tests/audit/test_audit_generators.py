@@ -45,7 +45,7 @@ VERIFY = textwrap.dedent('''
     import specpack
     out = {}
     for env_id in sys.argv[1:]:
-        report = specpack.capture(env_id).verify(steps=20)
+        report = specpack.verify(specpack.capture(env_id), steps=20)
         out[env_id] = [report.status, report.cause]
     print(json.dumps(out))
 ''')

@@ -44,7 +44,7 @@ VERIFY = textwrap.dedent('''
     import json, sys
     import auditpkg
     import specpack
-    report = specpack.capture(sys.argv[1]).verify(steps=20)
+    report = specpack.verify(specpack.capture(sys.argv[1]), steps=20)
     print(json.dumps({"status": report.status, "differences": report.differences}))
 ''')
 

@@ -53,7 +53,7 @@ def test_a_partial_entry_point_travels_by_reference_with_its_arguments_and_verif
     assert pack.entry_point.module == "partialenvs"
     assert specpack.capture(env_id, by_value=False) == pack  # the way forward by reference
     assert _digest(pack.make()) == _digest(gymnasium.make(env_id))
-    report = pack.verify(steps=40)
+    report = specpack.verify(pack, steps=40)
     assert report, report
 
 

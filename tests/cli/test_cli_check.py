@@ -48,7 +48,7 @@ def test_check_of_an_unsealed_file_is_one_line_naming_capture_seal_and_what_to_r
     proc = specpack("check", "cartpole.pack", cwd=work)
     line = assert_one_line_error(proc, "not sealed", "specpack capture ID --seal STEPS",
                                  "--self-contained", "specpack verify FILE")
-    assert NOT_SEALED in line and SEAL_ON_CLI in line and "specpack.dump(pack.seal()" not in line
+    assert NOT_SEALED in line and SEAL_ON_CLI in line and "specpack.dump(specpack.seal(pack)" not in line
     with pytest.raises(SpecPackError) as info:
         check_file(str(work / "cartpole.pack"))
     assert str(info.value).endswith(SEAL_IN_PYTHON) and "specpack verify" not in str(info.value)
@@ -89,18 +89,18 @@ def test_check_file_names_the_first_step_that_differs_from_the_seal(
 
 
 def test_check_file_without_a_seal_refuses_the_unsealed_file(work: Path) -> None:
-    with pytest.raises(sp.SpecPackError, match=r"not sealed.*pack\.seal\(\)"):
+    with pytest.raises(sp.SpecPackError, match=r"not sealed.*specpack\.seal\(pack\)"):
         check_file(str(work / "cartpole.pack"))
 
 
 def test_specpack_check_of_a_sealed_file_end_to_end(work: Path) -> None:
-    """A file written from ``pack.seal()`` carries its seal: ``specpack check FILE`` rebuilds it
+    """A file written from ``specpack.seal(pack)`` carries its seal: ``specpack check FILE`` rebuilds it
     and exits 0; under a changed env (the variable stands for another machine's library) it
     exits 1 naming the first step and field that differ, also in ``--json``."""
     import json
     import os
 
-    sealed = sp.capture("SealCounter-v0").seal(steps=25, seed=0, ignore_info=["clock"])
+    sealed = sp.seal(sp.capture("SealCounter-v0"), steps=25, seed=0, ignore_info=["clock"])
     assert sealed.sealed is not None and sealed.sealed.steps == 25
     dump(sealed, work / "sealed.pack")
     loaded = sp.load(work / "sealed.pack")

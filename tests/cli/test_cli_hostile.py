@@ -90,7 +90,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     data = d / "terrain.bin"
     data.write_bytes(b"\x01" * 8)
     sp.dump(sp.capture("CartPole-v1", assets=[data], max_episode_steps=50), d / "base.pack")
-    sp.dump(sp.capture("CartPole-v1", max_episode_steps=50).seal(10), d / "sealed.pack")
+    sp.dump(sp.seal(sp.capture("CartPole-v1", max_episode_steps=50), 10), d / "sealed.pack")
     return {"dir": d, "manifest": json.loads((d / "base.pack").read_text()),
             "sealed": json.loads((d / "sealed.pack").read_text())}
 
@@ -178,7 +178,7 @@ def test_check_escapes_the_versions_a_seal_was_made_with(
 
 
 def test_report_texts_escape_names_from_the_env_and_the_file() -> None:
-    # str(CheckReport) (what pack.check() prints in Python too) and a difference's values.
+    # str(CheckReport) (what specpack.check(pack) prints in Python too) and a difference's values.
     from specpack._tools._verify.check_report import CheckReport
     from specpack._tools._verify.render import show
 

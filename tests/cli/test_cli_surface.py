@@ -250,7 +250,7 @@ def test_a_missing_asset_is_one_line_naming_capture_self_contained_in_cli_terms(
     data = tmp_path / "terrain.bin"
     data.write_bytes(b"\x00" * 16)
     pack = sp.capture("CartPole-v1", assets=[data])
-    sp.dump(pack.seal(5) if command == "check" else pack, tmp_path / "cart.pack")
+    sp.dump(sp.seal(pack, 5) if command == "check" else pack, tmp_path / "cart.pack")
     data.unlink()
     line = assert_one_line_error(specpack(command, "cart.pack", cwd=tmp_path),
                                  f"the asset {data} is missing on this node",
@@ -295,4 +295,4 @@ def test_verify_timeout_names_the_flag_on_the_cli_and_the_keyword_in_python(tmp_
                                  "--timeout 0.0 must be a positive number of seconds")
     assert "timeout=" not in line, line
     with pytest.raises(SpecPackError, match=r"^timeout=0 must be a positive number"):
-        sp.capture("CartPole-v1").verify(timeout=0)
+        sp.verify(sp.capture("CartPole-v1"), timeout=0)

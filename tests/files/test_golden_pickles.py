@@ -120,8 +120,8 @@ def _packs(tmp_path: Path) -> list[specpack.SpecPack]:
         specpack.capture(_Local, by_value=True, offsets=np.arange(3, dtype=">f4")),
         specpack.capture("CartPole-v1", record_spaces=True),
         specpack.capture(live),
-        specpack.capture(_Local, by_value=True, path=str(asset), self_contained=True)
-        .seal(steps=5, seed=0),
+        specpack.seal(specpack.capture(_Local, by_value=True, path=str(asset),
+                                       self_contained=True), steps=5, seed=0),
     ]
     assert packs[1].entry_point.by_value and packs[2].surface is not None
     assert packs[4].assets and packs[4].assets[0].carried and packs[4].sealed is not None

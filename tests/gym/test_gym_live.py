@@ -118,10 +118,10 @@ def test_live_gym_stack_rebuilds_in_a_spawn_child():
 
 
 def test_verify_of_a_gym_pack_is_true_in_a_fresh_interpreter():
-    report = specpack.capture("CartPole-v1", backend="gym", max_episode_steps=30).verify(steps=80)
+    report = specpack.verify(specpack.capture("CartPole-v1", backend="gym", max_episode_steps=30), steps=80)
     assert report, report.differences
     env = W.TimeLimit(W.ClipAction(gym.make("MountainCarContinuous-v0")), 15)
-    assert specpack.capture(env).verify(steps=40, where="spawn")
+    assert specpack.verify(specpack.capture(env), steps=40, where="spawn")
 
 
 def test_gym_make_options_of_a_live_env_are_kept():

@@ -41,8 +41,8 @@ def test_an_env_that_forges_the_rebuilds_answer_cannot_make_verify_say_identical
     import forgingenvs
 
     monkeypatch.setattr(forgingenvs, "HERE", True)
-    report = specpack.capture("Forger-v0").verify(steps=forgingenvs.STEPS,
-                                                   seed=forgingenvs.SEED)
+    report = specpack.verify(specpack.capture("Forger-v0"), steps=forgingenvs.STEPS,
+                             seed=forgingenvs.SEED)
     assert not report
     assert report.status == "rebuild_error", report
     assert "ProtocolError" in report.differences[0], report.differences

@@ -10,7 +10,7 @@ import specpack
 
 def verify_in(where: str) -> tuple[str, str, str]:
     try:
-        report = specpack.capture("CartPole-v1").verify(steps=3, where=where)
+        report = specpack.verify(specpack.capture("CartPole-v1"), steps=3, where=where)
     except Exception as e:  # noqa: BLE001 - the outcome is the test's subject
         return ("raised", type(e).__name__, str(e))
     return ("report", report.status, "")

@@ -67,7 +67,7 @@ def test_processes_an_env_starts_in_new_sessions_do_not_outlive_verify(tmp_path,
     import forgingenvs  # noqa: F401 - registers Spawner-v0
 
     monkeypatch.setenv("SPECPACK_TEST_PIDDIR", str(tmp_path))
-    report = specpack.capture("Spawner-v0").verify(steps=2)
+    report = specpack.verify(specpack.capture("Spawner-v0"), steps=2)
     assert report.status == "identical", report
     pids = [p for f in tmp_path.glob("*.pids") for p in _pids(f)]
     # a sleeper and a daemon per reset, on both sides

@@ -146,7 +146,7 @@ import specpack
 from specpack._core._process import wait_stopped
 
 os.environ["SPECPACK_TEST_PIDDIR"] = {piddir!r}
-report = specpack.capture("CloneParent-v0").verify(steps=2)
+report = specpack.verify(specpack.capture("CloneParent-v0"), steps=2)
 stopped = wait_stopped(10)
 pids = cloneparent.recorded({piddir!r})
 mine = []

@@ -116,10 +116,10 @@ def test_verify_holds_the_recorded_spaces_against_the_rebuilt_env() -> None:
     from specpack._core._surface import Surface
 
     pack = specpack.capture("CartPole-v1", record_spaces=True)
-    assert pack.verify(steps=5)
+    assert specpack.verify(pack, steps=5)
     wrong = pack.evolve(surface=Surface(pack.observation_space, gymnasium.spaces.Discrete(3),
                                       {}, None))
-    report = wrong.verify(steps=5)
+    report = specpack.verify(wrong, steps=5)
     assert not report and report.status == "not_identical"
     assert any("action_space recorded in the pack differs" in d for d in report.differences)
 

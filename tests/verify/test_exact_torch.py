@@ -44,7 +44,7 @@ def test_torch_tensor_observations_compare_exactly() -> None:
 
 
 def test_verify_of_a_torch_observation_env_is_identical() -> None:
-    report = specpack.capture(ToTorch(gymnasium.make("CartPole-v1"))).verify(steps=20)
+    report = specpack.verify(specpack.capture(ToTorch(gymnasium.make("CartPole-v1"))), steps=20)
     assert report, report.differences
 
 
@@ -53,7 +53,7 @@ def test_verify_of_a_torch_observation_env_is_identical() -> None:
 def test_an_env_drawing_from_torch_default_generator_is_unseeded() -> None:
     from verifyenvs import DrawsTorchGlobal
 
-    report = specpack.capture(DrawsTorchGlobal).verify(steps=6, timeout=120)
+    report = specpack.verify(specpack.capture(DrawsTorchGlobal), steps=6, timeout=120)
     text = "\n".join([str(report), *report.differences])
     assert report.status == "unseeded" and report.cause == "global_generator", text
     assert report.differences[0].startswith("step 4 drew from torch's default generator"), text

@@ -95,7 +95,7 @@ def tweak(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_verify_of_env_whose_info_value_comes_from_a_module_global_set_at_run_time_is_not_identical(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(verifyenvs, "NOTE", "a", raising=False)
-    report = specpack.capture(Shows).verify(steps=3)
+    report = specpack.verify(specpack.capture(Shows), steps=3)
     assert not report and report.status == "not_identical"
     assert report.differences[0] == (
         "step 1: info['note'] differs: here 'a' vs fresh interpreter 'unset'")
@@ -111,7 +111,7 @@ def test_verify_of_env_whose_info_value_comes_from_a_module_global_set_at_run_ti
 ])
 def test_verify_of_observation_that_is_not_an_ndarray_and_differs_a_little_is_not_identical(
         tweak: None, kind: str, line: str) -> None:
-    report = specpack.capture(Shows, kind=kind).verify(steps=2)
+    report = specpack.verify(specpack.capture(Shows, kind=kind), steps=2)
     assert not report and report.status == "not_identical", report.differences
     assert report.differences[0].startswith(line), report.differences[0]
     if kind == "bytearray":
@@ -122,7 +122,7 @@ def test_verify_of_observation_that_is_not_an_ndarray_and_differs_a_little_is_no
 
 @pytest.mark.parametrize("kind", ["matrix", "bytearray", "custom"])
 def test_verify_of_the_same_values_on_both_sides_is_identical(kind: str) -> None:
-    report = specpack.capture(Shows, kind=kind).verify(steps=2)
+    report = specpack.verify(specpack.capture(Shows, kind=kind), steps=2)
     assert report, report.differences
 
 
@@ -221,5 +221,5 @@ def test_a_20k_float_list_observation_crosses_as_a_digest() -> None:
         tracemalloc.stop()
     assert peak < 2_000_000
     assert trace.events[0][2][:3] == ["<digest>", "list", "list of 20000 items"]
-    report = specpack.capture(Shows, kind="big list").verify(steps=3)
+    report = specpack.verify(specpack.capture(Shows, kind="big list"), steps=3)
     assert report, report.differences

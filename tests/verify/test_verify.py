@@ -49,7 +49,7 @@ def runtime_mod(monkeypatch):
 
 @pytest.mark.parametrize("where", ["subprocess", "spawn", "forkserver"])
 def test_verify_is_true_for_a_deterministic_registered_env(where):
-    report = specpack.capture("CartPole-v1", max_episode_steps=40).verify(steps=100, where=where)
+    report = specpack.verify(specpack.capture("CartPole-v1", max_episode_steps=40), steps=100, where=where)
     assert report, report.differences
     assert report.differences == [] and report.rollout_compared
 
@@ -66,12 +66,12 @@ def test_verify_is_true_for_a_live_wrapped_env_with_a_lambda():
             gymnasium.wrappers.ClipReward(gymnasium.make("Pendulum-v1"), -1.0, 0.0),
             lambda o: o * 3.0, None,
         )
-    assert specpack.capture(env).verify(steps=60)
+    assert specpack.verify(specpack.capture(env), steps=60)
 
 
 def test_verify_of_hash_dependent_behaviour_is_unseeded_naming_both_hash_seeds():
     assert os.environ.get("PYTHONHASHSEED") in (None, "random")
-    report = specpack.capture(HashDependent).verify(steps=10)
+    report = specpack.verify(specpack.capture(HashDependent), steps=10)
     # reproducible here, but two fresh interpreters under different hash seeds already differ
     assert not report and report.status == "unseeded", str(report)
     assert report.cause == "hash_order", str(report)
@@ -81,16 +81,16 @@ def test_verify_of_hash_dependent_behaviour_is_unseeded_naming_both_hash_seeds()
     assert "reset observation differs" in report.differences[0], report.differences
     assert report.hash_seeds == {"here": None, "rebuild": 1, "control": 2}
     with pytest.raises(specpack.NotIdenticalError) as info:
-        specpack.capture(HashDependent).verify(steps=10, check=True)
+        specpack.verify(specpack.capture(HashDependent), steps=10, check=True)
     assert info.value.differences
 
 
 def test_verify_is_false_for_a_module_global_set_at_run_time(runtime_mod):
     pack = specpack.capture(runtime_mod.Scaled)
     assert not pack.entry_point.by_value  # importable from PYTHONPATH: by reference
-    assert pack.verify(steps=5)  # same state on both sides
+    assert specpack.verify(pack, steps=5)  # same state on both sides
     runtime_mod.SCALE = 3.0
-    report = pack.verify(steps=5)
+    report = specpack.verify(pack, steps=5)
     assert not report and "observation differs" in report.differences[0]
 
 
@@ -98,19 +98,19 @@ def test_constructor_failing_only_in_the_fresh_interpreter_reports_the_child_tra
     runtime_mod.READY = True
     pack = specpack.capture(runtime_mod.NeedsParent)
     pack.make()  # works here
-    report = pack.verify(steps=5)
+    report = specpack.verify(pack, steps=5)
     assert not report and report.status == "rebuild_error"
     text = report.differences[0]
     assert "rebuild failed in the fresh interpreter" in text
     assert "Traceback" in text and "runtime_mod.READY is False" in text
     with pytest.raises(specpack.NotIdenticalError, match="READY is False"):
-        pack.verify(steps=5, check=True)
+        specpack.verify(pack, steps=5, check=True)
 
 
 def test_nondeterministic_env_skips_the_rollout_and_is_falsy_not_compared():
     gymnasium.register("NonDet-v0", entry_point=HashDependent, nondeterministic=True)
     try:
-        report = specpack.capture("NonDet-v0").verify(steps=10)
+        report = specpack.verify(specpack.capture("NonDet-v0"), steps=10)
     finally:
         gymnasium.registry.pop("NonDet-v0")
     # issue 20: a report is truthy only when both rollouts were compared and matched
@@ -137,6 +137,6 @@ def test_diff_of_equal_envs_is_empty_and_of_different_spaces_names_them():
 def test_verify_rejects_bad_arguments_clearly():
     pack = specpack.capture("CartPole-v1")
     with pytest.raises(specpack.SpecPackError, match="where="):
-        pack.verify(where="thread")
+        specpack.verify(pack, where="thread")
     with pytest.raises(specpack.SpecPackError, match="steps="):
-        pack.verify(steps=-1)
+        specpack.verify(pack, steps=-1)

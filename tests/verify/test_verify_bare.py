@@ -68,13 +68,13 @@ def force(request, monkeypatch):
 
 def test_a_project_module_on_pythonpath_is_identical_in_a_fresh_interpreter(project):
     _, module = project
-    report = _by_reference(module).verify(steps=5)
+    report = specpack.verify(_by_reference(module), steps=5)
     assert report.status == "identical", str(report)
 
 
 def test_bare_names_the_project_module_a_node_would_lack_and_the_fix(project, force):
     folder, module = project
-    report = _by_reference(module).verify(steps=5, where="bare")
+    report = specpack.verify(_by_reference(module), steps=5, where="bare")
     assert report.status == "rebuild_error", str(report)
     first = report.differences[0]
     assert first.startswith("on a bare node, bare_project_envs (from "), first
@@ -89,8 +89,8 @@ def test_bare_names_a_data_file_of_the_project_passed_by_kwarg(project, force, m
     monkeypatch.chdir(folder)  # the user runs from the project folder
     pack = specpack.capture(module.ProjectEnv, by_value=True, max_episode_steps=20,
                             level=str(folder / "level.txt"))
-    assert pack.verify(steps=5).status == "identical"
-    report = pack.verify(steps=5, where="bare")
+    assert specpack.verify(pack, steps=5).status == "identical"
+    report = specpack.verify(pack, steps=5, where="bare")
     assert report.status == "rebuild_error", str(report)
     first = report.differences[0]
     assert first == (f"on a bare node, {folder / 'level.txt'} does not exist: copy it there, or "
@@ -102,7 +102,7 @@ def test_bare_names_a_data_file_of_the_project_passed_by_kwarg(project, force, m
 
 
 def test_cartpole_is_identical_in_a_bare_interpreter(force):
-    report = specpack.capture("CartPole-v1").verify(steps=30, where="bare")
+    report = specpack.verify(specpack.capture("CartPole-v1"), steps=30, where="bare")
     assert report.status == "identical", str(report)
     assert report.where == "bare"
     assert report.hash_seeds["rebuild"] is not None  # seeded like any fresh interpreter
@@ -112,7 +112,7 @@ def test_cartpole_is_identical_in_a_bare_interpreter(force):
 def test_verify_bare_leaves_this_process_mounts_unchanged(project):
     _, module = project
     before = Path("/proc/self/mountinfo").read_text()
-    _by_reference(module).verify(steps=3, where="bare")
+    specpack.verify(_by_reference(module), steps=3, where="bare")
     assert Path("/proc/self/mountinfo").read_text() == before
 
 

@@ -48,3 +48,27 @@ def test_run_trace_builds_a_factory_repeatedly_with_the_given_actions() -> None:
     out = run_trace(pickle.dumps(verifyenvs.Base), steps=3, seed=0, repeat=2, actions=[1, 0, 1, 1])
     first, second = out["traces"]
     assert first == second  # the same actions, the same rollout, build after build
+
+
+def test_every_job_a_worker_runs_names_a_function_of_this_package() -> None:
+    """A job (``"module:function"``) names its module as this tree spells it: a stale path
+    would fail in a child, or load another install's copy of the module there."""
+    import importlib
+    import pkgutil
+    from pathlib import Path
+
+    from specpack._core._process.child import load_job
+
+    root = Path(specpack.__file__).resolve().parent
+    jobs = {}
+    for info in pkgutil.walk_packages(specpack._tools.__path__, "specpack._tools."):
+        if info.name.endswith("__main__"):
+            continue  # runs the command line
+        module = importlib.import_module(info.name)
+        jobs.update({f"{info.name}.{name}": value for name, value in vars(module).items()
+                     if name.endswith("_JOB") and isinstance(value, str)})
+    assert "specpack._tools._verify.jobs.RUN_JOB" in jobs  # the control: the walk saw them
+    for name, job in jobs.items():
+        function = load_job(job)
+        source = Path(importlib.import_module(function.__module__).__file__ or "").resolve()
+        assert source.is_relative_to(root), f"{name} = {job!r} loads {source}"

@@ -37,17 +37,17 @@ def still_running(pids: list[int], seconds: float = 60.0) -> list[int]:
 
 
 def test_rollout_raising_at_step_5_is_a_rollout_error_naming_it_on_both_sides():
-    report = specpack.capture(verifyenvs.CrashesAtStep5).verify(steps=10)
+    report = specpack.verify(specpack.capture(verifyenvs.CrashesAtStep5), steps=10)
     assert not report and report.status == "rollout_error"
     line = report.differences[0]
     assert "ZeroDivisionError" in line and "step 5" in line and "step()" in line
     assert "the same on both sides" in line
     with pytest.raises(specpack.NotIdenticalError, match="ZeroDivisionError"):
-        specpack.capture(verifyenvs.CrashesAtStep5).verify(steps=10, check=True)
+        specpack.verify(specpack.capture(verifyenvs.CrashesAtStep5), steps=10, check=True)
 
 
 def test_printing_env_is_identical_and_the_report_holds_what_it_printed(capfd):
-    report = specpack.capture(verifyenvs.Prints).verify(steps=3)
+    report = specpack.verify(specpack.capture(verifyenvs.Prints), steps=3)
     assert report, str(report)
     assert "Prints: constructed" in report.stdout
     assert "Prints: step 3" in report.stdout
@@ -65,7 +65,7 @@ def test_hanging_env_that_forks_times_out_at_the_deadline_leaving_no_process(whe
     pidfile = tmp_path / "pids"
     pack = specpack.capture(verifyenvs.Hangs, pidfile=str(pidfile), fork=True)
     start = time.monotonic()
-    report = pack.verify(steps=10, timeout=8, where=where)
+    report = specpack.verify(pack, steps=10, timeout=8, where=where)
     took = time.monotonic() - start
     assert not report and report.status == "timeout", str(report)
     assert took > 7.5, took  # not before the deadline (the env hangs for ever: it ended it)
@@ -82,14 +82,14 @@ def test_env_hanging_in_its_constructor_is_a_timeout_within_the_one_deadline(tmp
     pidfile = tmp_path / "pids"
     pack = specpack.capture(verifyenvs.Hangs, pidfile=str(pidfile), in_init=True)
     start = time.monotonic()
-    report = pack.verify(steps=5, timeout=3)
+    report = specpack.verify(pack, steps=5, timeout=3)
     assert report.status == "timeout" and time.monotonic() - start > 2.5  # not before it
     assert "the build here (planning the actions) did not finish" in report.differences[0]
     assert still_running([int(p) for p in pidfile.read_text().split()]) == []
 
 
 def test_segfaulting_env_is_a_rebuild_error_naming_the_signal():
-    report = specpack.capture(verifyenvs.Segfaults).verify(steps=5)
+    report = specpack.verify(specpack.capture(verifyenvs.Segfaults), steps=5)
     assert not report and report.status == "rebuild_error"
     assert "SIGSEGV" in report.differences[0]
     assert "rebuild failed in the fresh interpreter" in report.differences[0]
@@ -98,7 +98,7 @@ def test_segfaulting_env_is_a_rebuild_error_naming_the_signal():
 def test_pickle_written_to_stdout_runs_no_code_in_the_parent(tmp_path):
     marker = tmp_path / "parent-unpickled-it"
     pack = specpack.capture(verifyenvs.PicklesToStdout, marker=str(marker))
-    report = pack.verify(steps=3)
+    report = specpack.verify(pack, steps=3)
     assert report, str(report)
     assert not marker.exists()
     # the payload is live: loading it is what would have created the marker
@@ -115,7 +115,7 @@ def test_fresh_interpreter_dying_at_start_up_with_a_large_pack_gives_a_falsy_rep
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), os.environ["PYTHONPATH"]]))
     pack = specpack.capture(verifyenvs.Sized, blob=os.urandom(200_000))
     assert len(pickle.dumps(pack)) > 64 * 1024
-    report = pack.verify(steps=3)
+    report = specpack.verify(pack, steps=3)
     assert not report and report.status == "rebuild_error"
     assert "exited with code 3" in report.differences[0]
 
@@ -150,7 +150,7 @@ def test_relative_pythonpath_entry_reaches_the_fresh_interpreter(tmp_path, monke
 
         pack = specpack.capture(relpath_env.RelEnv)
         assert not pack.entry_point.by_value  # by reference: the child must import it
-        report = pack.verify(steps=5)
+        report = specpack.verify(pack, steps=5)
     finally:
         importable._installation_paths.cache_clear()
         importable._fresh_importable_cached.cache_clear()
@@ -163,7 +163,7 @@ def test_spawn_from_a_script_without_main_guard_says_to_add_one(tmp_path):
         import specpack
         import verifyenvs
 
-        report = specpack.capture(verifyenvs.Prints).verify(steps=2, where="spawn", timeout=60)
+        report = specpack.verify(specpack.capture(verifyenvs.Prints), steps=2, where="spawn", timeout=60)
         print("VERDICT", report.status)
         print(report)
     """))
@@ -174,40 +174,40 @@ def test_spawn_from_a_script_without_main_guard_says_to_add_one(tmp_path):
 
 
 def test_env_replacing_its_action_space_with_an_equal_one_on_reset_is_identical():
-    report = specpack.capture(verifyenvs.ReplacesActionSpace).verify(steps=10)
+    report = specpack.verify(specpack.capture(verifyenvs.ReplacesActionSpace), steps=10)
     assert report, str(report)
 
 
 def test_action_space_that_changes_on_reset_is_a_finding():
-    report = specpack.capture(verifyenvs.ChangesActionSpace).verify(steps=5)
+    report = specpack.verify(specpack.capture(verifyenvs.ChangesActionSpace), steps=5)
     assert not report and report.status == "not_identical"
     assert "not the one the actions were planned from" in report.differences[0]
     assert "at n:" in report.differences[0]
 
 
 def test_env_not_reproducible_in_one_process_is_not_reproducible_naming_the_step():
-    report = specpack.capture(verifyenvs.Counted).verify(steps=10)
+    report = specpack.verify(specpack.capture(verifyenvs.Counted), steps=10)
     assert not report and report.status == "not_reproducible"
     assert "step 3: observation differs" in report.differences[0]
 
 
 def test_actions_typed_json_cannot_carry_are_planned_on_each_side_and_noted():
-    report = specpack.capture(verifyenvs.GraphActions).verify(steps=5)
+    report = specpack.verify(specpack.capture(verifyenvs.GraphActions), steps=5)
     assert report, str(report)
     assert any("each side planned its own actions" in n for n in report.notes)
 
 
 def test_local_side_in_a_thread_where_fork_is_unavailable(monkeypatch):
     monkeypatch.setattr(engine, "fork_available", lambda: False)
-    report = specpack.capture("CartPole-v1").verify(steps=20)
+    report = specpack.verify(specpack.capture("CartPole-v1"), steps=20)
     assert report, str(report)
     assert any("thread" in n for n in report.notes)
-    report = specpack.capture(verifyenvs.Counted).verify(steps=5)
+    report = specpack.verify(specpack.capture(verifyenvs.Counted), steps=5)
     assert report.status == "not_reproducible"
 
 
 def test_report_renders_and_serialises():
-    report = specpack.capture(verifyenvs.CrashesAtStep5).verify(steps=6)
+    report = specpack.verify(specpack.capture(verifyenvs.CrashesAtStep5), steps=6)
     text = str(report)
     assert text.startswith("verify (fresh interpreter, 6 steps, seed 0")
     assert "rollout error" in text and "ZeroDivisionError" in text
@@ -222,8 +222,8 @@ def test_bad_timeout_and_seed_are_refused():
     pack = specpack.capture("CartPole-v1")
     for bad in (0, -1, float("nan"), float("inf"), True, "10"):
         with pytest.raises(specpack.SpecPackError, match="timeout="):
-            pack.verify(timeout=bad)
+            specpack.verify(pack, timeout=bad)
     with pytest.raises(specpack.SpecPackError, match="seed="):
-        pack.verify(seed=-1)
+        specpack.verify(pack, seed=-1)
     with pytest.raises(specpack.SpecPackError, match="did you mean 'spawn'"):
-        pack.verify(where="spwan")
+        specpack.verify(pack, where="spwan")

@@ -64,7 +64,7 @@ class Steady(SetOrder):
 if __name__ == "__main__":
     out = {{}}
     for cls in (SetOrder, Steady):
-        report = specpack.capture(cls).verify(steps=3, timeout=60)
+        report = specpack.verify(specpack.capture(cls), steps=3, timeout=60)
         out[cls.__name__] = {{"status": report.status, "seeds": report.hash_seeds,
                               "first": (report.differences or [""])[0],
                               "stdout": report.stdout, "text": str(report)}}
@@ -137,7 +137,7 @@ def test_recorded_space_whose_repr_and_pickling_hang_here_run_in_no_parent_withi
     log = tmp_path / "spy.log"
     monkeypatch.setenv("SPY_LOG", str(log))
     monkeypatch.setenv("SPY_HANG_PID", str(os.getpid()))  # the space hangs only in this process
-    report = pack.verify(steps=5, timeout=60)  # generous: this verify must pass under load
+    report = specpack.verify(pack, steps=5, timeout=60)  # generous: this verify must pass under load
     # before issue 20 the parent pickled the pack and described its recorded spaces itself:
     # 20 s each, past the deadline (the pids below say who ran the space's code)
     pids = {int(p) for p in log.read_text().split()}
@@ -152,7 +152,7 @@ def test_recorded_space_that_differs_from_the_rebuilt_one_is_still_a_finding():
     surface = pack.surface
     changed = type(surface)(gymnasium.spaces.Box(-2.0, 2.0, (2,), np.float64),
                             surface.action_space, surface.metadata, surface.render_mode)
-    report = pack.evolve(surface=changed).verify(steps=3, timeout=60)
+    report = specpack.verify(pack.evolve(surface=changed), steps=3, timeout=60)
     assert report.status == "not_identical", str(report)
     assert "observation_space recorded in the pack differs" in report.differences[0]
 
@@ -172,7 +172,7 @@ class Sleeps(gymnasium.Env):
 
 def test_env_that_sleeps_for_an_hour_gives_a_timeout_at_the_deadline():
     start = time.monotonic()
-    report = specpack.capture(Sleeps).verify(steps=3, timeout=5)
+    report = specpack.verify(specpack.capture(Sleeps), steps=3, timeout=5)
     assert report.status == "timeout" and not report, str(report)
     assert time.monotonic() - start > 4.5  # not before it
 
@@ -201,7 +201,7 @@ def test_rollout_that_raised_on_both_sides_stays_falsy():
         def step(self, action):
             raise RuntimeError("always")
 
-    report = specpack.capture(Raises).verify(steps=3, timeout=60)
+    report = specpack.verify(specpack.capture(Raises), steps=3, timeout=60)
     assert not report and report.status == "rollout_error", str(report)
 
 
@@ -223,7 +223,7 @@ class Clocked(gymnasium.Env):
 
 
 def test_info_keys_left_out_are_named_in_the_report():
-    report = specpack.capture(Clocked).verify(steps=3, timeout=60, ignore_info=["t", "t"])
+    report = specpack.verify(specpack.capture(Clocked), steps=3, timeout=60, ignore_info=["t", "t"])
     assert report, str(report)
     assert report.ignore_info == ["t"]
     assert "info keys left out: 't'" in str(report)
@@ -238,7 +238,7 @@ def test_info_keys_left_out_are_named_in_the_report():
 ])
 def test_ignore_info_that_is_not_a_list_of_strings_is_refused_naming_it(bad, match):
     with pytest.raises(specpack.SpecPackError, match=match):
-        specpack.capture("CartPole-v1").verify(steps=1, ignore_info=bad)
+        specpack.verify(specpack.capture("CartPole-v1"), steps=1, ignore_info=bad)
 
 
 def test_cli_verify_ignore_info_is_repeatable_and_in_the_json(tmp_path):
@@ -259,7 +259,7 @@ import specpack
 
 if __name__ == "__main__":
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    report = specpack.capture("CartPole-v1").verify(steps=5, timeout=60)
+    report = specpack.verify(specpack.capture("CartPole-v1"), steps=5, timeout=60)
     print("RESULT " + json.dumps({"status": report.status, "seeds": report.hash_seeds,
                                   "notes": report.notes}))
 '''
@@ -280,7 +280,7 @@ def test_a_process_with_one_cpu_runs_no_hash_control_and_the_report_notes_it(tmp
 @pytest.mark.usefixtures("proofenvs_importable")
 def test_a_value_with_no_exact_encoding_makes_the_verdict_not_compared():
     pack = specpack.capture(OpaqueObservation, disable_env_checker=True)
-    report = pack.verify(steps=3, timeout=120)
+    report = specpack.verify(pack, steps=3, timeout=120)
     assert report.status == "not_compared" and not report, report
     assert not report.rollout_compared
     assert "no exact encoding" in report.notes[0], report.notes

@@ -60,7 +60,7 @@ def test_an_env_drawing_from_a_global_generator_is_unseeded_every_time_naming_it
     # not_reproducible naming hash randomisation): the draws rarely show in the rollout
     pack = specpack.capture(cls)
     for _ in range(5):
-        report = pack.verify(steps=10, timeout=60)
+        report = specpack.verify(pack, steps=10, timeout=60)
         text = _text(report)
         assert not report, text
         assert report.status == "unseeded", text
@@ -75,7 +75,7 @@ def test_an_env_drawing_from_a_global_generator_is_unseeded_every_time_naming_it
 def test_an_env_seeding_the_global_generator_from_its_own_seed_is_identical() -> None:
     # it draws from np.random in every step, after np.random.seed(seed) in reset: its rollout
     # follows its seed, in every process
-    report = specpack.capture(verifyenvs.SeedsNumpyGlobal).verify(steps=10, timeout=60)
+    report = specpack.verify(specpack.capture(verifyenvs.SeedsNumpyGlobal), steps=10, timeout=60)
     assert report, _text(report)
     assert getattr(report, "cause", None) is None
 
@@ -101,8 +101,8 @@ def test_a_difference_that_is_not_the_boundary_is_not_reported_not_identical() -
     # a number drawn from the OS at import: two builds here agree, and every fresh interpreter
     # differs from here *and from another*. With no hash control (spawn) one rebuild said
     # not_identical; a second rebuild shows the rebuild is not reproducible itself.
-    report = specpack.capture(verifyenvs.ImportTimeEntropy).verify(steps=5, where="spawn",
-                                                                   timeout=60)
+    report = specpack.verify(specpack.capture(verifyenvs.ImportTimeEntropy), steps=5,
+                             where="spawn", timeout=60)
     text = _text(report)
     assert report.status == "not_reproducible", text
     assert report.differences[0].startswith("two rebuilds, each in a"), text
@@ -112,7 +112,7 @@ def test_a_difference_that_is_not_the_boundary_is_not_reported_not_identical() -
 def test_per_process_entropy_is_not_taken_for_hash_order() -> None:
     # the rebuild and the hash control differ, but not because of their hash seeds: a second
     # rebuild under the rebuild's seed differs too
-    report = specpack.capture(verifyenvs.ImportTimeEntropy).verify(steps=5, timeout=60)
+    report = specpack.verify(specpack.capture(verifyenvs.ImportTimeEntropy), steps=5, timeout=60)
     text = _text(report)
     if report.hash_seeds.get("control") is None:
         pytest.skip("no hash control on this machine (one CPU)")
@@ -124,14 +124,14 @@ def test_per_process_entropy_is_not_taken_for_hash_order() -> None:
 
 def test_a_real_difference_is_confirmed_by_a_second_rebuild(monkeypatch) -> None:
     monkeypatch.setattr(verifyenvs, "NAN_BITS", 0x7FF8000000000001)  # here only
-    report = specpack.capture(verifyenvs.NaNs, place="float").verify(steps=4, timeout=60)
+    report = specpack.verify(specpack.capture(verifyenvs.NaNs, place="float"), steps=4, timeout=60)
     text = _text(report)
     assert report.status == "not_identical", text
     assert any(n.startswith("confirmed: a second ") for n in report.notes), text
 
 
 def test_the_hash_control_verdict_is_unseeded_confirmed_and_names_the_fix() -> None:
-    report = specpack.capture(verifyenvs.HashOrder).verify(steps=10, timeout=60)
+    report = specpack.verify(specpack.capture(verifyenvs.HashOrder), steps=10, timeout=60)
     text = _text(report)
     if report.hash_seeds.get("control") is None:
         pytest.skip("no hash control on this machine (one CPU)")
@@ -144,12 +144,12 @@ def test_the_hash_control_verdict_is_unseeded_confirmed_and_names_the_fix() -> N
 
 
 def test_a_reset_that_raises_on_both_sides_compared_no_rollout() -> None:
-    report = specpack.capture(verifyenvs.ResetRaises).verify(steps=5, timeout=60)
+    report = specpack.verify(specpack.capture(verifyenvs.ResetRaises), steps=5, timeout=60)
     text = _text(report)
     assert report.status == "rollout_error", text
     assert report.rollout_compared is False, text
     # values before a later error were compared
-    later = specpack.capture(trustenvs.RaisesAtStep, raise_at=3).verify(steps=5, timeout=60)
+    later = specpack.verify(specpack.capture(trustenvs.RaisesAtStep, raise_at=3), steps=5, timeout=60)
     assert later.status == "rollout_error" and later.rollout_compared is True, _text(later)
 
 
@@ -161,10 +161,10 @@ def test_a_reset_that_raises_on_both_sides_compared_no_rollout() -> None:
 ])
 def test_nans_with_other_bits_differ_and_are_shown_by_their_bits(monkeypatch, place, field):
     pack = specpack.capture(verifyenvs.NaNs, place=place)
-    same_bits = pack.verify(steps=4, timeout=60)
+    same_bits = specpack.verify(pack, steps=4, timeout=60)
     assert same_bits, _text(same_bits)  # equal NaN bits: identical, in every container
     monkeypatch.setattr(verifyenvs, "NAN_BITS", 0x7FF8000000000001)  # the build here only
-    report = pack.verify(steps=4, timeout=60)
+    report = specpack.verify(pack, steps=4, timeout=60)
     text = _text(report)
     assert report.status == "not_identical", text
     first = report.differences[0]
@@ -174,7 +174,7 @@ def test_nans_with_other_bits_differ_and_are_shown_by_their_bits(monkeypatch, pl
 
 def test_a_negative_nan_is_not_a_positive_one(monkeypatch) -> None:
     monkeypatch.setattr(verifyenvs, "NAN_BITS", 0xFFF8000000000000)
-    report = specpack.capture(verifyenvs.NaNs, place="array").verify(steps=4, timeout=60)
+    report = specpack.verify(specpack.capture(verifyenvs.NaNs, place="array"), steps=4, timeout=60)
     assert report.status == "not_identical", _text(report)
     assert "nan (0xfff8000000000000)" in report.differences[0], _text(report)
 
@@ -196,7 +196,7 @@ class _Nosy(gymnasium.Wrapper):
 def test_verify_looks_up_nothing_through_a_wrapper(capfd) -> None:
     env = _Nosy(gymnasium.make("CartPole-v1"))
     pack = specpack.capture(env)
-    report = pack.verify(steps=10, timeout=60)
+    report = specpack.verify(pack, steps=10, timeout=60)
     out, err = capfd.readouterr()
     assert report, _text(report)
     assert "NOSY" not in out + err + report.stderr + report.stdout
@@ -212,7 +212,7 @@ def test_verify_prints_no_gymnasium_deprecation_warning(tmp_path) -> None:
         warnings.simplefilter("always")
         pack = specpack.capture("CartPole-v1")
         for _ in range(2):
-            report = pack.verify(steps=10)
+            report = specpack.verify(pack, steps=10)
             assert report, str(report)
             print(report.stderr)
         print("DONE")

@@ -59,8 +59,8 @@ def _text(report: object) -> str:
 def test_verify_of_env_that_raises_zero_division_at_step_5_everywhere_is_falsy_and_names_it(
         where: str) -> None:
     pack = specpack.capture(trustenvs.RaisesAtStep, raise_at=5)
-    assert pack.verify(steps=4, where=where, timeout=60)  # control: before step 5 all is well
-    report = pack.verify(steps=20, where=where, timeout=60)
+    assert specpack.verify(pack, steps=4, where=where, timeout=60)  # control: before step 5 all is well
+    report = specpack.verify(pack, steps=20, where=where, timeout=60)
     text = _text(report)
     assert not report, f"a rollout that raised on both sides was called identical:\n{text}"
     assert report.status == "rollout_error", text
@@ -74,7 +74,7 @@ def test_verify_of_env_that_raises_zero_division_at_step_5_everywhere_is_falsy_a
 
 @pytest.mark.parametrize("where", ["subprocess", "spawn"])
 def test_verify_of_env_that_prints_in_constructor_reset_and_step_is_identical(where: str) -> None:
-    report = specpack.capture(trustenvs.Chatty).verify(steps=10, where=where, timeout=60)
+    report = specpack.verify(specpack.capture(trustenvs.Chatty), steps=10, where=where, timeout=60)
     assert report, _text(report)
     assert report.status == "identical"
     assert report.differences == []
@@ -93,7 +93,7 @@ def main():
     spare = os.getpid() if hang_in == "the-rebuild-only" else None
     pack = specpack.capture(trustenvs.Hangs, hang_at=3, pid_dir=pid_dir, spare_pid=spare)
     start = time.perf_counter()
-    report = pack.verify(steps=10, where=where, timeout=8)
+    report = specpack.verify(pack, steps=10, where=where, timeout=8)
     elapsed = time.perf_counter() - start
     print(json.dumps({"ok": bool(report), "status": getattr(report, "status", None),
                       "elapsed": elapsed, "text": str(report)}))
@@ -220,7 +220,7 @@ def test_verify_when_the_child_dies_at_startup_and_the_pack_exceeds_a_pipe_is_a_
     pack = specpack.capture(trustenvs.Plain, by_value=False, blob=bytes(range(256)) * 1024)
     assert len(pickle.dumps(pack)) > 4 * 65536
     monkeypatch.setenv("PYTHONPATH", _pythonpath(site))  # every fresh interpreter exits 3
-    report = pack.verify(steps=5, where=where, timeout=60)
+    report = specpack.verify(pack, steps=5, where=where, timeout=60)
     text = _text(report)
     assert not report, text
     assert report.status == "rebuild_error", text  # the death seen, not the deadline reached
@@ -254,7 +254,7 @@ import relmod
 
 def main():
     pack = specpack.capture(relmod.RelEnv)
-    report = pack.verify(steps=10, timeout=60)
+    report = specpack.verify(pack, steps=10, timeout=60)
     print(json.dumps({"by_value": pack.entry_point.by_value, "ok": bool(report),
                       "text": str(report)}))
 
@@ -285,7 +285,7 @@ import json
 import specpack
 
 pack = specpack.capture("CartPole-v1", max_episode_steps=20)
-report = pack.verify(steps=5, where="spawn", timeout=60)
+report = specpack.verify(pack, steps=5, where="spawn", timeout=60)
 print("REPORT " + json.dumps({"ok": bool(report), "text": str(report)}))
 '''
 

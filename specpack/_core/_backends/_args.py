@@ -346,7 +346,7 @@ def base_kwargs(base: Any, notes: list[str], fix: str) -> dict[str, Any]:
             notes.append(
                 f"{cls.__qualname__} was built directly: its constructor arguments "
                 f"({', '.join(recovered)}) were read back from same-named attributes; "
-                "pack.verify() proves the rebuild"
+                "specpack.verify(pack) proves the rebuild"
             )
             return recovered
     taken = ", ".join(p.name for p in params or ()) or "unknown"

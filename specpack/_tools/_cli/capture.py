@@ -1,8 +1,8 @@
 """``specpack capture``: resolve a registered env id here and write its pack file.
 
 ``--self-contained``, ``--asset PATH`` and ``--seal STEPS [--seed S]`` are ``capture``'s
-``self_contained=``/``assets=`` and ``pack.seal(STEPS, S)``: the command line alone makes a
-file that ``specpack check`` accepts on another node.
+``self_contained=``/``assets=`` and ``specpack.seal(pack, STEPS, S)``: the command line alone
+makes a file that ``specpack check`` accepts on another node.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ def command(ns: argparse.Namespace) -> int:
     ``--key-file``)."""
     from ..._core._capture import capture
     from ...files import dump
+    from .._proof import seal as sealed_copy
 
     if (ns.id is None) == (ns.entry_point is None):
         raise CaptureError(
@@ -104,7 +105,7 @@ def command(ns: argparse.Namespace) -> int:
     if seal is not None:
         with spinner(f"sealing {printable(name)}: a {seal}-step rollout in a fresh interpreter"), \
                 stdout_to_stderr():
-            pack = pack.seal(seal, 0 if seed is None else seed)
+            pack = sealed_copy(pack, seal, 0 if seed is None else seed)
     out = Path(ns.output)
     dump(pack, out, key=key)
     signed = ", signed" if key is not None else ""

@@ -31,7 +31,8 @@ __all__ = ["NOT_SEALED", "SEAL_IN_PYTHON", "SEAL_ON_CLI", "check_file", "command
 NOT_SEALED = "this pack file is not sealed:"
 #: The fix in Python, and on the command line (``capture --seal``, or ``verify``, which proves
 #: a file without a seal).
-SEAL_IN_PYTHON = "make it with pack.seal() before dump (e.g. specpack.dump(pack.seal(), path))"
+SEAL_IN_PYTHON = ("make it with specpack.seal(pack) before dump (e.g. "
+                  "specpack.dump(specpack.seal(pack), path))")
 SEAL_ON_CLI = ("capture it again sealed: specpack capture ID --seal STEPS -o FILE (add "
                "--self-contained to carry its files and code); or run specpack verify FILE, "
                "which compares two fresh builds and needs no seal")
@@ -57,7 +58,7 @@ def check_file(path: str, seal: Seal | None = None, *, trust: bool = False,
     path
         A pack file.
     seal
-        The seal to check against; ``None``: the file's own (``pack.seal``).
+        The seal to check against; ``None``: the file's own (``pack.sealed``).
     trust, key, allow
         As for :func:`specpack.load` (``--trust``, ``--key-file``, ``--allow``).
     where, timeout

@@ -204,7 +204,8 @@ def _needs(m: dict[str, Any]) -> list[tuple[str, str]]:
     seal = m.get("seal")
     if isinstance(seal, dict):
         rows.append(("seal", f"{seal.get('steps')} steps, seed {seal.get('seed')}: "
-                             "pack.check() / specpack check FILE compares a rebuild with it"))
+                             "specpack.check(pack) / specpack check FILE compares a rebuild "
+                             "with it"))
     return rows
 
 

@@ -263,7 +263,7 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     p.add_argument("--seal", type=int, metavar="STEPS", default=None,
                    help="seal the file: record a seeded STEPS-step rollout made in a fresh "
                    "interpreter, which 'specpack check FILE' compares a rebuild with anywhere "
-                   "later, as pack.seal(STEPS)")
+                   "later, as specpack.seal(pack, STEPS)")
     p.add_argument("--seed", type=int, metavar="S", default=None,
                    help="the sealed rollout's seed (default 0; needs --seal)")
     p.add_argument("--key-file", metavar="PATH",
@@ -301,10 +301,10 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
     p = add("check", "rebuild a sealed pack file and compare it with its seal",
-            "Rebuild the env of a sealed pack file (made with pack.seal() before dump) in a "
-            "fresh interpreter and compare its layers, spaces and seeded rollout, step by step, "
-            "with the seal the file carries: proof that this machine builds the env that was "
-            "captured. Exit code 1 if they differ.",
+            "Rebuild the env of a sealed pack file (made with specpack.seal(pack) before dump) "
+            "in a fresh interpreter and compare its layers, spaces and seeded rollout, step by "
+            "step, with the seal the file carries: proof that this machine builds the env that "
+            "was captured. Exit code 1 if they differ.",
             "example:\n  specpack check ant.pack --trust")
     _loading(p)
     p.add_argument("--where", choices=("here", *BOUNDARIES), default="subprocess",

@@ -1,6 +1,6 @@
 """``specpack verify``: rebuild a pack file in a fresh process, compare, show the verdict.
 
-The comparison is the engine's (:meth:`SpecPack.verify`); this module only shows its report:
+The comparison is the engine's (:func:`specpack.verify`); this module only shows its report:
 the status, every difference (a rollout error names the method and step), and what the env
 printed when that helps explain a failure. Exit code 0 identical, 1 anything else, 2 for
 what the user can fix before anything is built (an untrusted file, a missing distribution or
@@ -20,6 +20,7 @@ from typing import Any
 from ..._core._errors import SpecPackError, WorkerError
 from ..._core._process.launch import label
 from ..._core._text import printable, public_names
+from .._verify.engine import verify
 from .._verify.judge import HERE
 from .._verify.report import seeds_text
 from .output import EXIT_BAD_INPUT, EXIT_NOT_IDENTICAL, EXIT_OK, spinner, stdout_to_stderr
@@ -40,8 +41,8 @@ def command(ns: argparse.Namespace) -> int:
     where = f"a {label(ns.where)}"
     with spinner(f"verifying {pack.label} in {where} ({ns.steps} steps, seed {ns.seed})"), \
             stdout_to_stderr():
-        report = pack.verify(steps=ns.steps, seed=ns.seed, where=ns.where, timeout=ns.timeout,
-                             ignore_info=getattr(ns, "ignore_info", None) or ())
+        report = verify(pack, steps=ns.steps, seed=ns.seed, where=ns.where, timeout=ns.timeout,
+                        ignore_info=getattr(ns, "ignore_info", None) or ())
     status = report_status(report)
     built_here = _failed_here(report)
     if built_here is not None and not ns.json:

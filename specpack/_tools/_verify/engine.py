@@ -150,7 +150,7 @@ def verify(
     ``unseeded``, naming both seeds. An env that draws from a global generator (``random``,
     ``np.random.rand()``..., torch's default one) is ``unseeded`` too, naming the generator and
     the call; a ``not_identical`` is confirmed by a second rebuild (a new worker of ``where``
-    under the same seed) before it is reported. The same as ``pack.verify(...)``.
+    under the same seed) before it is reported.
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """The jobs workers run for a comparison: plan the actions, record traces.
 
-Both run in a worker (:mod:`specpack._core._process`) on a payload of ``pickle.dumps(pack)`` (or of
+Both run in a worker (:mod:`specpack._process`) on a payload of ``pickle.dumps(pack)`` (or of
 any picklable zero-argument env factory) and return typed-JSON-able data: the parent never
 unpickles anything a child sends. verify's planning job (:func:`plan_here`) also makes that
 payload, in a fork of the parent, from the pack the parent stashed.
@@ -24,9 +24,9 @@ from .trace import plan_actions, record, writable
 
 __all__ = ["PLAN_HERE_JOB", "PLAN_JOB", "RUN_JOB", "STASH", "carried_exactly", "digest", "multi_agent", "plan", "run_trace"]
 
-PLAN_JOB = "specpack._tools._verify.jobs:plan"
-PLAN_HERE_JOB = "specpack._tools._verify.jobs:plan_here"
-RUN_JOB = "specpack._tools._verify.jobs:run_trace"
+PLAN_JOB = f"{__name__}:plan"
+PLAN_HERE_JOB = f"{__name__}:plan_here"
+RUN_JOB = f"{__name__}:run_trace"
 
 _EXACT = (type(None), bool, int, float, complex, str, bytes)
 
