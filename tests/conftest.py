@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -61,13 +62,36 @@ def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
         session.exitstatus = 1
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: Any, nextitem: Any) -> Any:
+    """A test leaves this process's SIGTERM handler as it found it.
+
+    ``ray.init`` in this process (tests/integrations/test_ray.py's fixture) installs
+    ``SIGTERM -> sys.exit`` and ``ray.shutdown`` leaves it there. Every later fork child of this
+    process (multiprocessing's fork workers, e.g. gymnasium's AsyncVectorEnv under
+    ``make_vec(context="fork")``) inherits it; under coverage (``patch = ["_exit"]``,
+    ``sigterm = true``) such a child that is SIGTERMed while its ``os._exit`` saves coverage data
+    raises SystemExit out of ``os._exit`` (coverage's wrapper suppresses only Exception), so
+    multiprocessing returns it into this test session as a second copy, and its parent waits for
+    it until pytest-timeout fails the test. That was the "coverage + xdist + fork hang"; it can
+    happen serially too, in any process where ``ray.init`` ran.
+    """
+    before = signal.getsignal(signal.SIGTERM)
+    yield
+    if signal.getsignal(signal.SIGTERM) is not before and before is not None:
+        signal.signal(signal.SIGTERM, before)
+
+
 #: Test files that start Ray (its heads use fixed default ports, e.g. the dashboard agent's):
-#: under pytest-xdist (``-n 3 --dist loadgroup``, for a developer's run; CI runs serially) they
-#: run in one worker, one at a time.
+#: under pytest-xdist (``-n 2 --dist loadgroup``, the README's command) they run in one
+#: worker, one at a time.
 _RAY_FILES = frozenset({"test_ray.py", "test_ray_cluster.py", "test_need_table.py",
                         "test_docs_blocks.py", "test_no_escape.py"})
 
 
+# tryfirst: pytest-xdist's own hook reads the xdist_group marks (into the node ids) as it runs;
+# a mark added after it does not group anything.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     for item in items:
         if item.path.name in _RAY_FILES:
