@@ -131,7 +131,8 @@ KINDS = ("by reference", "by value", "recorded spaces", "sealed", "self-containe
 
 def _is_tool(module: str) -> bool:
     """Whether a worker that builds should not have loaded ``module`` (see ``NOT_IN_A_WORKER``)."""
-    inside = module in ("specpack", "specpack._core") or module.startswith("specpack._core.")
+    inside = (module in ("specpack", "specpack._core", "specpack._pickled")
+              or module.startswith("specpack._core."))
     return not inside or any(module == t or module.startswith(t + ".") for t in NOT_IN_A_WORKER)
 
 
