@@ -45,8 +45,10 @@ BOUNDARIES: tuple[Boundary, ...] = ("subprocess", "bare", "spawn", "forkserver")
 FRESH: tuple[Where, ...] = ("subprocess", "bare")
 
 #: The specpack this process runs is the one the fresh interpreter imports (the protocol must
-#: match on both ends); its directory is on ``sys.path`` only while that import runs.
-_HOME = str(Path(__file__).resolve().parents[2])
+#: match on both ends); the directory that holds the ``specpack`` package is on ``sys.path``
+#: only while that import runs. Counted from this module's own dotted name, so that it stays
+#: right wherever the module sits in the package.
+_HOME = str(Path(__file__).resolve().parents[__name__.count(".")])
 _BOOT = (
     "import sys\n"
     "sys.path.insert(0, {home!r})\n"
