@@ -98,11 +98,12 @@ def test_every_public_name_reports_a_public_module_that_exports_it() -> None:
     assert specpack.vector.warm_forkserver.__module__ == "specpack.vector"
 
 
-def test_the_api_page_documents_only_public_paths() -> None:
-    api = (ROOT.parent / "docs" / "api.md").read_text()
-    private = [line for line in api.splitlines()
-               if "specpack._" in line]
-    assert private == []
+def test_the_api_pages_document_only_public_paths() -> None:
+    for page in ("core.md", "api.md"):
+        api = (ROOT.parent / "docs" / page).read_text()
+        private = [line for line in api.splitlines()
+                   if "specpack._" in line]
+        assert private == [], page
 
 
 @pytest.mark.parametrize("cls", [obj for _, _, obj in _public_names() if isinstance(obj, type)],

@@ -2,6 +2,7 @@
 
     python tools/structure.py            # a table, from the repository root
     python tools/structure.py --json     # for machines
+    python tools/structure.py --docs     # only the docs' first path (no interpreters started)
 
 Counted from the code as it is, standard library only:
 
@@ -15,7 +16,11 @@ Counted from the code as it is, standard library only:
   ``pickle.loads(blob).make()`` for each kind of pack (by reference, by value, recorded
   spaces, sealed, self-contained), and whether any of them lies outside ``specpack/_core/``
   (a tool, the edge, a public face) or is a part of the core that only capture or a file
-  needs (the process harness, the file format, typed JSON).
+  needs (the process harness, the file format, typed JSON);
+* the words of the docs' first path: the pages of ``mkdocs.yml``'s nav before "Guides", as
+  whitespace-separated tokens of their markdown (code blocks included) plus the docstrings
+  their ``::: name`` directives render (``inspect.getdoc`` of the object and of the members
+  the directive's ``members``/``filters`` options let render).
 
 It prints figures; it judges nothing (the issues state the goals).
 """
@@ -25,6 +30,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -164,11 +170,167 @@ def loaded_figures(module_lines: dict[str, int]) -> dict[str, Any]:
     return out
 
 
+# -- the docs' first path -------------------------------------------------------------------
+#
+# What a newcomer reads first: the pages of mkdocs.yml's nav before "Guides", as the site
+# shows them. Words are whitespace-separated tokens (code blocks included); a ``::: name``
+# directive counts as the docstrings it renders (inspect.getdoc of the object and of the
+# members its options let render), not as its own lines.
+
+DOCS_STOP = "Guides"  #: the first nav entry that is not on the first path
+_NAV_ENTRY = re.compile(r"^(?P<indent> *)- (?:(?P<title>[^:]+):\s*)?(?P<page>\S+\.md)?\s*$")
+_DIRECTIVE = re.compile(r"^:::\s+(?P<name>\S+)\s*$")
+
+
+def first_path_pages(mkdocs_yml: Path = ROOT / "mkdocs.yml") -> list[str]:
+    """The pages of the nav's top level before the entry titled ``DOCS_STOP``, in nav order."""
+    pages: list[str] = []
+    lines = mkdocs_yml.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.rstrip() == "nav:") + 1
+    top = None
+    for line in lines[start:]:
+        if line.strip() and not line.startswith((" ", "-")):
+            break  # the next top-level key
+        m = _NAV_ENTRY.match(line)
+        if m is None:
+            continue
+        indent = len(m["indent"])
+        top = indent if top is None else top
+        if indent != top:
+            continue  # a section's child
+        if (m["title"] or "").strip() == DOCS_STOP:
+            break
+        if m["page"]:
+            pages.append(m["page"])
+    return pages
+
+
+def _options(block: list[str]) -> dict[str, Any]:
+    """The ``members`` and ``filters`` options of a directive's indented YAML (the forms
+    ``key: [a, b]``, ``key: false`` and a ``- item`` list under ``key:``)."""
+    found: dict[str, Any] = {}
+    key = None
+    for line in block:
+        text = line.strip()
+        if text.startswith("- ") and key is not None:
+            found[key].append(text[2:].strip().strip("\"'"))
+            continue
+        key = None
+        name, _, value = text.partition(":")
+        if name not in ("members", "filters"):
+            continue
+        value = value.strip()
+        if value.startswith("["):
+            found[name] = [v.strip().strip("\"'") for v in value.strip("[]").split(",")
+                           if v.strip()]
+        elif value in ("false", "true"):
+            found[name] = value == "true"
+        else:
+            found[name], key = [], name
+    return found
+
+
+def _resolve(dotted: str) -> Any:
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(dotted)
+
+
+def _rendered_members(obj: Any, options: dict[str, Any]) -> list[Any]:
+    """The members of a class or module that a directive renders: those its ``members``
+    option names, else the public ones defined there (mkdocstrings' defaults: no inherited
+    members; ``filters`` as given, else the site's ``!^_``), documented ones only."""
+    import inspect
+
+    if inspect.isclass(obj):
+        own = dict(vars(obj))
+    elif inspect.ismodule(obj):
+        names = getattr(obj, "__all__", None) or [n for n, v in vars(obj).items()
+                                                  if getattr(v, "__module__", None)
+                                                  == obj.__name__]
+        own = {n: getattr(obj, n) for n in names}
+    else:
+        return []
+    wanted = options.get("members", True)
+    if wanted is False:
+        return []
+    if wanted is True:
+        filters = options.get("filters", ["!^_"])
+        names = [n for n in own if all(
+            (re.search(f[1:], n) is None) if f.startswith("!") else re.search(f, n)
+            for f in filters)]
+    else:
+        names = [n for n in wanted if n in own]
+    out = []
+    for name in names:
+        value = own[name]
+        if isinstance(value, (classmethod, staticmethod)):
+            value = value.__func__
+        if isinstance(value, property) or inspect.isroutine(value) or inspect.isclass(value):
+            out.append(value)
+    return out
+
+
+def _docstring_words(obj: Any, options: dict[str, Any]) -> int:
+    import inspect
+
+    words = len((inspect.getdoc(obj) or "").split())
+    for member in _rendered_members(obj, options):
+        words += _docstring_words(member, {}) if inspect.isclass(member) else len(
+            (inspect.getdoc(member) or "").split())
+    return words
+
+
+def page_words(page: Path) -> tuple[int, int]:
+    """A page's words as the site renders it: (its markdown without directives, the
+    docstrings its ``:::`` directives render)."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    text, docs, i = 0, 0, 0
+    while i < len(lines):
+        m = _DIRECTIVE.match(lines[i])
+        if m is None:
+            text += len(lines[i].split())
+            i += 1
+            continue
+        i += 1
+        block = []
+        while i < len(lines) and (lines[i].startswith("    ") or not lines[i].strip()):
+            block.append(lines[i])
+            i += 1
+        docs += _docstring_words(_resolve(m["name"]), _options(block))
+    return text, docs
+
+
+def docs_figures() -> dict[str, Any]:
+    """The words of the docs' first path, per page and in all."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # this tree's specpack, as the docs build renders it
+    per_page = {}
+    for name in first_path_pages():
+        text, docs = page_words(ROOT / "docs" / name)
+        per_page[name] = {"markdown": text, "docstrings": docs, "words": text + docs}
+    return {"pages": per_page, "words": sum(p["words"] for p in per_page.values())}
+
+
 def main(argv: list[str]) -> int:
+    docs = docs_figures()
+    first = ", ".join(f"{n} {p['words']}" for n, p in docs["pages"].items())
+    if "--docs" in argv:
+        print(f"docs first path: {docs['words']:,} words ({first})")
+        return 0
     figures = static_figures()
     loaded = loaded_figures(figures.pop("module_lines"))
     if "--json" in argv:
-        print(json.dumps({**figures, "loaded": loaded}, indent=2))
+        print(json.dumps({**figures, "loaded": loaded, "docs_first_path": docs}, indent=2))
         return 0
     print(f"package: {figures['modules']} modules, {figures['lines']:,} lines; "
           f"{figures['imports_inside_functions']} imports inside functions")
@@ -178,6 +340,7 @@ def main(argv: list[str]) -> int:
         tools = ", ".join(f["tools"]) or "none"
         print(f"{what}: {f['modules']} specpack modules, {f['lines']:,} lines; loaded outside the core (or the harness, file format, typed JSON): "
               f"{tools}")
+    print(f"docs first path: {docs['words']:,} words ({first})")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The "Do I need this?" table of docs/index.md: every row is a program run here, both ways.
+"""The "Do I need this?" table of docs/vs-gymnasium.md: every row is a program run here, both ways.
 
 Each row of the table names a setup in bold (``**class at module level**``) and says what plain
 gymnasium does and what specpack does. For every row this module has one program per side,
@@ -32,7 +32,7 @@ from docs_blocks import ROOT, child_env
 
 pytestmark = pytest.mark.integration
 
-PAGE = ROOT / "docs" / "index.md"
+PAGE = ROOT / "docs" / "vs-gymnasium.md"
 
 #: The env of every program, as a user would write it (a class of their own).
 CLASS = '''
