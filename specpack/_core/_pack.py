@@ -32,8 +32,6 @@ from ._state import FORMAT_VERSION, fingerprint, from_state, reduced, state_of
 from ._text import short
 
 if TYPE_CHECKING:
-    from .._tools._verify.check_report import CheckReport
-    from .._tools._verify.report import VerifyReport
     from ._process import Boundary
     from ._surface import Surface
 
@@ -185,7 +183,7 @@ class SpecPack(PackValue):
     @checked_keywords
     def verify(self, *, steps: int = 100, seed: int = 0,
                where: Boundary = "subprocess", check: bool = False, timeout: float = 120.0,
-               ignore_info: Iterable[str] = ()) -> VerifyReport:
+               ignore_info: Iterable[str] = ()) -> Any:
         """Deprecated: ``specpack.verify(pack, ...)`` (removed in specpack 0.4)."""
         warnings.warn("SpecPack.verify() is deprecated and stops working in specpack 0.4; use "
                       "specpack.verify(pack, ...)", DeprecationWarning, stacklevel=3)
@@ -205,7 +203,7 @@ class SpecPack(PackValue):
         return specpack.seal(self, steps, seed, timeout=timeout, ignore_info=ignore_info)
 
     @checked_keywords
-    def check(self, *, where: str | None = None, timeout: float = 120.0) -> CheckReport:
+    def check(self, *, where: str | None = None, timeout: float = 120.0) -> Any:
         """Deprecated: ``specpack.check(pack, ...)`` (removed in specpack 0.4)."""
         warnings.warn("SpecPack.check() is deprecated and stops working in specpack 0.4; use "
                       "specpack.check(pack, ...)", DeprecationWarning, stacklevel=3)
