@@ -13,7 +13,8 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from ._backends import Backend, Recipe, check_kwargs
+from ._backends import Backend, Recipe
+from ._backends._args import check_kwargs
 from ._capture_options import check_near_misses, options_of
 from ._carry.code import CodeRef, code_ref, code_ref_from_string
 from ._carry.values import MAX_INT_BITS, SCALAR_TYPES, Blob, exact_key, iter_carried, lower_mapping

@@ -15,13 +15,10 @@ from __future__ import annotations
 import functools
 import importlib
 import sys
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from .._errors import BackendUnavailableError, CaptureError
 from .recipe import Blueprint, PackLike, Recipe
-
-if TYPE_CHECKING:
-    from ._args import check_coverage, check_kwargs, ezpickle_kwargs
 
 __all__ = [
     "BACKENDS",
@@ -29,10 +26,7 @@ __all__ = [
     "Backend",
     "Blueprint",
     "Recipe",
-    "check_coverage",
-    "check_kwargs",
     "detect_backend",
-    "ezpickle_kwargs",
     "get_backend",
     "with_trait",
 ]
@@ -181,19 +175,3 @@ def _from_gym(gym: Any, obj: Any) -> bool:
         return True
     spec = getattr(getattr(getattr(gym, "envs", None), "registration", None), "EnvSpec", None)
     return isinstance(spec, type) and isinstance(obj, spec)
-
-
-#: Capture-side helpers re-exported here, loaded on first use: a worker that only builds never
-#: needs them (nor the modules they import).
-_FROM_ARGS = ("check_coverage", "check_kwargs", "ezpickle_kwargs")
-
-
-def __getattr__(name: str) -> Any:
-    """Load the capture-side helpers of :mod:`._args` on first use (PEP 562)."""
-    if name in _FROM_ARGS:
-        from . import _args
-
-        value = getattr(_args, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,7 +23,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from ..._core._backends import check_coverage, ezpickle_kwargs
+from ..._core._backends._args import check_coverage, ezpickle_kwargs
 from ..._core._capture import capture
 from ..._core._carry.values import exact_key
 from ..._core._errors import SpecPackError, UnrecordedArgumentsError
