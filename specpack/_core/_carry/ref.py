@@ -21,6 +21,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
+from gymnasium.envs import registration as gym_registration
+
 from .._errors import BuildError, UntrustedPackError
 from .._restorer import restorer
 from .allowlist import admitted, may_import, resolve_reference
@@ -221,9 +223,8 @@ class CodeRef(Carried):
                 f"cannot import {self.module} in this process ({type(e).__name__}: {e}); "
                 f"importing it is what registers {self.registered!r}: install it here"
             ) from e
-        from gymnasium.envs.registration import load_env_creator, registry
 
-        spec = registry.get(self.registered or "")
+        spec = gym_registration.registry.get(self.registered or "")
         # a vector-only spec (Meta-World's MT10) registers its vector creator instead
         entry = None if spec is None else (
             spec.entry_point if spec.entry_point is not None else spec.vector_entry_point)
@@ -240,7 +241,7 @@ class CodeRef(Carried):
                     f"{self.name} is registered as {entry!r}, outside the allow list "
                     f"{list(allow)}; "
                     "nothing was imported")
-        obj = load_env_creator(entry) if isinstance(entry, str) else entry
+        obj = gym_registration.load_env_creator(entry) if isinstance(entry, str) else entry
         if allow is not None:
             home = getattr(obj, "__module__", None)
             qual = getattr(obj, "__qualname__", None)

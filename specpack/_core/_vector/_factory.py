@@ -35,6 +35,7 @@ import os
 import pickle
 import traceback
 from collections.abc import Mapping
+from multiprocessing.reduction import ForkingPickler
 from typing import TYPE_CHECKING, Any
 
 from .._build import Order, order_to_send
@@ -242,7 +243,6 @@ class WorkerEnvFn:
             # The pipe's write end travels through multiprocessing's own pickler while the
             # worker is being started (a plain or cloudpickle dump could not carry a pipe into
             # a spawn/forkserver child); under fork the object is inherited, not pickled.
-            from multiprocessing.reduction import ForkingPickler
 
             index, writer = self._report
             channel = (index, bytes(ForkingPickler.dumps(writer)))

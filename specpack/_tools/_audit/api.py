@@ -16,6 +16,7 @@ from typing import Any, Literal
 from ..._core._backends import DEFAULT_BACKEND, with_trait
 from ..._core._errors import SpecPackError
 from ..._core._process import BOUNDARIES, Boundary
+from ..._core._provenance import distribution_of
 from ..._core._version import __version__
 from .._imports import import_targets
 from .._verify.engine import check_rollout_options
@@ -73,7 +74,6 @@ def check_options(
 
 
 def _versions() -> dict[str, str]:
-    from ..._core._provenance import distribution_of
 
     out = {"python": platform.python_version(), "specpack": __version__}
     for mod in ("gymnasium", "numpy"):

@@ -23,6 +23,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from gymnasium.utils import EzPickle
+
 from ..._core._backends._args import check_coverage, ezpickle_kwargs
 from ..._core._capture import capture
 from ..._core._carry.values import exact_key
@@ -117,7 +119,6 @@ def ezpickle_gaps(env: Any, pack: Any, actions: list[Any], seed: int) -> dict[st
         ``failures`` (messages of gaps that change the env), ``notes`` (gaps at the default),
         ``step`` (the first step where the round trip's rollout differs, or None).
     """
-    from gymnasium.utils import EzPickle
 
     out: dict[str, Any] = {"failures": [], "notes": [], "step": None}
     base = getattr(env, "unwrapped", env)

@@ -39,6 +39,8 @@ import pickle
 from dataclasses import replace
 from typing import Any
 
+import gymnasium
+
 from ..._core._capture import capture
 from ..._core._process import Outcome
 from .._verify import RUN_JOB, Trace, compare, plan_actions
@@ -70,10 +72,6 @@ REFERENCE_JOB = f"{__name__}:reference"
 
 
 def _is_live_env(obj: Any) -> bool:
-    try:
-        import gymnasium
-    except ImportError:  # pragma: no cover - gymnasium is what is audited
-        return False
     return isinstance(obj, gymnasium.Env)
 
 

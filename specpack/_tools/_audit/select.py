@@ -12,6 +12,8 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
+from gymnasium.envs import registration as gym_registration
+
 from ..._core._errors import SpecPackError, UnknownEnvError
 from ..._core._text import printable, suggest
 
@@ -19,10 +21,8 @@ __all__ = ["entry_of", "matches", "registry", "select"]
 
 
 def registry() -> Any:
-    """gymnasium's registry (imported on first use)."""
-    from gymnasium.envs.registration import registry as reg
-
-    return reg
+    """gymnasium's registry."""
+    return gym_registration.registry
 
 
 def _entry_module(spec: Any) -> str:
@@ -52,9 +52,8 @@ def entry_of(env_id: str) -> tuple[Any, dict[str, Any]] | None:
         return None
     if isinstance(ep, str):
         try:
-            from gymnasium.envs.registration import load_env_creator
 
-            ep = load_env_creator(ep)
+            ep = gym_registration.load_env_creator(ep)
         except Exception:  # noqa: BLE001 - the capture reports what is wrong with it
             return None
     return ep, {**dict(spec.kwargs or {}), **given}

@@ -14,6 +14,8 @@ import inspect
 import pickle
 from typing import Any
 
+from gymnasium.envs import registration as gym_registration
+
 from ...vector import make_vec
 from .._verify import plan_actions, record, writable
 from .._verify.jobs import carried_exactly
@@ -41,9 +43,8 @@ def sub_envs(env_id: str) -> int | None:
     creator = getattr(spec, "vector_entry_point", None)
     if isinstance(creator, str):
         try:
-            from gymnasium.envs.registration import load_env_creator
 
-            creator = load_env_creator(creator)
+            creator = gym_registration.load_env_creator(creator)
         except Exception:  # noqa: BLE001 - the build reports what is wrong with it
             return NUM_ENVS
     if not callable(creator):

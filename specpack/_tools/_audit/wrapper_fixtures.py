@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium
+import gymnasium.wrappers as gw
 import numpy as np
 from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec
@@ -256,7 +257,6 @@ def package_bases(modules: Sequence[str]) -> list[str]:
 def wrapper_classes(modules: Sequence[str]) -> list[tuple[str, type | BaseException]]:
     """``(public name, class)`` of every wrapper in gymnasium.wrappers and the given modules;
     a name whose class cannot be loaded here comes with the exception instead."""
-    import gymnasium.wrappers as gw
 
     out: dict[type, str] = {}
     failures: list[tuple[str, type | BaseException]] = []

@@ -19,7 +19,8 @@ from typing import Any
 from ..._core._backends import DEFAULT_BACKEND
 from ..._core._versions import _dist_version, current_versions
 from .compare import not_comparable
-from .jobs import digest, run_trace
+from .jobs import STASH, digest, run_trace
+from .trace import Trace
 
 __all__ = ["FIELDS", "NO_DIGEST", "PICKLE_JOB", "RESET_FIELDS", "SEAL_JOB", "event_fields",
            "first_divergence", "pickled", "rollout_digests"]
@@ -53,7 +54,6 @@ def _versions(backend: str, names: Sequence[str]) -> dict[str, str]:
 def pickled(payload: bytes, *, token: str) -> dict[str, Any]:
     """The pickle of the pack stashed under ``token`` (run in a fork of the process that
     stashed it: pickling a pack's recorded spaces runs their classes' code, the env's)."""
-    from .jobs import STASH
 
     return {"payload": pickle.dumps(STASH[token], protocol=pickle.HIGHEST_PROTOCOL)}
 
@@ -85,7 +85,6 @@ def rollout_digests(payload: bytes, *, steps: int, seed: int, ignore_info: Seque
         and ``versions``.
     """
     trace = run_trace(payload, steps=steps, seed=seed, ignore_info=ignore_info)["traces"][0]
-    from .trace import Trace
 
     t = Trace.from_dict(trace)
     events = []

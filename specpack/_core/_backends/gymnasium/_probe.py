@@ -13,13 +13,13 @@ import importlib
 import time
 from typing import Any
 
+import gymnasium
+
 __all__ = ["registered_ids", "registered_in_fresh_interpreter"]
 
 
 def registered_ids(payload: bytes, *, module: str) -> list[str]:
     """The job run in the fresh interpreter: import ``module``, list gymnasium's ids."""
-    import gymnasium
-
     importlib.import_module(module)
     return sorted(gymnasium.registry)
 
