@@ -3,10 +3,10 @@
 ``ray[rllib]`` 2.60 pins gymnasium 1.2.2 (and pulls torch, pandas, pyarrow, scipy, dm-tree), so
 it lives in its own venv::
 
-    python3 -m venv /work/venvs/rllib
-    /work/venvs/rllib/bin/pip install -q torch==2.13.0
-    /work/venvs/rllib/bin/pip install -q "ray[rllib]==2.60.0" "pettingzoo>=1.24" pytest pytest-timeout -e .
-    SPECPACK_RLLIB_TESTS=1 /work/venvs/rllib/bin/python -m pytest tests/integrations/rllib
+    python3 -m venv ../venv-rllib
+    ../venv-rllib/bin/pip install -q torch==2.13.0
+    ../venv-rllib/bin/pip install -q "ray[rllib]==2.60.0" "pettingzoo>=1.24" pytest pytest-timeout -e .
+    SPECPACK_RLLIB_TESTS=1 ../venv-rllib/bin/python -m pytest tests/integrations/rllib
 
 Elsewhere the directory is not collected at all (these tests belong to another venv; they are
 not skipped). With ``SPECPACK_RLLIB_TESTS=1`` a venv that cannot import RLlib is an error, so
