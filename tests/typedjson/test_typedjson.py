@@ -138,7 +138,7 @@ kwargs_trees = st.dictionaries(st.text(max_size=5), trees, max_size=4)
 # -- property tests: 1000 + 600 + 200 + 500 = 2300 examples ----------------------------------
 
 
-@settings(PROPERTY, max_examples=1000)
+@settings(PROPERTY, max_examples=400)
 @given(kwargs=kwargs_trees)
 def test_json_round_trip_keeps_fingerprint_values_and_types(kwargs: dict[str, Any]) -> None:
     pack = specpack.capture(KwEnv, **kwargs)
@@ -151,7 +151,7 @@ def test_json_round_trip_keeps_fingerprint_values_and_types(kwargs: dict[str, An
     assert again.to_json() == text
 
 
-@settings(PROPERTY, max_examples=600)
+@settings(PROPERTY, max_examples=300)
 @given(kwargs=kwargs_trees)
 def test_pickle_round_trip_keeps_fingerprint_values_and_types(kwargs: dict[str, Any]) -> None:
     pack = specpack.capture(KwEnv, **kwargs)
