@@ -14,7 +14,6 @@ from minigrid.wrappers import (
     StochasticActionWrapper,
     ViewSizeWrapper,
 )
-from stable_baselines3.common.monitor import Monitor
 
 import specpack
 
@@ -53,6 +52,10 @@ def test_unrecorded_user_wrapper_is_refused_then_captured_with_a_registered_reco
 
 
 def test_sb3_monitor_is_captured_with_its_arguments(tmp_path) -> None:
+    # Imported here: stable_baselines3 loads torch (3 s), which every pytest worker would load
+    # at collection and carry into each process it later forks.
+    from stable_baselines3.common.monitor import Monitor
+
     log = tmp_path / "logs" / "run"
     live = Monitor(gymnasium.make("CartPole-v1"), filename=str(log), allow_early_resets=False,
                    info_keywords=("x",))
