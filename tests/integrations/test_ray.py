@@ -35,19 +35,21 @@ def ray_cluster() -> Iterator[None]:
     # not undo it: every Ray driver this session starts later inherits it, and its head's GCS
     # server never writes its port ("Timed out waiting for file .../gcs_server_port_...").
     saved = dict(os.environ)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", root)
-        mp.setenv("RAY_TMPDIR", root)
-        mp.setenv("RAY_USAGE_STATS_ENABLED", "0")
-        ray.init(num_cpus=2, include_dashboard=False, _temp_dir=root, log_to_driver=False,
-                 configure_logging=False)
-        try:
-            yield
-        finally:
-            ray.shutdown()
-    os.environ.clear()
-    os.environ.update(saved)
-    shutil.rmtree(root, ignore_errors=True)
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("HOME", root)
+            mp.setenv("RAY_TMPDIR", root)
+            mp.setenv("RAY_USAGE_STATS_ENABLED", "0")
+            ray.init(num_cpus=2, include_dashboard=False, _temp_dir=root, log_to_driver=False,
+                     configure_logging=False)
+            try:
+                yield
+            finally:
+                ray.shutdown()
+    finally:  # also when ray.init fails half way, having set some of them
+        os.environ.clear()
+        os.environ.update(saved)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
