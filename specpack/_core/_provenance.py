@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import importlib.machinery
+import importlib.metadata as md
 import os
 import re
 import shlex
@@ -179,8 +180,6 @@ def essential(requires: Mapping[str, str]) -> dict[str, str]:
 @functools.lru_cache(maxsize=256)
 def _dependencies(dist: str) -> frozenset[str]:
     """The canonical names ``dist`` depends on unconditionally of extras (its metadata)."""
-    import importlib.metadata as md  # capture's side: a worker that builds never asks
-
     try:
         lines = md.requires(dist) or []
     except md.PackageNotFoundError:

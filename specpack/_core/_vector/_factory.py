@@ -40,10 +40,12 @@ from typing import TYPE_CHECKING, Any
 
 from .._build import Order, order_to_send
 from .._errors import SpecPackError
+from .._pack import SpecPack
+from .._surface import record_surface
 from .._text import short
+from ._view import ParentView
 
 if TYPE_CHECKING:
-    from .._pack import SpecPack
     from .._surface import Surface
 
 # A worker loads this module to unpickle its factory: the pack's class, the recorded surface's
@@ -104,8 +106,6 @@ class WorkerEnvFn:
         report: Report | None = None,
         blob: bytes | None = None,
     ) -> None:
-        from .._pack import SpecPack  # the making process has it; a worker gets an order
-
         if not isinstance(pack, SpecPack):
             raise SpecPackError(
                 f"worker_env_fn takes a SpecPack, got {type(pack).__name__}; make one with "
@@ -180,8 +180,6 @@ class WorkerEnvFn:
     def surface(self) -> Surface:
         """What the parent is shown: the pack's recorded surface, else one recorded here."""
         if self._surface is None:
-            from .._surface import record_surface
-
             env = self.pack.make(**self.env_kwargs)
             try:
                 self._surface = record_surface(env)
@@ -192,8 +190,6 @@ class WorkerEnvFn:
     def __call__(self) -> Any:
         """A :class:`ParentView` in the making process, the built env anywhere else."""
         if self.in_home_process:
-            from ._view import ParentView
-
             return ParentView(self.surface(), self.label)
         if self._report is None:
             return self.build()
@@ -328,8 +324,6 @@ def mismatch(env: Any, surface: Surface, shown: bytes | None = None) -> str | No
     """
     if shown is None:
         shown = spaces_pickle(surface)
-    from .._surface import record_surface
-
     if shown is not None:
         try:
             built = spaces_pickle(record_surface(env))
