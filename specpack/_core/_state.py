@@ -26,7 +26,6 @@ from ._carry.ref import code_ref_from_state
 from ._carry.tree import pickle_exact
 from ._errors import PackFormatError
 from ._layer import Layer
-from ._sealed import Seal
 from ._version import __version__
 
 if TYPE_CHECKING:
@@ -84,6 +83,8 @@ def _seal_state(seal: Any) -> Any:
 def _seal_from(data: Any) -> Any:
     if data is None:
         return None
+    from ._sealed import Seal  # lazy: a pack without a seal never needs it
+
     return Seal.from_data(data)
 
 

@@ -40,17 +40,18 @@ from typing import TYPE_CHECKING, Any
 
 from .._build import Order, order_to_send
 from .._errors import SpecPackError
-from .._pack import SpecPack
 from .._surface import record_surface
 from .._text import short
 from ._view import ParentView
 
 if TYPE_CHECKING:
+    from .._pack import SpecPack
     from .._surface import Surface
 
-# A worker loads this module to unpickle its factory: the pack's class, the recorded surface's
-# module, the parent's view of it and the text helpers of messages load when used (a worker
-# builds from the pack's order, and one whose spaces pickle as the parent's needs no more).
+# A worker loads this module to unpickle its factory: the pack's class loads only where the
+# factory is made (a worker builds from the pack's order), and the space comparer only when the
+# built spaces do not pickle as the parent's; the surface and the parent's view (small) load
+# with this module.
 
 __all__ = ["WorkerEnvFn", "mismatch", "order_blob", "spaces_pickle"]
 
@@ -106,6 +107,8 @@ class WorkerEnvFn:
         report: Report | None = None,
         blob: bytes | None = None,
     ) -> None:
+        from .._pack import SpecPack  # the making process has it; a worker gets an order
+
         if not isinstance(pack, SpecPack):
             raise SpecPackError(
                 f"worker_env_fn takes a SpecPack, got {type(pack).__name__}; make one with "
