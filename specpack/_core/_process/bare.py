@@ -34,8 +34,6 @@ import sysconfig
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .._errors import SpecPackError
-
 __all__ = ["AUDIT", "FORCE_VARIABLE", "MOUNT", "USERNS", "command", "enter", "hidden",
            "lacking", "read_report", "summary"]
 
@@ -104,6 +102,8 @@ def _mechanisms() -> list[str]:
     forced = os.environ.get(FORCE_VARIABLE, "")
     if forced:
         if forced not in _FORCED:
+            from .._errors import SpecPackError
+
             raise SpecPackError(f"{FORCE_VARIABLE}={forced!r} is not one of "
                                 f"{', '.join(_FORCED)}; unset it")
         return _FORCED[forced]
