@@ -21,7 +21,7 @@ from ._carry.ref import CodeRef
 from ._carry.tree import is_plain, materialize, pickle_exact
 from ._errors import SpecPackError
 from ._restorer import restorer
-from ._versions import check_skew, skew_free
+from ._versions import check_requires, check_skew, skew_free
 
 if TYPE_CHECKING:
     from ._assets import Asset
@@ -85,8 +85,6 @@ class Order:
         check_skew(bp.versions, f"pack {bp.label}")
         needs = skew_free(self.requires, bp.versions)
         if needs:
-            from ._provenance import check_requires
-
             check_requires(needs, label=bp.label)
 
     def fresh_kwargs(self) -> dict[str, Any]:
