@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._build import Order, order_to_send
 from .._errors import SpecPackError
+from .._exact.describe import describe_space, same
 from .._surface import record_surface
 from .._text import short
 from ._view import ParentView
@@ -49,9 +50,8 @@ if TYPE_CHECKING:
     from .._surface import Surface
 
 # A worker loads this module to unpickle its factory: the pack's class loads only where the
-# factory is made (a worker builds from the pack's order), and the space comparer only when the
-# built spaces do not pickle as the parent's; the surface and the parent's view (small) load
-# with this module.
+# factory is made (a worker builds from the pack's order); the surface, the parent's view and
+# the space comparer (small next to a vector worker's start) load with this module.
 
 __all__ = ["WorkerEnvFn", "mismatch", "order_blob", "spaces_pickle"]
 
@@ -334,9 +334,6 @@ def mismatch(env: Any, surface: Surface, shown: bytes | None = None) -> str | No
             built = None
         if built == shown:
             return None
-    # Lazy: a worker whose spaces pickle as the parent's never loads the verifier.
-    from .._exact.describe import describe_space, same
-
     for name in ("observation_space", "action_space"):
         built_space, shown_space = getattr(env, name, None), getattr(surface, name)
         if not same(describe_space(built_space), describe_space(shown_space)):
