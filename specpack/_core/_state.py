@@ -2,8 +2,8 @@
 
 Everything here follows the one field list of :class:`~specpack.SpecPack` (its dataclass
 fields): the pickled state is the fingerprint followed by each field's state in field order
-(:data:`TO_STATE` says how a field that is not already builtins is stored, :data:`FROM_STATE`
-how it is read back), and :func:`content` is the typed JSON of the fields that shape the env.
+(:data:`TO_STATE` says how a field is stored when not as itself, :data:`FROM_STATE` how it
+is read back), and :func:`content` is the typed JSON of the fields that shape the env.
 A pickle is a message between processes of one specpack version (Ray, multiprocessing,
 joblib): it carries :data:`FORMAT_VERSION` and the specpack version that made it, and
 :func:`from_state` refuses any other (:class:`~specpack.PackFormatError` naming

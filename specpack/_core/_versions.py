@@ -1,9 +1,11 @@
-"""The version record a pack carries, and the skew check ``make()`` runs against it.
+"""The version record a pack carries, and the checks ``make()`` runs against it and ``requires``.
 
 A pack records, as plain strings, the Python version and platform it was captured on and the
 versions of specpack, the backend (gymnasium or gym), numpy, cloudpickle and the distribution
 that provides the entry point. ``make()`` warns with :class:`~specpack.VersionSkewWarning` when
-the backend, numpy or the env's distribution differ here (once per pack and process).
+the backend, numpy or the env's distribution differ here (once per pack and process), and
+:func:`check_requires` checks the distributions of the pack's ``requires`` (a missing one is a
+:class:`~specpack.BuildError`, another version a warning).
 """
 
 from __future__ import annotations
