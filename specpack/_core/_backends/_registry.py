@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .._carry.tree import SCALAR_TYPES, exact_key
+from .._carry.values import SCALAR_TYPES, exact_key
 from .._errors import CaptureError, capture_error_for
 
 __all__ = ["PackEntryPoint", "import_id_module", "memo_token", "memo_valid", "register_pack",

@@ -13,7 +13,6 @@ import re
 from types import ModuleType
 from typing import Any
 
-from . import _registry as _ids
 from .recipe import Blueprint, PackLike, Recipe
 
 __all__ = ["LibraryBackend"]
@@ -99,13 +98,29 @@ class LibraryBackend:
 
     def register(self, pack: PackLike, env_id: str | None) -> str:
         """Register ``pack`` in the library's registry; ``make(id)`` then builds it."""
-        return _ids.register_pack(pack, env_id, self._registry(), self._register, self.name)
+        registered: str = _ids().register_pack(pack, env_id, self._registry(), self._register,
+                                               self.name)
+        return registered
 
     def memo_token(self, env_id: str) -> Any:
         """What resolving ``env_id`` read from the registry (None: not memoisable)."""
-        return _ids.memo_token(self._registration.registry, env_id,
-                               strings_only=self._strings_only)
+        return _ids().memo_token(self._registration.registry, env_id,
+                                 strings_only=self._strings_only)
 
     def memo_valid(self, env_id: str, token: Any) -> bool:
         """Whether the registry still holds exactly what ``token`` snapshotted."""
-        return _ids.memo_valid(self._registration.registry, env_id, token)
+        valid: bool = _ids().memo_valid(self._registration.registry, env_id, token)
+        return valid
+
+
+_ids_module: ModuleType | None = None
+
+
+def _ids() -> ModuleType:
+    """:mod:`._registry`, imported on first use (capture and register only), then kept."""
+    global _ids_module
+    if _ids_module is None:
+        from . import _registry
+
+        _ids_module = _registry
+    return _ids_module
