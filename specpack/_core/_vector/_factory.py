@@ -40,18 +40,16 @@ from typing import TYPE_CHECKING, Any
 
 from .._build import Order, order_to_send
 from .._errors import SpecPackError
-from .._exact.describe import describe_space, same
 from .._surface import record_surface
 from .._text import short
-from ._view import ParentView
 
 if TYPE_CHECKING:
     from .._pack import SpecPack
     from .._surface import Surface
 
-# A worker loads this module to unpickle its factory: the pack's class loads only where the
-# factory is made (a worker builds from the pack's order); the surface, the parent's view and
-# the space comparer (small next to a vector worker's start) load with this module.
+# A worker loads this module to unpickle its factory: the pack's class and the parent's view of
+# the spaces load only where the factory is made (a worker builds from the pack's order), and the
+# space comparer only when the built spaces do not pickle as the parent's.
 
 __all__ = ["WorkerEnvFn", "mismatch", "order_blob", "spaces_pickle"]
 
@@ -193,6 +191,8 @@ class WorkerEnvFn:
     def __call__(self) -> Any:
         """A :class:`ParentView` in the making process, the built env anywhere else."""
         if self.in_home_process:
+            from ._view import ParentView
+
             return ParentView(self.surface(), self.label)
         if self._report is None:
             return self.build()
@@ -334,6 +334,9 @@ def mismatch(env: Any, surface: Surface, shown: bytes | None = None) -> str | No
             built = None
         if built == shown:
             return None
+    # Lazy: a worker whose spaces pickle as the parent's never loads the verifier.
+    from .._exact.describe import describe_space, same
+
     for name in ("observation_space", "action_space"):
         built_space, shown_space = getattr(env, name, None), getattr(surface, name)
         if not same(describe_space(built_space), describe_space(shown_space)):
