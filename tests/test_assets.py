@@ -11,8 +11,11 @@ import hashlib
 import multiprocessing
 import os
 import pathlib
+import pickle
+import shutil
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 from typing import Any
@@ -220,6 +223,7 @@ HOSTILE = {  # case: (archive, why it is refused)
     "no end mark": (_archive((b"f", b"x", b"1"), end=b""), "no end mark"),
     "bytes after the end": (_archive((b"f", b"x", b"1")) + b"junk", "after its end mark"),
     "no header": (b"PK\x03\x04" + _archive((b"f", b"x", b"1")), "no header"),
+    "a tar archive": (b"", "no header"),  # built in the test: the format is not tar
     "device kind": (_archive((b"c", b"x", b"")), "entry kind"),
     "too many entries": (_archive(*((b"d", b"%d" % i, b"") for i in range(100_001))),
                          "more than 100,000 entries"),
@@ -234,6 +238,12 @@ def test_hostile_folder_archive_is_refused_and_writes_nothing_outside(
     data, why = HOSTILE[case]
     if case == "absolute name":
         data = _archive((b"f", os.fsencode(tmp_path / "x"), b"1"))
+    elif case == "a tar archive":
+        (tmp_path / "x.txt").write_text("1")
+        with tarfile.open(tmp_path / "robot.tar", "w") as tar:
+            tar.add(tmp_path / "x.txt", arcname="x")
+        data = (tmp_path / "robot.tar").read_bytes()
+        (tmp_path / "x.txt").unlink()
     sha = hashlib.sha256(data).hexdigest()
     asset = Asset(str(tmp_path / "robot"), "dir", 1, sha, True, data)
     with pytest.raises(AssetError, match="CustomAnt-v0: the carried asset") as e:
@@ -351,3 +361,61 @@ def test_four_spawn_workers_materialize_one_asset_at_once_and_never_see_a_partia
     assert sorted(os.listdir(final_dir.parent)) == ["robot"]  # no temporary folder left
     assert sorted(os.listdir(final_file.parent)) == ["terrain.bin"]
 
+
+
+def _tree(root: Path) -> list[tuple[bytes, bytes]]:
+    """Every entry under ``root``: relative name (bytes) and ``b"dir"`` or the file's bytes."""
+    top = os.fsencode(root)
+    out = []
+    for folder, dirs, files in os.walk(top):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            body = b"dir" if name in dirs else Path(os.fsdecode(path)).read_bytes()
+            out.append((os.path.relpath(path, top), body))
+    return sorted(out)
+
+
+def _awkward(folder: Path) -> Path:
+    """A folder whose entries an archive must carry exactly: names that are not UTF-8, a name
+    of over 1,800 bytes (over tar's 100 and 255), empty folders, an empty file, binary bytes."""
+    top = os.fsencode(folder)
+    os.makedirs(os.path.join(top, b"empty", b"inner"))
+    os.mkdir(os.path.join(top, b"caf\xe9"))
+    Path(os.fsdecode(os.path.join(top, b"caf\xe9", b"\xff\xfe.bin"))).write_bytes(bytes(range(256)))
+    (folder / "été 日本.txt").write_text("utf-8 name")
+    (folder / "zero").write_bytes(b"")
+    deep = folder.joinpath(*(f"{i}" + "d" * 200 for i in range(8)))
+    deep.mkdir(parents=True)
+    (deep / ("f" * 255)).write_bytes(os.urandom(3000))
+    return folder
+
+
+def _build_from_pickle(blob: bytes, out: Any) -> None:
+    pickle.loads(blob).make().close()
+    out.put("built")
+
+
+def test_awkward_folder_round_trips_exactly_through_a_pack_file_and_a_spawn_worker(
+        tmp_path: Path, _cache: Path) -> None:
+    import specpack
+
+    folder = _awkward(tmp_path / "robot")
+    want = _tree(folder)
+    assert max(len(name) for name, _ in want) > 1800 and (b"empty/inner", b"dir") in want
+    pack = specpack.capture("CartPole-v1", assets=[str(folder)], self_contained=True)
+    (asset,) = pack.assets
+    specpack.dump(pack, tmp_path / "env.specpack")
+    loaded = specpack.load(tmp_path / "env.specpack")
+    assert loaded.assets == pack.assets and loaded.assets[0].data == asset.data
+    assert loaded.fingerprint == pack.fingerprint
+    local = Path(materialize(loaded.assets)[str(folder)])
+    assert _tree(local) == want
+    shutil.rmtree(_cache)
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    worker = ctx.Process(target=_build_from_pickle, args=(pickle.dumps(pack), out))
+    worker.start()
+    assert out.get(timeout=120) == "built"
+    worker.join(30)
+    assert worker.exitcode == 0
+    assert _tree(_cache / "assets" / asset.sha256 / "robot") == want

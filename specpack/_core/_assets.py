@@ -30,8 +30,8 @@ The cache folder is ``$SPECPACK_CACHE/assets`` when that variable is set, else
 ``$XDG_CACHE_HOME/specpack/assets``, else ``~/.cache/specpack/assets``; each asset lives at
 ``<cache>/<sha256>/<name>``. The cache is the user's alone (created 0700, refused when another
 user owns it or can write to it: :mod:`._assets_cache`). Digests, links and the folder archive:
-see :mod:`._assets_tree`; the cache and the tree load when an asset is read, checked or written
-(a pack without assets never loads them).
+see :mod:`._assets_tree`. A worker building a pack without assets loads none of the three
+modules (the build imports this one only for a pack that has assets).
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+from ._assets_cache import Unsafe, cache_root, check_one, own_root, place
+from ._assets_tree import LimitExceeded, Refused, scan
 from ._errors import AssetError, CaptureError, file_error_for
 from ._restorer import restorer
 from ._text import size_text
@@ -230,8 +232,6 @@ def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAUL
     carry: keep the bytes (a self-contained pack).
     limit: the most bytes a carried asset may add to a pack (``capture(max_asset_bytes=...)``).
     """
-    from ._assets_tree import LimitExceeded, Refused, scan  # lazy: only capture reads assets
-
     absolute = _resolve(path)
     if absolute is None:
         raise CaptureError(f"the asset {path!r} is not a path to a file or folder; name it as "
@@ -286,9 +286,6 @@ def check_assets(assets: Sequence[Asset], *, label: str) -> None:
     assets: the pack's assets (carried ones are skipped: :func:`materialize` checks those).
     label: the pack's name for messages (its env id).
     """
-    from ._assets_cache import check_one
-    from ._assets_tree import Refused
-
     for asset in assets:
         if asset.carried:
             continue
@@ -332,9 +329,6 @@ def materialize(assets: Sequence[Asset], *, label: str = "the pack") -> dict[str
     assets: the pack's assets.
     label: the pack's name for messages (its env id).
     """
-    from ._assets_cache import Unsafe, cache_root, own_root, place
-    from ._assets_tree import Refused
-
     check_assets(assets, label=label)
     mapping: dict[str, str] = {}
     root = cache_root()

@@ -24,11 +24,15 @@ import hashlib
 import os
 import shutil
 import stat
+import sys
 import tempfile
 import time
 
 from ._assets_tree import Refused, digest_tree, listing, makedirs_private, unpack
 from ._text import size_text
+
+if sys.platform != "win32":  # no POSIX owners on Windows: _owner is never called there
+    import pwd
 
 __all__ = ["Unsafe", "cache_root", "check_one", "own_root", "place"]
 
@@ -64,11 +68,11 @@ _OWN_FOLDER = ("set SPECPACK_CACHE to a folder of your own that only you can wri
 
 
 def _owner(uid: int) -> str:
+    """``uid`` and its user name (for a refusal's message; only called where ``os.getuid``
+    exists, so never on Windows, which has no ``pwd``)."""
     try:
-        import pwd  # only for a refusal's message; absent on Windows
-
         return f"uid {uid} ({pwd.getpwuid(uid).pw_name})"
-    except (ImportError, KeyError):
+    except KeyError:
         return f"uid {uid}"
 
 
