@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ._assets import check_assets, remap
+from ._assets import materialize as write_assets
 from ._backends import Blueprint, get_backend
 from ._beside import Beside
 from ._carry.ref import CodeRef
@@ -96,9 +98,6 @@ class Order:
         """
         kw = dict(self.kwargs) if self.plain else materialize(self.kwargs)
         if self.assets:
-            from ._assets import check_assets, remap
-            from ._assets import materialize as write_assets
-
             check_assets(self.assets, label=f"pack {self.label}")
             kw = remap(kw, write_assets(self.assets))
         return kw
