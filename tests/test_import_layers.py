@@ -35,7 +35,7 @@ HEAVY = ("specpack._tools", "specpack._integrations", "specpack.adapters", "spec
 #: What a worker that unpickles and builds a pack, or ``import specpack``, or ``capture``
 #: loads. Packages stand for every module inside them.
 CORE = ("specpack", "specpack._core._pack", "specpack._core._packvalue", "specpack._core._build",
-        "specpack._core._fileface", "specpack._core._surface", "specpack._core._assets",
+        "specpack._core._surface", "specpack._core._assets",
         "specpack._core._capture", "specpack._core._backends", "specpack._core._carry",
         "specpack._core._layer", "specpack._core._errors", "specpack._core._versions",
         "specpack._core._sealed", "specpack._core._beside", "specpack._core._vector._factory")

@@ -237,7 +237,7 @@ def test_packs_with_one_fingerprint_but_different_recorded_spaces_unpickle_to_th
 
 def test_a_pickle_of_a_pack_without_requires_assets_or_seal_round_trips() -> None:
     pack = specpack.capture("CartPole-v1", max_episode_steps=5)
-    assert pack.__reduce__()[1][:2] == (4, specpack.__version__)  # format 4, this version
+    assert pack.__reduce__()[1][:2] == (5, specpack.__version__)  # format 5, this version
     again = pickle.loads(pickle.dumps(pack))
     assert again == pack and (again.assets, again.sealed) == ((), None)
     assert dict(again.requires) == dict(pack.requires)

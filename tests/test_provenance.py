@@ -26,12 +26,12 @@ from _helpers import run_python
 
 from specpack._core._errors import BuildError, VersionSkewWarning
 from specpack._core._provenance import (
-    check_requires,
     imported_during,
     requires_of,
     source_of,
     user_modules,
 )
+from specpack._core._versions import check_requires
 
 
 def _fresh_json(code: str, cwd: Path, pythonpath: list[Path] | None = None) -> Any:
@@ -267,7 +267,7 @@ def test_missing_distributions_raise_one_build_error_naming_pip_install_in_a_fre
         tmp_path: Path) -> None:
     out = _fresh_json(f"""
         import json
-        from specpack._core._provenance import check_requires
+        from specpack._core._versions import check_requires
         try:
             check_requires({{"numpy": {np.__version__!r}, "specpack-no-such-dist": "1.0",
                              "another_missing": "2.0b1"}}, label="'Demo-v0'")
@@ -347,16 +347,16 @@ def test_requires_that_are_not_names_to_versions_raise_build_error(requires: Any
 
 def test_check_requires_reads_installed_versions_once_per_process(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import specpack._core._provenance as provenance
+    import specpack._core._versions as versions
 
     asked: list[str] = []
-    real = provenance._dist_version
+    real = versions._dist_version
 
     def counting(name: str) -> str | None:
         asked.append(name)
         return real(name)
 
-    monkeypatch.setattr(provenance, "_dist_version", counting)
+    monkeypatch.setattr(versions, "_dist_version", counting)
     requires = {"numpy": np.__version__, "cloudpickle": cloudpickle.__version__,
                 "specpack-once-only-probe": "0.0"}
     for _ in range(3):

@@ -15,13 +15,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ._assets import check_assets, remap
+from ._assets import materialize as write_assets
 from ._backends import Blueprint, get_backend
 from ._beside import Beside
 from ._carry.ref import CodeRef
 from ._carry.tree import is_plain, materialize, pickle_exact
 from ._errors import SpecPackError
 from ._restorer import restorer
-from ._versions import check_skew, skew_free
+from ._versions import check_requires, check_skew, skew_free
 
 if TYPE_CHECKING:
     from ._assets import Asset
@@ -85,8 +87,6 @@ class Order:
         check_skew(bp.versions, f"pack {bp.label}")
         needs = skew_free(self.requires, bp.versions)
         if needs:
-            from ._provenance import check_requires
-
             check_requires(needs, label=bp.label)
 
     def fresh_kwargs(self) -> dict[str, Any]:
@@ -98,9 +98,6 @@ class Order:
         """
         kw = dict(self.kwargs) if self.plain else materialize(self.kwargs)
         if self.assets:
-            from ._assets import check_assets, remap
-            from ._assets import materialize as write_assets
-
             check_assets(self.assets, label=f"pack {self.label}")
             kw = remap(kw, write_assets(self.assets))
         return kw

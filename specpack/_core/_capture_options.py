@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._backends import Backend
+from ._backends.gymnasium.compat import LINE
 from ._errors import UnexpectedKwargError
 
 __all__ = ["OPTIONS", "check_near_misses", "check_options", "near_misses", "options_of",
@@ -110,8 +111,6 @@ def _legacy_options_taken(impl: Backend) -> bool:
         return True
     if impl.name != "gymnasium":
         return False
-    from ._backends.gymnasium.compat import LINE  # loaded with the gymnasium backend already
-
     return LINE == "0"
 
 

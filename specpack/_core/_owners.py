@@ -19,6 +19,7 @@ import csv
 import functools
 import hashlib
 import importlib.machinery
+import importlib.metadata as md
 import json
 import os
 from base64 import urlsafe_b64encode
@@ -61,8 +62,6 @@ class _Index:
     """
 
     def __init__(self) -> None:
-        import importlib.metadata as md  # lazy: ~20 ms of import a worker rarely needs
-
         self.dists: list[Any] = list(md.distributions())
         self.tops: dict[str, tuple[int, ...]] = {}
         self.editables: list[_Editable] = []
@@ -132,8 +131,6 @@ def _record_lines(dist: Any) -> Iterator[str] | None:
     stays with the process (glibc keeps ~1.5 MB after reading them all), and with each worker
     it forks.
     """
-    import importlib.metadata as md
-
     folder = getattr(dist, "_path", None)
     if type(dist).read_text is md.PathDistribution.read_text and isinstance(folder, Path):
         try:  # what read_text opens, with the errors it answers None to

@@ -7,7 +7,7 @@ nothing in it refers to the registry. Its fields are declared once, in
 adds its methods to; its pickled state, copy, manifest fields and identity follow that list.
 What it does lives where it delegates (docs/how-it-works.md), in modules that take the
 :class:`~specpack._core._packvalue.PackValue` and never import this one: :mod:`specpack._core._build` (make),
-:mod:`specpack._core._fileface` (text form) and :mod:`specpack._core._state` (pickled state,
+:mod:`specpack._core._fileformat.text` (text form) and :mod:`specpack._core._state` (pickled state,
 identity). Proving a pack is the tools' (:func:`specpack.verify`, :func:`specpack.seal`,
 :func:`specpack.check`); the deprecated methods of the same names reach them through the public
 door, ``import specpack``, the core's one import from outside it. Nothing writes a pack's
@@ -211,7 +211,7 @@ class SpecPack(PackValue):
 
         return specpack.check(self, where=where, timeout=timeout)
 
-    # -- text form (specpack._core._fileface) ------------------------------------------------------
+    # -- text form (specpack._core._fileformat.text) ---------------------------------------------
 
     @checked_keywords
     def to_json(self, indent: int | None = 2) -> str:
@@ -223,9 +223,10 @@ class SpecPack(PackValue):
         indent
             JSON indentation (``None``: one line).
         """
-        from . import _fileface  # loads on first use: the text form
+        # The door into the file format, opened on first use: a worker never loads it.
+        from ._fileformat import text as text_form
 
-        return _fileface.to_json(self, indent)
+        return text_form.to_json(self, indent)
 
     @classmethod
     @checked_keywords
@@ -257,9 +258,9 @@ class SpecPack(PackValue):
         SignatureError
             ``key`` does not verify the text.
         """
-        from . import _fileface
+        from ._fileformat import text as text_form
 
-        return cls(**_fileface.read(text, trust=trust, key=key, allow=allow, source=source))
+        return cls(**text_form.read(text, trust=trust, key=key, allow=allow, source=source))
 
 
 @restorer

@@ -3,7 +3,7 @@
 The field list is written here once (a frozen, slotted dataclass, keyword-only): the pickled
 state (:mod:`specpack._core._state`), the manifest and a pack's identity follow it. The modules that
 work on a pack's fields (:mod:`specpack._core._state`, :mod:`specpack._core._build`,
-:mod:`specpack._core._fileface`) take a :class:`PackValue`, so they sit below the pack module and
+:mod:`specpack._core._fileformat.text`) take a :class:`PackValue`, so they sit below the pack module and
 the pack's methods call down into them: no module here imports the pack.
 Nothing writes a pack's fields once it is made (``__post_init__`` only normalises them).
 """

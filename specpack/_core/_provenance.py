@@ -17,33 +17,30 @@ that needs it, every ``RECORD`` is read once (a few tens of ms for a hundred dis
 only each distribution's top-level names are kept; a distribution's file list is read when a
 question falls under one of them. Modules of the standard library never ask.
 :func:`specpack._core._reach.code_modules` finds the modules a pack's code refers to,
-:func:`requires_of` turns modules into ``{distribution: version}`` and :func:`check_requires`
-is what ``make()`` runs against it: cached per process, so a pack whose distributions all
-match costs a dict lookup.
+:func:`requires_of` turns modules into ``{distribution: version}``, and
+:func:`~specpack._core._versions.check_requires` (beside the skew check, in the module a worker
+loads) is what ``make()`` runs against it: cached per process, so a pack whose distributions
+all match costs a dict lookup.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.machinery
+import importlib.metadata as md
 import os
 import re
-import shlex
 import site
 import sys
 import sysconfig
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-from ._errors import BuildError, VersionSkewWarning
 from ._owners import owner_of_file, owners_of_dir, real_path
-from ._text import printable, short
 from ._version import __version__
-from ._versions import _dist_version  # the one cached lookup of an installed version
 
-__all__ = ["Origin", "Source", "by_value_registry", "check_requires", "distribution_of",
+__all__ = ["Origin", "Source", "by_value_registry", "distribution_of",
            "essential", "imported_during", "requires_of", "source_of", "user_modules"]
 
 T = TypeVar("T")
@@ -179,8 +176,6 @@ def essential(requires: Mapping[str, str]) -> dict[str, str]:
 @functools.lru_cache(maxsize=256)
 def _dependencies(dist: str) -> frozenset[str]:
     """The canonical names ``dist`` depends on unconditionally of extras (its metadata)."""
-    import importlib.metadata as md  # capture's side: a worker that builds never asks
-
     try:
         lines = md.requires(dist) or []
     except md.PackageNotFoundError:
@@ -225,87 +220,6 @@ def imported_during(fn: Callable[[], T]) -> tuple[T, frozenset[str]]:
     before = set(sys.modules)
     result = fn()
     return result, frozenset(n for n in list(sys.modules) if n not in before)
-
-
-def check_requires(requires: Mapping[str, str], *, label: str, stacklevel: int = 4) -> None:
-    """Check that each distribution a pack requires is installed here, in its version.
-
-    What ``make()`` runs before building. The comparison is made once per process for each
-    distinct ``requires``; afterwards a call costs a lookup.
-
-    Parameters
-    ----------
-    requires
-        ``{distribution: version}`` as :func:`requires_of` made it at capture.
-    label
-        How messages name the pack (``"'CustomAnt-v0'"``).
-    stacklevel
-        Passed to :func:`warnings.warn` (the default points at the caller of ``make()``).
-
-    Raises
-    ------
-    BuildError
-        Some distributions are not installed: the message names all of them as one
-        ``pip install name==version ...`` command.
-
-    Warns
-    -----
-    VersionSkewWarning
-        A distribution is installed in another version: names it and both versions.
-    """
-    try:
-        missing, differing = _compare(tuple(sorted(requires.items())))
-    except TypeError:  # not str -> str (a damaged or forged pack)
-        missing, differing = None, ()
-    if missing is None or missing or differing:
-        _report(requires, label, missing, differing, stacklevel + 1)
-
-
-def _report(requires: Mapping[str, str], label: str,
-            missing: tuple[tuple[str, str], ...] | None,
-            differing: tuple[tuple[str, str, str], ...], stacklevel: int) -> None:
-    """Raise or warn what :func:`check_requires` found (``missing`` None: not names to
-    versions)."""
-
-    if missing is None:
-        raise BuildError(
-            f"pack {label}: its requires must map distribution names to version strings, not "
-            f"{short(requires, 200)}; capture the pack again"
-        ) from None
-    if missing:
-        command = "pip install " + " ".join(shlex.quote(f"{n}=={v}") for n, v in missing)
-        names = ", ".join(printable(n, 80) for n, _ in missing)
-        raise BuildError(
-            f"pack {label} needs distributions that are not installed here ({names}); install "
-            f"them first: {printable(command, 2000)}"
-        )
-    if differing:
-        text = "; ".join(f"{printable(n, 80)} {printable(v, 80)} (captured) vs "
-                         f"{printable(h, 80)} (here)" for n, v, h in differing)
-        fix = " ".join(shlex.quote(f"{n}=={v}") for n, v, _ in differing)
-        warnings.warn(
-            f"pack {label} was captured with other versions of the distributions it needs: "
-            f"{text}. The rebuild may differ: install the captured ones "
-            f"(pip install {printable(fix, 2000)}), or prove the build with specpack.check(pack) "
-            f"on a sealed pack",
-            VersionSkewWarning,
-            stacklevel=stacklevel,
-        )
-
-
-@functools.lru_cache(maxsize=256)
-def _compare(items: tuple[tuple[str, str], ...]
-             ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str, str], ...]]:
-    missing, differing = [], []
-    for name, version in items:
-        if not (isinstance(name, str) and isinstance(version, str)):
-            raise TypeError(name, version)
-        here = _dist_version(name)
-        if here is None:
-            missing.append((name, version))
-        elif here != version:
-            differing.append((name, version, here))
-    return tuple(missing), tuple(differing)
 
 
 # -- classification -----------------------------------------------------------------------------

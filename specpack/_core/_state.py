@@ -2,8 +2,8 @@
 
 Everything here follows the one field list of :class:`~specpack.SpecPack` (its dataclass
 fields): the pickled state is the fingerprint followed by each field's state in field order
-(:data:`TO_STATE` says how a field that is not already builtins is stored, :data:`FROM_STATE`
-how it is read back), and :func:`content` is the typed JSON of the fields that shape the env.
+(:data:`TO_STATE` says how a field is stored when not as itself, :data:`FROM_STATE` how it
+is read back), and :func:`content` is the typed JSON of the fields that shape the env.
 A pickle is a message between processes of one specpack version (Ray, multiprocessing,
 joblib): it carries :data:`FORMAT_VERSION` and the specpack version that made it, and
 :func:`from_state` refuses any other (:class:`~specpack.PackFormatError` naming
@@ -37,10 +37,11 @@ __all__ = ["FORMAT_VERSION", "content", "fields", "fingerprint", "fingerprint_of
 
 #: Version of a pickled pack's layout (1: specpack 0.1; 2: 0.2, builtins led by the
 #: fingerprint; 3: 0.3.0.dev0, format 2 followed by ``requires``, ``assets`` and ``seal``;
-#: 4: format 3 with the specpack version that pickled it). Only this one is read, and only
-#: from the same specpack version. The JSON manifest has its own version
+#: 4: format 3 with the specpack version that pickled it; 5: format 4 with the assets and the
+#: seal pickled as themselves, so unpickling loads their classes only when a pack carries them).
+#: Only this one is read, and only from the same specpack version. The JSON manifest has its own version
 #: (``fileformat.manifest.FORMAT``), and every pack file ever written keeps loading.
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 
 #: What a pickle of a pack from another specpack version (or format) is told to use instead.
 _USE_FILES = ("pickles are messages between processes of one specpack version; to store a pack "
@@ -68,43 +69,22 @@ def fields(cls: type[PackValue]) -> tuple[str, ...]:
     return names
 
 
-def _assets_from(states: Any) -> tuple[Any, ...]:
-    if not states:
-        return ()
-    from ._assets import Asset  # lazy: a pack without files never needs the asset machinery
-
-    return tuple(Asset.from_state(a) for a in states)
-
-
-def _seal_state(seal: Any) -> Any:
-    return None if seal is None else seal.to_data()
-
-
-def _seal_from(data: Any) -> Any:
-    if data is None:
-        return None
-    from ._sealed import Seal  # lazy: a pack without a seal never needs it
-
-    return Seal.from_data(data)
-
-
-#: How a field is stored in the pickled state, when not as itself.
+#: How a field is stored in the pickled state, when not as itself. The assets and the seal are
+#: stored as themselves: each pickles through :mod:`specpack._pickled`, so unpickling imports
+#: their classes only when a pack carries them.
 TO_STATE: dict[str, Callable[[Any], Any]] = {
     "entry_point": lambda ref: ref._state(),
     "spec": lambda spec: pickle_exact(dict(spec)),
     "layers": lambda layers: tuple((la.cls._state(), pickle_exact(la._kwargs)) for la in layers),
     "versions": dict,
     "_requires": dict,
-    "assets": lambda assets: tuple(a.state() for a in assets),
-    "sealed": _seal_state,
+    "assets": tuple,
 }
 
 #: How a stored field is read back, when not as itself.
 FROM_STATE: dict[str, Callable[[Any], Any]] = {
     "entry_point": code_ref_from_state,
     "layers": lambda layers: tuple(Layer(code_ref_from_state(c), kw) for c, kw in layers),
-    "assets": _assets_from,
-    "sealed": _seal_from,
 }
 
 

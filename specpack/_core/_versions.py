@@ -1,24 +1,29 @@
-"""The version record a pack carries, and the skew check ``make()`` runs against it.
+"""The version record a pack carries, and the checks ``make()`` runs against it and ``requires``.
 
 A pack records, as plain strings, the Python version and platform it was captured on and the
 versions of specpack, the backend (gymnasium or gym), numpy, cloudpickle and the distribution
 that provides the entry point. ``make()`` warns with :class:`~specpack.VersionSkewWarning` when
-the backend, numpy or the env's distribution differ here (once per pack and process).
+the backend, numpy or the env's distribution differ here (once per pack and process), and
+:func:`check_requires` checks the distributions of the pack's ``requires`` (a missing one is a
+:class:`~specpack.BuildError`, another version a warning).
 """
 
 from __future__ import annotations
 
 import functools
 import platform
+import shlex
 import sys
 import warnings
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from ._errors import VersionSkewWarning
+from ._errors import BuildError, VersionSkewWarning
+from ._text import printable, short
 from ._version import __version__
 
-__all__ = ["check_skew", "current_versions", "skew_free", "version_mapping", "version_record"]
+__all__ = ["check_requires", "check_skew", "current_versions", "skew_free", "version_mapping",
+           "version_record"]
 
 #: ``(distribution, version)`` of the env's code, as :func:`specpack._core._provenance.distribution_of`
 #: finds it (the one module -> distribution lookup; capture passes it in, so that a worker,
@@ -126,3 +131,84 @@ def skew_free(requires: Mapping[str, str], recorded: Mapping[str, str]) -> dict[
     if recorded.get("env_distribution"):
         compared.add(recorded["env_distribution"])
     return {k: v for k, v in requires.items() if k not in compared}
+
+
+def check_requires(requires: Mapping[str, str], *, label: str, stacklevel: int = 4) -> None:
+    """Check that each distribution a pack requires is installed here, in its version.
+
+    What ``make()`` runs before building. The comparison is made once per process for each
+    distinct ``requires``; afterwards a call costs a lookup.
+
+    Parameters
+    ----------
+    requires
+        ``{distribution: version}`` as :func:`requires_of` made it at capture.
+    label
+        How messages name the pack (``"'CustomAnt-v0'"``).
+    stacklevel
+        Passed to :func:`warnings.warn` (the default points at the caller of ``make()``).
+
+    Raises
+    ------
+    BuildError
+        Some distributions are not installed: the message names all of them as one
+        ``pip install name==version ...`` command.
+
+    Warns
+    -----
+    VersionSkewWarning
+        A distribution is installed in another version: names it and both versions.
+    """
+    try:
+        missing, differing = _compare(tuple(sorted(requires.items())))
+    except TypeError:  # not str -> str (a damaged or forged pack)
+        missing, differing = None, ()
+    if missing is None or missing or differing:
+        _report(requires, label, missing, differing, stacklevel + 1)
+
+
+def _report(requires: Mapping[str, str], label: str,
+            missing: tuple[tuple[str, str], ...] | None,
+            differing: tuple[tuple[str, str, str], ...], stacklevel: int) -> None:
+    """Raise or warn what :func:`check_requires` found (``missing`` None: not names to
+    versions)."""
+
+    if missing is None:
+        raise BuildError(
+            f"pack {label}: its requires must map distribution names to version strings, not "
+            f"{short(requires, 200)}; capture the pack again"
+        ) from None
+    if missing:
+        command = "pip install " + " ".join(shlex.quote(f"{n}=={v}") for n, v in missing)
+        names = ", ".join(printable(n, 80) for n, _ in missing)
+        raise BuildError(
+            f"pack {label} needs distributions that are not installed here ({names}); install "
+            f"them first: {printable(command, 2000)}"
+        )
+    if differing:
+        text = "; ".join(f"{printable(n, 80)} {printable(v, 80)} (captured) vs "
+                         f"{printable(h, 80)} (here)" for n, v, h in differing)
+        fix = " ".join(shlex.quote(f"{n}=={v}") for n, v, _ in differing)
+        warnings.warn(
+            f"pack {label} was captured with other versions of the distributions it needs: "
+            f"{text}. The rebuild may differ: install the captured ones "
+            f"(pip install {printable(fix, 2000)}), or prove the build with specpack.check(pack) "
+            f"on a sealed pack",
+            VersionSkewWarning,
+            stacklevel=stacklevel,
+        )
+
+
+@functools.lru_cache(maxsize=256)
+def _compare(items: tuple[tuple[str, str], ...]
+             ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str, str], ...]]:
+    missing, differing = [], []
+    for name, version in items:
+        if not (isinstance(name, str) and isinstance(version, str)):
+            raise TypeError(name, version)
+        here = _dist_version(name)
+        if here is None:
+            missing.append((name, version))
+        elif here != version:
+            differing.append((name, version, here))
+    return tuple(missing), tuple(differing)

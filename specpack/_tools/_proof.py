@@ -2,7 +2,7 @@
 pack) and :func:`specpack.check` (a rebuild wherever the pack is, compared with it).
 
 :func:`specpack.verify` (two builds on this machine) is :mod:`specpack._tools._verify.engine`'s;
-the machinery of the seal is :mod:`specpack._tools._seal`, imported on first use.
+the machinery of the seal is :mod:`specpack._tools._seal`.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from .._core._errors import SpecPackError
 from .._core._keywords import checked_keywords
+from ._seal import check_seal, make_seal
 from ._verify.engine import check_pack
 
 if TYPE_CHECKING:
@@ -55,8 +56,6 @@ def seal(pack: SpecPack, steps: int = 100, seed: int = 0, *, timeout: float = 12
         Bad options; or the rollout raised, or returned a value with no exact encoding.
     """
     check_pack(pack, "specpack.seal")
-    from ._seal import make_seal
-
     return pack.evolve(sealed=make_seal(pack, steps=steps, seed=seed, timeout=timeout,
                                         ignore_info=ignore_info))
 
@@ -98,8 +97,6 @@ def check(pack: SpecPack, *, where: str | None = None, timeout: float = 120.0) -
         raise SpecPackError(
             f"pack {pack.label} holds no seal to check against; seal it where it was "
             "captured with sealed = specpack.seal(pack, steps=100, seed=0) and check that pack")
-    from ._seal import check_seal
-
     if where is None:  # check_seal's own default
         return check_seal(pack, sealed, timeout=timeout)
     return check_seal(pack, sealed, where=where, timeout=timeout)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import itertools
 import os
 import pickle
-import sys
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -50,7 +49,6 @@ from ._verify.sealing import (
     PICKLE_JOB,
     event_fields,
     first_divergence,
-    rollout_digests,
 )
 
 __all__ = ["CheckReport", "Seal", "check_seal", "make_seal", "restore_seal"]
@@ -59,26 +57,10 @@ __all__ = ["CheckReport", "Seal", "check_seal", "make_seal", "restore_seal"]
 CHECK_WHERE = ("here", *BOUNDARIES)
 _HASH_KEY = "PYTHONHASHSEED"
 _TOKENS = itertools.count()
-#: The job both sides run: :func:`rollout_and_loaded` (in the worker, which imports this module).
-ROLLOUT_JOB = f"{__name__}:rollout_and_loaded"
-
-
-def rollout_and_loaded(payload: bytes, *, loaded: bool = False, **params: Any) -> dict[str, Any]:
-    """:func:`~specpack._tools._verify.sealing.rollout_digests` (run in the worker); with ``loaded``
-    (a seal's rollout) also, under ``"loaded"``, the distributions this interpreter holds once
-    the pack is built and rolled out (what the build loaded, with the harness's own) as
-    ``{name: version}``, their versions added to ``"versions"``."""
-    out = rollout_digests(payload, **params)
-    if not loaded:
-        return out
-    from .._core._provenance import requires_of
-
-    found = requires_of(list(sys.modules))
-    out["loaded"] = found
-    versions = out["versions"]
-    for name, version in found.items():
-        versions.setdefault(name, version)
-    return out
+#: The jobs the worker runs (it imports their module): a seal's rollout also names the
+#: distributions the build loaded; a check's is the rollout alone.
+SEAL_JOB = "specpack._tools._verify.seal_job:rollout_and_loaded"
+CHECK_JOB = "specpack._tools._verify.sealing:rollout_digests"
 
 
 def make_seal(pack: Any, *, steps: int = 100, seed: int = 0, timeout: float = 120.0,
@@ -290,12 +272,10 @@ def _roll(pack: Any, where: str, hash_seed: int, steps: int, seed: int,
               "backend": str(getattr(pack, "backend", "gymnasium")),
               "names": sorted({*map(str, getattr(pack, "requires", None) or {}),
                                *loaded})}
-    if record:
-        params["loaded"] = True
     env = seeded_env(hash_seed) if where == "subprocess" else None
     worker = ThreadWorker() if where == "here" else Worker(where, env=env)  # type: ignore[arg-type]
     with worker:
-        worker.submit(ROLLOUT_JOB, got, params)
+        worker.submit(SEAL_JOB if record else CHECK_JOB, got, params)
         return worker.collect(timeout=max(deadline - time.monotonic(), 0.0))
 
 

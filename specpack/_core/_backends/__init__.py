@@ -18,6 +18,7 @@ import sys
 from typing import Any, Literal, Protocol
 
 from .._errors import BackendUnavailableError, CaptureError
+from .gymnasium import BACKEND as GYMNASIUM_BACKEND
 from .recipe import Blueprint, PackLike, Recipe
 
 __all__ = [
@@ -114,9 +115,7 @@ def _edge_backend(name: str) -> Any:
 def get_backend(name: str) -> Backend:
     """The backend called ``name`` (``"gymnasium"``, ``"gym"`` or ``"pettingzoo"``)."""
     if name == "gymnasium":
-        from .gymnasium import BACKEND as gymnasium_backend
-
-        return gymnasium_backend
+        return GYMNASIUM_BACKEND
     if name == "gym":
         try:
             import gym  # noqa: F401

@@ -25,6 +25,7 @@ from gymnasium.utils import EzPickle
 
 from .._errors import UnexpectedKwargError, UnrecordedArgumentsError
 from .._text import short, unexpected_keywords
+from ._shared import keyword_names
 from .recorders import recorder_for
 
 __all__ = ["Repair", "base_kwargs", "check_coverage", "check_kwargs", "evidence_kwargs",
@@ -35,19 +36,7 @@ __all__ = ["Repair", "base_kwargs", "check_coverage", "check_kwargs", "evidence_
 Repair = Callable[[Any, type, dict[str, Any]], dict[str, Any]]
 
 
-def _keyword_names(target: Any) -> tuple[str, ...] | None:
-    """The names ``target`` takes by keyword; None when it takes ``**kwargs`` or is unknowable."""
-    try:
-        sig = inspect.signature(target)
-    except (TypeError, ValueError):
-        return None
-    params = sig.parameters.values()
-    if any(p.kind is p.VAR_KEYWORD for p in params):
-        return None
-    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
-
-
-_keyword_names_cached = functools.lru_cache(maxsize=1024)(_keyword_names)
+_keyword_names_cached = functools.lru_cache(maxsize=1024)(keyword_names)
 
 
 def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str | Callable[[], str],
@@ -74,7 +63,7 @@ def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str | Callable[[]
     try:
         names = _keyword_names_cached(target)
     except TypeError:  # an unhashable callable
-        names = _keyword_names(target)
+        names = keyword_names(target)
     if names is None:
         return
     unknown = [k for k in kwargs if k not in names]

@@ -1,19 +1,20 @@
-"""What building and live-stack resolution share across the backends: the build plan kept per
-blueprint, constructing the base env and naming its failure, wrapping failures, a fresh
-``env.spec``, and (gymnasium and gym) a live stack's recipe.
+"""What building shares across the backends: the build plan kept per blueprint, constructing
+the base env and naming its failure (with the keywords a constructor takes), wrapping failures,
+a fresh ``env.spec``. A live stack's recipe is capture's (:mod:`._live`).
 """
 
 from __future__ import annotations
 
+import inspect
 import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, NoReturn, TypeVar
 
 from .._errors import BuildError, BuildTypeError, build_error_for
 from .._text import suggest
-from .recipe import Blueprint, Recipe
+from .recipe import Blueprint
 
-__all__ = ["Plans", "Step", "construct", "fresh_spec", "live_recipe", "load_steps", "no_hint",
+__all__ = ["Plans", "Step", "construct", "fresh_spec", "keyword_names", "load_steps", "no_hint",
            "raise_wrapped"]
 
 #: One layer of a build plan: the loaded callable, its ready kwargs (None: materialise them
@@ -72,6 +73,18 @@ def fresh_spec(template: Any, kwargs: dict[str, Any]) -> Any:
     return spec
 
 
+def keyword_names(target: Any) -> tuple[str, ...] | None:
+    """The names ``target`` takes by keyword; None when it takes ``**kwargs`` or is unknowable."""
+    try:
+        sig = inspect.signature(target)
+    except (TypeError, ValueError):
+        return None
+    params = sig.parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
 def no_hint(e: BaseException) -> str:
     """The hint of a failure that needs none (the default of :func:`construct`)."""
     return ""
@@ -82,9 +95,7 @@ def _keyword_hint(e: BaseException, creator: Any, kwargs: dict[str, Any]) -> str
     constructor does not take (``pack.make(render_mod=...)``); read only once it failed."""
     if not isinstance(e, TypeError) or not kwargs:
         return ""
-    from ._args import _keyword_names
-
-    names = _keyword_names(creator)
+    names = keyword_names(creator)
     unknown = [k for k in kwargs if names is not None and k not in names]
     hint = suggest(unknown[0], [n for n in names or () if n != "self"]) if unknown else ""
     return f";{hint}" if hint else ""
@@ -127,57 +138,3 @@ def raise_wrapped(
     if isinstance(e, BuildError):
         raise e
     raise BuildError(f"wrapping pack {label} failed: {type(e).__name__}: {e}{hint(e)}") from e
-
-
-def live_recipe(
-    layers: list[tuple[type, dict[str, Any]]],
-    base: Any,
-    spec: Any,
-    *,
-    spec_meta: Callable[[Any], dict[str, Any]],
-    base_fix: str,
-    make_inner: frozenset[str],
-) -> Recipe:
-    """The recipe of a live stack (``layers`` outermost first, down to ``base``).
-
-    The base env's kwargs come from its spec when ``make`` built it from that spec, else from
-    what the env recorded (:func:`~._args.base_kwargs`, refusing with ``base_fix``); the notes
-    say where the stack's shape differs from what ``make`` builds (a ``TimeLimit`` that is not
-    innermost, more than one).
-    """
-    bcls = type(base)
-    notes: list[str] = []
-    entry_string: str | None = None
-    from ._args import base_kwargs  # lazy: capture only; a worker that builds never needs it
-    from ._registry import spec_made
-
-    if spec is not None and spec_made(spec, bcls):
-        kwargs = dict(spec.kwargs)
-        if isinstance(spec.entry_point, str):
-            entry_string = spec.entry_point
-        meta = spec_meta(spec)
-    else:
-        kwargs = base_kwargs(base, notes, base_fix)
-        meta = spec_meta(spec) if spec is not None else {}
-        if spec is not None and isinstance(spec.entry_point, str):
-            meta["entry_point"] = spec.entry_point
-    names = [c.__qualname__ for c, _ in layers]
-    if "TimeLimit" in names:
-        below = [n for n in names[names.index("TimeLimit") + 1 :] if n not in make_inner]
-        if below:
-            notes.append(
-                f"TimeLimit is not innermost: {', '.join(below)} sit below it (make's "
-                "env.spec would reorder this stack; the pack keeps it exactly)"
-            )
-    if names.count("TimeLimit") > 1:
-        notes.append("the stack has more than one TimeLimit; every one is kept")
-    return Recipe(
-        id=spec.id if spec is not None else None,
-        entry=None if entry_string else bcls,
-        entry_string=entry_string,
-        kwargs=kwargs,
-        spec=meta,
-        layers=layers,
-        auto_render=False,
-        notes=notes,
-    )

@@ -98,9 +98,9 @@ class LibraryBackend:
 
     def register(self, pack: PackLike, env_id: str | None) -> str:
         """Register ``pack`` in the library's registry; ``make(id)`` then builds it."""
-        from ._registry import register_pack  # lazy: capture and register only
-
-        return register_pack(pack, env_id, self._registry(), self._register, self.name)
+        registered: str = _ids().register_pack(pack, env_id, self._registry(), self._register,
+                                               self.name)
+        return registered
 
     def memo_token(self, env_id: str) -> Any:
         """What resolving ``env_id`` read from the registry (None: not memoisable)."""

@@ -29,6 +29,8 @@ import types
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import cloudpickle
+
 from .._restorer import PICKLED
 from .importable import MAIN_NAMES, non_importable_modules, reference_of
 from .sources import Located
@@ -84,8 +86,6 @@ _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (no
 
 
 def _register(modules: Iterable[str]) -> list[types.ModuleType]:
-    import cloudpickle
-
     registered = []
     for name in sorted(modules):
         mod = sys.modules.get(name)
@@ -107,8 +107,6 @@ def _pickler_class() -> type[Any]:
     the rebuilders name ``specpack._pickled``, which nothing above them imports. Saved by
     reference, a payload names them as a pack's pickle does, and loading it imports the module.
     """
-    import cloudpickle
-
     class Pickler(cloudpickle.Pickler):  # type: ignore[misc]
         def reducer_override(self, obj: Any) -> Any:
             if isinstance(obj, types.FunctionType) and obj.__module__ == PICKLED:
@@ -121,8 +119,6 @@ def _pickler_class() -> type[Any]:
 def _dumps(obj: Any, modules: set[str], scan: frozenset[str] | None
            ) -> tuple[bytes, Witness | None]:
     """Pickle ``obj`` by value; with ``scan`` (the by-value module scan), also a witness."""
-    import cloudpickle
-
     with _pickle_lock:
         registered = _register(modules)
         try:

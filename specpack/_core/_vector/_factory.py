@@ -40,15 +40,16 @@ from typing import TYPE_CHECKING, Any
 
 from .._build import Order, order_to_send
 from .._errors import SpecPackError
+from .._surface import record_surface
 from .._text import short
 
 if TYPE_CHECKING:
     from .._pack import SpecPack
     from .._surface import Surface
 
-# A worker loads this module to unpickle its factory: the pack's class, the recorded surface's
-# module, the parent's view of it and the text helpers of messages load when used (a worker
-# builds from the pack's order, and one whose spaces pickle as the parent's needs no more).
+# A worker loads this module to unpickle its factory: the pack's class and the parent's view of
+# the spaces load only where the factory is made (a worker builds from the pack's order), and the
+# space comparer only when the built spaces do not pickle as the parent's.
 
 __all__ = ["WorkerEnvFn", "mismatch", "order_blob", "spaces_pickle"]
 
@@ -180,8 +181,6 @@ class WorkerEnvFn:
     def surface(self) -> Surface:
         """What the parent is shown: the pack's recorded surface, else one recorded here."""
         if self._surface is None:
-            from .._surface import record_surface
-
             env = self.pack.make(**self.env_kwargs)
             try:
                 self._surface = record_surface(env)
@@ -328,8 +327,6 @@ def mismatch(env: Any, surface: Surface, shown: bytes | None = None) -> str | No
     """
     if shown is None:
         shown = spaces_pickle(surface)
-    from .._surface import record_surface
-
     if shown is not None:
         try:
             built = spaces_pickle(record_surface(env))

@@ -39,6 +39,7 @@ from .._keywords import check_flag
 from .._pack import SpecPack
 from .._text import unexpected_keywords
 from ._envs import PackAsyncVectorEnv, PackSyncVectorEnv, SeedOnFirstReset
+from ._forkserver import forkserver_modules, merge_forkserver_preload
 
 __all__ = ["make_vec"]
 
@@ -153,10 +154,6 @@ def make_vec(
         )
     method = context or multiprocessing.get_start_method()
     if preload and method == "forkserver":
-        # Lazy: the forkserver machinery (and cloudpickle, which it pickles with) loads only for
-        # forkserver workers; a fork parent stays smaller, and every fork copies less.
-        from ._forkserver import forkserver_modules, merge_forkserver_preload
-
         merge_forkserver_preload(forkserver_modules(pack))
     try:
         return PackAsyncVectorEnv(

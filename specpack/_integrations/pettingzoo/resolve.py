@@ -17,6 +17,8 @@ import sys
 import types
 from typing import Any
 
+import pettingzoo
+
 from ..._core._backends._args import base_kwargs, check_kwargs
 from ..._core._backends.recipe import Recipe
 from ..._core._carry.code import code_ref_from_string
@@ -140,8 +142,6 @@ def from_env(env: Any) -> Recipe:
 
 def _api_of(spec: Any) -> str:
     """Which of PettingZoo's registries holds ``spec`` (the same object): its API."""
-    import pettingzoo
-
     for api in ("parallel", "aec"):
         registry = getattr(pettingzoo, f"{api}_registry", {})
         if registry.get(spec.id) is spec:
@@ -183,10 +183,6 @@ def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
     PettingZoo keeps one registry per API, so the id names the API first.
     """
     api, sep, rest = env_id.partition(":")
-    try:
-        import pettingzoo
-    except ImportError as e:  # pragma: no cover - the backend imports it first
-        raise CaptureError(f"{env_id!r}: pettingzoo is not installed ({e})") from e
     lookup = getattr(pettingzoo, "spec", None)
     if lookup is None:
         raise CaptureError(

@@ -24,6 +24,10 @@ from typing import IO, Any
 
 from ..._core._errors import SpecPackError
 from ..._core._text import printable
+from .._audit import audit
+from .._audit.output import Capture, sections
+from .._audit.select import matches, registry
+from .._audit.table import summary
 from .output import EXIT_NOT_IDENTICAL, EXIT_OK, AuditProgress
 from .packfile import run_imports
 
@@ -104,8 +108,6 @@ def check_old_import_form(ns: argparse.Namespace) -> None:
     registered entry point) is read as a TARGET; so is anything after ``--``. Called after the
     ``--import`` modules ran (they may register what ``b`` names).
     """
-    from .._audit.select import matches, registry
-
     targets = set(ns.targets or ())
     for value, name in _after_import(getattr(ns, "argv", None) or ()):
         if name not in targets or not _importable(name):
@@ -126,10 +128,6 @@ def check_old_import_form(ns: argparse.Namespace) -> None:
 
 def command(ns: argparse.Namespace) -> int:
     """Run the audit the options describe; print its summary or ``report.to_json()``."""
-    from .._audit import audit
-    from .._audit.output import Capture, sections
-    from .._audit.table import summary
-
     wrappers: Any = "only" if ns.wrappers_only else bool(ns.wrappers)
     if wrappers == "only" and ns.targets:
         raise SpecPackError(

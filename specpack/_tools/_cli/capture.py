@@ -13,9 +13,16 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..._core._capture import capture
+from ..._core._carry.code import CodeRef
+from ..._core._carry.importable import fresh_importable
+from ..._core._carry.values import materialize
 from ..._core._errors import CaptureError, PackFormatError
 from ..._core._text import printable, size_text, suggest
+from ..._core._typedjson.decode import Decoder
+from ...files import dump
 from .._imports import import_targets
+from .._proof import seal as sealed_copy
 from .output import EXIT_OK, spinner, stdout_to_stderr, warn
 from .packfile import read_key, run_imports
 
@@ -61,10 +68,6 @@ def command(ns: argparse.Namespace) -> int:
     """Import the ``--import`` modules, capture ``ns.id`` (or the ``--entry-point`` class),
     warn about references a fresh interpreter cannot import, and write the file (signed with
     ``--key-file``)."""
-    from ..._core._capture import capture
-    from ...files import dump
-    from .._proof import seal as sealed_copy
-
     if (ns.id is None) == (ns.entry_point is None):
         raise CaptureError(
             "give either an env ID (e.g. specpack capture CartPole-v1 -o cartpole.pack) or "
@@ -120,9 +123,6 @@ def command(ns: argparse.Namespace) -> int:
 
 def unimportable_references(pack: SpecPack) -> list[str]:
     """The modules the pack refers to by name that a fresh interpreter could not import."""
-    from ..._core._carry.code import CodeRef
-    from ..._core._carry.importable import fresh_importable
-
     modules = {
         ref.module for ref in pack.carried()
         if isinstance(ref, CodeRef) and not ref.by_value and not fresh_importable(ref.module)
@@ -146,9 +146,6 @@ def parse_kwarg(item: str) -> tuple[str, Any]:
             f"--kwarg {key}: {raw!r} is not JSON; quote strings (--kwarg {key}='\"{raw}\"'), "
             "write booleans as true/false and None as null"
         ) from None
-    from ..._core._carry.values import materialize
-    from ..._core._typedjson.decode import Decoder
-
     try:
         value = Decoder({}, f"--kwarg {key}").value(node, key)
         return key, materialize(value)

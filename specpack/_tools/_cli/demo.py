@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from .._demo import render, run_demo
 from .output import EXIT_NOT_IDENTICAL, EXIT_OK
 
 __all__ = ["command"]
@@ -13,8 +14,6 @@ __all__ = ["command"]
 
 def command(ns: argparse.Namespace) -> int:
     """Run the demo; print its table (or ``--json``); exit 1 unless the pack worked everywhere."""
-    from .._demo import render, run_demo
-
     result = run_demo(ray=ns.ray)
     if ns.json:
         print(json.dumps(result, indent=2))

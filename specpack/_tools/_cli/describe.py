@@ -22,6 +22,7 @@ from typing import Any
 from ..._core._errors import PackFormatError, SignatureError
 from ..._core._text import printable, size_text
 from ..._core._typedjson.render import render, render_code, render_items
+from ...files import describe
 from .output import EXIT_OK
 from .packfile import check_file, read_key, run_imports
 
@@ -32,8 +33,6 @@ _VALUE_LIMIT = 200
 
 def command(ns: argparse.Namespace) -> int:
     """Describe ``ns.file``; with ``--key-file``, exit 2 unless its signature is valid."""
-    from ...files import describe
-
     run_imports(ns)
     check_file(ns.file)
     key = read_key(ns.key_file)

@@ -7,7 +7,10 @@ import errno
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..._core._build import order_of
 from ..._core._errors import file_error_for
+from ...files import load
+from ...files import read_key as read
 from .._imports import import_targets
 
 if TYPE_CHECKING:
@@ -26,8 +29,6 @@ def read_key(path: str | None) -> bytes | None:
     """The HMAC key in ``--key-file PATH``: the file's bytes, exactly (``files.read_key``)."""
     if path is None:
         return None
-    from ...files import read_key as read
-
     return read(path)
 
 
@@ -42,8 +43,6 @@ def check_file(path: str) -> None:
 
 def load_pack(ns: argparse.Namespace) -> SpecPack:
     """Load ``ns.file`` with ``--trust``, ``--key-file`` and ``--allow`` (nothing is built)."""
-    from ...files import load
-
     check_file(ns.file)
     key = read_key(ns.key_file)
     pack: SpecPack = load(ns.file, trust=bool(ns.trust), key=key, allow=ns.allow)
@@ -60,6 +59,4 @@ def preflight(pack: SpecPack) -> None:
     ``pack.make()`` raises (:class:`~specpack.BuildError`, :class:`~specpack.AssetError`),
     named in the command line's words, not a failed rebuild with a worker's traceback.
     """
-    from ..._core._build import order_of
-
     order_of(pack).prepare({})

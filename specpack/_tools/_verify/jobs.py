@@ -20,6 +20,7 @@ import numpy as np
 from ..._core._backends import get_backend
 from ..._core._exact.describe import describe_space, plain
 from ..._core._typedjson import canonical_json, encode
+from .generators import Watch, first_unseeded
 from .trace import plan_actions, record, writable
 
 __all__ = ["PLAN_HERE_JOB", "PLAN_JOB", "RUN_JOB", "STASH", "carried_exactly", "digest", "multi_agent", "plan", "run_trace"]
@@ -175,8 +176,6 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
         on which the first two builds' global-generator touches disagree
         (:func:`~.generators.first_unseeded`: a draw the env did not seed), or ``None``.
     """
-    if watch:
-        from .generators import Watch, first_unseeded  # the build here only
     traces = []
     touches: list[list[Any]] = []
     options: dict[str, Any] = {"ignore_info": tuple(ignore_info)} if ignore_info else {}

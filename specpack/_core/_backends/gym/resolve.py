@@ -14,14 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 import gym as _gym
+from gym.envs import registration as reg
 from gym.envs.registration import EnvSpec as GymSpec
 from gym.wrappers.compatibility import EnvCompatibility
 
 from ..._errors import CaptureError, UnknownEnvError
 from ..._text import suggest
 from .._args import wrapper_kwargs
+from .._live import live_recipe
 from .._registry import import_id_module, versioned_spec
-from .._shared import live_recipe
 from ..recipe import Recipe
 from . import wrappers  # noqa: F401 - registers the recorders of gym's own wrappers
 from .numpy2 import SPEC_DEFAULTS, name_of, numpy2_problem
@@ -53,8 +54,6 @@ def spec_meta(spec: Any) -> dict[str, Any]:
 
 
 def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
-    from gym.envs import registration as reg
-
     full_id = import_id_module(env_id)
     spec, (ns, name, version) = versioned_spec(reg, full_id, library=gym,
                                                outdated=gym.logger.warn,

@@ -23,6 +23,7 @@ from ..._errors import BuildError, BuildGymnasiumError
 from .._shared import Plans, construct, fresh_spec, load_steps, no_hint, raise_wrapped
 from ..recipe import Blueprint
 from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs, cross_line, vector_api
+from .lines import line_hint, other_line_blueprint
 
 __all__ = ["META_DEFAULTS", "build", "build_vector"]
 
@@ -48,11 +49,6 @@ class _Plan:
         captured = bp.versions.get("gymnasium")
         self.hint = ""
         if cross_line(captured):
-            from .lines import (  # lazy: only a pack from the other line
-                line_hint,
-                other_line_blueprint,
-            )
-
             bp = other_line_blueprint(bp, captured)
             self.hint = line_hint(captured)
         self.creator = bp.entry.load()

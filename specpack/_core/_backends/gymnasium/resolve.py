@@ -31,8 +31,8 @@ from ..._errors import (
 )
 from ..._text import suggest
 from .._args import wrapper_kwargs
+from .._live import live_recipe
 from .._registry import import_id_module, versioned_spec
-from .._shared import live_recipe
 from ..recipe import Recipe
 from ._probe import registered_in_fresh_interpreter
 from .build import META_DEFAULTS

@@ -1,8 +1,9 @@
-"""A pack's text form: ``SpecPack.to_json`` and ``SpecPack.from_json`` call these functions.
+"""A pack's text form: ``SpecPack.to_json`` and ``SpecPack.from_json`` enter the file format here.
 
-The manifest schema and the trust policy live in :mod:`specpack._core._fileformat`; this module only
-calls them, importing them when a function runs, so a worker that unpickles a pack and builds
-it never loads the file format or the typed-JSON codec. Nothing here imports the pack module.
+The manifest schema and the trust policy live beside this module; the pack module loads this
+one when it first writes or reads a text (its one door into the file format), so a worker that
+unpickles a pack and builds it never loads the file format or the typed-JSON codec. Nothing
+here imports the pack module: it works on :class:`~specpack._core._packvalue.PackValue`.
 """
 
 from __future__ import annotations
@@ -11,12 +12,17 @@ import dataclasses
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ._errors import PackFormatError
-from ._state import content, fingerprint
-from ._surface import Surface, surface_to_json
+from .._errors import PackFormatError
+from .._state import content, fingerprint
+from .._surface import Surface, surface_to_json
+from .._typedjson.encode import Encoder, encode
+from .._typedjson.walk import payload_uses, references
+from .manifest import FORMAT, dumps
+from .needs import needs_to_json
+from .read import read_fields
 
 if TYPE_CHECKING:
-    from ._packvalue import PackValue
+    from .._packvalue import PackValue
 
 __all__ = ["read", "to_json"]
 
@@ -28,9 +34,6 @@ def _data_only(surface: Surface) -> Surface:
     item that would be written as one (an enum member, a class) is left out, as are items
     that cannot be written at all.
     """
-    from ._typedjson.encode import encode
-    from ._typedjson.walk import payload_uses, references
-
     kept = {}
     for key, value in surface.metadata.items():
         try:
@@ -44,10 +47,6 @@ def _data_only(surface: Surface) -> Surface:
 
 def to_json(pack: PackValue, indent: int | None) -> str:
     """``pack.to_json(indent)``: the typed manifest (see :meth:`SpecPack.to_json`)."""
-    from ._fileformat.manifest import FORMAT, dumps
-    from ._fileformat.needs import needs_to_json
-    from ._typedjson.encode import Encoder, encode
-
     payloads: dict[str, Any] = {}
     try:
         body = content(pack, Encoder(payloads, canonical=False))
@@ -73,6 +72,4 @@ def read(text: str | bytes, *, trust: bool, key: bytes | None,
          allow: Iterable[str] | str | None, source: str) -> dict[str, Any]:
     """The constructor fields of a manifest or pack file's bytes, checked as ``load`` checks
     them (see :meth:`SpecPack.from_json`)."""
-    from ._fileformat.read import read_fields
-
     return read_fields(text, trust=trust, key=key, allow=allow, source=source)
