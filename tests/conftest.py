@@ -85,8 +85,11 @@ def pytest_runtest_protocol(item: Any, nextitem: Any) -> Any:
 #: Test files that start Ray (its heads use fixed default ports, e.g. the dashboard agent's):
 #: under pytest-xdist (``-n 2 --dist loadgroup``, the README's command) they run in one
 #: worker, one at a time.
-_RAY_FILES = frozenset({"test_ray.py", "test_ray_cluster.py", "test_need_table.py",
-                        "test_docs_blocks.py", "test_no_escape.py"})
+_RAY_FILES = frozenset({"test_ray.py", "test_ray_cluster.py", "test_docs_blocks.py"})
+#: Files where only the tests whose name says Ray start it (the need table's "Ray" rows, the
+#: fork-pool test after Ray): only those join the group, the others (SB3 rows with torch in
+#: their workers, 25-35 s each) run in whichever worker is free.
+_RAY_NAMED = frozenset({"test_need_table.py", "test_no_escape.py"})
 
 
 # tryfirst: pytest-xdist's own hook reads the xdist_group marks (into the node ids) as it runs;
@@ -94,5 +97,6 @@ _RAY_FILES = frozenset({"test_ray.py", "test_ray_cluster.py", "test_need_table.p
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     for item in items:
-        if item.path.name in _RAY_FILES:
+        if item.path.name in _RAY_FILES or (
+                item.path.name in _RAY_NAMED and "ray" in item.name.lower()):
             item.add_marker(pytest.mark.xdist_group("ray"))
