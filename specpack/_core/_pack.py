@@ -187,9 +187,7 @@ class SpecPack(PackValue):
         """Deprecated: ``specpack.verify(pack, ...)`` (removed in specpack 0.4)."""
         warnings.warn("SpecPack.verify() is deprecated and stops working in specpack 0.4; use "
                       "specpack.verify(pack, ...)", DeprecationWarning, stacklevel=3)
-        import specpack  # the public door: the core imports no tool
-
-        return specpack.verify(self, steps=steps, seed=seed, where=where, check=check,
+        return _public_door().verify(self, steps=steps, seed=seed, where=where, check=check,
                                timeout=timeout, ignore_info=ignore_info)
 
     @checked_keywords
@@ -198,18 +196,16 @@ class SpecPack(PackValue):
         """Deprecated: ``specpack.seal(pack, ...)`` (removed in specpack 0.4)."""
         warnings.warn("SpecPack.seal() is deprecated and stops working in specpack 0.4; use "
                       "specpack.seal(pack, ...)", DeprecationWarning, stacklevel=3)
-        import specpack
-
-        return specpack.seal(self, steps, seed, timeout=timeout, ignore_info=ignore_info)
+        sealed: SpecPack = _public_door().seal(self, steps, seed, timeout=timeout,
+                                               ignore_info=ignore_info)
+        return sealed
 
     @checked_keywords
     def check(self, *, where: str | None = None, timeout: float = 120.0) -> Any:
         """Deprecated: ``specpack.check(pack, ...)`` (removed in specpack 0.4)."""
         warnings.warn("SpecPack.check() is deprecated and stops working in specpack 0.4; use "
                       "specpack.check(pack, ...)", DeprecationWarning, stacklevel=3)
-        import specpack
-
-        return specpack.check(self, where=where, timeout=timeout)
+        return _public_door().check(self, where=where, timeout=timeout)
 
     # -- text form (specpack._core._fileformat.text) ---------------------------------------------
 
@@ -223,10 +219,8 @@ class SpecPack(PackValue):
         indent
             JSON indentation (``None``: one line).
         """
-        # The door into the file format, opened on first use: a worker never loads it.
-        from ._fileformat import text as text_form
-
-        return text_form.to_json(self, indent)
+        text: str = _text_form().to_json(self, indent)
+        return text
 
     @classmethod
     @checked_keywords
@@ -258,9 +252,23 @@ class SpecPack(PackValue):
         SignatureError
             ``key`` does not verify the text.
         """
-        from ._fileformat import text as text_form
+        return cls(**_text_form().read(text, trust=trust, key=key, allow=allow, source=source))
 
-        return cls(**text_form.read(text, trust=trust, key=key, allow=allow, source=source))
+
+def _public_door() -> Any:
+    """``specpack``, for the deprecated ``verify/seal/check`` methods (removed in 0.4): the core
+    imports no tool, so they go through the public door, opened on their first call."""
+    import specpack
+
+    return specpack
+
+
+def _text_form() -> Any:
+    """The pack's text form (:mod:`specpack._core._fileformat.text`), loaded on the first
+    ``to_json``/``from_json``: a worker never loads the file format."""
+    from ._fileformat import text
+
+    return text
 
 
 @restorer
