@@ -1,7 +1,7 @@
 """Helpers for tests that run real processes (imported as ``from _helpers import ...``).
 
 Kept out of conftest.py: pytest imports every ``conftest.py`` as the module ``conftest``, so a
-nested one (tests/gym/conftest.py) would shadow these names.
+nested one (tests/core/backends/gym/conftest.py) would shadow these names.
 """
 
 from __future__ import annotations

@@ -26,14 +26,14 @@ if str(SCRIPTS) not in sys.path:
 
 TESTS = Path(__file__).resolve().parent
 
-# tests/gym/ needs the legacy gym package with numpy<2: CI runs it in its own venv with
-# SPECPACK_GYM_TESTS=1 (see .ci/run); the main suite leaves it out.
-collect_ignore = [] if os.environ.get("SPECPACK_GYM_TESTS") == "1" else ["gym"]
-# tests/backends/test_gym_messages.py needs gym 0.26.2 under numpy 2 (the real np.bool8
+# tests/core/backends/gym/ needs the legacy gym package with numpy<2: CI runs it in its own venv
+# with SPECPACK_GYM_TESTS=1 (see .ci/run); the main suite leaves it out.
+collect_ignore = [] if os.environ.get("SPECPACK_GYM_TESTS") == "1" else ["core/backends/gym"]
+# tests/core/backends/test_gym_messages.py needs gym 0.26.2 under numpy 2 (the real np.bool8
 # failures): CI runs it in its own venv with SPECPACK_GYM_NUMPY2_TESTS=1; the main venv has no
 # gym (the [test] extra leaves it out, so SB3's workers print no gym banner).
 if os.environ.get("SPECPACK_GYM_NUMPY2_TESTS") != "1":
-    collect_ignore.append("backends/test_gym_messages.py")
+    collect_ignore.append("core/backends/test_gym_messages.py")
 
 
 @pytest.fixture

@@ -13,13 +13,13 @@ writes, beside this script:
 - ``signed_by_value.specpack``: the same env class with plain kwargs, signed with
   :data:`GOLDEN_KEY`; loads with ``key=GOLDEN_KEY``.
 - ``expected.json``: per file, the fingerprint, the wrapper stack and a seeded rollout
-  (``reset(seed=...)`` then fixed actions) that ``tests/test_golden.py`` compares with.
+  (``reset(seed=...)`` then fixed actions) that ``tests/core/files/test_golden.py`` compares with.
 
 ``sources_payload.specpack`` (and its ``expected.json`` entry, the same record) was not made
 here: it is the sealed by-value ``FileEnv`` pack that specpack 0.3.0.dev0 (main at 5e9747d)
 pickled, dumped to a file before the import hook for old pickle paths was removed. Its code
 payload names ``specpack.carry.sources.restore_sources``, the path 0.3.0.dev0 wrote into
-by-value payloads whose sources travel with them (``tests/files/test_golden.py``).
+by-value payloads whose sources travel with them (``tests/core/files/test_golden.py``).
 
 Never regenerate these to make a failing golden test pass: the point of the files is that a
 future specpack keeps reading what this one wrote. A new format version gets new files.

@@ -1,7 +1,7 @@
 """One pack, many threads; joblib (threads and loky) and ProcessPoolExecutor(spawn).
 
 A pack is immutable, so one pack can be made concurrently from many threads. The pool
-scenarios need a real ``__main__`` guard and run as a script (tests/vec_pools.py).
+scenarios need a real ``__main__`` guard and run as a script (tests/scripts/vec_pools.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Stable-Baselines3: SubprocVecEnv (forkserver) and DummyVecEnv of ``pack.make``.
 
-The envs are registered in a script's main guard (tests/vec_sb3.py, run in a fresh
+The envs are registered in a script's main guard (tests/scripts/vec_sb3.py, run in a fresh
 interpreter); the control is SB3's own ``make_vec_env(id, vec_env_cls=SubprocVecEnv)``.
 """
 

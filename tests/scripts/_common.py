@@ -10,7 +10,8 @@ ENVMODS = Path(__file__).resolve().parent.parent / "fixtures" / "envmods"
 
 
 def load_by_path(name: str, filename: str):
-    """Import ``tests/envmods/<filename>`` by file path, as users of file-based configs do."""
+    """Import ``tests/fixtures/envmods/<filename>`` by file path, as users of file-based configs
+    do."""
     spec = importlib.util.spec_from_file_location(name, ENVMODS / filename)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module

@@ -1,5 +1,6 @@
 """Helpers of the client-library scripts (clients_*.py; run as ``__main__`` in a fresh
-interpreter by tests/integrations/test_{tianshou,torchrl,minari}_*.py and tests/adapters).
+interpreter by tests/integrations/test_{tianshou,torchrl,minari}_*.py and
+tests/integrations/adapters).
 
 Each script defines its env *inside its own main guard* (no worker can import it) and counts
 constructor calls per process: the env's ``__init__`` appends its pid to the file named by

@@ -3,7 +3,8 @@
 ``python clients_workers.py``; prints one JSON line: the workers' seeded rollouts next to the
 parent's, the env constructors run in the parent (worker_env_fn, pack.make, an id lambda), what
 a factory gives in its own process, and what a worker says when the env it builds has other
-spaces than the parent was shown. tests/adapters/test_adapters_workers.py asserts on it.
+spaces than the parent was shown. tests/integrations/adapters/test_adapters_workers.py asserts
+on it.
 """
 
 import multiprocessing as mp

@@ -2,7 +2,7 @@
 
 The env classes build in the parent (gymnasium makes one env there first) and fail only in a
 worker: raising, dying without a word, hanging, or a module whose import fails in a worker.
-Prints one JSON line; tests/test_vector.py asserts on it.
+Prints one JSON line; tests/core/vector/test_make_vec.py asserts on it.
 """
 
 import json

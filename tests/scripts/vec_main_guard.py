@@ -2,7 +2,7 @@
 
 Prints one JSON line: for each env id, the controls (id-based gymnasium.make_vec in spawn and
 forkserver workers) and the make_vec rollouts per start method, plus pack.register checks in a
-spawn worker. tests/test_vector.py asserts on it.
+spawn worker. tests/core/vector/test_make_vec.py asserts on it.
 """
 
 import json

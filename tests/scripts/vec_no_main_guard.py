@@ -1,6 +1,6 @@
 """make_vec from a script's top level, without an ``if __name__ == "__main__":`` guard (run as a
 script: ``vec_no_main_guard.py CONTEXT``). Under spawn and forkserver every worker imports this
-script again and dies starting workers of its own; tests/vector/test_main_guard_hint.py reads
+script again and dies starting workers of its own; tests/core/vector/test_main_guard_hint.py reads
 the parent's error."""
 
 import sys

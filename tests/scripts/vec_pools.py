@@ -2,7 +2,7 @@
 
 The envs are registered inside the main guard (one from a file-loaded module, one defined in
 the guard itself); the controls ask the workers for the id. Prints one JSON line;
-tests/test_joblib_threads.py asserts on it.
+tests/integrations/test_joblib_threads.py asserts on it.
 """
 
 import json

@@ -1,7 +1,7 @@
 """Stable-Baselines3 vec envs of packs whose envs are registered in the main guard (a script).
 
 SB3's SubprocVecEnv starts its workers with forkserver by default. Prints one JSON line;
-tests/test_sb3.py asserts on it.
+tests/integrations/test_sb3.py asserts on it.
 """
 
 import json
