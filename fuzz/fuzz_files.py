@@ -21,7 +21,7 @@ not fit.
 The contract: every call returns or raises a ``SpecPackError`` within a CPU second; anything else
 is a bug and is printed with the mutation that caused it (``--slow`` sets the time limit). The
 script prints the counts per outcome and per mutation kind, and exits 1 if there was any bug
-or slow call. ``tests/files/test_files.py`` runs 2,000+ cases of the same fuzzer in the test
+or slow call. ``tests/core/files/test_files.py`` runs 2,000+ cases of the same fuzzer in the test
 suite.
 """
 

@@ -11,7 +11,7 @@ numbers that do not fit, control characters, thousands of payload uses. Every ca
 ``describe`` plus the rendering ``specpack inspect`` prints) must return or raise a
 ``SpecPackError`` within 5 seconds and 200 MB. The peak is measured per call on Linux (the
 kernel's high-water mark is reset before each call, ``/proc/self/clear_refs``); elsewhere it is
-the process's peak so far. ``tests/files/test_files_cost.py`` runs this script.
+the process's peak so far. ``tests/core/files/test_files_cost.py`` runs this script.
 ``fuzz/fuzz_files.py`` mixes the same shapes into its mutations (:func:`shapes`).
 """
 
