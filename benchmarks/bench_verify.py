@@ -12,6 +12,11 @@ the actions, two builds); it then compares the traces. Each round times, in rota
   harness's imports, the pack's build, the 100-step rollout, its encoding);
 - **verify**: the whole ``specpack.verify(pack, steps=100)``.
 
+Every child (the bare starts and verify's own, which inherit this process's environment) runs
+with the benchmark children's environment (:func:`_bench.child_env`): bytecode cached in a
+folder of this run, so that ``PYTHONDONTWRITEBYTECODE`` does not make verify's children compile
+specpack's modules from source in every round while gymnasium's come from their ``.pyc`` files.
+
 Wall time is ``perf_counter`` around each; CPU is this process's and its reaped children's
 (``getrusage``), read once every child has exited (outside the wall time). Ratios are taken
 per round, and the median round is reported (the goal of issue 32: verify within 1.3x of
@@ -22,15 +27,17 @@ Usage: ``python benchmarks/bench_verify.py [--quick] [--json]``.
 
 from __future__ import annotations
 
+import os
 import pickle
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
 
-from _bench import median_round, part_main, row, us
+from _bench import child_env, median_round, part_main, row, us
 
 import specpack
 from specpack._core._process import Worker, wait_stopped
@@ -71,6 +78,18 @@ def _two_starts() -> None:
 
 def run(quick: bool = False) -> list[dict[str, Any]]:
     """verify / interpreter start for CartPole-v1 (subprocess, 100 steps), with its floor."""
+    saved = dict(os.environ)
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ.clear()
+        os.environ.update(child_env(os.path.join(tmp, "pycache")))
+        try:
+            return _run(quick)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+
+def _run(quick: bool) -> list[dict[str, Any]]:
     rounds = 3 if quick else 9
     pack = specpack.capture("CartPole-v1")
     payload = pickle.dumps(pack)

@@ -18,11 +18,13 @@ import numpy as np
 
 from .._restorer import restorer
 
-__all__ = ["SCALAR_TYPES", "Carried", "detached_void", "exact_array", "exact_key", "is_plain",
-           "materialize", "pickle_exact"]
+__all__ = ["MAX_INT_BITS", "SCALAR_TYPES", "Carried", "detached_void", "exact_array", "exact_key",
+           "is_plain", "materialize", "pickle_exact"]
 
 #: The types a lowered tree keeps as they are, without a walk.
 SCALAR_TYPES = frozenset((type(None), bool, int, float, complex, str, bytes))
+#: Largest int a pack carries (what a manifest's ``$int`` can hold, in hexadecimal).
+MAX_INT_BITS = 4_000_000
 
 
 class Carried:

@@ -34,6 +34,7 @@ from .importable import fresh_importable, reference_of
 from .payload import portable_dumps
 from .ref import CodeRef, iter_carried
 from .tree import (
+    MAX_INT_BITS,
     SCALAR_TYPES,
     detached_void,
     exact_key,
@@ -61,8 +62,6 @@ _LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()), threading.Condit
                threading.Event, threading.Semaphore, threading.Thread)
 _STREAM_TYPES = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
 MAX_DEPTH = 200
-#: Largest int a pack carries (what a manifest's ``$int`` can hold, in hexadecimal).
-MAX_INT_BITS = 4_000_000
 
 
 def _named_member(cls: Any, member: Any) -> bool:

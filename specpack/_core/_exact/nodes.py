@@ -43,7 +43,13 @@ def first_marker(node: Any, depth: int = 0) -> list[Any] | None:
 
 def markers(node: Any, path: str = "") -> Iterator[tuple[str, str, str]]:
     """Every not-comparable marker in ``node``: ``(path, type, why)``, ``path`` as
-    :func:`specpack._tools._verify.compare` names places (``"['note']"``, ``".x"``, ``"[3]"``)."""
+    :func:`specpack._tools._verify.compare` names places (``"['note']"``, ``".x"``, ``"[3]"``).
+
+    A node without one (nearly every node) is told apart first by :func:`_holds_marker`, which
+    names no place: naming every place of a 100-step trace cost more than comparing it.
+    """
+    if not _holds_marker(node):
+        return
     stack: list[tuple[Any, str, int]] = [(node, path, 0)]
     while stack:
         n, p, depth = stack.pop()
@@ -56,6 +62,21 @@ def markers(node: Any, path: str = "") -> Iterator[tuple[str, str, str]]:
                 yield p, str(n[1]), str(n[2])
             else:
                 stack += [(c, p + place, depth + 1) for place, c in reversed(children(n))]
+
+
+def _holds_marker(node: Any) -> bool:
+    """Whether a list that reads as a not-comparable marker is anywhere in ``node`` (every list
+    item and dict value is looked at: a superset of the parts :func:`markers` walks)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is dict:
+            stack.extend(n.values())
+        elif type(n) is list and n:
+            if n[0] == NOT_COMPARABLE and len(n) == 3:
+                return True
+            stack.extend(n)
+    return False
 
 
 def _pairs(node: list[Any]) -> list[tuple[Any, Any]]:

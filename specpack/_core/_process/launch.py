@@ -233,26 +233,70 @@ def _fork(ctl_r: int, res_w: int, boot_out: str, boot_err: str, cwd: str | None,
     return Child(fork_call(body), "fork")
 
 
-#: Threads waiting for a child that was asked to stop (see :func:`reap_later`).
-_REAPERS: set[threading.Thread] = set()
+#: Children asked to stop, each with the time it must be gone by (see :func:`reap_later`),
+#: and the one thread of this process that watches them (started on first use, then idle).
+_STOPPING: dict[Child, float] = {}
+_STOPPING_CHANGED = threading.Condition()
+_REAPER: list[threading.Thread] = []
+#: Longest pause of the reaper thread between two looks at the children it watches.
+_REAP_PAUSE = 0.05
 
 
 def reap_later(child: Child, grace: float) -> None:
-    """Leave a child that was asked to stop to a thread: it waits up to ``grace`` seconds for
-    the child to end, then kills its process group (and its tree, if still there)."""
-    reaper = threading.Thread(target=_reap, args=(child, grace), name="specpack-reaper",
-                              daemon=True)
-    _REAPERS.add(reaper)
-    reaper.start()
+    """Leave a child that was asked to stop to this process's reaper thread: it waits up to
+    ``grace`` seconds for the child to end, then kills its process group (and its tree, if
+    still there).
+
+    One thread watches every such child (started the first time, it then waits idle): a
+    thread started per child made each worker's ``close`` wait until the new thread ran,
+    which on a busy machine (the children that were just told to stop are ending) took
+    milliseconds, at the end of every verify.
+    """
+    with _STOPPING_CHANGED:
+        _STOPPING[child] = time.monotonic() + grace
+        _STOPPING_CHANGED.notify_all()
+        if not (_REAPER and _REAPER[0].is_alive()):
+            _REAPER[:] = [threading.Thread(target=_reap, name="specpack-reaper", daemon=True)]
+            _REAPER[0].start()
 
 
-def _reap(child: Child, grace: float) -> None:
-    try:
-        child.wait(grace)
-        child.kill()
-        child.wait(5.0)  # reap it
-    finally:
-        _REAPERS.discard(threading.current_thread())
+def _reap() -> None:
+    """The reaper thread: end each child asked to stop once it ended by itself or its grace
+    is over (kill its process group and tree, reap it)."""
+    pause = 0.001
+    while True:
+        with _STOPPING_CHANGED:
+            while not _STOPPING:
+                _STOPPING_CHANGED.wait()
+                pause = 0.001
+            watched = list(_STOPPING.items())
+        now = time.monotonic()
+        for stopping, end in watched:
+            if now < end and stopping.poll() is None:
+                continue
+            try:
+                stopping.kill()
+                stopping.wait(5.0)  # reap it
+            finally:
+                with _STOPPING_CHANGED:
+                    _STOPPING.pop(stopping, None)
+                    _STOPPING_CHANGED.notify_all()
+        with _STOPPING_CHANGED:
+            if _STOPPING:
+                _STOPPING_CHANGED.wait(pause)
+        pause = min(pause * 2, _REAP_PAUSE)
+
+
+def _forget_stopping() -> None:
+    """In a fork child: the children being stopped are its parent's, and so is the thread."""
+    global _STOPPING_CHANGED
+    _STOPPING.clear()
+    _STOPPING_CHANGED = threading.Condition()
+    _REAPER.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_stopping)
 
 
 def wait_stopped(timeout: float) -> bool:
@@ -269,6 +313,10 @@ def wait_stopped(timeout: float) -> bool:
         True when none is left.
     """
     end = time.monotonic() + timeout
-    for reaper in list(_REAPERS):
-        reaper.join(max(end - time.monotonic(), 0.0))
-    return not _REAPERS
+    with _STOPPING_CHANGED:
+        while _STOPPING:
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            _STOPPING_CHANGED.wait(left)
+    return True

@@ -19,8 +19,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from .._carry.code import CodeRef
-from .._carry.values import Blob, EnumRef
+from .._carry.carried import Blob, EnumRef
+from .._carry.ref import CodeRef
 from .._errors import PackFormatError
 from .._text import printable
 from .arrays import ArrayDecoding

@@ -11,8 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from .._carry.code import CodeRef
-from .._carry.values import MAX_INT_BITS, Blob, EnumRef
+from .._carry.carried import Blob, EnumRef
+from .._carry.ref import CodeRef
+from .._carry.tree import MAX_INT_BITS
 from .._errors import PackFormatError
 from .tags import (
     BY_TYPE,

@@ -19,8 +19,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._carry.code import CodeRef
-from .._carry.values import MAX_INT_BITS, Blob, EnumRef
+from .._carry.carried import Blob, EnumRef
+from .._carry.ref import CodeRef
+from .._carry.tree import MAX_INT_BITS
 
 __all__ = ["BY_TYPE", "MAX_DEPTH", "TAGS", "Tag"]
 
@@ -105,7 +106,7 @@ SAFE_INT = 2**53
 #: encoder writes hexadecimal beyond it.
 MAX_DECIMAL_DIGITS = 4300
 #: ``$int`` hexadecimal strings hold at most this many digits: exactly the largest int a pack
-#: carries (:data:`specpack._core._carry.values.MAX_INT_BITS`).
+#: carries (:data:`specpack._core._carry.tree.MAX_INT_BITS`).
 MAX_HEX_DIGITS = MAX_INT_BITS // 4
 #: The longest ``$int`` string: a sign, ``0x`` and the digits.
 MAX_INT_CHARS = MAX_HEX_DIGITS + 3

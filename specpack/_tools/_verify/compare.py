@@ -200,6 +200,13 @@ def _events(a: Trace, b: Trace, la: str, lb: str) -> list[str]:
     return []
 
 
+def _step_prefix(event: list[Any] | None) -> str:
+    """How a line names the event a value comes from (``""`` for the spaces and the spec)."""
+    if event is None:
+        return ""
+    return f"step {event[1]} " + ("reset " if event[0] == "reset" else "")
+
+
 def not_comparable(trace: Trace) -> list[str]:
     """Where ``trace`` holds a value that has no exact encoding, one line per kind and place.
 
@@ -209,20 +216,19 @@ def not_comparable(trace: Trace) -> list[str]:
     ``not_compared``.
     """
     seen: dict[tuple[str, str, str], list[Any]] = {}
-    places: list[tuple[str, str, Any]] = [
-        ("observation_space", "", trace.observation_space),
-        ("action_space", "", trace.action_space),
-        ("action_space after reset", "", trace.action_space_after_reset),
-        ("render_mode", "", trace.render_mode), ("spec", "", trace.spec)]
+    places: list[tuple[str, list[Any] | None, Any]] = [
+        ("observation_space", None, trace.observation_space),
+        ("action_space", None, trace.action_space),
+        ("action_space after reset", None, trace.action_space_after_reset),
+        ("render_mode", None, trace.render_mode), ("spec", None, trace.spec)]
     for event in trace.events:
         fields = _RESET_FIELDS if event[0] == "reset" else _STEP_FIELDS
-        prefix = f"step {event[1]} " + ("reset " if event[0] == "reset" else "")
-        places += [(name, prefix, node) for name, node in zip(fields, event[2:])]
-    for name, prefix, node in places:
+        places += [(name, event, node) for name, node in zip(fields, event[2:])]
+    for name, where, node in places:
         for path, kind, why in markers(node):
             key = (f"{name}{path}", kind, why)
             if key in seen:
                 seen[key][1] += 1
             else:
-                seen[key] = [f"{prefix}{name}{path}: <{kind}> {why}", 0]
+                seen[key] = [f"{_step_prefix(where)}{name}{path}: <{kind}> {why}", 0]
     return [text + (f" (and at {n} later steps)" if n else "") for text, n in seen.values()]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Collection
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -57,8 +57,12 @@ class Trace:
     ignored_info: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """The trace as a dict (what a worker sends back)."""
-        return asdict(self)
+        """The trace as a dict (what a worker sends back): its fields, not copies of them.
+
+        Every caller encodes it (or hands it on to be encoded) as it is; a deep copy
+        (``dataclasses.asdict``) cost twice the rollout it copied (100 CartPole steps).
+        """
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:

@@ -4,6 +4,8 @@ itself (closed while idle), is killed at a deadline, or verify closes it."""
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 
 import pytest
@@ -86,3 +88,21 @@ def test_processes_an_env_starts_in_new_sessions_do_not_outlive_the_audit(tmp_pa
     assert len(pids) >= 4, pids
     assert wait_stopped(STOP_GRACE + 5)
     assert wait_dead(pids, 2.0) == [], f"still running after the audit: {pids}"
+
+
+def test_one_reaper_thread_ends_every_worker_asked_to_stop():
+    """Closing idle workers leaves them to this process's one reaper thread (no thread per
+    close); wait_stopped returns once every one of them is gone, and a fork child, whose
+    parent's workers they are, has none to wait for."""
+    workers = [Worker("fork") for _ in range(3)]
+    pids = [w.child.pid for w in workers if w.child is not None]
+    for w in workers:
+        w.close()
+    reapers = [t for t in threading.enumerate() if t.name == "specpack-reaper"]
+    assert len(reapers) == 1
+    pid = os.fork()
+    if pid == 0:  # the fork child: nothing of its own to wait for
+        os._exit(0 if wait_stopped(0.0) else 1)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert wait_stopped(STOP_GRACE + 5.0)
+    assert not any(alive(p) for p in pids)
