@@ -61,8 +61,7 @@ class PackValue(_Referable):
     _plain: bool = field(default=False, init=False, compare=False, repr=False)
 
     def __post_init__(self, plain: bool | None) -> None:
-        # The mappings are always the pack's own (a copy in a read-only view); a tuple or
-        # bool field given in its normal form already is kept (capture gives them so).
+        # Mappings: always the pack's own copy; a tuple or bool field given as one is kept.
         s = object.__setattr__
         s(self, "spec", MappingProxyType(self.spec if type(self.spec) is dict
                                          else dict(self.spec)))

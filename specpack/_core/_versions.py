@@ -78,8 +78,7 @@ def version_record(backend: str, env: EnvDistribution) -> tuple[tuple[str, str],
 
 
 def current_versions(backend: str, env: EnvDistribution) -> dict[str, str]:
-    """The record a pack captured now would carry, as a new dict (capture's hot path: made
-    from the cached pairs, which a pack copies as fast as a dict).
+    """The record a pack captured now would carry: a new dict of the cached pairs.
 
     Parameters
     ----------
