@@ -23,7 +23,7 @@ from ._errors import CaptureError, UnexpectedKwargError, _OldRenderAPIError
 from ._layer import Layer
 from ._needs import user_by_value
 from ._provenance import distribution_of
-from ._versions import version_mapping
+from ._versions import current_versions
 
 __all__ = ["assemble", "assembled"]
 
@@ -142,8 +142,8 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
         spec=spec,
         layers=tuple(layers),
         auto_render=bool(recipe.auto_render),
-        versions=version_mapping(impl.name,
-                                 None if entry.by_value else distribution_of(entry.module)),
+        versions=current_versions(impl.name,
+                                  None if entry.by_value else distribution_of(entry.module)),
         notes=tuple(notes),
         vector=bool(recipe.vector),
     ), plain)

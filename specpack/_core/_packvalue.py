@@ -61,16 +61,22 @@ class PackValue(_Referable):
     _plain: bool = field(default=False, init=False, compare=False, repr=False)
 
     def __post_init__(self, plain: bool | None) -> None:
+        # Mappings: always the pack's own copy; a tuple or bool field given as one is kept.
         s = object.__setattr__
         s(self, "spec", MappingProxyType(self.spec if type(self.spec) is dict
                                          else dict(self.spec)))
-        s(self, "layers", tuple(self.layers))
-        s(self, "auto_render", bool(self.auto_render))
+        if type(self.layers) is not tuple:
+            s(self, "layers", tuple(self.layers))
+        if type(self.auto_render) is not bool:
+            s(self, "auto_render", bool(self.auto_render))
         s(self, "versions", MappingProxyType(dict(self.versions)))
-        s(self, "notes", tuple(self.notes))
-        s(self, "vector", bool(self.vector))
+        if type(self.notes) is not tuple:
+            s(self, "notes", tuple(self.notes))
+        if type(self.vector) is not bool:
+            s(self, "vector", bool(self.vector))
         s(self, "_requires", MappingProxyType(dict(self._requires)))
-        s(self, "assets", tuple(self.assets))
+        if type(self.assets) is not tuple:
+            s(self, "assets", tuple(self.assets))
         s(self, "_plain", all(is_plain(v) for v in self._kwargs.values()) if plain is None
           else plain)
     # -- reading ---------------------------------------------------------------------------

@@ -230,6 +230,8 @@ def _registered_by_value(module: str) -> bool:
     if cloudpickle is None:
         return False  # nothing can be registered before cloudpickle is imported
     registry = cloudpickle.list_registry_pickle_by_value()
+    if not registry:
+        return False
     parts = module.split(".")
     return any(".".join(parts[:i]) in registry for i in range(1, len(parts) + 1))
 

@@ -18,6 +18,7 @@ registry, and which of the named modules are loaded.
 from __future__ import annotations
 
 import functools
+import operator
 import sys
 import types
 from collections.abc import Iterable
@@ -62,6 +63,11 @@ def code_modules(objects: Iterable[Any]) -> list[str]:
         Module names, each once, in the order found (what
         :func:`~specpack._core._provenance.requires_of` reads).
     """
+    return list(_code_modules(objects, by_value_registry()))
+
+
+def _code_modules(objects: Iterable[Any], registry: frozenset[str]) -> tuple[str, ...]:
+    """:func:`code_modules`, given the by-value registry read once by the caller."""
     first: dict[str, None] = {}
     for obj in objects:
         while isinstance(obj, functools.partial):
@@ -73,12 +79,10 @@ def code_modules(objects: Iterable[Any]) -> list[str]:
             if name is not None:
                 first[name] = None
     key = tuple(first)
-    registry = by_value_registry()
     hit = _EXPANDED.get(key)
     if hit is None or hit[0] != registry or not _same_modules(key, hit[1]):
         hit = _expand(key, registry)
-    modules = sys.modules
-    return [name for name in hit[2] if name in modules]
+    return tuple(filter(sys.modules.__contains__, hit[2]))
 
 
 #: The modules of each class's MRO already walked: id -> (the class, its ``__mro__``, names).
@@ -114,11 +118,7 @@ _EXPANDED: dict[tuple[str, ...], tuple[frozenset[str], tuple[Any, ...], tuple[st
 
 def _same_modules(names: tuple[str, ...], mods: tuple[Any, ...]) -> bool:
     """Whether ``sys.modules`` holds exactly ``mods`` for ``names`` still (None: absent)."""
-    get = sys.modules.get
-    for name, mod in zip(names, mods):
-        if get(name) is not mod:
-            return False
-    return True
+    return all(map(operator.is_, map(sys.modules.get, names), mods))
 
 
 def _expand(
@@ -192,19 +192,20 @@ def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
     of its MRO, and one level deep what those modules import), by value or by reference; those
     that another of them depends on are left out (:func:`~specpack._core._provenance.essential`)."""
     refs = list(code)
-    names = tuple(dict.fromkeys([*(c.module for c in refs if not c.by_value),
-                                 *code_modules(_live(c) for c in refs)]))
-    key = (names, by_value_registry())
+    registry = by_value_registry()
+    named = tuple([c.module for c in refs if c.payload is None])
+    key = (named, _code_modules(map(_live, refs), registry), registry)
     found = _requires_memo.get(key)
     if found is None:
         if len(_requires_memo) > 1024:
             _requires_memo.clear()
-        found = _requires_memo[key] = essential(requires_of(names))
+        found = _requires_memo[key] = essential(requires_of(dict.fromkeys([*key[0], *key[1]])))
     return dict(found)
 
 
-#: What :func:`requires_of_pack` found, by the modules it read and the by-value registry.
-_requires_memo: dict[tuple[tuple[str, ...], frozenset[str]], dict[str, str]] = {}
+#: What :func:`requires_of_pack` found, by the modules it read (those the references name by
+#: reference, those :func:`code_modules` found) and the by-value registry.
+_requires_memo: dict[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], dict[str, str]] = {}
 
 
 def _live(ref: CodeRef) -> Any:

@@ -16,14 +16,12 @@ import shlex
 import sys
 import warnings
 from collections.abc import Mapping
-from types import MappingProxyType
 
 from ._errors import BuildError, VersionSkewWarning
 from ._text import printable, short
 from ._version import __version__
 
-__all__ = ["check_requires", "check_skew", "current_versions", "skew_free", "version_mapping",
-           "version_record"]
+__all__ = ["check_requires", "check_skew", "current_versions", "skew_free", "version_record"]
 
 #: ``(distribution, version)`` of the env's code, as :func:`specpack._core._provenance.distribution_of`
 #: finds it (the one module -> distribution lookup; capture passes it in, so that a worker,
@@ -79,10 +77,8 @@ def version_record(backend: str, env: EnvDistribution) -> tuple[tuple[str, str],
     return _record(backend, env)
 
 
-@functools.lru_cache(maxsize=1024)
-def version_mapping(backend: str, env: EnvDistribution) -> Mapping[str, str]:
-    """The record as a read-only mapping, one per process and arguments (capture's hot path:
-    a pack's ``versions``; nothing can change it, so packs may share it).
+def current_versions(backend: str, env: EnvDistribution) -> dict[str, str]:
+    """The record a pack captured now would carry: a new dict of the cached pairs.
 
     Parameters
     ----------
@@ -92,11 +88,6 @@ def version_mapping(backend: str, env: EnvDistribution) -> Mapping[str, str]:
         The distribution the env's code comes from and its version, or None (the user's own
         files, code carried by value).
     """
-    return MappingProxyType(dict(_record(backend, env)))
-
-
-def current_versions(backend: str, env: EnvDistribution) -> dict[str, str]:
-    """The record a pack captured now would carry."""
     return dict(_record(backend, env))
 
 

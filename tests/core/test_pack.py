@@ -307,6 +307,21 @@ def test_evolve_copies_with_changes_and_leaves_the_pack_as_it_was():
         pack.evolve(colour="red")
 
 
+def test_fields_given_in_other_forms_are_normalised_and_mappings_are_the_packs_own():
+    pack = specpack.capture("CartPole-v1")
+    requires = {"gymnasium": "0.0.1"}
+    versions = dict(pack.versions)
+    other = pack.evolve(layers=list(pack.layers), notes=["a"], assets=[], auto_render=1,
+                        vector=0, requires=requires, versions=versions)
+    assert type(other.layers) is tuple and other.layers == pack.layers
+    assert other.notes == ("a",) and other.assets == ()
+    assert other.auto_render is True and other.vector is False
+    requires["gymnasium"] = "9"
+    versions["gymnasium"] = "9"
+    assert dict(other.requires) == {"gymnasium": "0.0.1"}
+    assert other.versions["gymnasium"] == pack.versions["gymnasium"] != "9"
+
+
 def test_with_surface_still_works_for_one_release_with_a_deprecation_warning():
     pack = specpack.capture("CartPole-v1", record_spaces=True)
     with pytest.warns(DeprecationWarning, match=r"evolve\(surface=s\)") as warned:

@@ -24,7 +24,7 @@ from specpack._core._capture import _memo
 from specpack._core._carry.code import code_ref_from_string
 from specpack._core._carry.ref import CodeRef, iter_carried
 from specpack._core._provenance import distribution_of
-from specpack._core._versions import current_versions, version_mapping
+from specpack._core._versions import current_versions
 
 CARTPOLE = "gymnasium.envs.classic_control.cartpole:CartPoleEnv"
 # A gymnasium wrapper with two numeric kwargs (0.28/0.29 has no ClipReward).
@@ -179,16 +179,18 @@ def test_iter_carried_skips_only_what_holds_no_code() -> None:
     assert iter_carried([ref]) == [ref]
 
 
-def test_the_versions_record_is_shared_read_only_and_current() -> None:
+def test_the_versions_record_is_current_read_only_and_each_packs_own() -> None:
     pack = _first("CartPole-v1")
     env = distribution_of(CARTPOLE.partition(":")[0])
     assert env == ("gymnasium", gymnasium.__version__)
-    shared = version_mapping("gymnasium", env)
-    assert shared is version_mapping("gymnasium", env)
-    assert dict(shared) == current_versions("gymnasium", env) == dict(pack.versions)
+    record = current_versions("gymnasium", env)
+    assert record == dict(pack.versions)
     assert pack.versions["gymnasium"] == gymnasium.__version__
     with pytest.raises(TypeError):
-        shared["gymnasium"] = "0"  # type: ignore[index]
+        pack.versions["gymnasium"] = "0"  # type: ignore[index]
+    record["gymnasium"] = "0"  # a new dict each time: the cached record is not written
+    assert current_versions("gymnasium", env) == dict(pack.versions)
+    assert _first("CartPole-v1").versions["gymnasium"] == gymnasium.__version__
 
 
 def test_a_first_capture_equals_a_memoised_one_and_rebuilds() -> None:
