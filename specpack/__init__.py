@@ -72,7 +72,8 @@ if TYPE_CHECKING:
     from ._core._files import dump, load
     from ._core._pack import Layer, SpecPack
     from ._core._sealed import Seal
-    from ._tools._audit import AuditReport, Finding, audit
+    from ._tools._audit.api import audit
+    from ._tools._audit.report import AuditReport, Finding
     from ._tools._proof import check, seal
     from ._tools._verify.check_report import CheckReport
     from ._tools._verify.engine import diff, verify
@@ -159,9 +160,9 @@ _LAZY = {
     "dump": ("specpack.files", "dump"),
     "load": ("specpack.files", "load"),
     "make_vec": ("specpack.vector", "make_vec"),
-    "audit": ("specpack._tools._audit", "audit"),
-    "AuditReport": ("specpack._tools._audit", "AuditReport"),
-    "Finding": ("specpack._tools._audit", "Finding"),
+    "audit": ("specpack._tools._audit.api", "audit"),
+    "AuditReport": ("specpack._tools._audit.report", "AuditReport"),
+    "Finding": ("specpack._tools._audit.report", "Finding"),
 }
 
 #: The public modules that load on first use as attributes (``specpack.vector.make_vec``).

@@ -15,38 +15,8 @@ Modules, each one concern: :mod:`.report` (statuses, findings, the report), :mod
 :mod:`.control` (the local repeat control, and the confirmation of a rebuild that differs),
 :mod:`.env_job` and :mod:`.wrapper_job` (+ :mod:`.wrapper_fixtures`, :mod:`.wrapper_record`), :mod:`.vector_job`, :mod:`.scheduler` (jobs over workers of
 :mod:`specpack._core._process`),
-:mod:`.api` (``audit``, ``audit_one``). The command line (``specpack audit``) is
-:mod:`specpack.audit`; it prints :func:`summary` or ``report.to_json()``.
+:mod:`.api` (``audit``, ``audit_one``), :mod:`.options` (the defaults the command line
+shows). This package imports none of them: building the command line's parsers imports
+:mod:`.options` alone. The command line (``specpack audit``) is
+:mod:`specpack.audit`; it prints :func:`.table.summary` or ``report.to_json()``.
 """
-
-from __future__ import annotations
-
-from .api import DEFAULT_TIMEOUT, audit, audit_one
-from .report import (
-    FAILING,
-    IDENTICAL,
-    NOT_COMPARED,
-    NOT_IDENTICAL,
-    NOT_REPRODUCIBLE,
-    ROLLOUT_ERROR,
-    STATUSES,
-    AuditReport,
-    Finding,
-)
-from .table import summary
-
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "FAILING",
-    "IDENTICAL",
-    "NOT_COMPARED",
-    "NOT_IDENTICAL",
-    "NOT_REPRODUCIBLE",
-    "ROLLOUT_ERROR",
-    "STATUSES",
-    "AuditReport",
-    "Finding",
-    "audit",
-    "audit_one",
-    "summary",
-]

@@ -24,6 +24,7 @@ from .._verify.judge import control_is_cheap, hash_seeds
 from .env_job import EnvJob
 from .families import pettingzoo_jobs
 from .jobs import Context, Job
+from .options import DEFAULT_TIMEOUT, REFERENCES
 from .output import Capture, sections
 from .report import AuditReport, Finding
 from .scheduler import Scheduler
@@ -33,13 +34,8 @@ from .wrapper_job import WrapperJob
 
 __all__ = ["DEFAULT_TIMEOUT", "REFERENCES", "WHERE", "audit", "audit_one", "check_options"]
 
-#: Seconds one task may take before its worker is killed: the reference side builds an env
-#: three times and rolls it out twice (the repeat control), so this is twice the old 60 s.
-DEFAULT_TIMEOUT = 120.0
 #: Where the remote side runs (a fresh ``python``, or a spawn/forkserver child).
 WHERE = BOUNDARIES
-#: Where the reference side runs (forks of this process, or this process itself).
-REFERENCES = ("fork", "here")
 
 
 def _fork_available() -> bool:

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from ..._core._errors import SpecPackError
 from ..._core._text import printable
-from .._audit import audit
+from .._audit.api import audit
 from .._audit.output import Capture, sections
 from .._audit.select import matches, registry
 from .._audit.table import summary

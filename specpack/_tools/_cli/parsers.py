@@ -18,7 +18,7 @@ from ..._core._backends import DEFAULT_BACKEND, with_trait
 from ..._core._process import BOUNDARIES
 from ..._core._text import printable, suggest
 from ..._core._version import __version__
-from .._audit.api import DEFAULT_TIMEOUT, REFERENCES
+from .._audit.options import DEFAULT_TIMEOUT, REFERENCES
 from .output import EXIT_BAD_INPUT, PROG
 
 __all__ = ["COMMANDS", "build_parser", "parse"]

@@ -25,7 +25,7 @@ from gymnasium import spaces
 import specpack
 from specpack._core._errors import SpecPackError, UnknownEnvError
 from specpack._core._process import label
-from specpack._tools._audit import FAILING, STATUSES, AuditReport, Finding
+from specpack._tools._audit.report import FAILING, STATUSES, AuditReport, Finding
 from specpack.testing import assert_portable
 
 pytestmark = pytest.mark.integration

@@ -17,7 +17,7 @@ import pytest
 from gymnasium.utils import EzPickle
 
 import specpack
-from specpack._tools._audit import audit_one
+from specpack._tools._audit.api import audit_one
 from specpack._tools._audit.checks import ezpickle_gaps, first_step, live_capture, same_recipe
 from specpack._tools._verify.trace import plan_actions
 

@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 from _helpers import FIXTURES, run_python
 
-from specpack._tools._audit import FAILING
 from specpack._tools._audit.control import Build, control
 from specpack._tools._audit.findings import UNSEEDED
+from specpack._tools._audit.report import FAILING
 from specpack._tools._verify import Trace
 
 pytestmark = pytest.mark.integration

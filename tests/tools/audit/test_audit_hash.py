@@ -28,8 +28,8 @@ import pytest
 from _hang import run_process
 from _helpers import FIXTURES, run_python
 
-from specpack._tools._audit import FAILING
 from specpack._tools._audit.findings import UNSEEDED
+from specpack._tools._audit.report import FAILING
 from specpack._tools._verify.judge import control_is_cheap
 from specpack._tools._verify.report import NOT_REPRODUCIBLE, STATUSES
 

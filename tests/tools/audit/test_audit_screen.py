@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 from _helpers import FIXTURES, run_python
 
-from specpack._tools._audit import audit_one
+from specpack._tools._audit.api import audit_one
 from specpack._tools._verify.judge import control_is_cheap
 
 pytestmark = pytest.mark.integration

@@ -24,7 +24,7 @@ import pytest
 from _helpers import run_python
 
 import specpack
-from specpack._tools._audit import Finding
+from specpack._tools._audit.report import Finding
 from specpack._tools._cli import main
 from specpack._tools._cli.output import AuditProgress, spinner, stdout_to_stderr, warn
 from specpack.files import dump

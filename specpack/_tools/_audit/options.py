@@ -1,0 +1,16 @@
+"""The audit's option values that the command line shows before any audit runs.
+
+They live apart from :mod:`.api` so that building ``specpack``'s parsers (``--help``, a usage
+error) imports no audit machinery: the parsers take ``--timeout``'s default and
+``--reference``'s choices from here, and :mod:`.api` uses the same values.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DEFAULT_TIMEOUT", "REFERENCES"]
+
+#: Seconds one task may take before its worker is killed: the reference side builds an env
+#: three times and rolls it out twice (the repeat control), so this is twice the old 60 s.
+DEFAULT_TIMEOUT = 120.0
+#: Where the reference side runs (forks of this process, or this process itself).
+REFERENCES = ("fork", "here")
