@@ -183,11 +183,18 @@ class Watch:
         self._last = _read(self._readers)
 
     def after(self, call: str, step: int) -> None:
-        """Record a touch for each generator whose state changed since the last call."""
+        """Record a touch for each generator whose state changed since the last call.
+
+        A generator that was not loaded (or not readable) before the call and is after it has
+        no state to compare with: its first state is where the watch starts, not a touch. (An
+        env that imports torch in its first ``reset`` would otherwise touch torch in the first
+        of two builds in a process and not in the second, and look unseeded; one that also
+        draws from it unseeded still differs in the second build, where torch is loaded.)
+        """
         now = _read(self._readers)
         if now != self._last:
             for name, old, new in zip(GENERATORS, self._last, now):
-                if new is not None and old != new:
+                if old is not None and new is not None and old != new:
                     if len(self.touches) < MAX_TOUCHES:
                         self.touches.append([call, step, name, _digest(new)])
                     else:

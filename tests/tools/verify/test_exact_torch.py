@@ -3,11 +3,14 @@ the gymnasium 1.0.0 venv of CI runs the other exact-value tests)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import gymnasium
 import numpy as np
 import pytest
+from _helpers import run_python
 
 import specpack
 from specpack._tools._verify.trace import record
@@ -58,3 +61,48 @@ def test_an_env_drawing_from_torch_default_generator_is_unseeded() -> None:
     assert report.status == "unseeded" and report.cause == "global_generator", text
     assert report.differences[0].startswith("step 4 drew from torch's default generator"), text
     assert "torch.manual_seed" in report.differences[0], text
+
+
+#: A program whose process has not imported torch when it verifies: its envs import torch in
+#: their first ``reset``, so of the two builds in one process (the reproducibility control)
+#: only the first loads it.
+LAZY_TORCH = """
+import json, sys
+import gymnasium, numpy as np, specpack
+
+class LazyTorch(gymnasium.ObservationWrapper):
+    def observation(self, observation):
+        import torch
+        return torch.from_numpy(np.asarray(observation))
+
+class LazyTorchDraws(gymnasium.Wrapper):
+    def reset(self, **kwargs):
+        import torch
+        torch.rand(1)
+        return self.env.reset(**kwargs)
+
+if __name__ == "__main__":
+    assert "torch" not in sys.modules
+    out = {}
+    for name, env in (("loads", LazyTorch(gymnasium.make("CartPole-v1"))),
+                      ("draws", LazyTorchDraws(gymnasium.make("CartPole-v1")))):
+        report = specpack.verify(specpack.capture(env), steps=10, timeout=120)
+        out[name] = [report.status, report.cause, list(report.differences)]
+    print(json.dumps(out))
+"""
+
+
+def test_an_env_that_first_imports_torch_in_reset_is_identical_and_one_that_then_draws_is_not(
+        tmp_path: Path) -> None:
+    """Loading a generator's module in a call is not a draw from it: a build that loads torch
+    in ``reset`` and one that finds it loaded agree; an unseeded draw right after the load is
+    still found, in the build that found torch loaded."""
+    script = tmp_path / "lazy_torch.py"
+    script.write_text(LAZY_TORCH)
+    proc = run_python([str(script)], cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.splitlines()[-1])
+    assert out["loads"][0] == "identical", out["loads"]
+    status, cause, differences = out["draws"]
+    assert (status, cause) == ("unseeded", "global_generator"), out["draws"]
+    assert "torch's default generator" in differences[0], differences
