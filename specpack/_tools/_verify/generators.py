@@ -9,9 +9,12 @@ from comparing two of them would be chance.
 :class:`Watch` tells it apart deterministically, without relying on the values drawn: it looks
 at each generator's state (a digest) before and after every call of a rollout (the build,
 each ``reset`` and ``step``) and records a *touch* ``[call, step, generator, after-digest]`` for
-each call that changed one. Two builds in one process start from different states (the first
-one's draws moved it), so :func:`first_unseeded` finds the first touch on which they disagree:
-a call that drew from a generator the env did not seed itself. An env that seeds the global
+each call that changed one. Two builds in one process start from different states: a watch
+moves every loaded generator one draw on before it reads the state a build starts from (a
+build that drew nothing would otherwise hand the next one its own starting state, and one whose
+seeded draws end where the next build's seeded call ends would make that call look like no
+touch at all). So :func:`first_unseeded` finds the first touch on which they disagree: a call
+that drew from a generator the env did not seed itself. An env that seeds the global
 generator from its own seed (``np.random.seed(seed)`` in ``reset``) and then draws leaves the
 same state behind in both builds, and is not flagged: its rollout follows its seed.
 
@@ -154,6 +157,20 @@ def _read(readers: list[Callable[[], Any]]) -> tuple[Any, ...]:
     return tuple(out)
 
 
+def _move_on() -> None:
+    """Draw once from each loaded generator: the state a watched build starts from is never the
+    one the previous build (or the process) left (see the module's docstring)."""
+    for module, name, args in (("random", "random", ()), (None, "random_sample", ()),
+                               ("torch", "rand", (1,))):
+        owner = _numpy_rand() if module is None else sys.modules.get(module)
+        draw: Any = getattr(owner, name, None)
+        if draw is not None:
+            try:
+                draw(*args)
+            except Exception:  # noqa: BLE001 - a generator we cannot move is not watched either
+                pass
+
+
 def snapshot() -> tuple[Any, ...]:
     """Each watched generator's state (``None`` for one not loaded, or unreadable)."""
     return _read([_random_state, _numpy_state, _torch_state])
@@ -178,6 +195,7 @@ class Watch:
     def __init__(self) -> None:
         self.touches: list[list[Any]] = []
         self.more = 0  # touches past MAX_TOUCHES (counted, not kept)
+        _move_on()
         self._readers = _readers()
         self._numpy = _numpy_rand() is not None
         self._last = _read(self._readers)

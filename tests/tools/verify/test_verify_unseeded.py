@@ -80,6 +80,15 @@ def test_an_env_seeding_the_global_generator_from_its_own_seed_is_identical() ->
     assert getattr(report, "cause", None) is None
 
 
+def test_an_env_seeding_the_global_generator_and_drawing_in_reset_only_is_identical() -> None:
+    # the second build's reset starts where the first build's left the generator, and seeding
+    # then drawing ends there again: no change of state, yet it drew (as the first build did)
+    report = specpack.verify(specpack.capture(verifyenvs.SeedsNumpyGlobalInReset), steps=10,
+                             timeout=60)
+    assert report, _text(report)
+    assert getattr(report, "cause", None) is None
+
+
 def test_the_unseeded_status_is_one_defined_place_with_its_causes() -> None:
     from specpack._tools._verify import report as r
 
