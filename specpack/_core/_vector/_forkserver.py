@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.forkserver
+import multiprocessing.popen_forkserver
+import multiprocessing.queues
 import sys
 from collections.abc import Iterable
 from typing import Any
@@ -28,14 +30,20 @@ from .._pack import SpecPack
 from .._versions import check_skew
 from . import _factory as factory
 
-__all__ = ["forkserver_modules", "warm_forkserver"]
+__all__ = ["forkserver_modules", "start_forkserver", "warm_forkserver"]
 
 
 def _base_modules(backend: str) -> list[str]:
-    """What every worker of a ``backend`` pack imports, derived from the objects it uses."""
+    """What every worker of a ``backend`` pack imports, derived from the objects it uses.
+
+    The two multiprocessing modules are what a forkserver child imports to unpickle its
+    arguments (the fd handles of its pipes; gymnasium's error queue): once in the forkserver
+    instead of once per worker.
+    """
     package = type(get_backend(backend)).__module__
     return [
         np.__name__, cloudpickle.__name__, gymnasium.__name__, AsyncVectorEnv.__module__,
+        multiprocessing.popen_forkserver.__name__, multiprocessing.queues.__name__,
         "specpack", SpecPack.__module__, factory.__name__, check_skew.__module__, package,
         *sorted(m for m in list(sys.modules) if m.startswith(package + ".")),
     ]
@@ -107,8 +115,14 @@ def warm_forkserver(*packs: SpecPack, modules: Iterable[str] = ()) -> list[str]:
         if not isinstance(m, str):
             raise SpecPackError(f"warm_forkserver: modules must be module names, got {m!r}")
     merged = merge_forkserver_preload([*forkserver_modules(*packs), *modules])
-    multiprocessing.forkserver.ensure_running()
+    start_forkserver()
     return merged
+
+
+def start_forkserver() -> None:
+    """Start the forkserver if it is not running: it imports its preload list in the background
+    (``make_vec`` calls this before its own set-up, so that import overlaps it)."""
+    multiprocessing.forkserver.ensure_running()
 
 
 def _forkserver_state() -> Any:

@@ -39,7 +39,7 @@ from .._keywords import check_flag
 from .._pack import SpecPack
 from .._text import unexpected_keywords
 from ._envs import PackAsyncVectorEnv, PackSyncVectorEnv, SeedOnFirstReset
-from ._forkserver import forkserver_modules, merge_forkserver_preload
+from ._forkserver import forkserver_modules, merge_forkserver_preload, start_forkserver
 
 __all__ = ["make_vec"]
 
@@ -153,8 +153,13 @@ def make_vec(
             "or None"
         )
     method = context or multiprocessing.get_start_method()
-    if preload and method == "forkserver":
-        merge_forkserver_preload(forkserver_modules(pack))
+    if method == "forkserver":
+        if preload:
+            merge_forkserver_preload(forkserver_modules(pack))
+        # Started now rather than at the first worker's start: the forkserver's interpreter
+        # start and preload import run while this process builds the pipes, the factories and
+        # the parent's view of the spaces.
+        start_forkserver()
     try:
         return PackAsyncVectorEnv(
             pack, num_envs, extra, seed, context, start_timeout, vector_kwargs

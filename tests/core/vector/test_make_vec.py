@@ -316,5 +316,7 @@ def test_forkserver_modules_lists_by_reference_code_only(file_pack: SpecPack) ->
     mods = forkserver_modules(file_pack, specpack.capture("CartPole-v1"))
     assert "gymnasium.envs.classic_control.cartpole" in mods
     assert "gymnasium.wrappers.common" in mods  # TimeLimit, OrderEnforcing, ...
+    # what a forkserver child imports to unpickle its pipes and gymnasium's error queue
+    assert {"multiprocessing.popen_forkserver", "multiprocessing.queues"} <= set(mods)
     assert not any(m.startswith("specpack_vec_file_envs") for m in mods)  # by value
     assert "__main__" not in mods and "__mp_main__" not in mods
