@@ -29,6 +29,7 @@ import sys
 import sysconfig
 import types
 from collections.abc import Iterable, Mapping
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from ._assets import Asset, carried_bytes, counts_as_file, find_paths, read_asset, written_as_path
@@ -279,9 +280,10 @@ def _looks_like_path(tree: Any, depth: int = 0) -> bool:
     if t is str:
         return written_as_path(tree)
     if t is dict:
-        return depth < _MAX_DEPTH and any(_looks_like_path(v, depth + 1) for v in tree.values())
+        return depth < _MAX_DEPTH and any(map(_looks_like_path, tree.values(),
+                                              repeat(depth + 1)))
     if t is list or t is tuple or t is set or t is frozenset:
-        return depth < _MAX_DEPTH and any(_looks_like_path(v, depth + 1) for v in tree)
+        return depth < _MAX_DEPTH and any(map(_looks_like_path, tree, repeat(depth + 1)))
     return _pathlib_blob(tree)
 
 

@@ -77,7 +77,7 @@ class PackValue(_Referable):
         s(self, "_requires", MappingProxyType(dict(self._requires)))
         if type(self.assets) is not tuple:
             s(self, "assets", tuple(self.assets))
-        s(self, "_plain", all(is_plain(v) for v in self._kwargs.values()) if plain is None
+        s(self, "_plain", all(map(is_plain, self._kwargs.values())) if plain is None
           else plain)
     # -- reading ---------------------------------------------------------------------------
 
