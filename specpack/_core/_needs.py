@@ -403,7 +403,7 @@ def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
     changes: dict[str, Any] = {
         "requires": requires_of_pack(draft.code_refs()),
     }
-    files = bool(named or defaults) or _looks_like_path(given)
+    files = bool(named or defaults) or (bool(given) and _looks_like_path(given))
     if files:
         view = given if draft.plain else _path_view(given)
         found, explicit = find_assets(view, defaults, named, carry=carry, limit=limit,
