@@ -82,7 +82,7 @@ def entry_defaults(entry: Any, given: Mapping[str, Any]) -> dict[str, Any]:
     ``__init__``) through ``inspect.signature``, once per object. Nothing on failure.
     """
     found = _file_defaults(entry)
-    return {name: value for name, value in found if name not in given}
+    return {name: value for name, value in found if name not in given} if found else {}
 
 
 #: ``entry -> (token, found)``: the file-naming defaults of entry points already read. The
