@@ -280,11 +280,10 @@ def _looks_like_path(tree: Any, depth: int = 0) -> bool:
     if t is str:
         return written_as_path(tree)
     if t is dict:
-        return depth < _MAX_DEPTH and any(map(_looks_like_path, tree.values(),
-                                              repeat(depth + 1)))
-    if t is list or t is tuple or t is set or t is frozenset:
-        return depth < _MAX_DEPTH and any(map(_looks_like_path, tree, repeat(depth + 1)))
-    return _pathlib_blob(tree)
+        tree = tree.values()
+    elif not (t is list or t is tuple or t is set or t is frozenset):
+        return _pathlib_blob(tree)
+    return depth < _MAX_DEPTH and any(map(_looks_like_path, tree, repeat(depth + 1)))
 
 
 #: Kwargs nested deeper than this are not looked at (as in :mod:`specpack._core._assets`).
@@ -400,9 +399,7 @@ def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
         return hit[1]
     given = draft.kwargs
     defaults = entry_defaults(live_object(draft.entry_point), given)
-    changes: dict[str, Any] = {
-        "requires": requires_of_pack(draft.code_refs()),
-    }
+    changes: dict[str, Any] = {"requires": requires_of_pack(draft.code_refs())}
     files = bool(named or defaults) or (bool(given) and _looks_like_path(given))
     if files:
         view = given if draft.plain else _path_view(given)
