@@ -25,7 +25,7 @@ from ._needs import user_by_value
 from ._provenance import distribution_of
 from ._versions import current_versions
 
-__all__ = ["assemble", "assembled"]
+__all__ = ["assembled"]
 
 #: Library wrappers with scalar kwargs, as shared Layers (Layers are immutable).
 _layer_cache: dict[Any, Layer] = {}
@@ -69,13 +69,6 @@ def _wrapper_what(cls: type, label: str) -> str:
     return f"the wrapper {cls.__qualname__} of {label!r}"
 
 
-def assemble(impl: Backend, recipe: Recipe, by_value: bool | None,
-              self_contained: bool = False,
-              suspects: Mapping[str, str] | None = None) -> Draft:
-    """The draft of ``recipe`` (:func:`assembled` without its second answer)."""
-    return assembled(impl, recipe, by_value, self_contained, suspects)[0]
-
-
 def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
                self_contained: bool = False,
                suspects: Mapping[str, str] | None = None) -> tuple[Draft, bool]:
@@ -113,6 +106,7 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
     layers = []
     carries = entry.by_value or not plain
     code_by_value = carries
+    refs: list[CodeRef] | None = [entry] if plain else None  # None: kwargs may hold code
     prefixes = impl.library_prefixes
     for cls, lkw in recipe.layers:
         if lkw:
@@ -128,9 +122,13 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
             layer = Layer(ref, lowered)
             carries = carries or ref.by_value or not lplain
             code_by_value = code_by_value or carries
+            if not lplain:
+                refs = None
         elif layer.cls.by_value:
             code_by_value = True  # a library wrapper no fresh interpreter imports (no note)
         layers.append(layer)
+        if refs is not None:
+            refs.append(layer.cls)
     notes = recipe.notes
     if carries:
         notes = [*notes, *_carry_notes(entry, kwargs, layers)]
@@ -146,7 +144,7 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
                                   None if entry.by_value else distribution_of(entry.module)),
         notes=tuple(notes),
         vector=bool(recipe.vector),
-    ), plain)
+    ), plain, None if refs is None else tuple(refs))
     return draft, code_by_value
 
 

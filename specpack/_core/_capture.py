@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._assemble import assemble, assembled
+from ._assemble import assembled
 from ._assets import DEFAULT_LIMIT
 from ._backends import Backend, detect_backend, get_backend
 from ._capture_options import (
@@ -211,7 +211,7 @@ def _capture(
                 "a live env is captured as it is; to change it, capture its id or class with "
                 "those arguments instead"
             )
-        draft = assemble(impl, impl.from_env(target), by_value, self_contained)
+        draft = assembled(impl, impl.from_env(target), by_value, self_contained)[0]
         more: dict[str, Any] = {"requires": built_requires(target, ())}
         if not callable(getattr(target, "observation_space", None)):
             more["surface"] = record_surface(target)  # (multi-agent: spaces per agent)
@@ -225,7 +225,7 @@ def _capture(
             f"cannot capture {type(target).__name__} {target!r}: pass an env id, an EnvSpec, "
             "an env class or factory, or a live env"
         )
-    pack = with_needs(assemble(impl, recipe, by_value, self_contained, suspects), assets,
+    pack = with_needs(assembled(impl, recipe, by_value, self_contained, suspects)[0], assets,
                       self_contained, limit)
     return _with_spaces(pack) if record_spaces else pack
 

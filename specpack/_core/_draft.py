@@ -15,7 +15,6 @@ from typing import Any
 
 from ._carry.carried import Blob
 from ._carry.code import CodeRef
-from ._carry.values import iter_carried
 from ._pack import SpecPack
 from ._packvalue import carried_by
 
@@ -29,11 +28,13 @@ class Draft:
 
     ``fields`` are :class:`SpecPack`'s constructor keywords as capture resolved them (the
     field list is the pack's own: nothing here repeats it); ``plain`` is what lowering the
-    kwargs said (whether they hold only immutable builtins).
+    kwargs said (whether they hold only immutable builtins); ``refs`` the entry point and
+    wrapper classes when no kwargs can hold code (None: :meth:`code_refs` walks them).
     """
 
     fields: Mapping[str, Any]
     plain: bool
+    refs: tuple[CodeRef, ...] | None = None
 
     @property
     def entry_point(self) -> CodeRef:
@@ -59,16 +60,10 @@ class Draft:
 
     def code_refs(self) -> list[CodeRef]:
         """The :class:`CodeRef` among :meth:`carried`, in its order, as a list (what
-        ``requires`` is read from; built without a generator per layer: every capture asks)."""
-        kwargs = self.kwargs
-        out = [self.entry_point]
-        if kwargs:
-            out += [c for c in iter_carried(kwargs) if isinstance(c, CodeRef)]
-        for layer in self.fields["layers"]:
-            out.append(layer.cls)
-            if layer._kwargs:
-                out += [c for c in iter_carried(layer._kwargs) if isinstance(c, CodeRef)]
-        return out
+        ``requires`` is read from): :attr:`refs` when assembling knew them."""
+        if self.refs is not None:
+            return list(self.refs)
+        return [c for c in self.carried() if isinstance(c, CodeRef)]
 
     def pack(self, **changes: Any) -> SpecPack:
         """The pack of these fields with ``changes`` (``requires``, ``assets``, ``surface``,

@@ -29,6 +29,7 @@ import sys
 import sysconfig
 import types
 from collections.abc import Iterable, Mapping
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from ._assets import Asset, carried_bytes, counts_as_file, find_paths, read_asset, written_as_path
@@ -81,7 +82,7 @@ def entry_defaults(entry: Any, given: Mapping[str, Any]) -> dict[str, Any]:
     ``__init__``) through ``inspect.signature``, once per object. Nothing on failure.
     """
     found = _file_defaults(entry)
-    return {name: value for name, value in found if name not in given}
+    return {name: value for name, value in found if name not in given} if found else {}
 
 
 #: ``entry -> (token, found)``: the file-naming defaults of entry points already read. The
@@ -279,10 +280,10 @@ def _looks_like_path(tree: Any, depth: int = 0) -> bool:
     if t is str:
         return written_as_path(tree)
     if t is dict:
-        return depth < _MAX_DEPTH and any(_looks_like_path(v, depth + 1) for v in tree.values())
-    if t is list or t is tuple or t is set or t is frozenset:
-        return depth < _MAX_DEPTH and any(_looks_like_path(v, depth + 1) for v in tree)
-    return _pathlib_blob(tree)
+        tree = tree.values()
+    elif not (t is list or t is tuple or t is set or t is frozenset):
+        return _pathlib_blob(tree)
+    return depth < _MAX_DEPTH and any(map(_looks_like_path, tree, repeat(depth + 1)))
 
 
 #: Kwargs nested deeper than this are not looked at (as in :mod:`specpack._core._assets`).
@@ -398,10 +399,8 @@ def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
         return hit[1]
     given = draft.kwargs
     defaults = entry_defaults(live_object(draft.entry_point), given)
-    changes: dict[str, Any] = {
-        "requires": requires_of_pack(draft.code_refs()),
-    }
-    files = bool(named or defaults) or _looks_like_path(given)
+    changes: dict[str, Any] = {"requires": requires_of_pack(draft.code_refs())}
+    files = bool(named or defaults) or (bool(given) and _looks_like_path(given))
     if files:
         view = given if draft.plain else _path_view(given)
         found, explicit = find_assets(view, defaults, named, carry=carry, limit=limit,

@@ -57,8 +57,8 @@ class PackValue(_Referable):
     sealed: Seal | None = None
     #: Whether ``_kwargs`` hold only immutable builtins (computed when not given).
     plain: InitVar[bool | None] = None
-    # Derived from ``_kwargs`` when the pack is made (never written after __post_init__).
-    _plain: bool = field(default=False, init=False, compare=False, repr=False)
+    # Derived from ``_kwargs`` by __post_init__ (its one write: no default to write first).
+    _plain: bool = field(init=False, compare=False, repr=False)
 
     def __post_init__(self, plain: bool | None) -> None:
         # Mappings: always the pack's own copy; a tuple or bool field given as one is kept.
@@ -77,7 +77,7 @@ class PackValue(_Referable):
         s(self, "_requires", MappingProxyType(dict(self._requires)))
         if type(self.assets) is not tuple:
             s(self, "assets", tuple(self.assets))
-        s(self, "_plain", all(is_plain(v) for v in self._kwargs.values()) if plain is None
+        s(self, "_plain", all(map(is_plain, self._kwargs.values())) if plain is None
           else plain)
     # -- reading ---------------------------------------------------------------------------
 

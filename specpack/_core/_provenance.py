@@ -50,6 +50,7 @@ Origin = Literal["builtin", "stdlib", "distribution", "user", "by_value"]
 _OWN = __name__.partition(".")[0]
 _MAIN_NAMES = frozenset({"__main__", "__mp_main__"})
 _SUFFIXES = tuple(importlib.machinery.all_suffixes())
+_BUILTIN_NAMES = frozenset(sys.builtin_module_names)
 
 
 @dataclass(frozen=True)
@@ -245,7 +246,7 @@ def _location(module: str) -> tuple[str, str | None]:
     if mod is None and spec is None:
         return "none", None
     origin = getattr(spec, "origin", None)
-    if module in sys.builtin_module_names or origin in ("built-in", "frozen"):
+    if module in _BUILTIN_NAMES or origin in ("built-in", "frozen"):
         return "builtin", None
     path = _file_of(mod) if mod is not None else None
     if path is None and spec is not None and getattr(spec, "has_location", False):

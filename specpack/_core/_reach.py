@@ -24,7 +24,7 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
-from ._carry.code import CodeRef, live_object
+from ._carry.code import CodeRef, live_objects
 from ._provenance import (
     _MAIN_NAMES,
     _OWN,
@@ -194,7 +194,7 @@ def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
     refs = list(code)
     registry = by_value_registry()
     named = tuple([c.module for c in refs if c.payload is None])
-    key = (named, _code_modules(map(_live, refs), registry), registry)
+    key = (named, _code_modules(live_objects(refs), registry), registry)
     found = _requires_memo.get(key)
     if found is None:
         if len(_requires_memo) > 1024:
@@ -206,14 +206,6 @@ def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
 #: What :func:`requires_of_pack` found, by the modules it read (those the references name by
 #: reference, those :func:`code_modules` found) and the by-value registry.
 _requires_memo: dict[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], dict[str, str]] = {}
-
-
-def _live(ref: CodeRef) -> Any:
-    """The object ``ref`` stands for here (None if it cannot be had without a payload)."""
-    try:
-        return live_object(ref)
-    except Exception:  # noqa: BLE001 - code that cannot be loaded here names nothing more
-        return None
 
 
 def built_requires(env: Any, imported: Iterable[str] = ()) -> dict[str, str]:

@@ -25,10 +25,10 @@ from .callables import callable_ref
 from .importable import MAIN_NAMES, fresh_importable, reference_of
 from .names import resolve_qualname
 from .payload import portable_dumps
-from .ref import CodeRef, code_ref_from_state, live_object, witness_of
+from .ref import CodeRef, code_ref_from_state, live_object, live_objects, witness_of
 
 __all__ = ["CodeRef", "code_ref", "code_ref_from_state", "code_ref_from_string", "live_object",
-           "portable_dumps", "reference_of", "resolve_qualname", "witness_of"]
+           "live_objects", "portable_dumps", "reference_of", "resolve_qualname", "witness_of"]
 
 
 def code_ref(obj: Any, *, by_value: bool | None = None, what: str = "entry point") -> CodeRef:

@@ -19,6 +19,7 @@ import hashlib
 import importlib
 import sys
 import threading
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from gymnasium.envs import registration as gym_registration
@@ -302,6 +303,17 @@ def live_object(ref: CodeRef) -> Any:
     if ref.payload is not None:
         return ref._live
     return ref.load()
+
+
+def live_objects(refs: Iterable[CodeRef]) -> list[Any]:
+    """:func:`live_object` of each of ``refs``, None for one that cannot be loaded here."""
+    out = []
+    for ref in refs:
+        try:
+            out.append(ref._obj if ref._obj is not None else live_object(ref))
+        except Exception:  # noqa: BLE001 - code that cannot be loaded names nothing more
+            out.append(None)
+    return out
 
 
 def witness_of(ref: CodeRef) -> Witness | None:

@@ -133,3 +133,31 @@ def test_a_wrapper_kwarg_edited_in_place_in_the_registry_is_not_served_stale(
     registry[env_id].additional_wrappers[0].kwargs[LOW] = -0.0  # the same dict
     got = specpack.capture(env_id).layers[0].kwargs[LOW]
     assert repr(got) == "-0.0", got
+
+
+def test_a_spec_field_edited_while_the_capture_resolves_it_then_set_back_is_not_served_stale(
+    env_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Why the registry is checked again after assembling, not only at the next capture: a
+    field edited in place while resolving (here by a wrapper's module, imported on the way)
+    and read after the edit makes a pack of a state the snapshot never saw; once the field is
+    set back to the very object it held, only the check after assembling kept that pack out
+    of the memo."""
+    (tmp_path / "memo_edits.py").write_text(textwrap.dedent(f"""
+        import gymnasium
+        from gymnasium.envs.registration import registry
+
+        class Wrap(gymnasium.Wrapper):
+            pass
+
+        registry[{env_id!r}].reward_threshold = 99.0
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "memo_edits", raising=False)
+    register(env_id, entry_point=CARTPOLE, reward_threshold=1.0,
+             additional_wrappers=(WrapperSpec("Wrap", "memo_edits:Wrap", {}),))
+    saved = registry[env_id].reward_threshold
+    first = specpack.capture(env_id)
+    assert first.spec["reward_threshold"] == 99.0  # read after the import edited it
+    registry[env_id].reward_threshold = saved  # the state the capture started from
+    assert specpack.capture(env_id).spec["reward_threshold"] == 1.0

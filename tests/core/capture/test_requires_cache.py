@@ -172,3 +172,28 @@ def test_requires_follows_a_class_whose_bases_were_reassigned(
         assert pack.requires.get("hypothesis") == version("hypothesis")
     finally:
         sys.modules.pop("reach_mixin_mod", None)
+
+
+def test_requires_names_the_code_a_kwarg_holds(
+        user_module: Callable[[str], Any], tmp_path: Path) -> None:
+    """A pack's references are the entry point and the wrapper classes only while no kwarg
+    holds code: a class given as a kwarg names what its module imports too, on a first
+    capture after one of the same env without it."""
+    importing = user_module("import hypothesis")
+    (tmp_path / "reach_kwenv_mod.py").write_text(
+        "import gymnasium\n\n\nclass KwEnv(gymnasium.Env):\n"
+        "    observation_space = gymnasium.spaces.Discrete(2)\n"
+        "    action_space = gymnasium.spaces.Discrete(2)\n\n"
+        "    def __init__(self, fn=None):\n        self.fn = fn\n")
+    sys.modules.pop("reach_kwenv_mod", None)
+    importlib.invalidate_caches()
+    env = importlib.import_module("reach_kwenv_mod").KwEnv
+    try:
+        assert "hypothesis" not in specpack.capture(env).requires
+        with_code = specpack.capture(env, fn=importing.Thing)
+        assert with_code.requires.get("hypothesis") == version("hypothesis")
+        wrapped = specpack.capture(gymnasium.wrappers.TransformReward(
+            gymnasium.make("CartPole-v1"), importing.Thing))
+        assert wrapped.requires.get("hypothesis") == version("hypothesis")
+    finally:
+        sys.modules.pop("reach_kwenv_mod", None)
