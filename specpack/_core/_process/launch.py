@@ -272,11 +272,16 @@ def _reap() -> None:
             watched = list(_STOPPING.items())
         now = time.monotonic()
         for stopping, end in watched:
-            if now < end and stopping.poll() is None:
-                continue
+            try:
+                if now < end and stopping.poll() is None:
+                    continue
+            except Exception:  # noqa: BLE001 - a child that cannot be polled is ended now
+                pass
             try:
                 stopping.kill()
                 stopping.wait(5.0)  # reap it
+            except Exception:  # noqa: BLE001 - one child's failure must not stop this thread,
+                pass  # which watches the others too (a thread per child only lost its own)
             finally:
                 with _STOPPING_CHANGED:
                     _STOPPING.pop(stopping, None)
