@@ -63,8 +63,7 @@ class PackValue(_Referable):
     def __post_init__(self, plain: bool | None) -> None:
         # Mappings: always the pack's own copy; a tuple or bool field given as one is kept.
         s = object.__setattr__
-        s(self, "spec", MappingProxyType(self.spec if type(self.spec) is dict
-                                         else dict(self.spec)))
+        s(self, "spec", MappingProxyType(dict(self.spec)))  # a dict given stays the caller's
         if type(self.layers) is not tuple:
             s(self, "layers", tuple(self.layers))
         if type(self.auto_render) is not bool:

@@ -311,8 +311,9 @@ def test_fields_given_in_other_forms_are_normalised_and_mappings_are_the_packs_o
     pack = specpack.capture("CartPole-v1")
     requires = {"gymnasium": "0.0.1"}
     versions = dict(pack.versions)
+    spec = dict(pack.spec)
     other = pack.evolve(layers=list(pack.layers), notes=["a"], assets=[], auto_render=1,
-                        vector=0, requires=requires, versions=versions)
+                        vector=0, requires=requires, versions=versions, spec=spec)
     assert type(other.layers) is tuple and other.layers == pack.layers
     assert other.notes == ("a",) and other.assets == ()
     assert other.auto_render is True and other.vector is False
@@ -320,6 +321,10 @@ def test_fields_given_in_other_forms_are_normalised_and_mappings_are_the_packs_o
     versions["gymnasium"] = "9"
     assert dict(other.requires) == {"gymnasium": "0.0.1"}
     assert other.versions["gymnasium"] == pack.versions["gymnasium"] != "9"
+    before = (other.fingerprint, pickle.dumps(other))
+    spec["max_episode_steps"] = 3
+    assert other.spec == pack.spec and "max_episode_steps" not in other.spec
+    assert (other.fingerprint, pickle.dumps(other)) == before and other == pack
 
 
 def test_with_surface_still_works_for_one_release_with_a_deprecation_warning():
