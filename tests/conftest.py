@@ -83,7 +83,7 @@ def pytest_runtest_protocol(item: Any, nextitem: Any) -> Any:
 
 
 #: Test files that start Ray (its heads use fixed default ports, e.g. the dashboard agent's):
-#: under pytest-xdist (``-n 2 --dist loadgroup``, the README's command) they run in one
+#: under pytest-xdist (``-n 3 --dist loadgroup``, the README's command) they run in one
 #: worker, one at a time.
 _RAY_FILES = frozenset({"test_ray.py", "test_ray_cluster.py", "test_docs_blocks.py"})
 #: Files where only the tests whose name says Ray start it (the need table's "Ray" rows, the
