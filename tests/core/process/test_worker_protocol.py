@@ -273,6 +273,22 @@ def test_relative_pythonpath_entries_are_made_absolute_for_the_fresh_interpreter
     assert Path(out.value["cwd"]) != tmp_path  # a temporary working directory
 
 
+@pytest.mark.parametrize("given", [None, "30"])
+def test_a_fresh_interpreter_s_idle_blas_threads_sleep_at_once_unless_the_user_says(
+        given, monkeypatch):
+    # verify's rebuild and its hash control start side by side: OpenBLAS's idle threads would
+    # otherwise spin for about 0.1 s of a core in each (the thread count is not touched)
+    if given is None:
+        monkeypatch.delenv("OPENBLAS_THREAD_TIMEOUT", raising=False)
+    else:
+        monkeypatch.setenv("OPENBLAS_THREAD_TIMEOUT", given)
+    out = run_one("subprocess", "workerjobs:environment", b"", {"names": []},
+                  deadline=_deadline())
+    assert out.status == "ok", out.detail
+    assert out.value["OPENBLAS_THREAD_TIMEOUT"] == (given or "4")
+    assert os.environ.get("OPENBLAS_THREAD_TIMEOUT") == given  # this process's is untouched
+
+
 @pytest.mark.parametrize("where", ["spawn", "forkserver"])
 def test_script_without_main_guard_gets_the_main_guard_hint(where, tmp_path):
     script = tmp_path / "unguarded.py"
