@@ -6,8 +6,10 @@ same job under another ``PYTHONHASHSEED``), and forks this process for the *buil
 the actions, two builds); it then compares the traces. Each round times, in rotating order:
 
 - **start**: one bare ``python -c "import gymnasium"`` (the goal's yardstick, the 1.0x);
-- **two starts**: two of them at once (the floor of the rebuild and the control together:
-  on 2 cores they share the machine with each other and with the build here);
+- **two starts**: two of them at once, in the environment verify gives its fresh interpreters
+  (``OPENBLAS_THREAD_TIMEOUT=4``: idle BLAS threads sleep at once), the floor of the rebuild
+  and the control together: on 2 cores they share the machine with each other and with the
+  build here;
 - **rebuild**: one fresh worker running verify's rebuild job (interpreter start, the
   harness's imports, the pack's build, the 100-step rollout, its encoding);
 - **verify**: the whole ``specpack.verify(pack, steps=100)``.
@@ -41,6 +43,7 @@ from _bench import child_env, median_round, part_main, row, us
 
 import specpack
 from specpack._core._process import Worker, wait_stopped
+from specpack._core._process.launch import child_environment
 from specpack._tools._verify.jobs import RUN_JOB, plan
 from specpack._tools._verify.judge import REBUILD_HASH_SEED, seeded_env
 
@@ -70,7 +73,10 @@ def _start() -> None:
 
 
 def _two_starts() -> None:
-    procs = [subprocess.Popen(_START), subprocess.Popen(_START)]
+    # started as verify starts its two: with the harness's environment (idle BLAS threads
+    # sleep at once, launch.BLAS_SPIN), so the floor is the interpreters, not their spinning
+    env = child_environment(None)
+    procs = [subprocess.Popen(_START, env=env), subprocess.Popen(_START, env=env)]
     for p in procs:
         if p.wait() != 0:
             raise RuntimeError("python -c 'import gymnasium' failed")
