@@ -213,7 +213,7 @@ _TITLES = {
     "verify": "verify",
     "slow_start": "vector-env start with a slow constructor",
     "another_machine": "another machine: a self-contained CustomAnt pack, check vs verify",
-    "audit": "specpack audit of ale-py and minigrid (wall time against 0.1.0's)",
+    "audit": "specpack audit of ale-py and minigrid (CPU against its floor, the same work plainly)",
 }
 
 

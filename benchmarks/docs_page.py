@@ -43,6 +43,19 @@ def page(saved: dict[str, Any], table: str) -> str:
     loads = [float(rows[f]["ratio"]) for f in by_value if f in rows]
     loads_text = (f"{min(loads):.1f}x to {max(loads):.1f}x" if loads
                   else "(not measured in this run)")
+    audit = next((f for f in rows if f.startswith("audit of ale-py")), "")
+    audit_text = ("The audit (`--only audit`, not in this run: it needs ale-py and minigrid) "
+                  "is measured against its floor by `benchmarks/bench_audit.py`.")
+    if audit:
+        a = rows[audit]
+        fam = a.get("floors", [{}])[0].get("by_family", {})
+        total = sum(fam.values()) or 1.0
+        parts = ", ".join(f"{k} {100 * v / total:.0f} %" for k, v in
+                          sorted(fam.items(), key=lambda kv: -kv[1]))
+        audit_text = (f"The {audit.split(':')[0]} costs {r(audit)} the CPU of its floor (the same "
+                      "builds and rollouts done plainly, `benchmarks/audit_floor.py`): "
+                      f"{a.get('specpack')} against {a.get('baseline')}. The floor's CPU by "
+                      f"family: {parts}.")
     return f'''# Benchmarks
 
 What specpack costs, next to what you would use without it. Every figure is a **ratio of two
@@ -53,7 +66,9 @@ machine's noise then hits both sides of a ratio alike; absolute times vary from 
 (this machine is shared), ratios much less. No test asserts a time: speed lives here.
 
 ```bash
-python benchmarks/run.py              # everything, several minutes on 2 cores
+python benchmarks/run.py              # every part but the audit, minutes on 2 cores
+python benchmarks/run.py --only core import carry verify workers slow_start another_machine audit
+                                      # and the audit too (needs ale-py and minigrid)
 python benchmarks/run.py --quick      # fewer rounds
 python benchmarks/run.py --json > out.json   # for machines
 python benchmarks/docs_page.py out.json      # rewrite this whole page from that run
@@ -87,13 +102,16 @@ python tools/structure.py             # the package's structure figures (modules
 - **another machine**: a self-contained CustomAnt pack (`Ant-v5` with a project XML that
   `<include>`s a second file): pickle and pack-file size, the first `make()` in a fresh
   process with an empty and a filled asset cache, and `check()` against `verify()`.
+- **audit** (`--only audit`, needs ale-py and minigrid): `specpack audit --import ale_py
+  --import minigrid --jobs 2` as a user runs it, against its floor (`audit_floor.py`: for every
+  env the audit reported, the same builds and rollouts with nothing of specpack), CPU and wall.
 
 Goals: `make` at most 0.9x `gymnasium.make` and within 1.1x of the floor; `capture` at most
 0.1x `gymnasium.make`, a first capture at most 0.5x; the by-reference pickle at most 1.5x the
 `EnvSpec`; `verify` within 1.3x of the interpreter start; a worker's `loads` + `make` at most
 1.10x and `import specpack` at most 1.05x gymnasium's own; cold starts of 8 workers: spawn at
 most 1.0x and fork at most 1.1x `gymnasium.make_vec`, forkserver at least 4x faster than
-gymnasium's.
+gymnasium's; the audit's CPU at most 1.2x its floor's.
 
 ## Latest run
 
@@ -119,7 +137,15 @@ gymnasium's.
 - By-value packs grow with the code they carry; their first load in a process costs
   {loads_text} of importing the same module.
 - `verify()` costs {r("verify() CartPole-v1, 100 steps vs interpreter start")} one interpreter
-  start: the child starts first, and the local rebuild and rollout run while it boots.
+  start. It runs three processes at once: the rebuild and the hash control, two fresh
+  interpreters, and a fork of this process that plans the actions and builds twice. Two fresh
+  interpreters started at once as verify starts them (idle BLAS threads sleeping at once, as
+  `OPENBLAS_THREAD_TIMEOUT=4` makes them) cost
+  {r("two interpreter starts at once (rebuild + control floor) vs one")} one start, and CPU
+  {r("two interpreter starts at once, CPU vs one")}: that is verify's floor. verify costs
+  {r("verify() vs its floor, two starts at once")} of it ({r("verify() vs its floor, CPU")} in
+  CPU): specpack's imports in each child, the rebuild's job, the fork here, and the comparison.
+- {audit_text}
 '''
 
 
