@@ -237,7 +237,7 @@ def test_packs_with_one_fingerprint_but_different_recorded_spaces_unpickle_to_th
 
 def test_a_pickle_of_a_pack_without_requires_assets_or_seal_round_trips() -> None:
     pack = specpack.capture("CartPole-v1", max_episode_steps=5)
-    assert pack.__reduce__()[1][:2] == (5, specpack.__version__)  # format 5, this version
+    assert pack.__reduce__()[1][:2] == (6, specpack.__version__)  # format 6, this version
     again = pickle.loads(pickle.dumps(pack))
     assert again == pack and (again.assets, again.sealed) == ((), None)
     assert dict(again.requires) == dict(pack.requires)
@@ -277,7 +277,9 @@ def test_the_pack_is_one_frozen_slotted_dataclass_without_mixins():
 def test_the_pickled_state_is_the_fingerprint_then_each_field_in_declaration_order():
     pack = specpack.capture("CartPole-v1", max_episode_steps=9, record_spaces=True)
     state = pack._state()
-    assert state[0] == pack.fingerprint and len(state) == 1 + len(_init_fields())
+    # the fingerprint as its digest's 32 bytes (41 fewer than its text)
+    assert "sha256:" + state[0].hex() == pack.fingerprint and len(state[0]) == 32
+    assert len(state) == 1 + len(_init_fields())
     at = {name: state[i + 1] for i, name in enumerate(_init_fields())}
     assert (at["backend"], at["id"], at["surface"]) == ("gymnasium", "CartPole-v1",
                                                         pack.surface)

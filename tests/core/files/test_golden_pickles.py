@@ -2,7 +2,7 @@
 
 A pickle of a pack made by this specpack unpickles to an equal pack that builds the same env,
 and names only :mod:`specpack._pickled` of specpack. A pickle of a pack carries the specpack
-version that made it (pack format 5): one made by any other version, or of another format,
+version that made it (pack format 6): one made by any other version, or of another format,
 fails with :class:`specpack.PackFormatError` saying to use ``specpack.dump``/``specpack.load``.
 ``tests/golden/pickles/<release>/`` keeps a few pickles of earlier releases to show it:
 0.3.0.dev0's (format 3, naming ``specpack._pickled.restore_pack``) get that error; 0.1.0's and
@@ -155,7 +155,7 @@ def test_a_pickled_pack_carries_its_format_and_the_specpack_version() -> None:
     pack = specpack.capture("CartPole-v1")
     restore, args = pack.__reduce__()
     assert restore is _pickled.restore_pack
-    assert args[:2] == (5, specpack.__version__)
+    assert args[:2] == (6, specpack.__version__)
     assert args[2] == pack._state()
 
 
@@ -170,7 +170,7 @@ def test_the_parts_of_a_pack_pickle_by_the_names_of_specpack_pickled(tmp_path: P
 def _refused(excinfo: pytest.ExceptionInfo[specpack.PackFormatError], written_by: str) -> None:
     message = str(excinfo.value)
     assert f"pickled by {written_by}, but" in message, message
-    assert f"this is specpack {specpack.__version__} (pack format 5)" in message, message
+    assert f"this is specpack {specpack.__version__} (pack format 6)" in message, message
     assert message.endswith(USE_FILES), message
 
 
@@ -204,7 +204,7 @@ def test_a_pickle_with_another_specpack_version_in_it_fails_naming_both_versions
     other = "9" * len(specpack.__version__)
     with pytest.raises(specpack.PackFormatError) as excinfo:
         pickle.loads(_forged(raw, other))
-    _refused(excinfo, f"specpack {other} (pack format 5)")
+    _refused(excinfo, f"specpack {other} (pack format 6)")
 
 
 def test_a_restore_of_another_format_or_layout_fails_with_the_same_advice() -> None:
@@ -218,6 +218,19 @@ def test_a_restore_of_another_format_or_layout_fails_with_the_same_advice() -> N
     with pytest.raises(specpack.PackFormatError) as excinfo:
         _pickled.restore_pack(4, state)  # no version: not this specpack's layout
     _refused(excinfo, "another specpack (pack format 4)")
+
+
+def test_a_restore_of_this_format_with_an_unreadable_state_fails_with_the_same_advice() -> None:
+    # format 6 holds the fingerprint as the digest's 32 bytes: its text (format 5's), a short
+    # digest, or no state at all is not this layout
+    pack = specpack.capture("CartPole-v1")
+    state = pack._state()
+    for bad in ((pack.fingerprint, *state[1:]), (state[0][:31], *state[1:]), (), [*state]):
+        with pytest.raises(specpack.PackFormatError) as excinfo:
+            _pickled.restore_pack(6, specpack.__version__, bad)
+        assert str(excinfo.value).endswith(USE_FILES)
+    again = _pickled.restore_pack(6, specpack.__version__, state)
+    assert again == pack and again.fingerprint == pack.fingerprint
 
 
 def test_a_pack_moves_between_versions_as_a_file(tmp_path: Path) -> None:
