@@ -15,16 +15,18 @@ if _FIXTURES not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
         filter(None, [_FIXTURES, os.environ.get("PYTHONPATH")]))
 if _FIXTURES not in sys.path:
     sys.path.insert(0, _FIXTURES)
-# Every interpreter the suite starts (scripts, workers of every start method, the harness's)
-# inherits this: OpenBLAS's idle threads sleep at once instead of spinning for about 0.1 s of a
-# core in each interpreter that imports numpy, with three test workers on two cores. It sets
-# only how long an idle thread spins: thread counts, and so results, are unchanged (the
-# harness does the same for its own fresh interpreters: specpack._core._process.launch).
-os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 from _helpers import SCRIPTS, run_python  # noqa: E402 - after the PYTHONPATH set above
+
+from specpack._core._process.launch import BLAS_SPIN  # noqa: E402
+
+# Every interpreter the suite starts (scripts, workers of every start method) inherits the
+# setting the harness gives its own fresh interpreters: OpenBLAS's idle threads sleep at once
+# instead of spinning for about 0.1 s of a core in each interpreter that imports numpy, with
+# three test workers on two cores. Thread counts, and so results, are unchanged.
+os.environ.setdefault(*BLAS_SPIN)
 
 # Helper modules of the process tests (vec_envs, ...) import each other by name.
 if str(SCRIPTS) not in sys.path:
