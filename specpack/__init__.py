@@ -1,14 +1,8 @@
 """specpack: capture a Gymnasium/Gym environment once, rebuild it identically in any process.
 
-``pack = specpack.capture("CustomAnt-v0")`` resolves the env where it is known (entry point,
-kwargs, ``max_episode_steps``, the whole wrapper stack in true order), carries by value the code
-a fresh interpreter could not import, pickles with plain ``pickle``, and ``pack.make()`` rebuilds
-the same env in any worker: spawn, forkserver, a fresh ``python``, Ray, loky, SB3.
-
-The public face is small and every piece of it loads on first use: ``import specpack`` costs
-little next to ``import gymnasium``, and a worker that unpickles a pack and calls ``make()``
-loads only the pack, its carried values and its backend (no worker protocol, file format or
-verifier).
+``pack = specpack.capture("CustomAnt-v0")`` records the env where it is known, pickles with
+plain ``pickle``, and ``pack.make()`` rebuilds the same env in any worker. Every public name
+loads on first use, so a worker that unpickles a pack loads only what building it needs.
 """
 
 from __future__ import annotations
@@ -17,10 +11,8 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-# Loaded first, as every gymnasium program loads it: every pack builds with it (its backends'
-# base classes and errors), and a worker that imported numpy and specpack's core before it
-# measured 25-30 ms more CPU for the same modules (benchmarks/bench_import.py: 1.04x -> 1.21x
-# of gymnasium.make; docs/benchmarks.md).
+# Loaded first, as every gymnasium program does: a worker that imported numpy and specpack's
+# core before it measured 25-30 ms more CPU (benchmarks/bench_import.py, docs/benchmarks.md).
 import gymnasium  # noqa: F401
 
 from . import _pickled  # noqa: F401  (loads nothing; see its docstring)
@@ -80,65 +72,19 @@ if TYPE_CHECKING:
     from ._tools._verify.report import VerifyReport
     from .vector import make_vec
 
-__all__ = [
-    "ArgumentTypeError",
-    "Asset",
-    "AssetError",
-    "AuditReport",
-    "BackendUnavailableError",
-    "Blob",
-    "BuildArithmeticError",
-    "BuildAttributeError",
-    "BuildDependencyError",
-    "BuildError",
-    "BuildGymnasiumError",
-    "BuildImportError",
-    "BuildLookupError",
-    "BuildNotImplementedError",
-    "BuildTypeError",
-    "BuildValueError",
-    "CaptureError",
-    "CheckReport",
-    "CodeRef",
-    "DeprecatedEnvError",
-    "EnumRef",
-    "Finding",
-    "Layer",
-    "NotIdenticalError",
-    "PackFileError",
-    "PackFileNotFoundError",
-    "PackFormatError",
-    "PackIsADirectoryError",
-    "PackPermissionError",
-    "Seal",
-    "SignatureError",
-    "SpecPack",
-    "SpecPackError",
-    "UncarriableValueError",
-    "UnexpectedKwargError",
-    "UnknownEnvError",
-    "UnknownEnvNameError",
-    "UnknownEnvVersionError",
-    "UnknownKeywordError",
-    "UnknownNamespaceError",
-    "UnrecordedArgumentsError",
-    "UntrustedPackError",
-    "VerifyReport",
-    "VersionSkewWarning",
-    "WorkerError",
-    "__version__",
-    "audit",
-    "capture",
-    "check",
-    "diff",
-    "dump",
-    "load",
-    "make_vec",
-    "register_recorder",
-    "seal",
-    "testing",
-    "verify",
-]
+__all__ = ["ArgumentTypeError", "Asset", "AssetError", "AuditReport", "BackendUnavailableError",
+           "Blob", "BuildArithmeticError", "BuildAttributeError", "BuildDependencyError",
+           "BuildError", "BuildGymnasiumError", "BuildImportError", "BuildLookupError",
+           "BuildNotImplementedError", "BuildTypeError", "BuildValueError", "CaptureError",
+           "CheckReport", "CodeRef", "DeprecatedEnvError", "EnumRef", "Finding", "Layer",
+           "NotIdenticalError", "PackFileError", "PackFileNotFoundError", "PackFormatError",
+           "PackIsADirectoryError", "PackPermissionError", "Seal", "SignatureError", "SpecPack",
+           "SpecPackError", "UncarriableValueError", "UnexpectedKwargError", "UnknownEnvError",
+           "UnknownEnvNameError", "UnknownEnvVersionError", "UnknownKeywordError",
+           "UnknownNamespaceError", "UnrecordedArgumentsError", "UntrustedPackError",
+           "VerifyReport", "VersionSkewWarning", "WorkerError", "__version__", "audit", "capture",
+           "check", "diff", "dump", "load", "make_vec", "register_recorder", "seal", "testing",
+           "verify"]
 
 #: Public name -> (module, attribute) it is loaded from on first use.
 _LAZY = {
@@ -172,11 +118,8 @@ claim(__name__, globals())  # the errors: tracebacks say specpack.BuildError
 
 
 def _bind_loaded() -> None:
-    """Bind every lazy name whose module is already imported, and claim it (cheap: no import).
-
-    So a class that ``capture`` or an unpickle loaded reports ``specpack`` from the first
-    public name used, whichever it was.
-    """
+    """Bind and claim every lazy name whose module is already imported (no import), so a class
+    that ``capture`` or an unpickle loaded reports ``specpack`` from the first name used."""
     ready = []
     for name, (module, attr) in _LAZY.items():
         value = getattr(sys.modules.get(module), attr, None)
@@ -187,12 +130,8 @@ def _bind_loaded() -> None:
 
 
 def __getattr__(name: str) -> Any:
-    """Load the heavier public names on first use (keeps ``import specpack`` fast).
-
-    Each name is bound here and told it lives here (``specpack.SpecPack.__module__ ==
-    "specpack"``), unless a public module (``specpack.vector``, ``specpack.files``) claimed it.
-    """
-
+    """Load the heavier public names on first use (keeps ``import specpack`` fast), each told it
+    lives here unless a public module (``specpack.vector``, ``specpack.files``) claimed it."""
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY:

@@ -1,9 +1,5 @@
 """Pack files on disk: :func:`dump`, :func:`load`, :func:`describe`, :func:`read_key` and
-:func:`key_id` (see :mod:`specpack._core._files`).
-
-The text form these files hold (manifest schema, signatures, trust policy) is
-:mod:`specpack._core._fileformat`, below the pack module; this module sits above it.
-"""
+:func:`key_id` (their text form is :mod:`specpack._core._fileformat`'s)."""
 
 from __future__ import annotations
 

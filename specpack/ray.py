@@ -1,24 +1,8 @@
 """Cluster-wide env ids for Ray: the captured envs registered in every Ray worker process.
 
-Ray's workers are fresh interpreters: an env registered in the driver (in its main guard, from
-a file, or defined in ``__main__``) is unknown to them, so ``gymnasium.make("CustomAnt-v0")``
-in a task, ``config.environment("CustomAnt-v0")`` in RLlib or SB3's ``make_vec_env`` raise
-``NameNotFound`` there. :func:`runtime_env` captures the envs in the driver and returns a Ray
-``runtime_env`` whose ``worker_process_setup_hook`` registers them under their ids in every
-worker process of the job, on every node (nodes added later included)::
-
-    import specpack.ray
-
-    if __name__ == "__main__":
-        gymnasium.register("CustomAnt-v0", entry_point=CustomAnt, max_episode_steps=500)
-        ray.init(address="auto", runtime_env=specpack.ray.runtime_env("CustomAnt-v0"))
-
-The hook is an object of this module (:class:`RegisterPacks`) holding each pack's plain-pickle
-bytes; Ray serializes it into its function table (GCS) and every worker of the job runs it once,
-after it starts and before it takes a task. It does not reach the driver itself, processes a Ray
-worker starts with ``spawn`` or ``forkserver``, or other jobs: see docs/recipes/cluster.md.
-
-This module does not import Ray: building the dict needs none, and the hook runs inside Ray.
+Ray's workers are fresh interpreters, where an env registered in the driver raises
+``NameNotFound``. :func:`runtime_env` returns a ``runtime_env`` whose setup hook registers the
+captured envs in every worker of the job (docs/recipes/cluster.md). This module imports no Ray.
 """
 
 from __future__ import annotations
@@ -46,10 +30,13 @@ def runtime_env(
 ) -> dict[str, Any]:
     """A Ray ``runtime_env`` that registers the given envs in every Ray worker of the job.
 
-    Pass it to ``ray.init(runtime_env=...)``. Each worker process, on every node, then has the
-    ids registered (as ``pack.register(id)`` does: the entry point builds the whole pack, with
-    the checker, order enforcing and time limit of ``make`` off), so ``gymnasium.make(id)`` there builds exactly
-    ``pack.make()``: the same wrapper stack, no wrapper twice, the same seeded rollout.
+    Pass it to ``ray.init(runtime_env=...)``: each worker process, on every node, then has the
+    ids registered as ``pack.register(id)`` does, so ``gymnasium.make(id)`` there builds
+    exactly ``pack.make()``::
+
+        if __name__ == "__main__":
+            gymnasium.register("CustomAnt-v0", entry_point=CustomAnt, max_episode_steps=500)
+            ray.init(address="auto", runtime_env=specpack.ray.runtime_env("CustomAnt-v0"))
 
     Parameters
     ----------
@@ -57,10 +44,8 @@ def runtime_env(
         Env ids registered in this process (captured here and now, with
         :func:`specpack.capture`) or packs (registered under ``pack.id``). At least one.
     base
-        A runtime_env to extend (a dict or ``ray.runtime_env.RuntimeEnv``); it is copied, never
-        changed. A ``worker_process_setup_hook`` already in it (a callable or a
-        ``"module.function"`` string) still runs in each worker, before the packs are
-        registered.
+        A runtime_env to extend (a dict or ``ray.runtime_env.RuntimeEnv``; copied, never
+        changed). Its own ``worker_process_setup_hook`` still runs first in each worker.
 
     Returns
     -------
@@ -73,8 +58,7 @@ def runtime_env(
         An id is not registered here (the message suggests close ids).
     specpack.CaptureError
         No ids, an argument that is neither an id nor a pack, a pack without an id, two
-        different packs under one id, a ``base`` that is not a mapping, or a hook in ``base``
-        that is neither a callable nor a ``"module.function"`` string.
+        different packs under one id, or a bad ``base`` or hook in it.
     specpack.UncarriableValueError
         A pack does not pickle (or does not unpickle again) in this process.
     """
@@ -164,10 +148,9 @@ def _merged(base: Mapping[str, Any] | None, hook: RegisterPacks) -> dict[str, An
 class RegisterPacks:
     """The ``worker_process_setup_hook``: registers the carried packs in the worker it runs in.
 
-    It holds each pack as plain-pickle bytes, so that Ray can load the hook itself in any
-    worker where specpack is installed, and a pack that fails to load there is named in the
-    error. Ray runs it once per worker process, before the worker takes a task; an error
-    here makes Ray stop that worker and log the message (tasks then fail with
+    Each pack is held as plain-pickle bytes, so Ray loads the hook wherever specpack is
+    installed and a pack that fails to load is named in the error. Ray runs it once per worker
+    process, before its first task; an error stops that worker (tasks fail with
     ``WorkerCrashedError``).
 
     Parameters
@@ -201,8 +184,9 @@ class RegisterPacks:
 
     def __call__(self) -> None:
         """Run ``then`` (if any), then register every pack under its id in this process."""
-        if isinstance(self.then, str):
-            _load_hook(self.then)()
+        if isinstance(self.then, str):  # "module.function", as Ray takes it
+            module, _, name = self.then.rpartition(".")
+            getattr(importlib.import_module(module), name)()
         elif self.then is not None:
             self.then()
         for env_id, blob in self.packs:
@@ -211,26 +195,14 @@ class RegisterPacks:
             except Exception as e:
                 raise BuildError(
                     f"specpack.ray: the pack for {env_id!r} cannot be loaded in this Ray worker "
-                    f"({_where()}): {one_line(e)}; install the same specpack (and gymnasium) "
+                    f"(host {socket.gethostname()}, pid {os.getpid()}): {one_line(e)}; "
+                    "install the same specpack (and gymnasium) "
                     "versions on every node as in the driver"
                 ) from e
-            # The fresh registry may hold another env under the id (a built-in the driver
-            # re-registered, or one the `then` hook registered): the captured pack wins, as
-            # it does in the driver.
+            # The registry may hold another env under the id (a built-in the driver
+            # re-registered, one the `then` hook registered): the captured pack wins.
             registration = importlib.import_module(f"{pack.backend}.envs.registration")
             existing = registration.registry.get(env_id)
             if existing is not None and getattr(existing.entry_point, "pack", None) != pack:
                 registration.registry.pop(env_id)
             pack.register(env_id)
-
-
-def _load_hook(path: str) -> Callable[[], Any]:
-    """The function a ``"module.function"`` setup-hook string names (Ray's own format)."""
-    module, _, name = path.rpartition(".")
-    func: Callable[[], Any] = getattr(importlib.import_module(module), name)
-    return func
-
-
-def _where() -> str:
-    """This worker, for error messages: host and pid."""
-    return f"host {socket.gethostname()}, pid {os.getpid()}"

@@ -1,9 +1,5 @@
-"""One-line portability checks for an env package's own test suite.
-
-``assert_portable`` runs the audit of ``specpack audit`` on one env: capture it here, rebuild it
-in a fresh interpreter, compare spaces, the wrapper stack and a seeded rollout, and check that
-the env records its constructor arguments (EzPickle, ``RecordConstructorArgs``). It raises an
-``AssertionError`` whose message is the audit's finding, so pytest shows what is wrong::
+"""One-line portability checks for an env package's own test suite: ``specpack audit`` of one
+env, raising an ``AssertionError`` with the finding, so pytest shows what is wrong::
 
     import pytest
     from specpack.testing import assert_portable
@@ -36,12 +32,12 @@ def assert_portable(
     """Assert that ``env_or_id`` survives a process boundary; return the audit's finding.
 
     ``env_or_id`` is a registered id, a live env (inspected, never stepped), an ``EnvSpec``,
-    an env class or factory, or a :class:`~specpack.SpecPack`. The reference is built in this
-    process, the rebuild in a fresh interpreter (``where="spawn"``/``"forkserver"`` for those
-    children); both roll out ``steps`` steps seeded with ``seed``. Anything but an identical
-    rebuild (a difference, a capture or rebuild error, a missing dependency, a timeout) raises
-    ``AssertionError`` with the finding: its status, the first difference or error, every
-    other difference, and the worker's traceback where there is one.
+    an env class or factory, or a :class:`~specpack.SpecPack`. It is captured here, rebuilt in
+    a fresh interpreter (or a ``where="spawn"``/``"forkserver"`` child), and both roll out
+    ``steps`` steps seeded with ``seed``; the spaces, the wrapper stack and the rollout are
+    compared, and the env must record its constructor arguments. Anything but an identical
+    rebuild raises ``AssertionError`` with the finding: its status, every difference or error,
+    and the worker's traceback where there is one.
     """
     finding = audit_one(env_or_id, steps=steps, seed=seed, where=where, timeout=timeout)
     if finding.status != IDENTICAL:

@@ -1,10 +1,5 @@
 """Vector envs built from a pack: :func:`make_vec`, and forkserver preloading
-(:func:`warm_forkserver`, :func:`forkserver_modules`).
-
-The public face of :mod:`specpack._core._vector`. A worker process never imports this module:
-it unpickles its env factory from :mod:`specpack._core._vector._factory`, so it does not pay
-for ``make_vec``'s own imports (capture, the forkserver machinery).
-"""
+(:func:`warm_forkserver`, :func:`forkserver_modules`). A worker never imports this module."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """A backend's :class:`~specpack._core._backends.Recipe` turned into a capture's draft.
 
-Every kwarg is checked against the constructor's (and each wrapper's) signature, with
-``gymnasium.make``'s error for the old render API; the entry point and each wrapper class
-become a :class:`~specpack.CodeRef` (by reference, or by value where a fresh interpreter could
-not import them); the kwargs are lowered (:func:`~specpack._core._carry.values.lower_mapping`); and
-what travels by value gets a note. :mod:`specpack._core._capture` then adds what the pack needs.
+Every kwarg is checked against the constructor's (and each wrapper's) signature; the entry
+point and wrapper classes become :class:`~specpack.CodeRef` values, the kwargs are lowered,
+and what travels by value gets a note. :mod:`specpack._core._capture` adds what the pack needs.
 """
 
 from __future__ import annotations
@@ -47,12 +45,12 @@ def _old_render_api(entry: Any, kwargs: Mapping[str, Any], label: str,
 
 
 def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
-    """A shared Layer for a library wrapper with scalar kwargs (Layers are immutable)."""
+    """A shared Layer for a library wrapper with scalar kwargs (None: take the full path)."""
     parts = []
     for k, v in lkw.items():
         t = type(v)
         if t not in SCALAR_TYPES or (t is int and v.bit_length() > MAX_INT_BITS):
-            return None  # not plain, or an int lower_mapping refuses: take the full path
+            return None  # not plain, or an int lower_mapping refuses
         parts.append((k if type(k) is str else exact_key(k), exact_key(v)))
     key = (cls, tuple(parts))
     hit = _layer_cache.get(key)
@@ -64,17 +62,11 @@ def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
     return hit
 
 
-def _wrapper_what(cls: type, label: str) -> str:
-    """How a kwarg error names the wrapper ``cls`` of the env ``label``."""
-    return f"the wrapper {cls.__qualname__} of {label!r}"
-
-
 def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
                self_contained: bool = False,
                suspects: Mapping[str, str] | None = None) -> tuple[Draft, bool]:
-    """The draft of ``recipe`` (its pack is made once its needs are known), and whether it
-    may carry code by value (False: every piece of code in it is a reference, and nothing
-    else in it can hold code)."""
+    """The draft of ``recipe``, and whether it may carry code by value (False: all its code
+    is by reference, and nothing else in it can hold code)."""
     label = recipe.id or getattr(recipe.entry, "__qualname__", None) or "env"
     if recipe.entry_ref is not None and by_value is not True:
         entry, entry_obj = recipe.entry_ref, recipe.entry
@@ -110,7 +102,8 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
     prefixes = impl.library_prefixes
     for cls, lkw in recipe.layers:
         if lkw:
-            check_kwargs(cls, lkw, functools.partial(_wrapper_what, cls, label))
+            what = functools.partial("the wrapper {} of {!r}".format, cls.__qualname__, label)
+            check_kwargs(cls, lkw, what)  # ``what`` is made only on an error
         lib = cls.__module__.startswith(prefixes)
         layer = _library_layer(cls, lkw) if lib else None
         if layer is None:
@@ -129,32 +122,22 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
         layers.append(layer)
         if refs is not None:
             refs.append(layer.cls)
-    notes = recipe.notes
-    if carries:
-        notes = [*notes, *_carry_notes(entry, kwargs, layers)]
-    draft = Draft(dict(
-        backend=impl.name,
-        id=recipe.id,
-        entry_point=entry,
-        _kwargs=kwargs,
-        spec=spec,
-        layers=tuple(layers),
-        auto_render=bool(recipe.auto_render),
-        versions=current_versions(impl.name,
-                                  None if entry.by_value else distribution_of(entry.module)),
-        notes=tuple(notes),
-        vector=bool(recipe.vector),
-    ), plain, None if refs is None else tuple(refs))
-    return draft, code_by_value
+    notes = [*recipe.notes, *_carry_notes(entry, kwargs, layers)] if carries else recipe.notes
+    versions = current_versions(impl.name,
+                                None if entry.by_value else distribution_of(entry.module))
+    fields = dict(backend=impl.name, id=recipe.id, entry_point=entry, _kwargs=kwargs, spec=spec,
+                  layers=tuple(layers), auto_render=bool(recipe.auto_render), versions=versions,
+                  notes=tuple(notes), vector=bool(recipe.vector))
+    return Draft(fields, plain, None if refs is None else tuple(refs)), code_by_value
 
 
 def _carry_notes(entry: CodeRef, kwargs: dict[str, Any], layers: list[Layer]) -> list[str]:
-    notes = []
     carried: list[tuple[str, Any]] = [("entry point", entry)]
     carried += [("kwargs", c) for c in iter_carried(kwargs)]
     for layer in layers:
         carried.append((f"wrapper {layer.name}", layer.cls))
         carried += [(f"{layer.name} kwargs", c) for c in iter_carried(layer._kwargs)]
+    notes = []
     for where, c in carried:
         if isinstance(c, CodeRef) and c.by_value:
             kind = "a lambda" if "<lambda>" in c.qualname else c.qualname

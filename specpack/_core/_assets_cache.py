@@ -1,20 +1,10 @@
-"""The node's asset cache: where carried assets are written once, atomically, and found again.
+"""The node's private asset cache: carried assets written once, atomically, and found again.
 
-Layout: ``<root>/<sha256>/<name>`` (``<root>``: :func:`cache_root`). An entry is written into a
-temporary folder in ``<root>/<sha256>/`` (same filesystem) and renamed into place, so a worker
-racing another one sees the whole entry or none; the loser of the race checks the winner's entry
-and drops its own. An entry is trusted only after its digest is checked: once per process and
-again whenever its files' size, mtime, ctime or inode changed (:func:`check_one`), so one altered
-on disk since is noticed and written again.
-
-**The cache is the user's alone** (:func:`own_root`), so the file the env opens is the one
-whose digest was checked: nobody else can replace it in between. Missing folders on the way to
-``<root>`` are created 0700, entries are written 0700 (folders) and 0600 (files). An existing
-``<root>`` or entry owned by another user (root excepted) or writable by its group or by
-everyone is refused (:class:`Unsafe`, raised as :class:`~specpack.AssetError`), and so is a
-folder above ``<root>`` that another user could rename things in: owned by another user, or
-writable by a group or everyone without the sticky bit (``/tmp``'s ``1777`` is fine; a
-``/tmp/specpack`` another user created first is not).
+Entries ``<root>/<sha256>/<name>`` are renamed into place whole and trusted only once their
+digest is checked (:func:`check_one`, again when their stat changes). The cache must be the
+user's alone, so no other user can swap a checked file before the env opens it: folders 0700,
+files 0600, and a root, entry or folder above it that another user could change is refused
+(:class:`Unsafe`; ``/tmp``'s sticky ``1777`` is fine).
 """
 
 from __future__ import annotations
@@ -27,6 +17,7 @@ import stat
 import sys
 import tempfile
 import time
+from contextlib import suppress
 
 from ._assets_tree import Refused, digest_tree, listing, makedirs_private, unpack
 from ._text import size_text
@@ -37,8 +28,8 @@ if sys.platform != "win32":  # no POSIX owners on Windows: _owner is never calle
 __all__ = ["Unsafe", "cache_root", "check_one", "own_root", "place"]
 
 _Signature = tuple[tuple[bytes, int, int, int, int, int], ...]
-#: path -> (stat signature, (kind, sha256, size)) of the checks made in this process.
 _TMP = ".tmp-"
+#: path -> (stat signature, (kind, sha256, size)) of the checks made in this process.
 _CHECKED: dict[str, tuple[_Signature, tuple[str, str, int]]] = {}
 
 
@@ -68,8 +59,7 @@ _OWN_FOLDER = ("set SPECPACK_CACHE to a folder of your own that only you can wri
 
 
 def _owner(uid: int) -> str:
-    """``uid`` and its user name (for a refusal's message; only called where ``os.getuid``
-    exists, so never on Windows, which has no ``pwd``)."""
+    """``uid`` and its user name (never called on Windows, which has no ``pwd``)."""
     try:
         return f"uid {uid} ({pwd.getpwuid(uid).pw_name})"
     except KeyError:
@@ -77,9 +67,8 @@ def _owner(uid: int) -> str:
 
 
 def _unsafe_why(st: os.stat_result, *, sticky_ok: bool) -> str | None:
-    """Why a folder or file with ``st`` lets another user change what is in it (``None``: it
-    does not): owned by someone else than this user or root, or writable by its group or by
-    everyone (a folder with the sticky bit only when ``sticky_ok``)."""
+    """Why another user could change what ``st``'s file or folder holds (``None``: nobody can):
+    owned by another user than root, or group/world-writable (unless ``sticky_ok`` and sticky)."""
     getuid = getattr(os, "getuid", None)
     if getuid is None:  # Windows: no POSIX owners or modes to read
         return None
@@ -105,12 +94,8 @@ def _ancestors(path: str) -> list[str]:
 
 
 def own_root(root: str, need: int) -> None:
-    """Create the cache folder ``root`` (0700) if missing, and refuse it unless it is the
-    user's alone (see the module text).
-
-    Raises :class:`Unsafe` naming the folder, why, and the fix; :class:`Refused` when it cannot
-    be created (``need``: the bytes about to be written, for the message).
-    """
+    """Create the cache folder ``root`` (0700) if missing; :class:`Unsafe` unless it is the
+    user's alone, :class:`Refused` if it cannot be made (``need``: bytes, for the message)."""
     try:
         makedirs_private(root)
     except OSError as e:
@@ -140,18 +125,16 @@ def own_root(root: str, need: int) -> None:
 
 
 def _check_entry(parent: str, final: str) -> None:
-    """Refuse (:class:`Unsafe`) the entry folder ``parent`` (``<root>/<sha256>``) or the entry
-    ``final`` in it (and everything inside a folder entry) when not the user's alone. Other
-    names in ``parent`` (a racing worker's temporary folder) are not looked at."""
+    """Refuse (:class:`Unsafe`) ``<root>/<sha256>`` (``parent``) or its entry ``final``, all
+    inside included, unless the user's alone (a racing worker's temporary is not looked at)."""
     found: list[tuple[str, os.stat_result]] = []
-    try:
+    # gone or unreadable: what was found is checked, the digest check decides the rest
+    with suppress(OSError, Refused):
         found.append((parent, os.lstat(parent)))
         top = os.lstat(final)
         found.append((final, top))
         if stat.S_ISDIR(top.st_mode):
             found += [(e.path, e.st) for e in listing(final, inside_only=False)]
-    except (OSError, Refused):
-        pass  # gone or unreadable: what was found is checked, the digest check decides the rest
     for where, st in found:
         why = _unsafe_why(st, sticky_ok=False)
         if why is not None:
@@ -165,9 +148,8 @@ def _signature(path: str) -> _Signature:
         return (name, st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
     top = os.stat(path)
-    if not stat.S_ISDIR(top.st_mode):
-        return (sig(b"", top),)
-    return (sig(b"", top), *(sig(e.name, e.st) for e in listing(path, inside_only=False)))
+    entries = listing(path, inside_only=False) if stat.S_ISDIR(top.st_mode) else ()
+    return (sig(b"", top), *(sig(e.name, e.st) for e in entries))
 
 
 def check_one(path: str) -> tuple[str, str, int]:
@@ -181,32 +163,19 @@ def check_one(path: str) -> tuple[str, str, int]:
     if known is not None and known[0] == before:
         return known[1]
     found = digest_tree(path)
-    try:
+    with suppress(OSError):
         if _signature(path) == before:
             _CHECKED[path] = (before, found)
-    except OSError:
-        pass
     return found
-
-
-def _remember(path: str, found: tuple[str, str, int]) -> None:
-    """Record the digest of an entry this process just wrote and checked (saves re-hashing it
-    at the next ``make()`` here)."""
-    try:
-        _CHECKED[path] = (_signature(path), found)
-    except (OSError, Refused):
-        pass
 
 
 def _sweep(parent: str) -> None:
     """Remove temporary folders a worker killed mid-write left in ``parent`` over an hour ago."""
     old = time.time() - 3600
     for entry in os.scandir(parent):
-        try:
+        with suppress(OSError):
             if entry.name.startswith(_TMP) and entry.stat(follow_symlinks=False).st_mtime < old:
                 shutil.rmtree(entry.path, ignore_errors=True)
-        except OSError:
-            pass
 
 
 def _cache_error(root: str, e: OSError, size: int) -> Refused:
@@ -216,21 +185,14 @@ def _cache_error(root: str, e: OSError, size: int) -> Refused:
 
 def _valid(final: str, kind: str, sha: str) -> bool:
     try:
-        if os.path.islink(final):
-            return False
-        return check_one(final)[:2] == (kind, sha)
+        return not os.path.islink(final) and check_one(final)[:2] == (kind, sha)
     except Refused:
         return False
 
 
 def place(root: str, sha: str, name: str, kind: str, size: int, data: bytes) -> str:
-    """The local path of the asset ``name`` with digest ``sha``: reused when already in the
-    cache under ``root`` and intact, else checked, written and renamed into place.
-
-    Raises :class:`Refused` when ``data`` does not hold what the asset declares (its size, its
-    digest, or a folder archive that fails :func:`~._assets_tree.unpack`'s checks) and when the
-    cache cannot be written.
-    """
+    """The local path of the asset ``name`` with digest ``sha``: reused when intact in the cache
+    under ``root``, else checked, written and renamed into place (:class:`Refused` if it cannot)."""
     parent = os.path.join(root, sha)
     final = os.path.join(parent, name)
     if os.path.lexists(parent):
@@ -262,7 +224,8 @@ def place(root: str, sha: str, name: str, kind: str, size: int, data: bytes) -> 
             raise Refused(f"its archive does not unpack to its declared sha256 ({sha}) and size "
                           f"({size:,} bytes); the pack was altered: capture it again")
         placed = _rename_into_place(staged, final, kind, sha, tmp)
-        _remember(placed, (kind, sha, size))
+        with suppress(OSError, Refused):  # saves re-hashing it at the next make() here
+            _CHECKED[placed] = (_signature(placed), (kind, sha, size))
         return placed
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1,10 +1,8 @@
 """Values derived from an object, kept beside it instead of in it.
 
-A :class:`~specpack.SpecPack` is a value: nothing writes its fields once it is made. What is
-worth computing once per pack (its fingerprint, its pickled state, its build order) is kept in
-a :class:`Beside` table owned by the module that computes it, keyed by the pack's identity and
-dropped when the pack is (a weak reference), so equal packs never share an entry and a
-pack's pickle, ``requires`` and equality are the same before and after any use.
+What is computed once per pack (its fingerprint, pickled state, build order) is kept in a
+:class:`Beside` table keyed by the pack's identity and dropped with the pack (a weak
+reference): equal packs never share an entry, and a pack's fields never change.
 """
 
 from __future__ import annotations
@@ -18,10 +16,8 @@ V = TypeVar("V")
 
 
 class Beside(Generic[V]):
-    """A table of one derived value per live object, by identity (not by ``==``).
-
-    The objects must accept weak references; an entry goes when its object is collected.
-    """
+    """A table of one derived value per live object, by identity (not by ``==``); an entry
+    goes when its object (which must accept weak references) is collected."""
 
     __slots__ = ("_items",)
 
@@ -31,9 +27,7 @@ class Beside(Generic[V]):
     def get(self, obj: object) -> V | None:
         """The value kept for ``obj``, or None."""
         hit = self._items.get(id(obj))
-        if hit is not None and hit[0]() is obj:
-            return hit[1]
-        return None
+        return hit[1] if hit is not None and hit[0]() is obj else None
 
     def put(self, obj: object, value: V) -> V:
         """Keep ``value`` for ``obj`` (replacing any) and return it."""

@@ -1,13 +1,8 @@
-"""How a pack becomes an env: its build order, ``make``, the vector build and registering.
+"""How a pack becomes an env: its build order (:class:`Order`), made once per pack.
 
-:class:`~specpack.SpecPack`'s building methods call these functions. A pack is turned once
-into an :class:`Order`: everything a build reads of it (the backend's
-:class:`~specpack._core._backends.Blueprint`, the lowered kwargs, the files, what must be
-installed) and nothing else. Each build hands the blueprint and fresh kwargs to the backend;
-the version skew is checked at the first. An order pickles on its own, and that is what
-``make_vec``'s and the adapters' spawn and forkserver workers are sent: a worker builds from it
-without loading the pack's class (``docs/how-it-works.md``). Nothing here imports the pack
-module, and nothing here writes a pack: its order is kept beside it (:mod:`specpack._core._beside`).
+An order is everything a build reads of a pack and nothing else; it pickles on its own, and is
+what spawn and forkserver workers are sent, so they build without the pack's class
+(docs/how-it-works.md). Nothing here imports the pack module or writes a pack.
 """
 
 from __future__ import annotations
@@ -27,32 +22,14 @@ from ._versions import check_requires, check_skew, skew_free
 
 if TYPE_CHECKING:
     from ._assets import Asset
-    from ._backends.recipe import PackLike
     from ._packvalue import PackValue
 
-__all__ = ["Order", "make", "make_vector", "order_of", "plan", "register", "restore_order"]
+__all__ = ["Order", "order_of", "order_to_send", "restore_order"]
 
 
 class Order:
-    """Everything ``make()`` reads of a pack: a pack's build order.
-
-    Parameters
-    ----------
-    backend
-        The backend that builds it.
-    blueprint
-        What the backend builds from (entry point, wrapper layers, spec, versions).
-    kwargs
-        The pack's lowered constructor kwargs (never mutated: each build materialises a copy).
-    plain
-        Whether ``kwargs`` hold only immutable scalars (a build then copies the dict only).
-    assets
-        The files the env is given (checked, or written from the pack, at every build).
-    requires
-        ``{distribution: version}`` that must be installed where it is built.
-    vector
-        A vector-only pack: there is no single env to make.
-    """
+    """Everything ``make()`` reads of a pack: a pack's build order (its ``kwargs`` are never
+    mutated: each build materialises a copy, or copies the dict when ``plain``)."""
 
     __slots__ = ("_ready", "assets", "backend", "blueprint", "kwargs", "plain", "requires",
                  "vector")
@@ -73,35 +50,6 @@ class Order:
         """The pack's short name (its id, else its entry point's name)."""
         return self.blueprint.label
 
-    def check(self) -> None:
-        """Warn once of version skew and refuse a missing or other required distribution.
-
-        Call it with the backend loaded: a library's version is read from its imported module
-        (``__version__``); one not imported yet would be looked up in the installed
-        distributions' metadata (``importlib.metadata``: about 20 ms of imports).
-        """
-        if self._ready:
-            return
-        self._ready = True
-        bp = self.blueprint
-        check_skew(bp.versions, f"pack {bp.label}")
-        needs = skew_free(self.requires, bp.versions)
-        if needs:
-            check_requires(needs, label=bp.label)
-
-    def fresh_kwargs(self) -> dict[str, Any]:
-        """Fresh constructor kwargs, with the assets checked and carried ones' local paths.
-
-        A file that is not carried must be here with the captured bytes (``AssetError``
-        otherwise: checked at every build, so a pack never builds with another file); a
-        carried one is written once into the local cache and its path passed instead.
-        """
-        kw = dict(self.kwargs) if self.plain else materialize(self.kwargs)
-        if self.assets:
-            check_assets(self.assets, label=f"pack {self.label}")
-            kw = remap(kw, write_assets(self.assets))
-        return kw
-
     def make(self, kwargs: Mapping[str, Any]) -> Any:
         """Build the env here, ``kwargs`` merged over the pack's (see :meth:`SpecPack.make`)."""
         if self.vector:
@@ -113,12 +61,27 @@ class Order:
         backend, kw = self.prepare(kwargs)
         return backend.build(self.blueprint, kw)
 
+    def make_vector(self, num_envs: int | None, kwargs: Mapping[str, Any]) -> Any:
+        """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
+        backend, kw = self.prepare(kwargs)
+        return backend.build_vector(self.blueprint, num_envs, kw)
+
     def prepare(self, kwargs: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
-        """The backend (loaded first: :meth:`check` reads its library's version), checked, and
-        fresh kwargs with ``kwargs`` merged over the pack's: what every build starts from."""
+        """The backend and fresh kwargs (``kwargs`` over the pack's, carried files' local
+        paths), the files checked at every build and the versions at the first."""
+        # The backend first: a library's version is then read from its module, not from the
+        # installed distributions' metadata (about 20 ms of imports).
         backend = get_backend(self.backend)
-        self.check()
-        kw = self.fresh_kwargs()
+        if not self._ready:
+            self._ready = True
+            check_skew(self.blueprint.versions, f"pack {self.label}")
+            needs = skew_free(self.requires, self.blueprint.versions)
+            if needs:
+                check_requires(needs, label=self.label)
+        kw = dict(self.kwargs) if self.plain else materialize(self.kwargs)
+        if self.assets:
+            check_assets(self.assets, label=f"pack {self.label}")
+            kw = remap(kw, write_assets(self.assets))  # a carried file: cached once per node
         if kwargs:
             kw.update(kwargs)
         return backend, kw
@@ -143,8 +106,7 @@ def restore_order(backend: str, label: str, entry: CodeRef,
                   spec: dict[str, Any], auto_render: bool, versions: dict[str, str],
                   kwargs: dict[str, Any], plain: bool, assets: tuple[Asset, ...],
                   requires: dict[str, str], vector: bool) -> Order:
-    """A pickled :class:`Order` (made in the process that sent a worker its factory; never
-    written to a file, so its layout may change between releases)."""
+    """A pickled :class:`Order` (never written to a file: its layout may change freely)."""
     blueprint = Blueprint(label=label, entry=entry, layers=layers, spec=spec,
                           auto_render=auto_render, versions=versions)
     return Order(backend, blueprint, kwargs, plain, assets, requires, vector)
@@ -158,17 +120,11 @@ def order_of(pack: PackValue) -> Order:
     """The pack's build order, made once per pack."""
     order = _orders.get(pack)
     if order is None:
-        blueprint = Blueprint(
-            label=pack.label,
-            entry=pack.entry_point,
-            layers=tuple(
-                (layer.cls, layer._kwargs, all(is_plain(v) for v in layer._kwargs.values()))
-                for layer in reversed(pack.layers)
-            ),
-            spec=pack.spec,
-            auto_render=pack.auto_render,
-            versions=pack.versions,
-        )
+        layers = tuple((layer.cls, layer._kwargs, all(map(is_plain, layer._kwargs.values())))
+                       for layer in reversed(pack.layers))
+        blueprint = Blueprint(label=pack.label, entry=pack.entry_point, layers=layers,
+                              spec=pack.spec, auto_render=pack.auto_render,
+                              versions=pack.versions)
         order = _orders.put(pack, Order(pack.backend, blueprint, pack._kwargs, pack._plain,
                                         pack.assets, pack.requires, pack.vector))
     return order
@@ -177,25 +133,3 @@ def order_of(pack: PackValue) -> Order:
 def order_to_send(pack: PackValue) -> Order:
     """The order a worker is sent: :func:`order_of` (a pack's ``requires`` never changes)."""
     return order_of(pack)
-
-
-def plan(pack: PackValue) -> Blueprint:
-    """The pack's build plan (the blueprint of its order)."""
-    return order_of(pack).blueprint
-
-
-def make(pack: PackValue, kwargs: dict[str, Any]) -> Any:
-    """``pack.make(**kwargs)``: build the env here (see :meth:`SpecPack.make`)."""
-    return order_of(pack).make(kwargs)
-
-
-def make_vector(pack: PackValue, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
-    """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
-    order = order_of(pack)
-    backend, kw = order.prepare(kwargs)
-    return backend.build_vector(order.blueprint, num_envs, kw)
-
-
-def register(pack: PackLike, backend: str, id: str | None) -> str:
-    """``pack.register(id)``: put the pack into this process's registry (see the method)."""
-    return get_backend(backend).register(pack, id)

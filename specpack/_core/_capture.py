@@ -1,48 +1,35 @@
 """``capture``: resolve an env where it is known, and carry it into a :class:`SpecPack`.
 
-Resolution happens here, in the calling process: the registry lookup, ``make``'s option
-logic, the wrapper stack, the check that every kwarg can be taken, and the choice of carrying
-each piece of code by reference or by value. After ``capture`` returns, nothing about the env
-depends on the registry, on what a worker has imported, or on the source file of by-value code.
-
-Repeated captures of the same id are served from a memo keyed on the *exact* form of the
-kwargs (:func:`~specpack._core._carry.values.exact_key`: ``0``, ``0.0``, ``-0.0``, ``False`` and ``0j``
-are different keys), and each hit is re-validated against the registry.
+Everything is resolved here, in the calling process (registry, ``make``'s options, wrappers,
+kwargs, code by reference or by value): the pack then depends on none of it. Captures of an id
+are memoised on the *exact* kwargs (``0``, ``0.0``, ``-0.0``, ``False`` differ), each hit
+re-validated against the registry.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from contextlib import nullcontext
 from typing import Any
 
 from ._assemble import assembled
 from ._assets import DEFAULT_LIMIT
 from ._backends import Backend, detect_backend, get_backend
-from ._capture_options import (
-    check_options,
-    near_misses,
-    refuse_near_miss,
-)
+from ._capture_options import check_options, near_misses, refuse_near_miss
 from ._carry.code import CodeRef, witness_of
 from ._carry.payload import Witness, by_value_modules
-from ._carry.values import (
-    SCALAR_TYPES,
-    exact_key,
-)
+from ._carry.values import SCALAR_TYPES, exact_key
 from ._draft import Draft
 from ._errors import CaptureError, _CaptureTypeError
 from ._keywords import check_flag
-from ._needs import (
-    check_needs_options,
-    user_code,
-    with_needs,
-)
+from ._needs import check_needs_options, user_code, with_needs
 from ._pack import SpecPack
 from ._provenance import imported_during
 from ._reach import built_requires
 from ._surface import record_surface
 
 __all__ = ["capture"]
+
 
 def capture(
     target: Any,
@@ -77,30 +64,25 @@ def capture(
     apply_api_compatibility
         A ``gym.make`` option (``backend="gym"`` only).
     backend
-        ``"gymnasium"`` (default) or ``"gym"``; specs, classes and live envs are detected by
-        type.
+        ``"gymnasium"`` (default) or ``"gym"``; detected from a spec, class or live env.
     by_value
-        Force how user code travels: ``None`` decides by whether a fresh interpreter could
-        import it.
+        Force how user code travels (``None``: by whether a fresh interpreter imports it).
     env_kwargs
-        Env constructor kwargs as a mapping: for kwargs named like one of these options
-        (``env_kwargs={"backend": "jax"}``), or a near miss of one (a keyword argument
-        ``record_space=`` is refused as a typo of ``record_spaces`` unless the constructor
-        names that parameter; ``env_kwargs={"record_space": 3}`` passes it on purpose).
-        Merged with ``**kwargs``.
+        Env constructor kwargs as a mapping, merged with ``**kwargs``: for a kwarg named like
+        a capture option (``{"backend": "jax"}``) or like a near miss of one (the keyword
+        argument ``record_space=`` is refused as a typo unless the constructor names it).
     record_spaces
         Build the env once now to record its spaces, metadata and render mode in the pack
-        (``pack.observation_space``...), so that ``make_vec`` and other creators need not build
-        one in their process. A live env's are always recorded. The distributions the build
-        imports are then added to ``pack.requires``.
+        (``pack.observation_space``...): ``make_vec`` then builds none in its process. A live
+        env's are always recorded. What the build imports is added to ``pack.requires``.
     assets
-        More files or folders the env reads (a folder for an XML with ``<include>``s or
-        meshes), besides the kwargs and entry-point defaults that name an existing file, which
-        are found on their own. Each is recorded in ``pack.assets`` with its sha256.
+        More files or folders the env reads (an XML's ``<include>``s, meshes) than the kwargs
+        and entry-point defaults naming an existing file (found on their own); each is
+        recorded in ``pack.assets`` with its sha256.
     self_contained
         Carry the user's own code (modules from no installed distribution) by value, and the
-        assets' bytes, so that the pack builds on a node without the project folder. Code from
-        installed distributions stays by reference (``pack.requires`` names them).
+        assets' bytes, so that the pack builds on a node without the project folder
+        (installed distributions' code stays by reference: ``pack.requires`` names them).
     max_asset_bytes
         The most asset bytes a self-contained pack carries (default 64 MiB).
     **kwargs
@@ -114,13 +96,12 @@ def capture(
     Raises
     ------
     CaptureError
-        Naming the culprit on bad input: unknown id (:class:`~specpack.UnknownEnvError`), a
-        kwarg the constructor cannot take or a near miss of a capture option
-        (:class:`~specpack.UnexpectedKwargError`, with a suggestion), an uncarriable value,
-        unrecorded wrapper arguments.
+        Naming the culprit: an unknown id (:class:`~specpack.UnknownEnvError`), a kwarg the
+        constructor cannot take or a near miss of an option
+        (:class:`~specpack.UnexpectedKwargError`), an uncarriable value, a wrapper's
+        unrecorded arguments.
     ArgumentTypeError
-        A flag (``record_spaces``, ``self_contained``, ``disable_env_checker``, ``by_value``,
-        ...) that is not ``True``/``False`` (or ``None`` where that is its default).
+        A flag that is not ``True``/``False`` (or ``None`` where that is its default).
 
     Example::
 
@@ -148,19 +129,14 @@ def capture(
             raise CaptureError(f"{', '.join(map(repr, both))} given both in env_kwargs and as "
                                "a keyword argument; give each once")
         kwargs = {**env_kwargs, **kwargs}
-    options: dict[str, Any] = {}
-    if max_episode_steps is not None:
-        if type(max_episode_steps) is not int:
-            raise CaptureError(
-                f"max_episode_steps={max_episode_steps!r} must be an int (or -1 for no TimeLimit)"
-            )
-        options["max_episode_steps"] = max_episode_steps
-    if disable_env_checker is not None:
-        options["disable_env_checker"] = disable_env_checker
-    if autoreset is not None:
-        options["autoreset"] = autoreset
-    if apply_api_compatibility is not None:
-        options["apply_api_compatibility"] = apply_api_compatibility
+    if max_episode_steps is not None and type(max_episode_steps) is not int:
+        raise CaptureError(
+            f"max_episode_steps={max_episode_steps!r} must be an int (or -1 for no TimeLimit)"
+        )
+    options = {k: v for k, v in (
+        ("max_episode_steps", max_episode_steps), ("disable_env_checker", disable_env_checker),
+        ("autoreset", autoreset), ("apply_api_compatibility", apply_api_compatibility),
+    ) if v is not None}
     if backend is not None and not isinstance(backend, str):
         raise CaptureError(f"backend={backend!r} must be 'gymnasium' or 'gym'; if 'backend' is "
                            "a kwarg of your env, pass env_kwargs={'backend': ...}")
@@ -169,64 +145,57 @@ def capture(
         named: tuple[Any, ...] = ()  # the defaults: nothing for check_needs_options to refuse
     else:
         named = check_needs_options(assets, self_contained, max_asset_bytes, by_value)
-    if not self_contained:
+    with by_value_modules(user_code) if self_contained else nullcontext():
         return _capture(target, options, kwargs, backend, by_value, record_spaces, named,
-                        False, max_asset_bytes, suspects)
-    with by_value_modules(user_code):
-        return _capture(target, options, kwargs, backend, by_value, record_spaces, named,
-                        True, max_asset_bytes, suspects)
+                        self_contained, max_asset_bytes, suspects)
 
 
 def _capture(
     target: Any, options: dict[str, Any], kwargs: dict[str, Any], backend: str | None,
     by_value: bool | None, record_spaces: bool, assets: tuple[Any, ...],
-    self_contained: bool, limit: int, suspects: Mapping[str, str] | None = None,
+    self_contained: bool, limit: int, suspects: Mapping[str, str] | None,
 ) -> SpecPack:
-    """``capture`` once its options are checked: resolve, then record what the pack needs.
-
-    ``suspects``: the ``**kwargs`` that are near misses of a capture option (refused unless
-    the entry point names them as parameters)."""
-    impl: Backend
+    """``capture`` once its options are checked; ``suspects`` are the ``**kwargs`` that are
+    near misses of a capture option (refused unless the entry point names them)."""
     if type(target) is str:
         draft = _capture_id(target, options, kwargs, backend, by_value, self_contained,
                             suspects)
-        pack = with_needs(draft, assets, self_contained, limit)
-        return _with_spaces(pack) if record_spaces else pack
-    if isinstance(target, SpecPack):
+    elif isinstance(target, SpecPack):
         if options or kwargs or backend or by_value is not None or assets or self_contained:
             raise CaptureError(
                 "capture(pack, ...) got options: a pack is already resolved; capture the "
                 "original target again with the new options"
             )
         return target
-    impl = get_backend(backend) if backend else detect_backend(target)
-    check_options(impl, options)
-    if _is_env(impl, target):
-        if suspects:
-            name, option = next(iter(suspects.items()))
-            raise refuse_near_miss(name, option, None)
-        if options or kwargs:
-            raise CaptureError(
-                f"capture(env) takes no options or kwargs (got {sorted([*options, *kwargs])}): "
-                "a live env is captured as it is; to change it, capture its id or class with "
-                "those arguments instead"
-            )
-        draft = assembled(impl, impl.from_env(target), by_value, self_contained)[0]
-        more: dict[str, Any] = {"requires": built_requires(target, ())}
-        if not callable(getattr(target, "observation_space", None)):
-            more["surface"] = record_surface(target)  # (multi-agent: spaces per agent)
-        return with_needs(draft, assets, self_contained, limit, **more)
-    elif _is_spec(target):
-        recipe = impl.from_spec(target, options, kwargs)
-    elif callable(target):
-        recipe = impl.from_callable(target, options, kwargs)
     else:
-        raise _CaptureTypeError(
-            f"cannot capture {type(target).__name__} {target!r}: pass an env id, an EnvSpec, "
-            "an env class or factory, or a live env"
-        )
-    pack = with_needs(assembled(impl, recipe, by_value, self_contained, suspects)[0], assets,
-                      self_contained, limit)
+        impl = get_backend(backend) if backend else detect_backend(target)
+        check_options(impl, options)
+        if impl.owns(target) and not _is_spec(target):  # a live env
+            if suspects:
+                name, option = next(iter(suspects.items()))
+                raise refuse_near_miss(name, option, None)
+            if options or kwargs:
+                raise CaptureError(
+                    f"capture(env) takes no options or kwargs (got {sorted([*options, *kwargs])})"
+                    ": a live env is captured as it is; to change it, capture its id or class "
+                    "with those arguments instead"
+                )
+            draft = assembled(impl, impl.from_env(target), by_value, self_contained)[0]
+            more: dict[str, Any] = {"requires": built_requires(target, ())}
+            if not callable(getattr(target, "observation_space", None)):
+                more["surface"] = record_surface(target)  # (multi-agent: spaces per agent)
+            return with_needs(draft, assets, self_contained, limit, **more)
+        if _is_spec(target):
+            recipe = impl.from_spec(target, options, kwargs)
+        elif callable(target):
+            recipe = impl.from_callable(target, options, kwargs)
+        else:
+            raise _CaptureTypeError(
+                f"cannot capture {type(target).__name__} {target!r}: pass an env id, an "
+                "EnvSpec, an env class or factory, or a live env"
+            )
+        draft = assembled(impl, recipe, by_value, self_contained, suspects)[0]
+    pack = with_needs(draft, assets, self_contained, limit)
     return _with_spaces(pack) if record_spaces else pack
 
 
@@ -246,21 +215,18 @@ def _with_spaces(pack: SpecPack) -> SpecPack:
             pass
 
 
-#: capture(id) results, keyed on the exact form of the call. A pack is an immutable value, so an
-#: identical capture may return the same object; each hit is re-validated against the registry
-#: (same EnvSpec object, fields and kwargs unchanged under their exact key, same entry point)
-#: and, for code carried by value, against the witness of each payload (everything cloudpickle
-#: read unchanged: carry.payload).
+#: capture(id) results, keyed on the exact form of the call. Each hit is re-validated against
+#: the registry (same EnvSpec object, fields and kwargs unchanged under their exact key, same
+#: entry point) and, for code carried by value, the witness of each payload (carry.payload).
 _memo: dict[Any, tuple[Backend, Any, Draft, tuple[Witness, ...]]] = {}
 
 
 def _capture_id(
     target: str, options: dict[str, Any], kwargs: dict[str, Any], backend: str | None,
-    by_value: bool | None, self_contained: bool = False,
-    suspects: Mapping[str, str] | None = None,
+    by_value: bool | None, self_contained: bool, suspects: Mapping[str, str] | None,
 ) -> Draft:
-    """``capture("Some-v0", ...)`` resolved (its draft), memoised on the exact kwargs (not when a kwarg is a near
-    miss of an option: the same kwargs given in ``env_kwargs=`` made the memo's pack)."""
+    """``capture("Some-v0", ...)``'s draft, memoised on the exact kwargs (not when a kwarg is
+    a near miss of an option: the same kwargs given in ``env_kwargs=`` made the memo's pack)."""
     key: Any = None
     if not options and not kwargs:
         key = (target, backend, by_value, self_contained, (), ())
@@ -294,10 +260,6 @@ def _capture_id(
                 _memo.clear()
             _memo[key] = (impl, token, draft, witnesses)
     return draft
-
-
-def _is_env(impl: Backend, obj: Any) -> bool:
-    return impl.owns(obj) and not _is_spec(obj)
 
 
 def _is_spec(obj: Any) -> bool:

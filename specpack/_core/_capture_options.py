@@ -1,10 +1,8 @@
 """What ``capture`` takes besides env kwargs: its options, and the two checks of them.
 
-A kwarg whose name is a near miss of an option (``self_containd``, ``record_space``) would be
-stored as an env kwarg and fail, or be ignored, only at ``make()``; capture refuses it where
-the env's constructor does not name it (:func:`near_misses`, :func:`check_near_misses`).
-``autoreset`` and ``apply_api_compatibility`` are ``make`` options of gym and gymnasium 0.28/0.29
-only (:func:`check_options`).
+A kwarg named as a near miss of an option (``self_containd``) would be stored as an env kwarg
+and fail only at ``make()``: capture refuses it unless the constructor names it. ``autoreset``
+and ``apply_api_compatibility`` are ``make`` options of gym and gymnasium 0.28/0.29 only.
 """
 
 from __future__ import annotations
@@ -18,32 +16,25 @@ from ._backends import Backend
 from ._backends.gymnasium.compat import LINE
 from ._errors import UnexpectedKwargError
 
-__all__ = ["OPTIONS", "check_near_misses", "check_options", "near_misses", "options_of",
-           "refuse_near_miss"]
+__all__ = ["check_near_misses", "check_options", "near_misses", "options_of", "refuse_near_miss"]
 
 #: The options ``capture`` takes besides env kwargs (a kwarg of the same name goes in
 #: ``env_kwargs=``).
-OPTIONS = ("max_episode_steps", "disable_env_checker", "autoreset", "apply_api_compatibility",
-           "backend", "by_value", "env_kwargs", "record_spaces", "assets", "self_contained",
-           "max_asset_bytes")
+_OPTIONS = ("max_episode_steps", "disable_env_checker", "autoreset", "apply_api_compatibility",
+            "backend", "by_value", "env_kwargs", "record_spaces", "assets", "self_contained",
+            "max_asset_bytes")
+#: ``make`` options only the legacy lines take: gym's, and gymnasium 0.28/0.29's.
+_LEGACY_OPTIONS = ("autoreset", "apply_api_compatibility")
 
-
-#: Keyword names already judged by :func:`near_misses`: the option each is a near miss of,
-#: or None (most captures pass the same few kwargs: ``render_mode``...).
+#: Keyword names already judged by :func:`near_misses`: the option each is a near miss of, or
+#: None (most captures pass the same few kwargs).
 _near_cache: dict[str, str | None] = {}
-
-#: How close (``difflib`` ratio) a kwarg's name must be to an option's to count as its typo:
-#: one or two characters off (``self_containd``, ``record_space``, ``max_episode_step``), not
-#: an env's own ``max_steps`` (0.69 to ``max_episode_steps``).
-_NEAR = 0.8
 
 
 def near_misses(kwargs: Mapping[str, Any]) -> dict[str, str] | None:
-    """The keyword arguments of ``capture(..., **kwargs)`` whose name is a near miss of a
-    capture option (``self_containd``: ``self_contained``), each with the option; None if
-    there is none. Names given in ``env_kwargs=`` are not asked about: that is the way to pass
-    such a kwarg on purpose."""
-    found: dict[str, str] | None = None
+    """The ``**kwargs`` of ``capture`` named as a near miss of a capture option, each with the
+    option; None if there is none (``env_kwargs=`` passes such a kwarg on purpose)."""
+    found: dict[str, str] = {}
     for name in kwargs:
         if name in _near_cache:
             option = _near_cache[name]
@@ -53,19 +44,19 @@ def near_misses(kwargs: Mapping[str, Any]) -> dict[str, str] | None:
                 _near_cache.clear()
             _near_cache[name] = option
         if option is not None:
-            found = found or {}
             found[name] = option
-    return found
+    return found or None
 
 
 def _near_option(name: str) -> str | None:
     """The capture option ``name`` is a near miss of (case, ``_``/``-`` and a character or two
-    aside), or None."""
+    aside), or None. Cutoff 0.8: not an env's own ``max_steps`` (0.69 to
+    ``max_episode_steps``)."""
     folded = name.lower().replace("-", "").replace("_", "")
-    for option in OPTIONS:
+    for option in _OPTIONS:
         if folded == option.replace("_", ""):
             return option
-    close = difflib.get_close_matches(name, OPTIONS, n=1, cutoff=_NEAR)
+    close = difflib.get_close_matches(name, _OPTIONS, n=1, cutoff=0.8)
     return close[0] if close else None
 
 
@@ -88,7 +79,7 @@ def refuse_near_miss(name: str, option: str, what: str | None) -> UnexpectedKwar
 
 def check_near_misses(entry: Any, suspects: Mapping[str, str], what: str) -> None:
     """Refuse each near miss of a capture option that ``entry`` does not name as a parameter
-    (one it names is its own kwarg, not a typo). Runs only when there is a near miss."""
+    (one it names is its own kwarg, not a typo)."""
     try:
         params = inspect.signature(entry).parameters
     except (TypeError, ValueError):
@@ -99,28 +90,15 @@ def check_near_misses(entry: Any, suspects: Mapping[str, str], what: str) -> Non
             raise refuse_near_miss(name, option, what)
 
 
-
-#: ``make`` options only the legacy lines take: gym's, and gymnasium 0.28/0.29's.
-_LEGACY_OPTIONS = ("autoreset", "apply_api_compatibility")
-
-
 def _legacy_options_taken(impl: Backend) -> bool:
     """Whether ``impl``'s ``make`` takes ``autoreset``/``apply_api_compatibility``: gym's does,
     and gymnasium's up to 0.29 (1.0 removed both)."""
-    if impl.name == "gym":
-        return True
-    if impl.name != "gymnasium":
-        return False
-    return LINE == "0"
+    return impl.name == "gym" or (impl.name == "gymnasium" and LINE == "0")
 
 
 def check_options(impl: Backend, options: dict[str, Any]) -> None:
-    """Refuse gym-only ``make`` options for a backend whose ``make`` has no such option.
-
-    gymnasium 0.28/0.29's ``make`` takes them: the backend resolves them as that ``make`` does
-    (``autoreset=True`` adds ``AutoResetWrapper``; ``apply_api_compatibility=True`` is refused
-    there, pointing to ``backend='gym'``).
-    """
+    """Refuse gym-only ``make`` options for a backend whose ``make`` has no such option
+    (gymnasium 0.28/0.29's backend resolves them as its ``make`` does)."""
     gym_only = [k for k in _LEGACY_OPTIONS if k in options]
     if gym_only and not _legacy_options_taken(impl):
         raise UnexpectedKwargError(
@@ -135,5 +113,5 @@ def check_options(impl: Backend, options: dict[str, Any]) -> None:
 def options_of(impl: Backend) -> tuple[str, ...]:
     """The capture options ``impl`` takes (what a mistyped kwarg may have meant)."""
     if _legacy_options_taken(impl):
-        return OPTIONS
-    return tuple(o for o in OPTIONS if o not in _LEGACY_OPTIONS)
+        return _OPTIONS
+    return tuple(o for o in _OPTIONS if o not in _LEGACY_OPTIONS)

@@ -1,48 +1,9 @@
-"""Every exception and warning specpack raises, in one module.
+"""Every exception and warning specpack raises, in one module (docs/errors.md).
 
-Every error specpack raises on bad input is a :class:`SpecPackError`. Each message names the thing
-that was wrong (the env id, the kwarg path, the wrapper class, the file) and says how to fix it.
-Errors are raised where the fault is known: in the parent at capture time whenever possible,
-never as a bare traceback from a worker. Where a cause had a type of its own, the error is
-also of that type (a *twin*), so code that catches what ``gymnasium.make`` or ``open`` raise
-keeps working; the ``*_error_for`` functions pick the twin for a cause. The hierarchy::
-
-    SpecPackError (Exception)
-    ├── CaptureError (ValueError)                   capture refused the target
-    │   ├── UnknownEnvError (LookupError)           the id is not registered
-    │   │   ├── UnknownNamespaceError               also gymnasium.error.NamespaceNotFound
-    │   │   ├── UnknownEnvNameError                 also gymnasium.error.NameNotFound
-    │   │   ├── UnknownEnvVersionError              also gymnasium.error.VersionNotFound
-    │   │   └── DeprecatedEnvError                  also gymnasium.error.DeprecatedEnv
-    │   ├── UnexpectedKwargError (TypeError)        a kwarg the constructor does not take
-    │   ├── UncarriableValueError (TypeError)       a value that cannot cross a process
-    │   ├── UnrecordedArgumentsError                the EzPickle gap of a live env
-    │   └── (private twins: the entry point failed to load with ImportError,
-    │        ModuleNotFoundError, AttributeError, DependencyNotInstalled; a target of no
-    │        known kind, TypeError)
-    ├── UnknownKeywordError (TypeError)             a specpack function's keyword misspelt
-    ├── ArgumentTypeError (TypeError)               a flag that is not a bool; not a pack
-    ├── BackendUnavailableError (ImportError)       gymnasium/gym not installed here
-    ├── BuildError (RuntimeError)                   make() failed
-    │   ├── AssetError                              a file the pack needs is missing/differs
-    │   └── Build{Type,Value,Attribute,Lookup,Import,Arithmetic,NotImplemented,
-    │             Dependency,Gymnasium}Error        the constructor raised that type
-    ├── WorkerError (RuntimeError)                  a worker failed to rebuild a pack
-    ├── NotIdenticalError (AssertionError)          verify(check=True) found a difference
-    ├── PackFormatError (ValueError)                malformed pack file, other version's pickle
-    │   └── PackFileError (OSError)                 a file could not be read or written
-    │       ├── PackFileNotFoundError (FileNotFoundError)
-    │       ├── PackIsADirectoryError (IsADirectoryError)
-    │       └── PackPermissionError (PermissionError)
-    ├── UntrustedPackError (PermissionError)        code by value, neither trusted nor signed
-    ├── SignatureError (PermissionError)            a signature missing, other key, altered
-    └── (internal, not exported: ProtocolError, a worker's frame that is not a well-formed
-         message, which the harness turns into a WorkerDied outcome; RolloutError, the env
-         raised during ``specpack run``, which the command prints as one line)
-    VersionSkewWarning (UserWarning)                captured under other library versions
-
-The public classes are claimed by :mod:`specpack` (``__module__`` is ``specpack``: tracebacks
-and pickles name them where users import them).
+Where a cause had a type of its own, the error is also of that type (a *twin*: ``except
+TypeError`` around ``gymnasium.make`` or ``except OSError`` around ``open`` keeps working); the
+``*_error_for`` functions pick the twin for a cause. The public classes are claimed by
+:mod:`specpack` (``__module__ == "specpack"``: tracebacks and pickles name them there).
 """
 
 from __future__ import annotations
@@ -54,43 +15,16 @@ from typing import Any, Literal
 from gymnasium import error as _gym_error
 
 __all__ = [
-    "ArgumentTypeError",
-    "AssetError",
-    "BackendUnavailableError",
-    "BuildArithmeticError",
-    "BuildAttributeError",
-    "BuildDependencyError",
-    "BuildError",
-    "BuildGymnasiumError",
-    "BuildImportError",
-    "BuildLookupError",
-    "BuildNotImplementedError",
-    "BuildTypeError",
-    "BuildValueError",
-    "CaptureError",
-    "DeprecatedEnvError",
-    "NotIdenticalError",
-    "PackFileError",
-    "PackFileNotFoundError",
-    "PackFormatError",
-    "PackIsADirectoryError",
-    "PackPermissionError",
-    "SignatureError",
-    "SpecPackError",
-    "UncarriableValueError",
-    "UnexpectedKwargError",
-    "UnknownEnvError",
-    "UnknownEnvNameError",
-    "UnknownEnvVersionError",
-    "UnknownKeywordError",
-    "UnknownNamespaceError",
-    "UnrecordedArgumentsError",
-    "UntrustedPackError",
-    "VersionSkewWarning",
-    "WorkerError",
-    "build_error_for",
-    "capture_error_for",
-    "file_error_for",
+    "ArgumentTypeError", "AssetError", "BackendUnavailableError", "BuildArithmeticError",
+    "BuildAttributeError", "BuildDependencyError", "BuildError", "BuildGymnasiumError",
+    "BuildImportError", "BuildLookupError", "BuildNotImplementedError", "BuildTypeError",
+    "BuildValueError", "CaptureError", "DeprecatedEnvError", "NotIdenticalError",
+    "PackFileError", "PackFileNotFoundError", "PackFormatError", "PackIsADirectoryError",
+    "PackPermissionError", "SignatureError", "SpecPackError", "UncarriableValueError",
+    "UnexpectedKwargError", "UnknownEnvError", "UnknownEnvNameError", "UnknownEnvVersionError",
+    "UnknownKeywordError", "UnknownNamespaceError", "UnrecordedArgumentsError",
+    "UntrustedPackError", "VersionSkewWarning", "WorkerError", "build_error_for",
+    "capture_error_for", "file_error_for",
 ]
 
 #: Where a message is read: from Python (``str(error)``) or on the ``specpack`` command line.
@@ -100,10 +34,10 @@ Surface = Literal["python", "cli"]
 class SpecPackError(Exception):
     """Base class of every error specpack raises on bad input or a failed rebuild.
 
-    An error whose fix depends on where it is read carries that fix per surface: ``python``
-    (joined to the message, so ``str(error)`` and tracebacks say it) and ``cli`` (what the
-    ``specpack`` command line prints instead, naming its flags). The message without a fix is
-    :attr:`problem`; :meth:`for_surface` gives the whole text as one surface reads it.
+    An error whose fix depends on where it is read carries one fix per surface: ``python``
+    (joined to the message, so ``str(error)`` says it) and ``cli`` (printed by the ``specpack``
+    command line instead). :attr:`problem` is the message without a fix; :meth:`for_surface`
+    gives the whole text as one surface reads it.
 
     Parameters
     ----------
@@ -116,11 +50,7 @@ class SpecPackError(Exception):
 
     def __init__(self, *args: object, python: str | None = None, cli: str | None = None) -> None:
         self.problem = str(args[0]) if args else ""
-        self.fixes: dict[str, str] = {}
-        if python:
-            self.fixes["python"] = python
-        if cli:
-            self.fixes["cli"] = cli
+        self.fixes: dict[str, str] = {k: v for k, v in (("python", python), ("cli", cli)) if v}
         if args and python:
             args = (_join(self.problem, python), *args[1:])
         super().__init__(*args)
@@ -132,8 +62,7 @@ class SpecPackError(Exception):
 
 
 def _join(problem: str, fix: str) -> str:
-    """``problem`` and its ``fix`` as one message (the fix after a space; the problem's own
-    punctuation decides how they read together)."""
+    """``problem`` and its ``fix`` as one message, the fix after a space."""
     return f"{problem.rstrip()} {fix.strip()}" if problem.strip() else fix.strip()
 
 
@@ -153,20 +82,15 @@ class BackendUnavailableError(SpecPackError, ImportError):
 class BuildError(SpecPackError, RuntimeError):
     """``pack.make()`` could not build the env (its constructor raised, or code failed to load).
 
-    When the constructor raised, that exception is the ``__cause__``, and the error is raised
-    as the subclass that is also an instance of its type where that is safe
-    (:func:`build_error_for`): a ``TypeError`` from the constructor is caught by
-    ``except TypeError`` as it would be around ``gymnasium.make``.
+    The constructor's exception is the ``__cause__``, and the error is also of its type where
+    safe (:func:`build_error_for`): ``except TypeError`` catches it as around ``gymnasium.make``.
     """
 
 
 class AssetError(BuildError):
     """A file the pack needs is missing or differs on this node, or a carried one cannot be
-    materialised (its bytes are corrupt, or the cache folder cannot be written).
-
-    Raised by ``make()`` before the env is built, naming the path and the fix (carry the file
-    with ``capture(..., self_contained=True)``, or put the same file there).
-    """
+    materialised. Raised by ``make()`` before the env is built, naming the path and the fix
+    (carry the file with ``capture(..., self_contained=True)``, or put the same file there)."""
 
 
 class WorkerError(SpecPackError, RuntimeError):
@@ -193,9 +117,8 @@ class PackFormatError(SpecPackError, ValueError):
 class PackFileError(PackFormatError, OSError):
     """A pack or key file could not be read or written: missing, a directory, not permitted.
 
-    Also the ``OSError`` the operating system gave (:attr:`errno`, :attr:`filename`,
-    :attr:`strerror` set from it), so ``except OSError`` (or ``FileNotFoundError``...) around
-    ``specpack.load(path)`` works as around ``open(path)``. Made by :func:`file_error_for`.
+    Also the ``OSError`` the system gave (its :attr:`errno`, :attr:`filename`, :attr:`strerror`),
+    so ``except OSError`` around ``specpack.load(path)`` works as around ``open(path)``.
     """
 
     __str__ = BaseException.__str__  # the message, not OSError's "[Errno 2] ..." form
@@ -219,13 +142,9 @@ class VersionSkewWarning(UserWarning):
     """A pack was captured under other versions of gymnasium/gym, numpy or the env's package."""
 
 
-# -- what capture refuses -----------------------------------------------------------------------
-
 class UnknownEnvError(CaptureError, LookupError):
-    """The env id is not in the registry (the message suggests the closest ids).
-
-    Raised as the subclass matching the error ``gymnasium.make`` would raise for the same id
-    (:class:`UnknownEnvNameError`, ...), so code that catches gymnasium's errors keeps working.
+    """The env id is not in the registry (the message suggests the closest ids); raised as the
+    subclass that is also the error ``gymnasium.make`` raises (:class:`UnknownEnvNameError`...).
     """
 
 
@@ -254,13 +173,9 @@ class UncarriableValueError(CaptureError, TypeError):
 
 
 class UnrecordedArgumentsError(CaptureError):
-    """A live env or wrapper holds constructor arguments that were not recorded.
+    """A live env or wrapper holds constructor arguments that were not recorded: rebuilding
+    it would silently fall back to defaults (the EzPickle gap)."""
 
-    Rebuilding it would silently fall back to defaults (the EzPickle gap), so capture refuses.
-    """
-
-
-# -- twins: also of the type of their cause -----------------------------------------------------
 
 class _CaptureDependencyError(CaptureError, _gym_error.DependencyNotInstalled):
     """Importing the entry point needs a dependency that is not installed here."""
@@ -290,8 +205,8 @@ class ArgumentTypeError(SpecPackError, TypeError):
 
 
 def capture_error_for(cause: BaseException) -> type[CaptureError]:
-    """The :class:`CaptureError` to raise when loading an entry point failed with ``cause``:
-    also of the type ``gymnasium.make`` lets through for it, so code catching that still works."""
+    """The :class:`CaptureError` for an entry point that failed to load with ``cause``: also
+    of the type ``gymnasium.make`` lets through for it."""
     if isinstance(cause, _gym_error.DependencyNotInstalled):
         return _CaptureDependencyError
     if isinstance(cause, ModuleNotFoundError):
@@ -304,8 +219,8 @@ def capture_error_for(cause: BaseException) -> type[CaptureError]:
 
 
 class _OldRenderAPIError(UnexpectedKwargError, _gym_error.Error):
-    """``render_mode='human'`` for an env that renders only through the old API: as
-    ``gymnasium.make`` says it (an ``UnexpectedKwargError`` and a ``gymnasium.error.Error``)."""
+    """``render_mode='human'`` for an env that renders only through the old API, as
+    ``gymnasium.make`` says it (also a ``gymnasium.error.Error``)."""
 
 
 class BuildTypeError(BuildError, TypeError):
@@ -360,10 +275,7 @@ _BUILD_ERRORS: tuple[tuple[type[BaseException], type[BuildError]], ...] = (
 
 def build_error_for(cause: BaseException) -> type[BuildError]:
     """The :class:`BuildError` subclass to raise for a constructor failure ``cause``."""
-    for base, cls in _BUILD_ERRORS:
-        if isinstance(cause, base):
-            return cls
-    return BuildError
+    return next((cls for base, cls in _BUILD_ERRORS if isinstance(cause, base)), BuildError)
 
 
 class PackFileNotFoundError(PackFileError, FileNotFoundError):
@@ -396,28 +308,14 @@ _FILE_ERRORS: tuple[tuple[type[OSError], type[PackFileError]], ...] = (
 
 def file_error_for(cause: OSError | int, message: str, filename: str,
                    **fixes: str) -> PackFileError:
-    """The :class:`PackFileError` for an ``OSError`` (or an ``errno`` number) on ``filename``.
-
-    Parameters
-    ----------
-    cause
-        The operating system's error, or the ``errno`` to report (e.g. ``errno.EISDIR``).
-    message
-        The message: what could not be done to which file, and why.
-    filename
-        The path, as ``OSError.filename`` holds it.
-    **fixes
-        ``python=``/``cli=`` fixes, as for :class:`SpecPackError`.
-    """
+    """The :class:`PackFileError` with ``message`` (and ``python=``/``cli=`` ``fixes``) for an
+    ``OSError``, or an ``errno`` number (``errno.EISDIR``), on ``filename``."""
     if isinstance(cause, int):
-        cause = OSError(cause, _errno_text(cause), filename)
+        text = os.strerror(cause) if cause in _errno.errorcode else "error"
+        cause = OSError(cause, text, filename)
     cls = next((sub for base, sub in _FILE_ERRORS if isinstance(cause, base)), PackFileError)
     error = cls(message, **fixes)
     error.errno = cause.errno
     error.strerror = cause.strerror
     error.filename = filename
     return error
-
-
-def _errno_text(number: int) -> str:
-    return os.strerror(number) if number in _errno.errorcode else "error"

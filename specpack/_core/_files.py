@@ -1,18 +1,8 @@
 """Pack files on disk: :func:`dump` (optionally signed), :func:`load` and :func:`describe`.
 
-A pack file is the typed JSON manifest (``pack.to_json()``, see ``docs/file-format.md``) as
-UTF-8, optionally behind a signature line (:mod:`specpack._core._fileformat.signed`). Loading never imports a module and
-never unpickles anything: references stay lazy until ``make()``, by-value payloads stay bytes.
-A file that carries by-value payloads (code or pickled objects) is refused with
-:class:`~specpack.UntrustedPackError` unless you pass ``trust=True`` or the file verifies
-with ``key``. What that protects and what it does not is in ``docs/security.md``.
-
-Example::
-
-    specpack.dump(pack, "cartpole.pack")
-    pack = specpack.load("cartpole.pack")                  # by-reference code only
-    specpack.dump(pack, "mine.pack", key=KEY)
-    pack = specpack.load("mine.pack", key=KEY)             # by-value code, signed by us
+A pack file is the typed JSON manifest (``docs/file-format.md``) as UTF-8, optionally behind a
+signature line (:mod:`._fileformat.signed`). Loading imports and unpickles nothing; by-value
+payloads need ``trust=True`` or a verifying ``key`` (``docs/security.md``).
 """
 
 from __future__ import annotations
@@ -21,6 +11,7 @@ import errno
 import os
 import stat
 from collections.abc import Iterable
+from contextlib import suppress
 from typing import Any, Union
 
 from ._errors import PackFormatError, SignatureError, SpecPackError, file_error_for
@@ -41,10 +32,8 @@ _MAX_FILE = 1 << 31
 def read_key(path: PathLike) -> bytes:
     """The HMAC key held in the file ``path``: all its bytes, exactly (nothing stripped).
 
-    The command line's ``--key-file`` reads keys with this function, so a key verifies the
-    same way through ``key=`` and through the CLI. Write one with e.g.
-    ``head -c 32 /dev/urandom > pack.key``. A key holds at most 1 MiB (as ``key=`` does): a
-    larger file is refused, never cut short.
+    The CLI's ``--key-file`` reads keys with it too. Write one with e.g.
+    ``head -c 32 /dev/urandom > pack.key``; a file over 1 MiB is refused, never cut short.
     """
     source = _source(path)
     try:
@@ -71,13 +60,9 @@ def _source(path: Any) -> str:
 
 
 def _read(path: Any) -> SignedFile:
-    """The bytes of the pack file at ``path``, which must be a regular file.
-
-    Anything else is refused before it is read: a directory, and a FIFO, device or socket,
-    which could block a reader forever or never end. ``os.stat`` refuses them before the
-    open (opening some devices acts on them); the open does not block (``O_NONBLOCK``) and
-    ``os.fstat`` of the opened file checks again, so a file swapped in between is refused too.
-    """
+    """The bytes of the pack file at ``path``, which must be a regular file: a FIFO or device
+    could block forever, so it is refused before the open (opening some devices acts on them),
+    the open does not block, and ``os.fstat`` refuses one swapped in between."""
     source = _source(path)
     try:
         _check_regular(os.stat(path).st_mode, source)
@@ -118,11 +103,8 @@ def _check_regular(mode: int, source: str) -> None:
 
 
 def _read_bounded(fh: Any, source: str) -> bytes:
-    """The bytes of ``fh``, allocating only what the file holds (at most ``_MAX_FILE``).
-
-    (``fh.read(n)`` allocates ``n`` bytes up front: 2 GiB for every small file, which fails
-    under an address-space limit.) A file that is, or grows, larger is refused.
-    """
+    """The bytes of ``fh``, at most ``_MAX_FILE``, in chunks: ``fh.read(n)`` allocates ``n``
+    bytes up front, which fails under an address-space limit."""
     size = os.fstat(fh.fileno()).st_size
     chunks = []
     total = 0
@@ -141,10 +123,9 @@ def _read_bounded(fh: Any, source: str) -> bytes:
 def dump(pack: SpecPack, path: PathLike, *, key: bytes | None = None) -> None:
     """Write ``pack`` to ``path`` as a pack file; with ``key`` (bytes) the file is signed.
 
-    The file is the readable manifest of ``pack.to_json()``; signing puts an HMAC-SHA256
-    header line in front, so that ``load(path, key=key)`` accepts by-value code in it and
-    refuses the file if any byte changed. The write is atomic (a temporary file renamed into
-    place). Example::
+    The file is the manifest of ``pack.to_json()``, written atomically; signing puts an
+    HMAC-SHA256 line in front, so ``load(path, key=key)`` accepts by-value code in it and
+    refuses the file if any byte changed. Example::
 
         specpack.dump(pack, "env.specpack", key=secrets_from_somewhere)
     """
@@ -152,7 +133,7 @@ def dump(pack: SpecPack, path: PathLike, *, key: bytes | None = None) -> None:
         raise SpecPackError(f"dump() writes a SpecPack, got {type(pack).__name__}; make one "
                             "with specpack.capture(...)")
     k = check_key(key)
-    data = _manifest_bytes(pack)
+    data = (pack.to_json(indent=2) + "\n").encode("utf-8")  # dumps escapes lone surrogates
     if k is not None:
         data = sign(k, data)
     source = _source(path)
@@ -162,16 +143,10 @@ def dump(pack: SpecPack, path: PathLike, *, key: bytes | None = None) -> None:
             fh.write(data)
         os.replace(tmp, source)
     except OSError as e:
-        try:
+        with suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise file_error_for(e, f"cannot write the pack file {source} ({e.strerror or e}); "
                              "check the directory exists and is writable", source) from e
-
-
-def _manifest_bytes(pack: SpecPack) -> bytes:
-    return (pack.to_json(indent=2) + "\n").encode("utf-8")  # dumps escapes lone surrogates
 
 
 @checked_keywords
@@ -189,19 +164,17 @@ def load(
     path
         The pack file.
     trust
-        Accept by-value payloads (code or pickled objects, which run when ``make()`` loads
-        them) without a signature. Only for files you trust. ``True`` or ``False`` exactly:
-        anything else (``"False"``, ``1``) raises :class:`~specpack.ArgumentTypeError`.
+        Accept by-value payloads (code or pickled objects, run when ``make()`` loads them)
+        without a signature: only for files you trust. Exactly ``True`` or ``False`` (else
+        :class:`~specpack.ArgumentTypeError`).
     key
-        The HMAC key (bytes): the file must be signed with it and byte-for-byte intact, else
-        :class:`~specpack.SignatureError` (also with ``trust=True``); a verified file's
-        payloads are accepted.
+        The HMAC key (bytes): the file must be signed with it and intact, else
+        :class:`~specpack.SignatureError` (also with ``trust=True``).
     allow
         Module names (``["my_pkg"]``) and exact references (``"my_pkg.envs:make_env"``):
-        refuse, before anything is imported, a file naming code by reference outside them;
-        at ``make()`` a module admits only the env and wrapper classes defined in it and
-        values, and a function or other callable only by its exact entry (``make()``'s own
-        wrappers are always allowed; see ``docs/security.md``).
+        refuse a file naming code by reference outside them; at ``make()`` a module admits
+        only the env and wrapper classes defined in it and values, a callable only by its
+        exact entry (``make()``'s own wrappers always; see ``docs/security.md``).
 
     Raises
     ------
@@ -229,7 +202,6 @@ def load(
 
 
 def _exhausted(source: str, e: BaseException) -> PackFormatError:
-    """The error for a file whose reading ran out of memory or stack."""
     what = "memory" if isinstance(e, MemoryError) else "stack"
     return PackFormatError(f"{source}: reading it ran out of {what} ({type(e).__name__}); it "
                            "is too large or nested too deeply")
@@ -237,9 +209,8 @@ def _exhausted(source: str, e: BaseException) -> PackFormatError:
 
 @checked_keywords
 def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
-    """What a pack file holds, for ``specpack inspect``; nothing is imported or unpickled.
-
-    Its cost is linear in the file's size (places are built once, each bounded in length).
+    """What a pack file holds, for ``specpack inspect``; nothing is imported or unpickled, and
+    the cost is linear in the file's size.
 
     Parameters
     ----------
@@ -252,18 +223,15 @@ def describe(path: PathLike, key: bytes | None = None) -> dict[str, Any]:
     Returns
     -------
     dict
-        A JSON-able dict: ``path``, ``size``, ``format``, ``manifest`` (the parsed manifest,
-        payload data left out), ``payloads`` (kind, name, size, digest, python, format, note,
-        ``used_at``), ``requires`` and ``assets`` (in ``manifest``, carried bytes left out),
-        ``modules`` (every code reference: ``where``, ``module``, ``qualname``;
-        the spec's entry-point strings too), ``signature`` (``status``: ``"unsigned"``,
-        ``"signed (not checked)"``, ``"valid"`` or ``"invalid"`` (with ``key``), plus ``alg``,
-        ``key_id``, ``detail``), ``fingerprint`` (``recorded``, ``computed``, ``matches``:
-        False after a hand edit) and ``needs_trust`` (whether ``load(path)`` without trust or
-        key would refuse it). **Strings are raw**: names, keys and places are the file's own
-        text, control characters included (places are cut to a bounded length). Escape them
-        before printing: ``json.dumps(desc, ensure_ascii=True)`` does, and so does
-        ``specpack inspect``.
+        A JSON-able dict: ``path``, ``size``, ``format``, ``manifest`` (parsed; payload data
+        and carried bytes left out), ``payloads`` (kind, name, size, digest, python, format,
+        note, ``used_at``), ``modules`` (every code reference: ``where``, ``module``,
+        ``qualname``), ``signature`` (``status``: ``"unsigned"``, ``"signed (not checked)"``,
+        ``"valid"`` or ``"invalid"``, plus ``alg``, ``key_id``, ``detail``), ``fingerprint``
+        (``recorded``, ``computed``, ``matches``: False after a hand edit) and ``needs_trust``
+        (whether ``load(path)`` without trust or key would refuse it). **Strings are raw**,
+        control characters included: escape them before printing
+        (``json.dumps(desc, ensure_ascii=True)``, as ``specpack inspect`` does).
 
     Raises
     ------
@@ -286,10 +254,8 @@ def _describe(f: SignedFile, k: bytes | None) -> dict[str, Any]:
     if f.header_error is not None:
         raise PackFormatError(f"{f.source}: {f.header_error}")
     data = parse_manifest(f.manifest, f.source)
-    signature: dict[str, Any]
-    if not f.signed:
-        signature = {"status": "unsigned"}
-    else:
+    signature: dict[str, Any] = {"status": "unsigned"}
+    if f.signed:
         assert f.kid is not None
         signature = {"status": "signed (not checked)", "alg": ALG.decode(),
                      "key_id": f.kid.decode("ascii")}
@@ -299,15 +265,12 @@ def _describe(f: SignedFile, k: bytes | None) -> dict[str, Any]:
                 signature.update(status="valid", detail="signed with the given key; intact")
             except SignatureError as e:
                 signature.update(status="invalid", detail=str(e))
-    if not f.signed and k is not None:
+    elif k is not None:
         signature["detail"] = "a key was given, but the file is not signed"
     pack = SpecPack(**decode_fields(data, f.source))
     uses = payload_uses(data)
-    payloads = []
-    for entry in code_payloads(data):
-        summary = {kk: v for kk, v in entry.items() if kk != "data"}
-        summary["used_at"] = uses.get(entry["digest"], [])
-        payloads.append(summary)
+    payloads = [{**{kk: v for kk, v in e.items() if kk != "data"},
+                 "used_at": uses.get(e["digest"], [])} for e in code_payloads(data)]
     shown = dict(data)
     shown["payloads"] = {d: {kk: v for kk, v in e.items() if kk != "data"}
                          for d, e in data["payloads"].items()}

@@ -1,10 +1,8 @@
-"""Keyword typos in calls to specpack's own functions, reported with a did-you-mean.
+"""Argument checks of specpack's own public functions: keyword typos and non-bool flags.
 
-Python's ``TypeError: load() got an unexpected keyword argument 'trsut'`` names the typo but not
-the fix; :func:`checked_keywords` wraps a public function so the same call raises
-:class:`~specpack.UnknownKeywordError` (also a ``TypeError``) suggesting ``trust`` and
-listing what it takes, worded by :func:`specpack._core._text.unexpected_keywords` as every other
-keyword typo specpack reports. The check is a set comparison, done only when keywords are given.
+:func:`checked_keywords` turns Python's ``load() got an unexpected keyword argument 'trsut'``
+into an :class:`~specpack.UnknownKeywordError` (also a ``TypeError``) suggesting ``trust``,
+worded as every keyword typo specpack reports (:func:`specpack._core._text.unexpected_keywords`).
 """
 
 from __future__ import annotations
@@ -24,18 +22,9 @@ R = TypeVar("R")
 
 
 def checked_keywords(fn: Callable[P, R]) -> Callable[P, R]:
-    """``fn``, refusing a keyword argument it does not take with a did-you-mean.
-
-    A function that takes ``**kwargs`` is returned as it is (it checks its own). The wrapper
-    keeps ``fn``'s name, docstring and signature (``functools.wraps``), so help, docs and
-    pickling by reference see ``fn``.
-
-    Parameters
-    ----------
-    fn
-        A public function (or method: its ``self``/``cls`` is not offered) with a fixed set
-        of keyword parameters.
-    """
+    """``fn`` (a function or method), refusing a keyword argument it does not take with a
+    did-you-mean (``fn`` itself when it takes ``**kwargs``); ``functools.wraps`` keeps its name,
+    docstring and signature for help, docs and pickling by reference."""
     taken = _keywords_of(fn)
     if taken is None:
         return fn
@@ -55,23 +44,16 @@ def checked_keywords(fn: Callable[P, R]) -> Callable[P, R]:
     return call
 
 
-_VAR_KEYWORDS = 0x08  # ``inspect.CO_VARKEYWORDS``
-
-
 def _keywords_of(fn: Callable[..., Any]) -> tuple[str, ...] | None:
-    """The names ``fn`` takes by keyword, in order; None when it takes ``**kwargs``.
-
-    Read from a plain function's code object (``inspect.signature`` costs more than the rest of
-    the import of the modules that decorate their methods at import, in every worker), and
-    from its signature otherwise.
-    """
+    """The names ``fn`` takes by keyword, in order; None when it takes ``**kwargs``. Read from
+    a plain function's code object: ``inspect.signature`` costs more than the rest of the import
+    of the modules that decorate their methods at import, in every worker."""
     code = getattr(fn, "__code__", None)
     if code is not None and not hasattr(fn, "__wrapped__") and not hasattr(fn, "__signature__"):
-        if code.co_flags & _VAR_KEYWORDS:
+        if code.co_flags & inspect.CO_VARKEYWORDS:
             return None
         first = code.co_posonlyargcount
         return tuple(code.co_varnames[first:code.co_argcount + code.co_kwonlyargcount])
-
     params = inspect.signature(fn).parameters.values()
     if any(p.kind is p.VAR_KEYWORD for p in params):
         return None
@@ -79,28 +61,13 @@ def _keywords_of(fn: Callable[..., Any]) -> tuple[str, ...] | None:
 
 
 def check_flag(value: Any, name: str, where: str, *, optional: bool = False) -> None:
-    """Refuse a flag that is not ``True`` or ``False`` (or ``None``, when ``optional``).
-
-    ``load(path, trust="False")`` must not trust the file because a non-empty string is
-    truthy: every boolean flag of the public functions is ``bool`` exactly, else
-    :class:`~specpack.ArgumentTypeError` (also a ``TypeError``) names it and what to pass.
-
-    Parameters
-    ----------
-    value, name
-        The flag's value and its keyword.
-    where
-        The callee, as the message names it (``"specpack.load()"``).
-    optional
-        ``None`` is accepted too (it means "decide for me").
-    """
+    """Refuse a flag that is not ``True`` or ``False`` (or ``None``, when ``optional``), naming
+    the callee ``where``: ``load(path, trust="False")`` must not trust the file."""
     if value is True or value is False or (optional and value is None):
         return
-
     choices = [f"{name}={c}" for c in ("True", "False", "None")[:3 if optional else 2]]
-    hint = ""
-    if isinstance(value, str):
-        hint = f" (a non-empty string such as {short(value)} is true in Python)"
+    hint = (f" (a non-empty string such as {short(value)} is true in Python)"
+            if isinstance(value, str) else "")
     raise ArgumentTypeError(
         f"{where} got {name}={short(value)} ({type(value).__name__}); {name} must be a bool"
         f"{hint}: pass {', '.join(choices[:-1])} or {choices[-1]}"

@@ -17,9 +17,9 @@ __all__ = ["Layer"]
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Layer:
-    """One wrapper of a stack: its class and the constructor kwargs it was built with
-    (lowered: see :mod:`specpack._core._carry.values`). Two layers are equal when their classes are
-    and their kwargs are identical (``1`` and ``1.0`` differ)."""
+    """One wrapper of a stack: its class and the (lowered) constructor kwargs it was built
+    with. Two layers are equal when their classes are and their kwargs are identical (``1``
+    and ``1.0`` differ)."""
 
     cls: CodeRef
     _kwargs: dict[str, Any]
@@ -36,11 +36,9 @@ class Layer:
 
     @property
     def kwargs(self) -> Mapping[str, Any]:
-        """The constructor kwargs (without ``env``), as a read-only mapping of fresh values.
-
-        Code carried by reference is imported, and by-value code and objects are unpickled,
-        to give the real values; for a pack read from a file that needs the file's trust.
-        """
+        """The constructor kwargs (without ``env``), as a read-only mapping of fresh values
+        (imports referenced code, unpickles by-value code and objects: a pack read from a file
+        needs the file's trust)."""
         return MappingProxyType(materialize(self._kwargs))
 
     def _exact(self) -> Any:

@@ -1,34 +1,21 @@
 """What a pack needs where it is built, found at capture: ``requires`` and ``assets``.
 
-``requires`` names the installed distributions of the code a pack names, by reference or by
-value: the modules of its classes' MROs and, one level deep, what those modules import (mujoco
-for an Ant, or for a user's class that subclasses it); when capture builds the env (a live
-env, recorded spaces), also of the objects the env holds. It is decided at capture: a build
-never changes it. ``assets`` are the files the env is given: the kwargs that count as files by
-the rule written in :mod:`specpack._core._assets` (a ``pathlib`` path, or a str written as a path,
-naming an existing regular file; ``"rgb_array"`` or ``"4x4"`` never), the entry point's
-defaults that are absolute paths of a file, and the paths named in ``capture(assets=...)``.
-Files inside the standard library or an installed distribution are not assets (their
-distribution is required instead). A counted relative path is made absolute here, at capture,
-so ``pack.kwargs`` shows what the env gets. The mechanisms are :mod:`specpack._core._reach` (with
-:mod:`specpack._core._provenance`) and :mod:`specpack._core._assets`; this module only applies them to a
-capture's draft, and makes its one pack (:func:`with_needs`).
-
-The asset work costs nothing unless something could name a file: when no kwarg (nested
-values too) is written as a path or is a ``pathlib`` path, no default of the entry point is an
-absolute path and no ``assets=[...]`` are named, nothing is looked at on disk and the entry
-point's signature is not read (its defaults come from ``__defaults__``/``__kwdefaults__``).
+Applies :mod:`._reach` and the asset rule of :mod:`._assets` (kwargs, absolute-path defaults of
+the entry point, ``capture(assets=...)``) to a capture's draft to make its one pack
+(:func:`with_needs`); nothing is looked at on disk unless something could name a file.
 """
 
 from __future__ import annotations
 
 import errno
 import inspect
+import operator
 import os
 import sys
 import sysconfig
 import types
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -37,10 +24,7 @@ from ._carry.carried import Blob
 from ._carry.code import CodeRef, code_ref, live_object
 from ._carry.values import lower_mapping
 from ._errors import CaptureError, file_error_for
-from ._provenance import (
-    source_of,
-    user_modules,
-)
+from ._provenance import source_of, user_modules
 from ._reach import requires_of_pack
 
 if TYPE_CHECKING:
@@ -50,13 +34,13 @@ if TYPE_CHECKING:
 __all__ = ["absolute_kwargs", "check_needs_options", "entry_defaults", "find_assets",
            "user_by_value", "user_code", "with_needs"]
 
+_MAX_DEPTH = 32  # kwargs nested deeper are not looked at (as in _assets)
+
 
 def check_needs_options(assets: Any, self_contained: bool, limit: Any,
                         by_value: bool | None) -> tuple[Any, ...]:
-    """Check ``capture``'s ``assets``, ``self_contained`` and ``max_asset_bytes``.
-
-    Returns the named assets as a tuple (one path alone is taken as one asset).
-    """
+    """Check ``capture``'s ``assets``, ``self_contained`` and ``max_asset_bytes``; the named
+    assets as a tuple (one path alone is one asset)."""
     if type(limit) is not int or limit < 0:
         raise CaptureError(f"max_asset_bytes={limit!r} must be a number of bytes (an int >= 0)")
     if self_contained and by_value is False:
@@ -72,55 +56,40 @@ def check_needs_options(assets: Any, self_contained: bool, limit: Any,
 
 
 def entry_defaults(entry: Any, given: Mapping[str, Any]) -> dict[str, Any]:
-    """The entry point's parameter defaults that may name a file, not overridden by ``given``.
-
-    Only a default that is an absolute path (a str or ``os.PathLike``) may name a file: a
-    relative default (Ant's ``"ant.xml"``) is the env's own to resolve, and is not an asset.
-    A plain function's defaults, and those of a class's own ``__init__``, are read from
-    ``__defaults__``/``__kwdefaults__`` (no ``inspect.signature``: capture's hot path); other
-    callables (``functools.partial``, a ``__new__``, a metaclass ``__call__``, a decorated
-    ``__init__``) through ``inspect.signature``, once per object. Nothing on failure.
-    """
+    """The entry point's defaults that are absolute paths, not overridden by ``given`` (a
+    relative one, Ant's ``"ant.xml"``, is the env's to resolve). Read from ``__defaults__``
+    where it can (capture's hot path), else through ``inspect.signature`` once per object."""
     found = _file_defaults(entry)
     return {name: value for name, value in found if name not in given} if found else {}
 
 
-#: ``entry -> (token, found)``: the file-naming defaults of entry points already read. The
-#: token is ``(function, its __defaults__, its __kwdefaults__)`` for what was read without
-#: ``inspect.signature`` (a hit is used only while they are the same objects), ``None`` for
-#: what ``inspect.signature`` read (used as it is).
+#: ``entry -> (token, found)``: the token is ``(function, __defaults__, __kwdefaults__)`` when
+#: read without ``inspect.signature`` (valid while the same objects), else ``None`` (always).
 _defaults_memo: dict[Any, tuple[tuple[Any, Any, Any] | None, tuple[tuple[str, Any], ...]]] = {}
 
 
-def _constructor_now(entry: Any) -> Any:
-    """The function whose defaults a plain entry point's are: itself, or a class's
-    ``__init__`` (one attribute lookup)."""
-    return entry if type(entry) is types.FunctionType else getattr(entry, "__init__", None)
+def _token(entry: Any) -> tuple[Any, Any, Any]:
+    """The function a plain entry point's defaults live on, and its two defaults attributes."""
+    fn = entry if type(entry) is types.FunctionType else getattr(entry, "__init__", None)
+    return fn, getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None)
 
 
 def _file_defaults(entry: Any) -> tuple[tuple[str, Any], ...]:
-    """``(name, default)`` of every keyword-passable parameter of ``entry`` whose default is
-    an absolute path."""
+    """``(name, default)`` of ``entry``'s keyword parameters whose default is an absolute path."""
     if entry is None:
         return ()
     try:
         hit = _defaults_memo.get(entry)
     except TypeError:  # unhashable: read every time
         hit = None
-    if hit is not None:
-        token, found = hit
-        if token is None:
-            return found
-        fn, defaults, kwdefaults = token
-        if (_constructor_now(entry) is fn and getattr(fn, "__defaults__", None) is defaults
-                and getattr(fn, "__kwdefaults__", None) is kwdefaults):
-            return found
+    if hit is not None and (hit[0] is None or all(map(operator.is_, _token(entry), hit[0]))):
+        return hit[1]
     plain = _plain_constructor(entry)
+    memo: tuple[Any, Any, Any] | None
     if plain is not None:
         fn, method = plain
         found = _function_file_defaults(fn, method) if fn is not None else ()
-        now = _constructor_now(entry)
-        memo = (now, getattr(now, "__defaults__", None), getattr(now, "__kwdefaults__", None))
+        memo = _token(entry)
     else:
         memo = None
         try:
@@ -131,12 +100,10 @@ def _file_defaults(entry: Any) -> tuple[tuple[str, Any], ...]:
                       if p.default is not inspect.Parameter.empty
                       and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
                       and _absolute(p.default))
-    try:
+    with suppress(TypeError):  # unhashable
         if len(_defaults_memo) > 1024:
             _defaults_memo.clear()
         _defaults_memo[entry] = (memo, found)
-    except TypeError:
-        pass
     return found
 
 
@@ -146,14 +113,12 @@ def _plain_function(obj: Any) -> bool:
 
 
 def _plain_constructor(entry: Any) -> tuple[types.FunctionType | None, bool] | None:
-    """``(function, is a method)`` whose defaults are ``entry``'s as ``inspect.signature``
-    reads them (``(None, False)``: no parameters), or ``None`` when only
-    ``inspect.signature`` can tell."""
+    """``(function, is a method)`` whose defaults are ``entry``'s (``(None, False)``: no
+    parameters), or ``None`` when only ``inspect.signature`` can tell."""
     if _plain_function(entry):
         return entry, False
-    if not isinstance(entry, type) or type(entry).__call__ is not type.__call__:
-        return None
-    if getattr(entry, "__signature__", None) is not None:
+    if (not isinstance(entry, type) or type(entry).__call__ is not type.__call__
+            or getattr(entry, "__signature__", None) is not None):
         return None
     for base in entry.__mro__:
         if base is object:
@@ -168,8 +133,7 @@ def _plain_constructor(entry: Any) -> tuple[types.FunctionType | None, bool] | N
 
 
 def _function_file_defaults(fn: types.FunctionType, method: bool) -> tuple[tuple[str, Any], ...]:
-    """The absolute-path defaults of ``fn``'s keyword-passable parameters (``self`` skipped
-    for a method), from ``__defaults__`` and ``__kwdefaults__``."""
+    """:func:`_file_defaults` of a plain function (``self`` skipped for a method)."""
     code = fn.__code__
     defaults = fn.__defaults__ or ()
     first = code.co_argcount - len(defaults)
@@ -180,43 +144,29 @@ def _function_file_defaults(fn: types.FunctionType, method: bool) -> tuple[tuple
     return tuple(out)
 
 
-def _installed_dirs() -> tuple[str, ...]:
-    names = ("stdlib", "platstdlib", "purelib", "platlib")
-    paths = sysconfig.get_paths()
-    return tuple({os.path.realpath(paths[n]) + os.sep for n in names if n in paths})
-
-
 #: Where a path names the machine, not the env's data (``/dev/null``, ``/proc/cpuinfo``).
 _SYSTEM_DIRS = tuple(os.sep + d + os.sep for d in ("proc", "sys", "dev", "run"))
 
 
 def _user_file(path: str) -> bool:
-    """Whether a path found in the kwargs or defaults is an asset: a regular file of the
-    user's (not inside the stdlib, an installed distribution or a system folder).
-
-    A folder is an asset only when named in ``assets=[...]``: a kwarg that names a folder is
-    as often where the env writes (``log_dir="/tmp"``, ``video_folder="."``) as what it
-    reads, and reading a whole folder to digest it must be asked for.
-    """
+    """Whether a found path is an asset: a regular file not in the stdlib, an installed
+    distribution or a system folder (a folder only in ``assets=[...]``: ``log_dir="/tmp"``)."""
     real = os.path.realpath(path)
-    return (os.path.isfile(real) and not real.startswith(_installed_dirs())
-            and not real.startswith(_SYSTEM_DIRS))
+    if not os.path.isfile(real) or real.startswith(_SYSTEM_DIRS):
+        return False
+    paths = sysconfig.get_paths()
+    names = ("stdlib", "platstdlib", "purelib", "platlib")
+    return not real.startswith(tuple({os.path.realpath(paths[n]) + os.sep
+                                      for n in names if n in paths}))
 
 
 def find_assets(
     kwargs: Mapping[str, Any], defaults: Mapping[str, Any], named: Iterable[Any], *,
     carry: bool, limit: int, label: str,
 ) -> tuple[tuple[Asset, ...], dict[str, Any]]:
-    """The assets of an env and, when carried, the defaults that name one.
-
-    Kwargs count by the rule of :mod:`specpack._core._assets` (:func:`~specpack._core._assets.find_paths`);
-    ``defaults`` are the absolute-path defaults :func:`entry_defaults` gave. Returns the assets
-    (kwargs' first, then defaults', then ``named``) and the entry-point defaults naming a
-    carried file: those become explicit kwargs, so that ``make()`` can pass the local copy's
-    path (the default itself is the capturing machine's path). Carried assets add at most
-    ``limit`` bytes to the pack in all, every path, name and header counted
-    (:func:`~specpack._core._assets.carried_bytes`).
-    """
+    """The assets of an env (kwargs', then ``defaults``', then ``named``) and, when carried,
+    the defaults naming one: those become explicit kwargs, so ``make()`` can pass the local
+    copy's path. Carried assets add at most ``limit`` bytes to the pack in all."""
     found = [p for p in find_paths(kwargs) if _user_file(p)]
     from_defaults = {}
     for name, value in defaults.items():
@@ -272,10 +222,8 @@ def _pathlib_blob(value: Any) -> bool:
 
 
 def _looks_like_path(tree: Any, depth: int = 0) -> bool:
-    """Whether a lowered kwargs value may name a file, judged from how it is written alone
-    (nothing on disk is looked at): a str written as a path
-    (:func:`~specpack._core._assets.written_as_path`) or a ``pathlib`` path, nested in dicts, lists,
-    tuples and sets too."""
+    """Whether a lowered kwargs value may name a file, from how it is written alone: a str
+    written as a path or a ``pathlib`` path, nested in dicts, lists, tuples and sets too."""
     t = type(tree)
     if t is str:
         return written_as_path(tree)
@@ -286,31 +234,13 @@ def _looks_like_path(tree: Any, depth: int = 0) -> bool:
     return depth < _MAX_DEPTH and any(map(_looks_like_path, tree, repeat(depth + 1)))
 
 
-#: Kwargs nested deeper than this are not looked at (as in :mod:`specpack._core._assets`).
-_MAX_DEPTH = 32
-
-
 def absolute_kwargs(given: Mapping[str, Any], named: Iterable[str] = ()) -> dict[str, Any]:
-    """The kwargs holding a relative path that counts as a file, with it made absolute.
-
-    ``given`` is the lowered kwargs; a value counts by the rule of :mod:`specpack._core._assets`
-    (:func:`~specpack._core._assets.counts_as_file`; ``named``: the absolute paths named in
-    ``assets=[...]``), nested ones too, when it names an asset (a user's file:
-    :func:`_user_file`, or a named path). Returns ``{name: new value}`` for
-    the top-level kwargs that changed, not lowered (a ``pathlib`` path as the object, keeping
-    its class); anything else in them is kept as it was.
-
-    A relative path is read from the cwd of wherever the env is built; the asset recorded (and
-    checked) is the file it names here. Passing the absolute path keeps the two the same file,
-    and ``pack.kwargs`` shows the value the env gets.
-    """
+    """``{name: new value}`` for the lowered kwargs ``given`` holding, nested too, a relative
+    path naming an asset (``named``: the paths of ``assets=[...]``), made absolute so a build
+    elsewhere reads the file recorded here (a ``pathlib`` path keeps its class)."""
     paths = tuple(named)
-    out: dict[str, Any] = {}
-    for key, value in given.items():
-        new = _absolute_tree(value, paths, 0)
-        if new is not value:
-            out[key] = new
-    return out
+    new = {key: _absolute_tree(value, paths, 0) for key, value in given.items()}
+    return {key: value for key, value in new.items() if value is not given[key]}
 
 
 def _absolute_tree(tree: Any, named: tuple[str, ...], depth: int) -> Any:
@@ -334,11 +264,6 @@ def _absolute_tree(tree: Any, named: tuple[str, ...], depth: int) -> Any:
     return tree
 
 
-def lowered(extra: Mapping[str, Any], label: str) -> tuple[dict[str, Any], bool]:
-    """Default values made explicit, lowered as capture lowers kwargs."""
-    return lower_mapping(dict(extra), label, "kwargs", None)
-
-
 def user_by_value(ref: CodeRef, obj: Any, self_contained: bool, what: str) -> CodeRef:
     """``ref``, carried by value instead when self-contained and it is the user's own code."""
     if (not self_contained or ref.by_value or ref.module in ("__main__", "__mp_main__")
@@ -353,15 +278,13 @@ def user_code() -> list[str]:
                         if mod is not None and name != "__main__")
 
 
-#: Packs with their needs recorded, by the resolved draft's identity: a memoised capture
-#: (the same draft) with the same needs returns the same pack object again.
+#: Packs by their draft's identity: a memoised capture (the same draft) gets the same pack.
 _needs_memo: dict[int, tuple[Draft, SpecPack]] = {}
 
 
 def _path_view(value: Any) -> Any:
     """Lowered kwargs with only what may name a file: strings, and the ``pathlib`` paths
-    capture itself just pickled (loaded back: nothing else is unpickled at capture, so no
-    object's code runs here; any other carried object counts as no path)."""
+    capture itself just pickled (loaded back; no other object is unpickled, so no code runs)."""
     if isinstance(value, dict):
         return {k: _path_view(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -373,26 +296,11 @@ def _path_view(value: Any) -> Any:
 
 def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
                **more: Any) -> SpecPack:
-    """The pack of ``draft`` with ``requires`` and ``assets`` recorded (files read now, every
-    capture): the one pack a capture makes.
+    """The one pack a capture makes: ``draft`` with ``requires`` and ``assets`` recorded
+    (``carry``: the files' bytes, at most ``limit`` in all); without files, memoised.
 
-    The asset work runs only when something could name a file: a kwarg written as a path or a
-    ``pathlib`` path (:func:`_looks_like_path`), an absolute-path default of the entry point,
-    or ``named`` assets. Otherwise nothing is read from disk, and a memoised capture (the same
-    draft) reuses its pack (capture's hot path).
-
-    Parameters
-    ----------
-    draft
-        The resolved fields.
-    named
-        The paths given in ``capture(assets=...)``.
-    carry, limit
-        Carry the files' bytes (self-contained), at most ``limit`` bytes in all.
-    **more
-        What a live env adds: ``requires`` (merged over the code's, as a later ``evolve``
-        merged them) and ``surface``. The pack then computes ``plain`` from its kwargs, as
-        ``evolve`` did, and is not memoised.
+    ``more`` is what a live env adds: ``requires`` (merged over the code's) and ``surface``;
+    the pack then computes ``plain`` from its kwargs and is not memoised.
     """
     hit = _needs_memo.get(id(draft))
     if hit is not None and hit[0] is draft and not named and not more:
@@ -408,7 +316,7 @@ def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
         changes["assets"] = found
         explicit = {**absolute_kwargs(given, [_named_path(item) for item in named]), **explicit}
         if explicit:
-            extra, plain = lowered(explicit, draft.label)
+            extra, plain = lower_mapping(dict(explicit), draft.label, "kwargs", None)
             changes.update(_kwargs={**given, **extra}, plain=draft.plain and plain)
     if more:
         changes.pop("plain", None)

@@ -1,16 +1,8 @@
 """Which installed distribution owns a file: a small index of top-level names, files on demand.
 
-On the first question every installed distribution's ``RECORD`` is read once, as text, and
-only the top-level names under which it installed module files (``.py``, ``.pyc``, extension
-modules) are kept: ``site-packages/numpy`` -> the distributions that list a module file
-there. A distribution's module files are read again, and kept as one frozenset, only when a
-question falls under one of its top-level names; so a process that asks about gymnasium keeps
-gymnasium's few hundred paths, not the tens of thousands of every installed distribution
-(torch, ray, ...): a parent that forks workers stays small, and so do the pages its workers
-copy. A file two distributions list goes to the one whose recorded digest matches the file
-on disk. An editable install (``direct_url.json`` with ``dir_info.editable``) owns the files in
-its project folder whose top-level package it installs (``top_level.txt``; any, without one).
-:mod:`specpack._core._provenance` is the only user.
+Every ``RECORD`` is read once for the top-level paths under which it put module files; one
+distribution's file list is read only when a question falls under them, so a process asking
+about gymnasium keeps gymnasium's paths, not torch's tens of thousands (nor do its workers).
 """
 
 from __future__ import annotations
@@ -54,12 +46,8 @@ class _Editable:
 
 
 class _Index:
-    """Where each installed distribution put module files, read as far as questions need.
-
-    ``tops`` maps a top-level path (``<site>/<first component>``, or the whole path of a file
-    recorded outside its distribution's folder) to the distributions that list a module file
-    at or under it; :meth:`files_of` reads one distribution's module files when first asked.
-    """
+    """Where each installed distribution put module files: ``tops`` maps ``<site>/<first
+    component>`` (or a file outside its folder) to the distributions with a module file there."""
 
     def __init__(self) -> None:
         self.dists: list[Any] = list(md.distributions())
@@ -69,37 +57,31 @@ class _Index:
         self._names: dict[int, tuple[str, str]] = {}
         for i, dist in enumerate(self.dists):
             for key in _tops(dist):
-                held = self.tops.get(key)
-                self.tops[key] = (i,) if held is None else (*held, i)
+                self.tops[key] = (*self.tops.get(key, ()), i)
             root = _editable_root(dist)
             if root is not None:
                 tops = dist.read_text("top_level.txt")
-                names = frozenset(t.strip() for t in tops.splitlines() if t.strip()) if tops \
-                    else None
+                names = frozenset(filter(None, map(str.strip, tops.splitlines()))) if tops else None
                 self.editables.append(_Editable(root, names, i))
         self.editables.sort(key=lambda e: -len(e.root))  # the innermost project first
 
     def files_of(self, i: int) -> frozenset[str]:
         """The module files distribution ``i`` installed, absolute (read once, when asked)."""
-        found = self._files.get(i)
-        if found is None:
-            found = self._files[i] = frozenset(_owned_files(self.dists[i]))
-        return found
+        if i not in self._files:
+            self._files[i] = frozenset(_owned_files(self.dists[i]))
+        return self._files[i]
 
     def listing(self, path: str) -> tuple[int, ...]:
         """The distributions whose ``RECORD`` lists the normalised ``path``, in install order."""
-        held: set[int] = set()
-        for key in _self_and_parents(path):
-            held.update(self.tops.get(key, ()))
+        held = {i for key in _self_and_parents(path) for i in self.tops.get(key, ())}
         return tuple(sorted(i for i in held if path in self.files_of(i)))
 
     def name_version(self, i: int) -> tuple[str, str]:
         """The name and version distribution ``i``'s metadata gives (read once, when asked)."""
-        found = self._names.get(i)
-        if found is None:
+        if i not in self._names:
             meta = self.dists[i].metadata
-            found = self._names[i] = (str(meta["Name"]), str(meta["Version"]))
-        return found
+            self._names[i] = (str(meta["Name"]), str(meta["Version"]))
+        return self._names[i]
 
 
 @functools.lru_cache(maxsize=1)
@@ -123,13 +105,9 @@ def _base(dist: Any) -> str:
 
 
 def _record_lines(dist: Any) -> Iterator[str] | None:
-    """The lines of ``dist``'s ``RECORD`` as ``dist.read_text("RECORD").splitlines()`` gives
-    them, or None without one.
-
-    A distribution in a folder on disk (the usual kind) is read a line at a time: a RECORD is
-    up to a few MB (torch's: 1.5 MB), and the heap that a string that large passed through
-    stays with the process (glibc keeps ~1.5 MB after reading them all), and with each worker
-    it forks.
+    """The lines of ``dist``'s ``RECORD`` as ``read_text("RECORD").splitlines()`` gives them,
+    or None without one. Read a line at a time from a folder on disk: the heap a RECORD of a
+    few MB passed through (torch's: 1.5 MB) would stay with the process and each worker it forks.
     """
     folder = getattr(dist, "_path", None)
     if type(dist).read_text is md.PathDistribution.read_text and isinstance(folder, Path):
@@ -149,8 +127,7 @@ def _split_stream(stream: TextIO) -> Iterator[str]:
 
 
 def _module_rows(dist: Any) -> Iterator[str]:
-    """The paths of module files (``.py``, ``.pyc``, extension modules) ``dist``'s ``RECORD``
-    lists, as written there (relative to :func:`_base`, or absolute)."""
+    """The module files ``dist``'s ``RECORD`` lists, as written (relative to :func:`_base`)."""
     lines = _record_lines(dist)
     if lines is None:  # installed-files.txt, SOURCES.txt: rare, the slow general reader
         rows: Iterable[str] = (str(f) for f in dist.files or ())
@@ -174,8 +151,7 @@ def _owned_files(dist: Any) -> Iterator[str]:
 
 
 def _tops(dist: Any) -> set[str]:
-    """The keys of :attr:`_Index.tops` under which ``dist`` installed module files: its folder
-    joined with each first path component, or the whole path of a file outside its folder."""
+    """The keys of :attr:`_Index.tops` under which ``dist`` installed module files."""
     base = _base(dist)
     firsts: set[str] = set()
     out: set[str] = set()
@@ -195,12 +171,10 @@ def _editable_root(dist: Any) -> str | None:
     except ValueError:
         return None
     if not (isinstance(info, dict) and isinstance(info.get("dir_info"), dict)
-            and info["dir_info"].get("editable") and isinstance(info.get("url"), str)):
+            and info["dir_info"].get("editable") and isinstance(info.get("url"), str)
+            and urlsplit(info["url"]).scheme == "file"):
         return None
-    url = urlsplit(info["url"])
-    if url.scheme != "file":
-        return None
-    path = unquote(url.path)
+    path = unquote(urlsplit(info["url"]).path)
     if os.name == "nt" and path[:1] == "/" and path[2:3] == ":":
         path = path[1:]  # file:///C:/project
     return real_path(path)
@@ -246,8 +220,7 @@ def _installed_copy(path: str, held: tuple[int, ...]) -> int:
 def owners_of_dir(folder: str) -> frozenset[tuple[str, str]]:
     """``(name, version)`` of each distribution owning a module file inside ``folder`` (the
     portions of a namespace package), editable installs whose project holds it included."""
-    index = _index()
-    return frozenset(index.name_version(i) for i in _owners_of_dir(folder))
+    return frozenset(map(_index().name_version, _owners_of_dir(folder)))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -1,19 +1,8 @@
 """The :class:`SpecPack` value: everything needed to rebuild one env, resolved and carried.
 
-Immutable and self-contained: the entry point (a :class:`~specpack.CodeRef`), a private
-copy of the kwargs, the spec metadata and the wrapper stack (:class:`Layer`, outermost first);
-nothing in it refers to the registry. Its fields are declared once, in
-:class:`~specpack._core._packvalue.PackValue` (a frozen slotted dataclass) that :class:`SpecPack`
-adds its methods to; its pickled state, copy, manifest fields and identity follow that list.
-What it does lives where it delegates (docs/how-it-works.md), in modules that take the
-:class:`~specpack._core._packvalue.PackValue` and never import this one: :mod:`specpack._core._build` (make),
-:mod:`specpack._core._fileformat.text` (text form) and :mod:`specpack._core._state` (pickled state,
-identity). Proving a pack is the tools' (:func:`specpack.verify`, :func:`specpack.seal`,
-:func:`specpack.check`); the deprecated methods of the same names reach them through the public
-door, ``import specpack``, the core's one import from outside it. Nothing writes a pack's
-fields once it is made: what is computed once per pack (its fingerprint, pickled state and build
-order) is kept beside it (:mod:`specpack._core._beside`), so its pickle, ``requires`` and
-equality never change.
+Its fields are declared once, in :class:`~specpack._core._packvalue.PackValue`; its methods
+delegate to modules below this one (:mod:`specpack._core._build`, :mod:`specpack._core._state`,
+the text form), and what is computed once per pack is kept beside it (docs/how-it-works.md).
 """
 
 from __future__ import annotations
@@ -23,7 +12,8 @@ import warnings
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from . import _build
+from ._backends import get_backend
+from ._build import order_of
 from ._keywords import checked_keywords
 from ._layer import Layer
 from ._packvalue import PackValue
@@ -41,11 +31,9 @@ __all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
 class SpecPack(PackValue):
     """How to build one env, resolved in the process where it was known.
 
-    Make one with :func:`specpack.capture`; rebuild it with :meth:`make` in any process (a
-    spawn or forkserver worker too); it pickles with plain ``pickle``. It describes
-    construction, not run-time state (wrapper statistics, an episode in progress, an RNG
-    position). :meth:`evolve` gives a changed copy; the constructor takes the fields below as
-    keywords, already lowered (build one by hand only from another pack's parts).
+    Made by :func:`specpack.capture`, rebuilt by :meth:`make` in any process, pickled with
+    plain ``pickle``. It describes construction, not run-time state (wrapper statistics, an
+    episode in progress, an RNG position). :meth:`evolve` gives a changed copy.
 
     Attributes
     ----------
@@ -62,30 +50,25 @@ class SpecPack(PackValue):
     auto_render
         Whether ``make()`` adds the render wrappers ``gymnasium.make`` adds for a render mode.
     versions
-        ``{name: version}`` of Python and the libraries where it was captured (read-only); a
-        rebuild under other versions warns (:class:`~specpack.VersionSkewWarning`).
+        ``{name: version}`` of Python and the libraries where it was captured; a rebuild
+        under others warns (:class:`~specpack.VersionSkewWarning`).
     notes
-        Remarks from capture (what travels by value and why), as strings.
+        Remarks from capture (what travels by value and why).
     vector
         True for a vector-only env: build it with :func:`specpack.make_vec`.
     surface
-        Spaces, metadata and render mode recorded at capture (a live env, or
-        ``record_spaces=True``), or None; not in the fingerprint (``verify`` checks it).
+        Spaces, metadata and render mode recorded at capture, or None (not fingerprinted).
     assets
-        The files the env is given (:class:`~specpack.Asset`); ``make()`` checks one
-        that is not carried and writes a carried one into a local cache.
+        The files the env is given (:class:`~specpack.Asset`), checked or written by ``make()``.
     sealed
-        The reference rollout of :func:`specpack.seal` (None until sealed), what
-        :func:`specpack.check` compares.
+        The reference rollout of :func:`specpack.seal` (None until sealed).
     """
 
     __slots__ = ()
 
-    # -- value semantics -------------------------------------------------------------------
-
     def evolve(self, **changes: Any) -> SpecPack:
-        """A copy of this pack with ``changes`` applied: the same fingerprint unless a field
-        that shapes the env changed (this pack is unchanged).
+        """A copy of this pack with ``changes`` applied (the same fingerprint unless a field
+        that shapes the env changed).
 
         Parameters
         ----------
@@ -108,8 +91,7 @@ class SpecPack(PackValue):
         return (restore_pack, reduced(self))
 
     def _state(self) -> tuple[Any, ...]:
-        """The pickled state: the fingerprint, then each field's state, in field order
-        (:func:`specpack._core._state.state_of` says what each holds)."""
+        """The pickled state (:func:`specpack._core._state.state_of`)."""
         return state_of(self)
 
     @property
@@ -130,15 +112,13 @@ class SpecPack(PackValue):
     def __repr__(self) -> str:
         stack = "".join(f"{layer.name}<" for layer in self.layers)
         base = self.entry_point.qualname + (" (by value)" if self.entry_point.by_value else "")
-
         args = ", ".join(f"{k}={short(v, 60)}" for k, v in self._kwargs.items())
         return (f"<SpecPack id={self.id!r} {stack}{base}({args}){'>' * len(self.layers)} "
                 f"backend={self.backend} (spec only: no run-time state)>")
-    # -- building (specpack._core._build) ----------------------------------------------------------
 
     def make(self, **kwargs: Any) -> Any:
-        """Build the env here, with its wrapper stack, as ``gymnasium.make`` would have built
-        it; without the registry and without pre-importing the env's module.
+        """Build the env here with its wrapper stack, as ``gymnasium.make`` would, without the
+        registry.
 
         Parameters
         ----------
@@ -148,19 +128,19 @@ class SpecPack(PackValue):
         Raises
         ------
         BuildError
-            The constructor or a wrapper raised (chained; also of the original's type where
-            safe, e.g. ``TypeError``), or carried code could not be loaded here.
+            The constructor or a wrapper raised (chained, and also of its type where safe), or
+            carried code could not be loaded here.
         UntrustedPackError
             A reference resolves outside the ``allow`` list the pack was loaded with.
         SpecPackError
             The pack is vector-only: use :func:`specpack.make_vec`.
         """
-        return _build.make(self, kwargs)
+        return order_of(self).make(kwargs)
 
     @checked_keywords
     def register(self, id: str | None = None) -> str:
-        """Put this pack into this process's registry and return the id: for tools that only
-        take ids, ``gymnasium.make(id)`` then builds exactly ``pack.make()``. Idempotent.
+        """Register this pack in this process (idempotent) and return the id, for tools that
+        only take ids: ``gymnasium.make(id)`` then builds exactly ``pack.make()``.
 
         Parameters
         ----------
@@ -172,55 +152,59 @@ class SpecPack(PackValue):
         CaptureError
             The pack has no id and none was given, or another env holds the id.
         """
-        return _build.register(self, self.backend, id)
+        return get_backend(self.backend).register(self, id)
 
     def _make_vector(self, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
         """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
-        return _build.make_vector(self, num_envs, kwargs)
+        return order_of(self).make_vector(num_envs, kwargs)
 
-    # -- proving: deprecated, the functions are the one way (removed in specpack 0.4) ---------
+    # -- deprecated: the core imports no tool, so these go through ``import specpack``
 
     @checked_keywords
     def verify(self, *, steps: int = 100, seed: int = 0,
                where: Boundary = "subprocess", check: bool = False, timeout: float = 120.0,
                ignore_info: Iterable[str] = ()) -> Any:
         """Deprecated: ``specpack.verify(pack, ...)`` (removed in specpack 0.4)."""
+        import specpack
+
         warnings.warn("SpecPack.verify() is deprecated and stops working in specpack 0.4; use "
                       "specpack.verify(pack, ...)", DeprecationWarning, stacklevel=3)
-        return _public_door().verify(self, steps=steps, seed=seed, where=where, check=check,
+        return specpack.verify(self, steps=steps, seed=seed, where=where, check=check,
                                timeout=timeout, ignore_info=ignore_info)
 
     @checked_keywords
     def seal(self, steps: int = 100, seed: int = 0, *, timeout: float = 120.0,
              ignore_info: Iterable[str] = ()) -> SpecPack:
         """Deprecated: ``specpack.seal(pack, ...)`` (removed in specpack 0.4)."""
+        import specpack
+
         warnings.warn("SpecPack.seal() is deprecated and stops working in specpack 0.4; use "
                       "specpack.seal(pack, ...)", DeprecationWarning, stacklevel=3)
-        sealed: SpecPack = _public_door().seal(self, steps, seed, timeout=timeout,
-                                               ignore_info=ignore_info)
-        return sealed
+        return specpack.seal(self, steps, seed, timeout=timeout, ignore_info=ignore_info)
 
     @checked_keywords
     def check(self, *, where: str | None = None, timeout: float = 120.0) -> Any:
         """Deprecated: ``specpack.check(pack, ...)`` (removed in specpack 0.4)."""
+        import specpack
+
         warnings.warn("SpecPack.check() is deprecated and stops working in specpack 0.4; use "
                       "specpack.check(pack, ...)", DeprecationWarning, stacklevel=3)
-        return _public_door().check(self, where=where, timeout=timeout)
+        return specpack.check(self, where=where, timeout=timeout)
 
-    # -- text form (specpack._core._fileformat.text) ---------------------------------------------
+    # -- text form: loaded on first use (a worker never loads the file format)
 
     @checked_keywords
     def to_json(self, indent: int | None = 2) -> str:
-        """The typed, human-readable manifest: strict JSON, by-value code and objects in its
-        ``payloads`` table (docs/file-format.md).
+        """The typed, human-readable manifest (strict JSON: docs/file-format.md).
 
         Parameters
         ----------
         indent
             JSON indentation (``None``: one line).
         """
-        text: str = _text_form().to_json(self, indent)
-        return text
+        from ._fileformat import text
+
+        return text.to_json(self, indent)
 
     @classmethod
     @checked_keywords
@@ -228,7 +212,7 @@ class SpecPack(PackValue):
                   allow: Iterable[str] | str | None = None,
                   source: str = "<manifest>") -> SpecPack:
         """Read a manifest (or a pack file's bytes) with the checks of :func:`specpack.load`;
-        nothing is imported or unpickled (references stay lazy, payloads bytes).
+        nothing is imported or unpickled.
 
         Parameters
         ----------
@@ -237,7 +221,7 @@ class SpecPack(PackValue):
         trust
             Accept by-value payloads without a signature (they run when ``make()`` loads them).
         key
-            The HMAC key the text must be signed with (its payloads are then accepted).
+            The HMAC key the text must be signed with.
         allow
             Modules and exact ``module:qualname`` references admitted (docs/security.md).
         source
@@ -252,28 +236,13 @@ class SpecPack(PackValue):
         SignatureError
             ``key`` does not verify the text.
         """
-        return cls(**_text_form().read(text, trust=trust, key=key, allow=allow, source=source))
+        from ._fileformat import text as form
 
-
-def _public_door() -> Any:
-    """``specpack``, for the deprecated ``verify/seal/check`` methods (removed in 0.4): the core
-    imports no tool, so they go through the public door, opened on their first call."""
-    import specpack
-
-    return specpack
-
-
-def _text_form() -> Any:
-    """The pack's text form (:mod:`specpack._core._fileformat.text`), loaded on the first
-    ``to_json``/``from_json``: a worker never loads the file format."""
-    from ._fileformat import text
-
-    return text
+        return cls(**form.read(text, trust=trust, key=key, allow=allow, source=source))
 
 
 @restorer
 def restore_pack(fmt: int, *args: Any) -> SpecPack:
-    """A pickled pack: layout ``fmt``, then the specpack version that pickled it and the state
-    (:meth:`SpecPack._state`). A pickle of another version or format raises
-    :class:`~specpack.PackFormatError` (:func:`specpack._core._state.from_state`)."""
+    """A pickled pack: layout ``fmt``, the specpack version that pickled it, and the state; a
+    pickle of another version or format raises :class:`~specpack.PackFormatError`."""
     return from_state(SpecPack, fmt, *args)

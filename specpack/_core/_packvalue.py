@@ -1,11 +1,8 @@
 """The fields of a pack: the value :class:`~specpack.SpecPack` adds its methods to.
 
-The field list is written here once (a frozen, slotted dataclass, keyword-only): the pickled
-state (:mod:`specpack._core._state`), the manifest and a pack's identity follow it. The modules that
-work on a pack's fields (:mod:`specpack._core._state`, :mod:`specpack._core._build`,
-:mod:`specpack._core._fileformat.text`) take a :class:`PackValue`, so they sit below the pack module and
-the pack's methods call down into them: no module here imports the pack.
-Nothing writes a pack's fields once it is made (``__post_init__`` only normalises them).
+The field list is written here once (a frozen, slotted, keyword-only dataclass); the pickled
+state, the manifest and a pack's identity follow it. The modules that work on a pack's fields
+take a :class:`PackValue`, so none of them imports the pack module.
 """
 
 from __future__ import annotations
@@ -35,10 +32,10 @@ class _Referable:
 
     __slots__ = ("__weakref__",)
 
+
 @dataclasses.dataclass(frozen=True, slots=True, eq=False, repr=False, kw_only=True)
 class PackValue(_Referable):
-    """A pack's fields and what reads them (see :class:`~specpack.SpecPack`, which documents
-    each field): the part of a pack the modules below the pack module work on."""
+    """A pack's fields and what reads them (:class:`~specpack.SpecPack` documents each)."""
 
     # The fields, in the order of the pickled state (append only: see specpack._core._state).
     backend: str
@@ -61,7 +58,7 @@ class PackValue(_Referable):
     _plain: bool = field(init=False, compare=False, repr=False)
 
     def __post_init__(self, plain: bool | None) -> None:
-        # Mappings: always the pack's own copy; a tuple or bool field given as one is kept.
+        # Mappings: always the pack's own read-only copy; a tuple or bool given as one is kept.
         s = object.__setattr__
         s(self, "spec", MappingProxyType(dict(self.spec)))  # a dict given stays the caller's
         if type(self.layers) is not tuple:
@@ -78,7 +75,6 @@ class PackValue(_Referable):
             s(self, "assets", tuple(self.assets))
         s(self, "_plain", all(map(is_plain, self._kwargs.values())) if plain is None
           else plain)
-    # -- reading ---------------------------------------------------------------------------
 
     @property
     def kwargs(self) -> Mapping[str, Any]:
@@ -88,10 +84,8 @@ class PackValue(_Referable):
 
     @property
     def requires(self) -> Mapping[str, str]:
-        """``{distribution: version}`` that must be installed where the pack is built, decided
-        at capture from the code the pack names (and, for a live env or recorded spaces, what
-        that build needed); the same before and after ``make()`` and in every process.
-        ``make()`` refuses a missing one (docs/how-it-works.md, "What a pack requires")."""
+        """``{distribution: version}`` that must be installed where the pack is built (decided
+        at capture; ``make()`` refuses a missing one: docs/how-it-works.md)."""
         return self._requires
 
     @property
@@ -141,8 +135,7 @@ class PackValue(_Referable):
 
 def carried_by(entry_point: CodeRef, kwargs: dict[str, Any],
                layers: tuple[Layer, ...]) -> Iterator[CodeRef | Blob]:
-    """The code and opaque objects of an entry point, its kwargs and its wrapper layers, in
-    that order: what a pack carries (capture's draft of one asks the same)."""
+    """The code and opaque objects of an entry point, its kwargs and its wrapper layers."""
     yield entry_point
     yield from iter_carried(kwargs)
     for layer in layers:

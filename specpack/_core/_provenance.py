@@ -1,26 +1,9 @@
-"""Where a module's code comes from, what a pack needs installed, and the check ``make()`` runs.
+"""Where a module's code comes from (its :data:`Origin`), and which distributions a pack needs.
 
-A module comes from one of five places (its :data:`Origin`):
-
-- ``"builtin"``: compiled or frozen into the interpreter (``sys``, ``_io``; ``os`` on 3.11+);
-- ``"stdlib"``: a file under the standard library folders (``sysconfig`` ``stdlib`` and
-  ``platstdlib``, their ``site-packages`` excepted);
-- ``"distribution"``: a file an installed distribution owns (its ``RECORD``), or a file in the
-  project folder of an editable install (``direct_url.json`` ``dir_info.editable``; flagged);
-- ``"user"``: anything else: a file no distribution owns (the user's project on ``sys.path``),
-  ``__main__``, a module built at run time;
-- ``"by_value"``: a module registered with ``cloudpickle.register_pickle_by_value`` (its code
-  travels inside the pickle, whatever its file).
-
-Which distribution owns a file is answered by :mod:`specpack._core._owners`: on the first question
-that needs it, every ``RECORD`` is read once (a few tens of ms for a hundred distributions) but
-only each distribution's top-level names are kept; a distribution's file list is read when a
-question falls under one of them. Modules of the standard library never ask.
-:func:`specpack._core._reach.code_modules` finds the modules a pack's code refers to,
-:func:`requires_of` turns modules into ``{distribution: version}``, and
-:func:`~specpack._core._versions.check_requires` (beside the skew check, in the module a worker
-loads) is what ``make()`` runs against it: cached per process, so a pack whose distributions
-all match costs a dict lookup.
+``"builtin"``, ``"stdlib"`` (``sysconfig`` stdlib folders, ``site-packages`` excepted),
+``"distribution"`` (in an installed distribution's ``RECORD``, or an editable install's project:
+:mod:`._owners`), ``"by_value"`` (``cloudpickle.register_pickle_by_value``) or ``"user"``
+(anything else: the user's project, ``__main__``, a module built at run time).
 """
 
 from __future__ import annotations
@@ -34,6 +17,7 @@ import site
 import sys
 import sysconfig
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -49,32 +33,14 @@ Origin = Literal["builtin", "stdlib", "distribution", "user", "by_value"]
 #: Our own package: every node that builds a pack has it, so it is never a requirement.
 _OWN = __name__.partition(".")[0]
 _MAIN_NAMES = frozenset({"__main__", "__mp_main__"})
-_SUFFIXES = tuple(importlib.machinery.all_suffixes())
 _BUILTIN_NAMES = frozenset(sys.builtin_module_names)
 
 
 @dataclass(frozen=True)
 class Source:
-    """Where one module's code comes from.
-
-    Parameters
-    ----------
-    module
-        The module's name (``"gymnasium.envs.mujoco.ant_v5"``).
-    origin
-        One of :data:`Origin`.
-    distribution
-        For ``"distribution"``: the distribution's name as its metadata spells it
-        (``"gymnasium"``, ``"PyYAML"``). None for a namespace package whose portions come from
-        several distributions (its submodules name theirs).
-    version
-        That distribution's version, exactly as its metadata says.
-    path
-        The module's file (a namespace package: its first folder); None when it has none.
-    editable
-        The distribution is an editable install and the file lies in its project folder: the
-        code is whatever that folder holds now, not a released version.
-    """
+    """Where one module's code comes from; for ``"distribution"``, its metadata's name and
+    version (None: a namespace package shared by several) and whether it is an editable install.
+    ``path``: its file (a namespace package: its first folder)."""
 
     module: str
     origin: Origin
@@ -85,23 +51,9 @@ class Source:
 
 
 def source_of(module: str) -> Source:
-    """Where ``module``'s code comes from (see the module docstring for the five origins).
-
-    A loaded module is judged by the file it was loaded from; a module not loaded is located
-    without importing anything (a name nothing can find is ``"user"`` with no path). Cached
-    per name and file; whether it is registered by value is read on every call.
-
-    Parameters
-    ----------
-    module
-        A dotted module name (``"json"``, ``"numpy.linalg"``, ``"my_envs"``).
-
-    Returns
-    -------
-    Source
-        ``source_of("json").origin == "stdlib"``; ``source_of("numpy")`` names ``"numpy"`` and
-        its version.
-    """
+    """Where the dotted ``module``'s code comes from, judged by the file it was loaded from
+    (a module not loaded is located without importing; one nothing finds is ``"user"``).
+    Cached per name and file; the by-value registry is read on every call."""
     if _registered_by_value(module):
         return Source(module, "by_value", path=_location(module)[1])
     kind, path = _location(module)
@@ -109,15 +61,8 @@ def source_of(module: str) -> Source:
 
 
 def distribution_of(module: str) -> tuple[str, str] | None:
-    """``(distribution, version)`` of the installed distribution that owns ``module``'s file, or
-    None (the standard library, the user's own files, a module carried by value): the one
-    module -> distribution lookup (a file's owner, not a guess from its top-level name).
-
-    Parameters
-    ----------
-    module
-        A dotted module name (``"gymnasium.envs.classic_control.cartpole"``).
-    """
+    """``(distribution, version)`` of the installed distribution owning ``module``'s file, or
+    None: the one module -> distribution lookup (a file's owner, not a guess from its name)."""
     src = source_of(module)
     if src.origin == "distribution" and src.distribution and src.version:
         return src.distribution, src.version
@@ -125,49 +70,26 @@ def distribution_of(module: str) -> tuple[str, str] | None:
 
 
 def requires_of(modules: Iterable[str]) -> dict[str, str]:
-    """``{distribution: version}`` of the installed distributions that ``modules`` come from.
-
-    specpack itself, the interpreter, the standard library, the user's own files, by-value
-    modules and namespace packages shared by several distributions add nothing. An editable
-    install counts as its distribution (:attr:`Source.editable` says which ones are).
-
-    Parameters
-    ----------
-    modules
-        Module names, e.g. those of a pack's code references and :func:`imported_during` a build.
-
-    Returns
-    -------
-    dict[str, str]
-        Sorted by distribution name: ``{"gymnasium": "1.4.0", "mujoco": "3.3.0"}``.
-    """
+    """``{distribution: version}``, sorted by name, of the installed distributions (editable
+    ones too) that ``modules`` come from; specpack itself and every other origin add nothing."""
     out: dict[str, str] = {}
     for name in modules:
-        src = source_of(name)
-        if (src.origin == "distribution" and src.distribution and src.version
-                and name.partition(".")[0] != _OWN and _canonical(src.distribution) != _OWN):
-            out[src.distribution] = src.version
+        found = distribution_of(name)
+        if found and name.partition(".")[0] != _OWN and _canonical(found[0]) != _OWN:
+            out[found[0]] = found[1]
     return dict(sorted(out.items()))
 
 
 def by_value_registry() -> frozenset[str]:
-    """The modules registered with ``cloudpickle.register_pickle_by_value`` (none before
-    cloudpickle is imported)."""
+    """The modules registered with ``cloudpickle.register_pickle_by_value``."""
     cloudpickle = sys.modules.get("cloudpickle")
     return frozenset(cloudpickle.list_registry_pickle_by_value()) if cloudpickle else frozenset()
 
 
 def essential(requires: Mapping[str, str]) -> dict[str, str]:
-    """``requires`` without the distributions that another one of them depends on (its
-    ``Requires-Dist``, extras left out): installing that one installs them. ``{gymnasium,
-    numpy, typing_extensions, mujoco, mujoco-core}`` is ``{gymnasium, mujoco}``. Two that depend
-    on each other are both kept.
-
-    Parameters
-    ----------
-    requires
-        ``{distribution: version}`` (:func:`requires_of`).
-    """
+    """``requires`` without the distributions another one of them depends on (``Requires-Dist``,
+    extras left out): ``{gymnasium, numpy, mujoco, mujoco-core}`` is ``{gymnasium, mujoco}``.
+    Two that depend on each other are both kept."""
     deps = {_canonical(name): _dependencies(name) for name in requires}
     return {name: version for name, version in requires.items()
             if not any(_canonical(name) in theirs and other not in deps[_canonical(name)]
@@ -184,53 +106,28 @@ def _dependencies(dist: str) -> frozenset[str]:
     out = set()
     for line in lines:
         spec, _, marker = line.partition(";")
-        if "extra" in marker:
-            continue
         name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", spec)
-        if name:
+        if name and "extra" not in marker:
             out.add(_canonical(name.group(1)))
     return frozenset(out)
 
 
 def user_modules(modules: Iterable[str]) -> list[str]:
-    """The names among ``modules`` whose origin is ``"user"``, in order, each once.
-
-    These are what a self-contained pack must carry by value: a node without the user's
-    project cannot import them.
-    """
+    """The ``"user"`` modules among ``modules``, in order, each once (carried by value)."""
     return [m for m in dict.fromkeys(modules) if source_of(m).origin == "user"]
 
 
 def imported_during(fn: Callable[[], T]) -> tuple[T, frozenset[str]]:
-    """Run ``fn()``; return its result and the names of the modules it newly imported.
-
-    Only modules that were not loaded before count (a module the process had already imported
-    is not seen: combine with the modules of the code a pack names). Imports made by other
-    threads meanwhile are counted too. An exception from ``fn`` propagates.
-
-    Parameters
-    ----------
-    fn
-        What to run, e.g. ``lambda: pack.make()``.
-
-    Returns
-    -------
-    tuple
-        ``(fn(), frozenset of dotted module names)``, submodules included.
-    """
+    """``(fn(), the names of the modules it newly imported)`` (other threads' imports meanwhile
+    included; modules loaded before are not seen)."""
     before = set(sys.modules)
     result = fn()
     return result, frozenset(n for n in list(sys.modules) if n not in before)
 
 
-# -- classification -----------------------------------------------------------------------------
-
-
 def _registered_by_value(module: str) -> bool:
-    cloudpickle = sys.modules.get("cloudpickle")
-    if cloudpickle is None:
-        return False  # nothing can be registered before cloudpickle is imported
-    registry = cloudpickle.list_registry_pickle_by_value()
+    cloudpickle = sys.modules.get("cloudpickle")  # nothing is registered before its import
+    registry = cloudpickle.list_registry_pickle_by_value() if cloudpickle else None
     if not registry:
         return False
     parts = module.split(".")
@@ -248,19 +145,16 @@ def _location(module: str) -> tuple[str, str | None]:
     origin = getattr(spec, "origin", None)
     if module in _BUILTIN_NAMES or origin in ("built-in", "frozen"):
         return "builtin", None
-    path = _file_of(mod) if mod is not None else None
-    if path is None and spec is not None and getattr(spec, "has_location", False):
-        path = origin if isinstance(origin, str) else None
+    path = _file_of(mod)
+    if path is None and getattr(spec, "has_location", False) and isinstance(origin, str):
+        path = origin
     if path is not None:
         return "file", path
     locations = getattr(spec, "submodule_search_locations", None)
-    if locations is None and mod is not None:
+    if locations is None:
         locations = getattr(mod, "__path__", None)
-    if locations is not None:
-        dirs = [d for d in list(locations) if isinstance(d, str)]
-        if dirs:
-            return "namespace", os.pathsep.join(dirs)
-    return "none", None
+    dirs = [d for d in list(locations or ()) if isinstance(d, str)]
+    return ("namespace", os.pathsep.join(dirs)) if dirs else ("none", None)
 
 
 def _file_of(mod: Any) -> str | None:
@@ -314,19 +208,14 @@ def _classify(module: str, kind: str, path: str | None) -> Source:
     return Source(module, "user", path=shown)
 
 
-# -- the standard library -----------------------------------------------------------------------
-
-
 @functools.lru_cache(maxsize=1)
 def _stdlib_roots() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(stdlib folders, site folders inside or beside them that are not the stdlib)."""
     paths = sysconfig.get_paths()
     roots = {real_path(p) for k in ("stdlib", "platstdlib") if (p := paths.get(k))}
     sites = [paths.get("purelib"), paths.get("platlib")]
-    try:
+    with suppress(AttributeError):  # virtualenv's old site.py has no getsitepackages
         sites.extend(site.getsitepackages())
-    except AttributeError:  # pragma: no cover - virtualenv's old site.py
-        pass
     sites.append(site.getusersitepackages() if site.ENABLE_USER_SITE else None)
     return tuple(roots), tuple({real_path(p) for p in sites if p})
 
@@ -345,4 +234,4 @@ def _in_stdlib(path: str) -> bool:
 
 
 def _canonical(name: str) -> str:
-    return "-".join(name.replace("_", "-").replace(".", "-").lower().split("-"))
+    return name.replace("_", "-").replace(".", "-").lower()

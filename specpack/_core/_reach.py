@@ -1,18 +1,8 @@
 """The modules a pack's code refers to, and the distributions of those: a pack's ``requires``.
 
-:func:`code_modules` takes the live objects of a pack's code references (entry point, wrapper
-classes, code among the kwargs) and names their modules, their classes' MROs' modules, and one
-level deep what those modules hold; :func:`specpack._core._provenance.requires_of` turns the names
-into distributions: :func:`requires_of_pack` for the code a pack names, :func:`built_requires`
-for a built env.
-
-Reading a module's globals and judging its file is the costly part, and neither changes while
-``sys.modules`` holds the same module object (a module's globals are what its import left; its
-file does not move). So both are kept per module object, and the whole expansion per set of
-modules: a first capture of any id whose code lives in modules already seen (another env of the
-same package, a wrapper every id shares) reads no module again. What is looked at on every
-call: that each class's MRO and each module are still the same objects, the by-value
-registry, and which of the named modules are loaded.
+Reading a module's globals and judging its file are the costly part, and neither changes while
+``sys.modules`` holds the same module object: both are kept per module object, and the whole
+expansion per set of modules.
 """
 
 from __future__ import annotations
@@ -39,48 +29,24 @@ from ._provenance import (
 __all__ = ["built_requires", "code_modules", "requires_of_pack"]
 
 
-def code_modules(objects: Iterable[Any]) -> list[str]:
-    """The loaded modules that the code ``objects`` (classes, functions, partials) refers to.
-
-    Each object's module, and for a class the modules of every class in its MRO (an env class
-    defined in ``__main__`` that subclasses a MuJoCo env names the MuJoCo env's modules); then,
-    one level deep, what each of those modules holds at module level: the modules it imported
-    and the modules that its other globals come from (``mujoco`` for
-    ``gymnasium.envs.mujoco.mujoco_env``). Modules of the standard library, the interpreter and
-    specpack are not looked into, nor ``__main__``: a script's or a notebook's namespace is a
-    session, not code a worker imports (its classes' MROs still count). Only modules loaded
-    here are named; nothing is imported.
-
-    Parameters
-    ----------
-    objects
-        The live objects a pack's code references stand for (entry point, wrapper classes,
-        code among the kwargs).
-
-    Returns
-    -------
-    list[str]
-        Module names, each once, in the order found (what
-        :func:`~specpack._core._provenance.requires_of` reads).
-    """
-    return list(_code_modules(objects, by_value_registry()))
-
-
-def _code_modules(objects: Iterable[Any], registry: frozenset[str]) -> tuple[str, ...]:
-    """:func:`code_modules`, given the by-value registry read once by the caller."""
+def code_modules(objects: Iterable[Any], registry: frozenset[str]) -> tuple[str, ...]:
+    """The loaded modules of the code ``objects`` and their MROs and, one level deep, those
+    each module imported or took globals from (not looked into: the stdlib, the interpreter,
+    specpack and ``__main__``, a session rather than code), each once, in order.
+    ``registry``: :func:`~._provenance.by_value_registry`."""
     first: dict[str, None] = {}
     for obj in objects:
         while isinstance(obj, functools.partial):
             obj = obj.func
         if isinstance(obj, type):
             first.update(_mro_modules(obj))
-        else:
-            name = _module_name(obj)
-            if name is not None:
-                first[name] = None
+        elif (name := _module_name(obj)) is not None:
+            first[name] = None
     key = tuple(first)
     hit = _EXPANDED.get(key)
-    if hit is None or hit[0] != registry or not _same_modules(key, hit[1]):
+    # reused while sys.modules holds the same module objects (None: absent) for the names
+    if (hit is None or hit[0] != registry
+            or not all(map(operator.is_, map(sys.modules.get, key), hit[1]))):
         hit = _expand(key, registry)
     return tuple(filter(sys.modules.__contains__, hit[2]))
 
@@ -90,35 +56,21 @@ _MROS: dict[int, tuple[type, tuple[type, ...], dict[str, None]]] = {}
 
 
 def _mro_modules(cls: type) -> dict[str, None]:
-    """The modules of the classes of ``cls``'s MRO, each once, in order.
-
-    Kept per class while its ``__mro__`` is the same tuple (assigning ``__bases__`` makes a
-    new one): the wrappers and env classes every capture names are walked once. As for a
-    module's globals, a class's ``__module__`` is taken to be what its definition set.
-    """
+    """The modules of the classes of ``cls``'s MRO, each once, in order; kept per class while
+    its ``__mro__`` is the same tuple (assigning ``__bases__`` makes a new one)."""
     mro = cls.__mro__
     hit = _MROS.get(id(cls))
     if hit is not None and hit[0] is cls and hit[1] is mro:
         return hit[2]
-    names: dict[str, None] = {}
-    for base in mro:
-        name = _module_name(base)
-        if name is not None:
-            names[name] = None
+    names = dict.fromkeys(n for n in map(_module_name, mro) if n is not None)
     if len(_MROS) > 4096:
         _MROS.clear()
     _MROS[id(cls)] = (cls, mro, names)
     return names
 
 
-#: The expansion of each set of first modules (in order): key -> (the by-value registry, the
-#: module objects ``sys.modules`` held for them, every name found, unfiltered).
+#: first modules -> (by-value registry, their module objects, every name found, unfiltered).
 _EXPANDED: dict[tuple[str, ...], tuple[frozenset[str], tuple[Any, ...], tuple[str, ...]]] = {}
-
-
-def _same_modules(names: tuple[str, ...], mods: tuple[Any, ...]) -> bool:
-    """Whether ``sys.modules`` holds exactly ``mods`` for ``names`` still (None: absent)."""
-    return all(map(operator.is_, map(sys.modules.get, names), mods))
 
 
 def _expand(
@@ -137,19 +89,14 @@ def _expand(
     return out
 
 
-#: Per loaded module: name -> (the module object, whether it is looked into when not
-#: registered by value, the module names its globals are or come from; empty if not).
+#: name -> (module object, looked into unless by value, the modules its globals come from).
 _HELD: dict[str, tuple[Any, bool, dict[str, None]]] = {}
 
 
 def _expansion(name: str, mod: Any, registry: frozenset[str]) -> dict[str, None]:
     """The modules :func:`code_modules` adds for the loaded module ``name`` (``mod``): what
-    its globals are or come from, or nothing for the standard library and the interpreter.
-
-    Both answers are read once per module object (kept while ``sys.modules`` holds that same
-    object). A module registered by value (in ``registry``) is looked into whatever its file,
-    as :func:`~specpack._core._provenance.source_of` judges it ``"by_value"``.
-    """
+    its globals are or come from, nothing for the standard library and the interpreter (unless
+    registered by value). Read once per module object."""
     hit = _HELD.get(name)
     if hit is None or hit[0] is not mod:
         looked = _classify(name, *_location(name)).origin not in ("builtin", "stdlib")
@@ -163,18 +110,11 @@ def _expansion(name: str, mod: Any, registry: frozenset[str]) -> dict[str, None]
 
 def _held(mod: Any) -> dict[str, None]:
     """The modules ``mod``'s globals are or come from, each once, in order."""
-    out: dict[str, None] = {}
-    for value in list(getattr(mod, "__dict__", {}).values()):
-        held: str | None
-        if type(value) is types.ModuleType:
-            held = value.__name__
-        else:
-            held = _module_name(value if isinstance(value, (type, types.FunctionType,
-                                                             types.BuiltinFunctionType))
-                                else type(value))
-        if isinstance(held, str):
-            out[held] = None
-    return out
+    code = (type, types.FunctionType, types.BuiltinFunctionType)
+    names = (v.__name__ if type(v) is types.ModuleType
+             else _module_name(v if isinstance(v, code) else type(v))
+             for v in list(getattr(mod, "__dict__", {}).values()))
+    return dict.fromkeys(n for n in names if isinstance(n, str))
 
 
 def _module_name(obj: Any) -> str | None:
@@ -187,14 +127,12 @@ def _module_name(obj: Any) -> str | None:
 
 
 def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
-    """The distributions of the code a pack names: of each reference's module, and of the
-    modules its live object refers to (:func:`~specpack._core._reach.code_modules`: the classes
-    of its MRO, and one level deep what those modules import), by value or by reference; those
-    that another of them depends on are left out (:func:`~specpack._core._provenance.essential`)."""
+    """The :func:`._provenance.essential` distributions of the code a pack names: each
+    reference's module and what :func:`code_modules` finds from its live object."""
     refs = list(code)
     registry = by_value_registry()
     named = tuple([c.module for c in refs if c.payload is None])
-    key = (named, _code_modules(live_objects(refs), registry), registry)
+    key = (named, code_modules(live_objects(refs), registry), registry)
     found = _requires_memo.get(key)
     if found is None:
         if len(_requires_memo) > 1024:
@@ -203,20 +141,14 @@ def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
     return dict(found)
 
 
-#: What :func:`requires_of_pack` found, by the modules it read (those the references name by
-#: reference, those :func:`code_modules` found) and the by-value registry.
+#: :func:`requires_of_pack`'s answers, by the modules it read and the by-value registry.
 _requires_memo: dict[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], dict[str, str]] = {}
 
 
 def built_requires(env: Any, imported: Iterable[str] = ()) -> dict[str, str]:
-    """The distributions of a built env's code: of its unwrapped class (its MRO, and what
-    those modules import) and of the classes of the objects it holds (an ``MjModel``: the
-    distribution of ``mujoco._structs``; one that the constructor imported: its own).
-
-    ``imported`` is not read: what a build imports depends on what the process had loaded
-    before, and a pack's ``requires`` is the same wherever it was captured.
-    """
+    """The distributions of a built env's unwrapped class and of the objects it holds (``imported``
+    is not read: it depends on what the process loaded before, and ``requires`` must not)."""
     node = getattr(env, "unwrapped", env)
     held = [type(v).__module__ for v in list(getattr(node, "__dict__", {}).values())]
-    return essential(requires_of([*code_modules([type(node)]),
+    return essential(requires_of([*code_modules([type(node)], by_value_registry()),
                                   *(m for m in held if isinstance(m, str) and m in sys.modules)]))

@@ -1,8 +1,7 @@
 """The :class:`Seal` value a sealed pack carries, and what pickle needs to restore it.
 
-Plain data only: this module imports no tool (no worker harness, no verifier, no typed JSON),
-so a process that unpickles a sealed pack and builds it loads what it loads for a plain pack and
-this module. Making a seal and checking one is :mod:`specpack._tools._seal`'s work.
+Plain data only, importing no tool: a process that unpickles a sealed pack and builds it loads
+nothing more. Making and checking a seal is :mod:`specpack._tools._seal`'s work.
 """
 
 from __future__ import annotations
@@ -16,11 +15,6 @@ from ._restorer import restorer
 
 __all__ = ["Seal", "restore_seal"]
 
-#: The keys of :meth:`Seal.to_data` (``loaded`` is left out when empty: seals made before it
-#: existed read and write as they did).
-_KNOWN = ("steps", "seed", "fields", "digests", "layers", "spaces", "made_with", "ignore_info",
-          "loaded")
-
 
 @dataclass(frozen=True)
 class Seal:
@@ -30,7 +24,7 @@ class Seal:
     ----------
     steps, seed
         The rollout: ``reset(seed=seed)``, then ``steps`` actions planned from a seeded copy
-        of the fresh env's action space.
+        of the action space.
     fields
         The fields of a step event, in the order of its digests.
     digests
@@ -39,18 +33,14 @@ class Seal:
     layers
         The env's wrapper layers, outermost first.
     spaces
-        The sha256 of the spaces' descriptions (observation space, action space before and
-        after the first reset).
+        The sha256 of the spaces' descriptions (before and after the first reset).
     made_with
-        The versions the rollout ran under (``python``, ``platform``, ``specpack``, the
-        backend, ``numpy``, ``cloudpickle``, each distribution of the pack's ``requires`` and
-        of ``loaded``) and its ``PYTHONHASHSEED``.
+        The versions the rollout ran under (Python, platform, specpack, the libraries, the
+        distributions of ``requires`` and ``loaded``) and its ``PYTHONHASHSEED``.
     ignore_info
         ``info`` keys left out of the digests (a check leaves out the same).
     loaded
-        The distributions the fresh interpreter loaded to build and roll the pack out (sorted
-        names; their versions are in ``made_with``). Empty in seals made before specpack
-        recorded it.
+        The distributions the rollout's interpreter loaded (sorted; empty in older seals).
     """
 
     steps: int
@@ -81,7 +71,8 @@ class Seal:
         s(self, "made_with", dict(self.made_with))
 
     def to_data(self) -> dict[str, Any]:
-        """The seal as plain data (ints, strings, tuples, a dict) for a pack file."""
+        """The seal as plain data (ints, strings, tuples, a dict) for a pack file (``loaded``
+        only when not empty: seals made before it existed read and write as they did)."""
         data: dict[str, Any] = {
             "steps": self.steps, "seed": self.seed, "fields": self.fields,
             "digests": self.digests, "layers": self.layers, "spaces": self.spaces,
@@ -95,7 +86,7 @@ class Seal:
 
     @classmethod
     def from_data(cls, data: Any) -> Seal:
-        """The seal :meth:`to_data` gave (read from a file: every part is checked).
+        """The seal of :meth:`to_data`'s output, every part checked.
 
         Raises
         ------
@@ -104,7 +95,7 @@ class Seal:
         """
         if type(data) is not dict:
             raise PackFormatError(f"the seal must be a dict, not {type(data).__name__}")
-        extra = sorted(map(str, set(data) - set(_KNOWN)))
+        extra = sorted(map(str, set(data) - set(cls.__dataclass_fields__)))
         if extra:
             raise PackFormatError(f"the seal holds unknown fields {extra}")
         try:
@@ -115,7 +106,7 @@ class Seal:
 
 @restorer
 def restore_seal(data: dict[str, Any]) -> Seal:
-    """A pickled :class:`Seal` (its :meth:`~Seal.to_data` dict, checked)."""
+    """A pickled :class:`Seal`."""
     return Seal.from_data(data)
 
 

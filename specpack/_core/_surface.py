@@ -1,10 +1,8 @@
 """What an env shows before it is stepped: spaces, metadata, render mode (a pack's *surface*).
 
-Recorded at capture (from the live env, or from one build when asked), a surface lets tools
-that need an env's spaces get them from the pack without building an env in their own process:
-``make_vec``'s parent (gymnasium's ``AsyncVectorEnv`` builds a throwaway env for the spaces),
-TorchRL/Tianshou-style creators, schedulers. The spaces are copies with their random state
-dropped, so a surface is a value: equal envs give equal surfaces.
+Recorded at capture, it lets tools that need an env's spaces (``make_vec``'s parent, RL
+libraries' env creators) read them from the pack without building an env. The spaces are
+copies without random state, so a surface is a value: equal envs give equal surfaces.
 """
 
 from __future__ import annotations
@@ -18,15 +16,8 @@ import numpy as np
 
 from ._restorer import restorer
 
-__all__ = [
-    "Surface",
-    "SurfaceEnv",
-    "record_surface",
-    "space_from_json",
-    "space_to_json",
-    "surface_from_json",
-    "surface_to_json",
-]
+__all__ = ["Surface", "SurfaceEnv", "record_surface", "space_from_json", "space_to_json",
+           "surface_from_json", "surface_to_json"]
 
 
 @dataclass(frozen=True)
@@ -58,12 +49,10 @@ def _quiet(space: Any) -> Any:
         node = stack.pop()
         if isinstance(node, gymnasium.spaces.Space):
             node._np_random = None  # type: ignore[assignment]
-            stack.extend(v for v in vars(node).values() if isinstance(v, gymnasium.spaces.Space))
-            for v in vars(node).values():
-                if isinstance(v, (list, tuple)):
-                    stack.extend(x for x in v if isinstance(x, gymnasium.spaces.Space))
-                elif isinstance(v, dict):
-                    stack.extend(x for x in v.values() if isinstance(x, gymnasium.spaces.Space))
+            for v in vars(node).values():  # the subspaces: as attributes, in lists or dicts
+                if isinstance(v, dict):
+                    v = list(v.values())
+                stack.extend(v if isinstance(v, (list, tuple)) else [v])
     return out
 
 
@@ -79,12 +68,8 @@ def record_surface(env: Any) -> Surface:
 
 
 class SurfaceEnv(gymnasium.Env):  # type: ignore[type-arg]
-    """An env that only shows a recorded surface: what a vector env's parent reads.
-
-    gymnasium's ``AsyncVectorEnv`` builds ``env_fns[0]()`` in the parent only to read its
-    spaces, metadata and render mode; given a surface, ``make_vec`` hands it this instead, so no
-    env is built in the parent. It refuses to be stepped.
-    """
+    """An env that only shows a recorded surface and refuses to be stepped: what ``make_vec``
+    gives ``AsyncVectorEnv``, which builds ``env_fns[0]()`` in the parent only to read it."""
 
     def __init__(self, surface: Surface) -> None:
         self.observation_space = copy.deepcopy(surface.observation_space)
@@ -93,20 +78,15 @@ class SurfaceEnv(gymnasium.Env):  # type: ignore[type-arg]
         self.render_mode = surface.render_mode
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Refused: this env only describes the real one."""
         raise RuntimeError("a SurfaceEnv only shows a pack's recorded spaces; build the env")
 
     def step(self, action: Any) -> Any:
-        """Refused: this env only describes the real one."""
         raise RuntimeError("a SurfaceEnv only shows a pack's recorded spaces; build the env")
 
 
-# -- the surface in a manifest ----------------------------------------------------------------
-#
-# A space is written as a small JSON object naming its type and its defining fields; arrays and
-# other values inside are typed JSON (``encode``/``decode`` of specpack._core._typedjson, passed in by
-# the manifest so this module stays below it). Only gymnasium's own space types are written;
-# a surface holding another space is left out of the manifest (the pack notes why).
+# -- the surface in a manifest: a space is a JSON object of its type and defining fields, values
+# inside as typed JSON (``encode``/``decode`` passed in: this module stays below the codec).
+# Only gymnasium's own space types are written; a surface with another is left out.
 
 
 def space_to_json(space: Any, encode: Any) -> dict[str, Any]:
@@ -137,7 +117,6 @@ def space_to_json(space: Any, encode: Any) -> dict[str, Any]:
 
 def space_from_json(node: Any, decode: Any) -> Any:
     """The gymnasium space of :func:`space_to_json`'s output (``ValueError`` if malformed)."""
-
     s = gymnasium.spaces
     if type(node) is not dict or type(node.get("type")) is not str:
         raise ValueError("a space is an object with a 'type'")
@@ -189,11 +168,7 @@ def surface_from_json(node: Any, decode: Any) -> Surface:
     if type(metadata) is not dict or not (mode is None or type(mode) is str):
         raise ValueError("surface metadata is an object and render_mode a string or null")
     try:
-        return Surface(
-            observation_space=space_from_json(node["observation_space"], decode),
-            action_space=space_from_json(node["action_space"], decode),
-            metadata=metadata,
-            render_mode=mode,
-        )
+        return Surface(space_from_json(node["observation_space"], decode),
+                       space_from_json(node["action_space"], decode), metadata, mode)
     except (KeyError, TypeError, OverflowError) as e:
         raise ValueError(f"malformed space ({type(e).__name__}: {e})") from None

@@ -1,9 +1,8 @@
 """Text for messages: bounded reprs, escaped names, one-line and full exception text.
 
-Written once here and used everywhere a value, a name from a file or an exception reaches a
-message, a report or a terminal: a 5,000-digit int or a huge array must not flood a message, a
-failing ``__repr__`` must not turn one error into another, and a hostile file's names must not
-carry terminal escape sequences (C0/C1 controls, bidi overrides) to the screen.
+Everywhere a value, a name from a file or an exception reaches a message or a terminal: a huge
+value must not flood it, a failing ``__repr__`` must not turn one error into another, and a
+hostile file's names must not carry terminal escapes (C0/C1 controls, bidi overrides).
 """
 
 from __future__ import annotations
@@ -32,17 +31,9 @@ def short(value: Any, limit: int = 80) -> str:
 
 
 def printable(text: str, limit: int = 200) -> str:
-    """``text`` safe to print: non-printable characters escaped, length capped at ``limit``.
-
-    The one way every string that comes from a file or an env (ids, kwarg names, notes,
-    versions, asset paths, ``requires`` entries, reasons, the env's output) reaches a terminal,
-    in every command. ``str.isprintable`` is False for C0/C1 controls (ESC, BEL, DEL...), for
-    every line break (``\\n``, ``\\r``, ``\\x0b``, ``\\x0c``, ``\\x1c``-``\\x1e``,
-    ``\\x85``, U+2028, U+2029) and for format characters such as the bidi marks (U+202A-U+202E,
-    U+2066-U+2069, U+200E, U+200F, U+061C), so each of those is written as its
-    ``\\x``/``\\u`` escape, as ``repr`` writes it: the result is one line, shown left to
-    right, and nothing in it can pose as a line of its own.
-    """
+    """``text`` safe to print, capped at ``limit``: the one way a string from a file or an env
+    reaches a terminal. Controls, line breaks and format characters (bidi marks) are not
+    ``isprintable``: escaped, the result is one line, shown left to right."""
     if len(text) > limit:
         text = text[:limit] + "..."
     if text.isprintable():
@@ -51,18 +42,14 @@ def printable(text: str, limit: int = 200) -> str:
 
 
 def public_name(cls: type) -> str:
-    """The name of ``cls`` as users know it: for specpack's own classes the first class of its
-    MRO that ``specpack`` exports (``_CaptureTypeError`` is shown as the ``CaptureError`` users
-    catch, ``BuildTypeError`` as ``BuildError``), for others the name of ``cls`` or of its
-    first public base when it is private."""
+    """The name of ``cls`` as users know it: for specpack's classes the first of its MRO that
+    ``specpack`` exports (``_CaptureTypeError``: ``CaptureError``), for others the name of
+    ``cls`` or, when it is private, of its first public base."""
     if str(getattr(cls, "__module__", "")).startswith("specpack"):
         for base in cls.__mro__:
             if _exported(base):
                 return base.__name__
-    for base in cls.__mro__:
-        if not base.__name__.startswith("_"):
-            return base.__name__
-    return cls.__name__
+    return next((b.__name__ for b in cls.__mro__ if not b.__name__.startswith("_")), cls.__name__)
 
 
 def _exported(cls: type) -> bool:
@@ -81,19 +68,11 @@ _PRIVATE_PATH = re.compile(r"\bspecpack((?:\.[A-Za-z_]\w*)*\._\w+(?:\.[A-Za-z_]\
                            r"\.([A-Za-z_]\w*)\b")
 
 
-_ERROR_MODULES = ("specpack._core._errors",)
-
-
 def public_names(text: str) -> str:
-    """``text`` with every exception class named by a private path (``specpack._core._errors.X``,
-    ``specpack._core._errors.BuildTypeError``) named as users import it: ``specpack.Y``, where
-    ``Y`` is the class itself when ``specpack`` exports it, else its first base ``specpack``
-    exports (``BuildTypeError`` is caught as ``specpack.BuildError``). Other text is kept.
-
-    Only specpack's modules of errors are imported to look a name up (others are looked up
-    when already loaded), so a name that is not an exception class stays as written.
-    """
-    if "specpack._" not in text and "specpack." not in text:
+    """``text`` with each exception class named by a private path (``specpack._core._errors.X``)
+    named by the first of its MRO that ``specpack`` exports (``BuildTypeError``:
+    ``specpack.BuildError``); only the errors module is imported to look a name up."""
+    if "specpack." not in text:
         return text
     return _PRIVATE_PATH.sub(_public_path, text)
 
@@ -101,18 +80,12 @@ def public_names(text: str) -> str:
 def _public_path(match: re.Match[str]) -> str:
     name = "specpack" + match.group(1)
     module = sys.modules.get(name)
-    if module is None and name in _ERROR_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ImportError:  # pragma: no cover - specpack's own modules
-            module = None
-    cls = getattr(module, match.group(2), None) if module is not None else None
+    if module is None and name == "specpack._core._errors":
+        module = importlib.import_module(name)
+    cls = getattr(module, match.group(2), None)
     if not (isinstance(cls, type) and issubclass(cls, BaseException)):
         return match.group(0)
-    for base in cls.__mro__:
-        if _exported(base):
-            return f"specpack.{base.__name__}"
-    return match.group(0)
+    return next((f"specpack.{b.__name__}" for b in cls.__mro__ if _exported(b)), match.group(0))
 
 
 def one_line(exc: BaseException, limit: int = 400) -> str:
@@ -131,25 +104,13 @@ def format_exception(exc: BaseException) -> str:
 
 def suggest(word: str, choices: Iterable[str], *, n: int = 3,
             kinds: Mapping[str, str] | None = None) -> str:
-    """`` did you mean 'X'?`` for the closest of ``choices`` to ``word``, or ``""``.
-
-    Used for every name a user can mistype: env ids, env and wrapper kwargs, CLI flags and
-    commands. Case is ignored when nothing matches as typed.
-
-    Parameters
-    ----------
-    word, choices, n
-        The mistyped name, the names it may stand for, how many close ones to show.
-    kinds
-        What some choices are, said before them (``{"max_episode_steps": "the capture
-        option"}`` gives ``did you mean the capture option 'max_episode_steps'?``).
-    """
+    """`` did you mean 'X'?`` for the closest of ``choices`` to ``word`` (up to ``n``), or
+    ``""``; case is ignored when nothing matches as typed. ``kinds`` says what some choices
+    are (``{"x": "the capture option"}``: ``did you mean the capture option 'x'?``)."""
     pool = [c for c in choices if isinstance(c, str)]
     close = difflib.get_close_matches(word, pool, n=n, cutoff=0.6)
     if not close:
-        lowered: dict[str, str] = {}
-        for c in pool:
-            lowered.setdefault(c.lower(), c)
+        lowered = {c.lower(): c for c in reversed(pool)}  # the first of each case wins
         close = [lowered[k] for k in difflib.get_close_matches(word.lower(), list(lowered), n=n)]
     if not close:
         return ""
@@ -163,24 +124,9 @@ def suggest(word: str, choices: Iterable[str], *, n: int = 3,
 
 def unexpected_keywords(what: str, unknown: Sequence[str], names: Sequence[str], *,
                         kinds: Mapping[str, str] | None = None) -> str:
-    """The message for keyword arguments ``what`` does not take, with a did-you-mean.
-
-    The one wording of every keyword typo specpack reports (an env's kwargs at capture,
-    ``make_vec``'s vector kwargs, ``load``'s flags...): ``"<what> got an unexpected keyword
-    argument 'shared_memroy'; did you mean 'shared_memory'? It takes: ..."``.
-
-    Parameters
-    ----------
-    what
-        How the message names the callee (``"make_vec(vectorization_mode='async')"``).
-    unknown
-        The keywords it does not take (the first is named, the rest listed after it).
-    names
-        The keywords it takes, in the order to list them.
-    kinds
-        Other names a typo may stand for, suggested but not listed as taken, each with what it
-        is (``{"max_episode_steps": "the capture option"}``).
-    """
+    """The one wording of every keyword typo: ``"<what> got an unexpected keyword argument
+    <unknown[0]>; did you mean ...? It takes: <names>"``; ``kinds`` are suggested but not
+    listed (as for :func:`suggest`)."""
     kinds = dict(kinds or {})
     k = unknown[0]
     more = f" (nor {', '.join(map(repr, unknown[1:]))})" if len(unknown) > 1 else ""

@@ -1,11 +1,7 @@
 """The version record a pack carries, and the checks ``make()`` runs against it and ``requires``.
 
-A pack records, as plain strings, the Python version and platform it was captured on and the
-versions of specpack, the backend (gymnasium or gym), numpy, cloudpickle and the distribution
-that provides the entry point. ``make()`` warns with :class:`~specpack.VersionSkewWarning` when
-the backend, numpy or the env's distribution differ here (once per pack and process), and
-:func:`check_requires` checks the distributions of the pack's ``requires`` (a missing one is a
-:class:`~specpack.BuildError`, another version a warning).
+``make()`` warns (:class:`~specpack.VersionSkewWarning`) when the backend, numpy or the env's
+distribution differ here, and :func:`check_requires` checks ``requires``.
 """
 
 from __future__ import annotations
@@ -21,19 +17,17 @@ from ._errors import BuildError, VersionSkewWarning
 from ._text import printable, short
 from ._version import __version__
 
-__all__ = ["check_requires", "check_skew", "current_versions", "skew_free", "version_record"]
+__all__ = ["check_requires", "check_skew", "current_versions", "skew_free"]
 
-#: ``(distribution, version)`` of the env's code, as :func:`specpack._core._provenance.distribution_of`
-#: finds it (the one module -> distribution lookup; capture passes it in, so that a worker,
-#: which loads this module to compare versions, never loads the lookup).
+#: ``(distribution, version)`` of the env's code (:func:`._provenance.distribution_of`, passed
+#: in by capture so that a worker comparing versions never loads that lookup).
 EnvDistribution = tuple[str, str] | None
 
 #: Record keys that make() compares with the running versions.
 SKEW_KEYS = ("gymnasium", "gym", "numpy", "pettingzoo", "supersuit")
 
 
-#: Distributions whose import name is the distribution name and which carry ``__version__``:
-#: read from the imported module (fast in a fresh worker) instead of importlib.metadata.
+#: Read from the module's ``__version__`` (fast in a fresh worker), not importlib.metadata.
 _SELF_VERSIONED = frozenset({"gymnasium", "gym", "numpy", "cloudpickle"})
 
 
@@ -50,8 +44,8 @@ def _dist_version(dist: str) -> str | None:
         return None
 
 
-@functools.lru_cache(maxsize=8)
-def _base_versions(backend: str) -> tuple[tuple[str, str], ...]:
+@functools.lru_cache(maxsize=1024)
+def _record(backend: str, env: EnvDistribution) -> tuple[tuple[str, str], ...]:
     out = {
         "python": platform.python_version(),
         "platform": f"{sys.platform}-{platform.machine()}",
@@ -60,50 +54,23 @@ def _base_versions(backend: str) -> tuple[tuple[str, str], ...]:
         "numpy": _dist_version("numpy") or "unknown",
         "cloudpickle": _dist_version("cloudpickle") or "unknown",
     }
-    return tuple(out.items())
-
-
-@functools.lru_cache(maxsize=1024)
-def _record(backend: str, env: EnvDistribution) -> tuple[tuple[str, str], ...]:
-    out = dict(_base_versions(backend))
     if env is not None and env[0] not in out:
-        out["env_distribution"] = env[0]
-        out["env_version"] = env[1]
+        out["env_distribution"], out["env_version"] = env
     return tuple(out.items())
-
-
-def version_record(backend: str, env: EnvDistribution) -> tuple[tuple[str, str], ...]:
-    """The record as cached ``(key, value)`` pairs (capture's hot path)."""
-    return _record(backend, env)
 
 
 def current_versions(backend: str, env: EnvDistribution) -> dict[str, str]:
-    """The record a pack captured now would carry: a new dict of the cached pairs.
-
-    Parameters
-    ----------
-    backend
-        The backend's distribution (``"gymnasium"``).
-    env
-        The distribution the env's code comes from and its version, or None (the user's own
-        files, code carried by value).
-    """
+    """The record a pack captured now would carry, as a new dict."""
     return dict(_record(backend, env))
 
 
 def check_skew(recorded: Mapping[str, str], what: str) -> None:
     """Warn (``VersionSkewWarning``) for each backend/numpy/env version that differs here."""
-    diffs = []
-    for key in SKEW_KEYS:
-        if key in recorded:
-            here = _dist_version(key) or "not installed"
-            if recorded[key] != here:
-                diffs.append(f"{key} {recorded[key]} (captured) vs {here} (here)")
-    dist = recorded.get("env_distribution")
-    if dist:
-        here = _dist_version(dist) or "not installed"
-        if recorded.get("env_version") != here:
-            diffs.append(f"{dist} {recorded.get('env_version')} (captured) vs {here} (here)")
+    pairs: list[tuple[str, str | None]] = [(k, recorded[k]) for k in SKEW_KEYS if k in recorded]
+    if recorded.get("env_distribution"):
+        pairs.append((recorded["env_distribution"], recorded.get("env_version")))
+    here = {name: _dist_version(name) or "not installed" for name, _ in pairs}
+    diffs = [f"{n} {v} (captured) vs {here[n]} (here)" for n, v in pairs if v != here[n]]
     if diffs:
         warnings.warn(
             f"{what} was captured under other versions: {'; '.join(diffs)}. The rebuild may "
@@ -125,46 +92,12 @@ def skew_free(requires: Mapping[str, str], recorded: Mapping[str, str]) -> dict[
 
 
 def check_requires(requires: Mapping[str, str], *, label: str, stacklevel: int = 4) -> None:
-    """Check that each distribution a pack requires is installed here, in its version.
-
-    What ``make()`` runs before building. The comparison is made once per process for each
-    distinct ``requires``; afterwards a call costs a lookup.
-
-    Parameters
-    ----------
-    requires
-        ``{distribution: version}`` as :func:`requires_of` made it at capture.
-    label
-        How messages name the pack (``"'CustomAnt-v0'"``).
-    stacklevel
-        Passed to :func:`warnings.warn` (the default points at the caller of ``make()``).
-
-    Raises
-    ------
-    BuildError
-        Some distributions are not installed: the message names all of them as one
-        ``pip install name==version ...`` command.
-
-    Warns
-    -----
-    VersionSkewWarning
-        A distribution is installed in another version: names it and both versions.
-    """
+    """Raise :class:`~specpack.BuildError` for distributions of ``requires`` missing here, warn
+    for other versions (``stacklevel`` default: the caller of ``make()``); compared once per
+    process per ``requires``. ``label``: how messages name the pack."""
     try:
         missing, differing = _compare(tuple(sorted(requires.items())))
     except TypeError:  # not str -> str (a damaged or forged pack)
-        missing, differing = None, ()
-    if missing is None or missing or differing:
-        _report(requires, label, missing, differing, stacklevel + 1)
-
-
-def _report(requires: Mapping[str, str], label: str,
-            missing: tuple[tuple[str, str], ...] | None,
-            differing: tuple[tuple[str, str, str], ...], stacklevel: int) -> None:
-    """Raise or warn what :func:`check_requires` found (``missing`` None: not names to
-    versions)."""
-
-    if missing is None:
         raise BuildError(
             f"pack {label}: its requires must map distribution names to version strings, not "
             f"{short(requires, 200)}; capture the pack again"

@@ -1,14 +1,8 @@
 """``specpack demo``: the registry problem specpack solves, shown in real worker processes.
 
-The demo writes a small script to a temporary directory and runs it with ``sys.executable``,
-so that there really is an ``if __name__ == "__main__":`` guard. Inside the guard the script
-defines ``CustomAnt``, registers it as ``CustomAnt-v0`` (entry point ``"__main__:CustomAnt"``)
-and captures a pack. It then asks workers started with fork, spawn and forkserver, a fresh
-``python`` in another directory and, when Ray is installed, a Ray worker to build the env three
-ways: ``gymnasium.make(id)``, ``gymnasium.make(spec)`` and ``pack.make()``. Only fork inherits
-the registration; every other worker fails with the real cause (``NameNotFound``,
-``AttributeError``), which the script catches in the worker and reports, and ``pack.make()``
-works in all of them with the same seeded rollout as in the parent.
+A script run as ``__main__`` registers ``CustomAnt-v0`` inside its main guard, then fork, spawn
+and forkserver workers, a fresh ``python`` and (when installed) a Ray worker try
+``gymnasium.make(id)``, ``gymnasium.make(spec)`` and ``pack.make()``, and report what happened.
 """
 
 from __future__ import annotations
@@ -60,21 +54,15 @@ def rollout(env):
 
 def probe(spec_blob, pack):
     """Try gymnasium.make(id), gymnasium.make(spec) and pack.make() in this process."""
+    ways = {"id": lambda: gymnasium.make(ENV_ID),
+            "spec": lambda: gymnasium.make(pickle.loads(spec_blob)),
+            "pack": lambda: (pickle.loads(pack) if isinstance(pack, bytes) else pack).make()}
     out = {}
-    try:
-        out["id"] = ["ok", rollout(gymnasium.make(ENV_ID))]
-    except Exception as e:
-        out["id"] = ["fail", cause(e)]
-    try:
-        out["spec"] = ["ok", rollout(gymnasium.make(pickle.loads(spec_blob)))]
-    except Exception as e:
-        out["spec"] = ["fail", cause(e)]
-    try:
-        if isinstance(pack, bytes):
-            pack = pickle.loads(pack)
-        out["pack"] = ["ok", rollout(pack.make())]
-    except Exception as e:
-        out["pack"] = ["fail", cause(e)]
+    for way, build in ways.items():
+        try:
+            out[way] = ["ok", rollout(build())]
+        except Exception as e:
+            out[way] = ["fail", cause(e)]
     return out
 '''
 
@@ -177,19 +165,11 @@ if __name__ == "__main__":
 '''
 
 
-def _ray_installed() -> bool:
-    return importlib.util.find_spec("ray") is not None
-
-
 def run_demo(ray: bool | None = None, timeout: float = 300.0) -> dict[str, Any]:
-    """Run the demo script in a fresh interpreter and return its results.
-
-    ``ray=None`` includes a Ray worker when Ray is installed (started with ``num_cpus=1`` and
-    ``HOME``/``RAY_TMPDIR`` in a temporary directory, shut down after). The result has one row
-    per worker with the outcome of ``gymnasium.make(id)``, ``gymnasium.make(spec)`` and
-    ``pack.make()`` (``["ok", rollout]`` or ``["fail", cause]``), and ``pack_ok_everywhere``.
-    """
-    use_ray = _ray_installed() if ray is None else bool(ray)
+    """Run the demo script in a fresh interpreter and return its results: one row per worker
+    with each way's ``["ok", rollout]`` or ``["fail", cause]``, and ``pack_ok_everywhere``.
+    ``ray=None`` includes a Ray worker when Ray is installed."""
+    use_ray = importlib.util.find_spec("ray") is not None if ray is None else bool(ray)
     start = time.perf_counter()
     tmp = tempfile.mkdtemp(prefix="specpack-demo-")
     try:

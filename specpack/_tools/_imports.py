@@ -1,16 +1,8 @@
 """The one ``--import``: import the modules that register envs, by name or from a ``.py`` file.
 
-Every command line subcommand (``capture``, ``inspect``, ``verify``, ``run``, ``audit``) and
-:func:`specpack.audit` (``imports=[...]``) import user modules through :func:`import_targets`,
-so ``--import ant_envs`` and ``--import envs/ant_envs.py`` mean the same everywhere:
-
-- a name ending in ``.py`` is a file, loaded as the module named after the file's stem (as
-  ``python envs/ant_envs.py`` would see it, but without running it as ``__main__``);
-- any other name is a module imported by name, the working directory searched after the
-  installed packages (a console script, unlike ``python -m``, does not put it on the path).
-
-``--import`` takes one name and is repeated for more (``--import a --import b``); a name that
-cannot be a module, or a module that does not exist, gets a message saying so.
+Every subcommand and :func:`specpack.audit` (``imports=[...]``) import user modules through
+:func:`import_targets`, so ``--import ant_envs`` and ``--import envs/ant_envs.py`` mean the
+same everywhere.
 """
 
 from __future__ import annotations
@@ -29,35 +21,14 @@ __all__ = ["import_targets"]
 
 
 def import_targets(names: Sequence[str], *, option: str = "--import") -> list[str]:
-    """Import each of ``names`` (a module name, or a path ending in ``.py``); return the names
-    of the modules imported, in order.
+    """Import each of ``names``; return the module names imported, in order.
 
-    Every name is checked before anything is imported, so a name that cannot be a module
-    (``--import CartPole-v1``) stops the command before any module runs. A module
-    already imported is not imported again (a ``.py`` file already loaded from the same path
-    neither).
-
-    Parameters
-    ----------
-    names
-        Module names (``"my_pkg.envs"``; the working directory is searched after the installed
-        packages) or paths of Python files (``"envs/ant_envs.py"``, loaded as the module
-        ``ant_envs``).
-    option
-        How the caller names this list in messages (``"--import"`` on the command line,
-        ``"imports"`` for :func:`specpack.audit`).
-
-    Returns
-    -------
-    list[str]
-        The module names imported (a file's stem for a ``.py`` path), in the order given.
-
-    Raises
-    ------
-    CaptureError
-        A name that is neither a module name nor a ``.py`` path, a missing file or module, a
-        ``.py`` file whose stem names another module already loaded, or a module that raised
-        while importing; the message names the item and the fix.
+    A module name is searched among the installed packages, then in the working directory (a
+    console script, unlike ``python -m``, does not put it on the path); a path ending in
+    ``.py`` is loaded as the module named after its stem, not as ``__main__``. Every name is
+    checked before anything is imported; a module already imported is not imported again.
+    ``option`` names the list in messages (``"--import"``, ``"imports"``). Raises
+    :class:`CaptureError` naming the item and the fix.
     """
     if isinstance(names, str):
         names = [names]
@@ -66,14 +37,10 @@ def import_targets(names: Sequence[str], *, option: str = "--import") -> list[st
     return [_import_one(name, option) for name in names]
 
 
-def _is_module_name(name: str) -> bool:
-    return all(part.isidentifier() for part in name.split("."))
-
-
 def _check_name(name: object, option: str) -> None:
     if not isinstance(name, str) or not name:
         raise CaptureError(f"{option} {name!r}: expected a module name or a path ending in .py")
-    if name.endswith(".py") or _is_module_name(name):
+    if name.endswith(".py") or all(part.isidentifier() for part in name.split(".")):
         return
     raise CaptureError(
         f"{option} {printable(name, 80)!r}: not a module name or a .py file; give a module "
@@ -88,9 +55,7 @@ def _import_one(name: str, option: str) -> str:
         _search_cwd()
         importlib.import_module(name)
         return name
-    except CaptureError:
-        raise
-    except KeyboardInterrupt:
+    except (CaptureError, KeyboardInterrupt):
         raise
     except ModuleNotFoundError as e:
         if e.name and (name == e.name or name.startswith(e.name + ".")):
@@ -105,14 +70,11 @@ def _import_one(name: str, option: str) -> str:
 
 
 def _failed(name: str, option: str, e: BaseException) -> CaptureError:
-    return CaptureError(
-        f"{option} {name}: importing the module raised {one_line(e)}"
-    )
+    return CaptureError(f"{option} {name}: importing the module raised {one_line(e)}")
 
 
 def _search_cwd() -> None:
-    """Search the working directory too, after the installed packages (a console script does
-    not put it on the path; ``python -m`` already has it first)."""
+    """Search the working directory too, after the installed packages."""
     cwd = os.getcwd()
     if "" not in sys.path and cwd not in sys.path:
         sys.path.append(cwd)

@@ -1,9 +1,5 @@
-"""How a pack carries its own proof: :func:`specpack.seal` (a reference rollout kept in the
-pack) and :func:`specpack.check` (a rebuild wherever the pack is, compared with it).
-
-:func:`specpack.verify` (two builds on this machine) is :mod:`specpack._tools._verify.engine`'s;
-the machinery of the seal is :mod:`specpack._tools._seal`.
-"""
+"""The public face of the seal: :func:`specpack.seal` (a reference rollout kept in the pack)
+and :func:`specpack.check` (a rebuild anywhere, compared with it); see ``_seal``."""
 
 from __future__ import annotations
 
@@ -25,7 +21,7 @@ __all__ = ["check", "seal"]
 @checked_keywords
 def seal(pack: SpecPack, steps: int = 100, seed: int = 0, *, timeout: float = 120.0,
          ignore_info: Iterable[str] = ()) -> SpecPack:
-    """A copy of ``pack`` (same fingerprint) holding its own proof in ``sealed``: per-step
+    """A copy of ``pack`` (same fingerprint) holding its own proof in ``sealed``: the per-step
     digests of a seeded rollout made in a fresh interpreter, which :func:`specpack.check`
     compares a rebuild with anywhere later (docs/another-machine.md).
 
@@ -97,6 +93,5 @@ def check(pack: SpecPack, *, where: str | None = None, timeout: float = 120.0) -
         raise SpecPackError(
             f"pack {pack.label} holds no seal to check against; seal it where it was "
             "captured with sealed = specpack.seal(pack, steps=100, seed=0) and check that pack")
-    if where is None:  # check_seal's own default
-        return check_seal(pack, sealed, timeout=timeout)
-    return check_seal(pack, sealed, where=where, timeout=timeout)
+    return check_seal(pack, sealed, where="subprocess" if where is None else where,
+                      timeout=timeout)

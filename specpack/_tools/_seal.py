@@ -1,22 +1,9 @@
-"""A pack that carries its own proof: :class:`Seal`, :func:`make_seal`, :func:`check_seal`.
+"""A pack that carries its own proof: :func:`make_seal` and :func:`check_seal`.
 
-``verify`` compares two builds on the machine where it runs; a *seal* lets another machine, a
-container or a later version compare its build with the one that was captured. :func:`make_seal`
-rolls the pack out in a fresh interpreter and keeps the sha256 of each field of each event (the
-exact encodings verify compares: type and bits), the wrapper layers and a digest of the spaces,
-with the versions it ran under. :func:`check_seal` rebuilds the pack wherever it runs (a fresh
-interpreter of this machine by default: this process runs no env code), rolls out the same
-actions under the seal's seed and hash seed, and names the first step and field that differ::
-
-    sealed = specpack.capture("CartPole-v1")
-    seal = make_seal(sealed, steps=100)
-    report = check_seal(sealed, seal)      # on the other machine
-    assert report, str(report)
-
-A seal is plain data (ints, strings, tuples, a str -> str mapping): it survives the pack file's
-typed JSON (:meth:`Seal.to_data`, :meth:`Seal.from_data`). The value lives in
-:mod:`specpack._core._sealed`, which imports no tool: a worker that unpickles a sealed pack and builds
-it never loads this module (re-exported here for the tools that use it).
+:func:`make_seal` keeps the digests of a rollout made in a fresh interpreter; :func:`check_seal`
+rebuilds the pack anywhere later, rolls out the same actions under the seal's seed and hash
+seed, and names the first step and field that differ. The :class:`Seal` value itself lives in
+:mod:`specpack._core._sealed`, so a worker building a sealed pack never loads this module.
 """
 
 from __future__ import annotations
@@ -30,8 +17,9 @@ from typing import Any
 
 from .._core._errors import BuildError, SpecPackError
 from .._core._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label
-from .._core._sealed import Seal, restore_seal
+from .._core._sealed import Seal
 from ._verify.check_report import CheckReport, versions_text
+from ._verify.compare import error_text
 from ._verify.engine import check_ignore_info, check_rollout_options
 from ._verify.jobs import STASH
 from ._verify.judge import REBUILD_HASH_SEED, failure, seeded_env, this_process_seed
@@ -43,54 +31,23 @@ from ._verify.report import (
     ROLLOUT_ERROR,
     TIMEOUT,
 )
-from ._verify.sealing import (
-    FIELDS,
-    NO_DIGEST,
-    PICKLE_JOB,
-    event_fields,
-    first_divergence,
-)
+from ._verify.sealing import FIELDS, NO_DIGEST, PICKLE_JOB, event_fields, first_divergence
 
-__all__ = ["CheckReport", "Seal", "check_seal", "make_seal", "restore_seal"]
+__all__ = ["CheckReport", "Seal", "check_seal", "make_seal"]
 
 #: Where :func:`check_seal` may rebuild: this process (in a thread), or a worker.
 CHECK_WHERE = ("here", *BOUNDARIES)
 _HASH_KEY = "PYTHONHASHSEED"
 _TOKENS = itertools.count()
-#: The jobs the worker runs (it imports their module): a seal's rollout also names the
-#: distributions the build loaded; a check's is the rollout alone.
+#: The jobs the worker runs: a seal's also names the distributions the build loaded.
 SEAL_JOB = "specpack._tools._verify.seal_job:rollout_and_loaded"
 CHECK_JOB = "specpack._tools._verify.sealing:rollout_digests"
 
 
 def make_seal(pack: Any, *, steps: int = 100, seed: int = 0, timeout: float = 120.0,
               ignore_info: Iterable[str] = ()) -> Seal:
-    """Roll ``pack`` out in a fresh interpreter and seal what it did.
-
-    Parameters
-    ----------
-    pack
-        The pack (a :class:`~specpack.SpecPack`).
-    steps, seed
-        The rollout.
-    timeout
-        Seconds for the whole call; the interpreter is killed then.
-    ignore_info
-        ``info`` keys that vary by nature (wall-clock times): left out of the seal and of every
-        check of it.
-
-    Returns
-    -------
-    Seal
-
-    Raises
-    ------
-    BuildError
-        The pack could not be built, or its interpreter died or timed out.
-    SpecPackError
-        Bad options; or the rollout raised, or returned a value with no exact encoding: a seal
-        proves a complete rollout of comparable values (the message names step and value).
-    """
+    """Roll ``pack`` out in a fresh interpreter and seal what it did (see
+    :func:`specpack.seal`, which raises as this does)."""
     check_rollout_options(steps, seed, "subprocess", timeout)
     ignored = check_ignore_info(ignore_info)
     hash_seed = this_process_seed()
@@ -110,7 +67,7 @@ def make_seal(pack: Any, *, steps: int = 100, seed: int = 0, timeout: float = 12
     if error is not None:
         fewer = max(_step_of(error) - 1, 0)
         raise SpecPackError(
-            f"cannot seal {what}: its rollout raised {_error_text(error)}; a seal proves a "
+            f"cannot seal {what}: its rollout raised {error_text(error)}; a seal proves a "
             f"complete rollout: fix the env, or seal fewer steps (steps={fewer})")
     if got["not_comparable"]:
         raise SpecPackError(
@@ -129,28 +86,8 @@ def make_seal(pack: Any, *, steps: int = 100, seed: int = 0, timeout: float = 12
 
 def check_seal(pack: Any, seal: Seal, *, where: str = "subprocess",
                timeout: float = 120.0) -> CheckReport:
-    """Rebuild ``pack`` and compare its rollout with ``seal``.
-
-    Parameters
-    ----------
-    pack
-        The pack.
-    seal
-        Its seal (:func:`make_seal`, or ``pack.sealed`` of a sealed pack file).
-    where
-        ``"subprocess"`` (a fresh interpreter of this machine under the seal's
-        ``PYTHONHASHSEED``, the default: this process runs none of the env's code), ``"here"``
-        (a thread of this process: it sees this process's state), ``"spawn"``,
-        ``"forkserver"``.
-    timeout
-        Seconds for the whole call; a worker still running then is killed (a thread here is
-        abandoned).
-
-    Returns
-    -------
-    CheckReport
-        Truthy only when the layers, spaces and every digest of the rollout match.
-    """
+    """Rebuild ``pack`` and compare its rollout with ``seal`` (see :func:`specpack.check`; a
+    thread ``"here"`` still running at the timeout is abandoned)."""
     if not isinstance(seal, Seal):
         raise SpecPackError(f"seal is a {type(seal).__name__}, not a Seal: make one with "
                             "make_seal(pack) (or specpack.seal(pack)) and pass it")
@@ -215,7 +152,7 @@ def _judge(report: CheckReport, seal: Seal, got: dict[str, Any], nondeterministi
         report.step, report.field, line = div
         found.insert(0, f"{line} ({versions_text(seal.made_with, report.checked_with)})")
     if error is not None:
-        found.append(f"the rollout raised {_error_text(error)} (the seal's rollout did not)")
+        found.append(f"the rollout raised {error_text(error)} (the seal's rollout did not)")
         if report.step is None:
             report.step, report.field = _step_of(error), "error"
         report.status = ROLLOUT_ERROR
@@ -227,11 +164,6 @@ def _step_of(error: Mapping[str, Any]) -> int:
     """The step a rollout error names (0 if it names none)."""
     step = error.get("step")
     return step if type(step) is int else 0
-
-
-def _error_text(e: Mapping[str, Any]) -> str:
-    message = f": {e.get('message')}" if e.get("message") else ""
-    return f"{e.get('type')}{message} in {e.get('method')}() at step {e.get('step')}"
 
 
 def _answer(o: Outcome) -> dict[str, Any] | None:
@@ -248,12 +180,10 @@ def _answer(o: Outcome) -> dict[str, Any] | None:
         return None
     if not all(type(x) is str for x in v["layers"] + v["not_comparable"]):
         return None
-    if not all(type(k) is str and type(x) is str for k, x in v["versions"].items()):
-        return None
-    found = v.get("loaded", {})
-    if type(found) is not dict or not all(type(k) is str and type(x) is str
-                                          for k, x in found.items()):
-        return None
+    for names in (v["versions"], v.get("loaded", {})):  # str -> str mappings
+        if type(names) is not dict or not all(type(k) is str and type(x) is str
+                                              for k, x in names.items()):
+            return None
     if v.get("error") is not None and type(v["error"]) is not dict:
         return None
     return v
@@ -263,8 +193,8 @@ def _roll(pack: Any, where: str, hash_seed: int, steps: int, seed: int,
           ignore_info: Iterable[str], deadline: float, loaded: Iterable[str], *,
           record: bool = False) -> Outcome:
     """Run the sealing job on ``pack`` in a worker of ``where`` (``"here"``: a thread),
-    reporting the versions of the pack's ``requires`` and of ``loaded`` (a seal's), and with
-    ``record`` the distributions the worker loaded."""
+    reporting the versions of the pack's ``requires`` and ``loaded``; with ``record``, also
+    the distributions the worker loaded."""
     got = _payload(pack, deadline)
     if isinstance(got, Outcome):
         return got
@@ -280,9 +210,8 @@ def _roll(pack: Any, where: str, hash_seed: int, steps: int, seed: int,
 
 
 def _payload(pack: Any, deadline: float) -> bytes | Outcome:
-    """``pickle.dumps(pack)``, made in a fork of this process where there is one (pickling the
-    spaces a pack recorded runs their classes' code, the env's); the fork's outcome if that
-    failed."""
+    """``pickle.dumps(pack)``, made in a fork where there is one (pickling a pack's recorded
+    spaces runs the env's code); the fork's outcome if that failed."""
     if not fork_available():
         return pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
     token = f"seal.{os.getpid()}.{next(_TOKENS)}"

@@ -1,36 +1,44 @@
 """Env factories for other libraries' worker processes: nothing is built where they are made.
 
-:func:`worker_env_fn` and :func:`worker_env_fns` hand out :class:`WorkerEnvFn`, the one worker
-env factory (defined in :mod:`specpack._core._vector._factory`, which ``make_vec``'s async workers use
-too): in the process that made it, calling it returns a :class:`ParentView` that shows the
-pack's recorded spaces and refuses to be stepped; in any other process (a fork, spawn or
-forkserver worker, a Ray actor) it returns ``pack.make(**env_kwargs)``, after checking that the
-built env's spaces are the ones the parent was shown.
-
-Use it only where the parent never steps the env it gets (a ``DummyVectorEnv``, TorchRL's
-``SerialEnv`` or a ``SyncVectorEnv`` in this process need ``pack.make``).
+:class:`WorkerEnvFn` (``make_vec``'s async workers use it too) returns a :class:`ParentView` of
+the pack's recorded spaces in the process that made it, and ``pack.make(**env_kwargs)`` in any
+other, checked against the spaces the parent was shown. Also :func:`import_library`, the
+adapters' import of the library they serve.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .._core._errors import BackendUnavailableError
 from .._core._pack import SpecPack
 from .._core._vector._factory import WorkerEnvFn
 from .._core._vector._make import per_env_kwargs
 from .._core._vector._view import ParentView
 
-__all__ = ["ParentView", "WorkerEnvFn", "worker_env_fn", "worker_env_fns"]
+__all__ = ["ParentView", "WorkerEnvFn", "import_library", "worker_env_fn", "worker_env_fns"]
+
+
+def import_library(module: str, adapter: str, library: str, install: str) -> Any:
+    """``module`` imported, or :class:`BackendUnavailableError` saying how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise BackendUnavailableError(
+            f"{adapter} needs {library}, which cannot be imported here ({e}); install it with: "
+            f"pip install {install}"
+        ) from e
 
 
 def worker_env_fn(pack: SpecPack, **env_kwargs: Any) -> WorkerEnvFn:
     """An env factory for worker processes: nothing is built where it was made.
 
     Give it to a vectorizer that calls a factory in the parent only to read the spaces
-    (gymnasium's ``AsyncVectorEnv``, Tianshou's ``ShmemVectorEnv``). Sample Factory 2.1.1
-    builds its throwaway env in a separate spawn process, not in the parent: give it
-    :func:`specpack.adapters.sample_factory.register`; PufferLib 3.0 needs its own env type:
+    (gymnasium's ``AsyncVectorEnv``, Tianshou's ``ShmemVectorEnv``); never where the parent
+    steps the env (a ``SyncVectorEnv`` here needs ``pack.make``). Sample Factory and PufferLib
+    have their own: :func:`specpack.adapters.sample_factory.register`,
     :func:`specpack.adapters.pufferlib.env_creator`::
 
         pack = specpack.capture("CustomAnt-v0", record_spaces=True)

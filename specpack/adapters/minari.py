@@ -1,12 +1,8 @@
 """Minari: keep the pack in a dataset, so the env that made the data can be rebuilt anywhere.
 
-A Minari dataset records its env as an ``EnvSpec`` (id, entry point string, kwargs).
-``dataset.recover_environment()`` calls ``gymnasium.make`` on it, which needs the entry point's
-module importable and its registration run: an env defined in the collecting script (``__main__``)
-or registered in its main guard cannot be recovered in a fresh interpreter. :func:`attach`
-stores the pack's manifest (``pack.to_json()``, signed with ``key``) in the dataset's metadata
-under ``"specpack"``; :func:`recover_environment` rebuilds the env from it, in any interpreter,
-without the registry.
+``dataset.recover_environment()`` needs the env's registration, which an env registered in the
+collecting script's main guard lacks in a fresh interpreter. :func:`attach` stores the pack's
+manifest in the dataset's metadata; :func:`recover_environment` rebuilds the env from it.
 """
 
 from __future__ import annotations
@@ -134,10 +130,8 @@ def recover_environment(
     allow: Iterable[str] | str | None = None,
     **kwargs: Any,
 ) -> Any:
-    """The env that collected ``dataset``, rebuilt from its stored pack (any interpreter).
-
-    What ``dataset.recover_environment()`` does, without the registry: ``kwargs`` are merged
-    over the pack's, as ``pack.make(**kwargs)`` (``render_mode="human"``, ...).
+    """The env that collected ``dataset``, rebuilt from its stored pack in any interpreter:
+    ``dataset.recover_environment()`` without the registry.
 
     Parameters
     ----------
@@ -146,7 +140,7 @@ def recover_environment(
     trust, key, allow
         As :func:`recover_pack`.
     **kwargs
-        Merged over the captured constructor kwargs.
+        Merged over the captured constructor kwargs, as ``pack.make(**kwargs)``.
 
     Returns
     -------

@@ -1,44 +1,27 @@
 """PufferLib: an env creator for ``pufferlib.vector.make`` that rebuilds a pack in every worker.
 
-What PufferLib 3.0's vectorization does with a creator (read from its source, shown by the
-tests):
-
-- ``vector.make(creator, backend=Serial | Multiprocessing, num_envs=n, ...)`` calls it as
-  ``creator(*env_args, **env_kwargs)`` for a *driver env* in the calling process (the spaces,
-  for the shared buffers; ``Multiprocessing`` keeps it until ``close``), and in each worker as
-  ``creator(*env_args, buf=..., seed=..., **env_kwargs)``. It must return PufferLib's own env
-  type: a plain gymnasium env fails (``'TimeLimit' object has no attribute 'emulated'``).
-- ``Multiprocessing`` starts its workers with ``multiprocessing.Process``, i.e. the default
-  start method: under spawn or forkserver the creator travels by pickle, and one that calls
-  ``gymnasium.make(id)`` for an id registered at run time fails with ``NameNotFound`` in every
-  worker while the parent waits for ever.
-
-:func:`env_creator` returns a :class:`PufferEnvCreator`: plain-picklable, it builds
-``pack.make(**env_kwargs)`` in whatever process calls it and wraps it in PufferLib's
-``GymnasiumPufferEnv`` with the ``buf`` and ``seed`` it is given.
+PufferLib 3.0 calls a creator in the calling process (the *driver env*) and in each worker,
+with ``buf=`` and ``seed=``, and needs its own env type back. Its ``Multiprocessing`` backend
+pickles the creator under spawn or forkserver, where one calling ``gymnasium.make(id)`` for an
+id registered at run time fails in every worker while the parent waits for ever.
+:func:`env_creator`'s :class:`PufferEnvCreator` builds the pack wherever it is called.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .._core._errors import BackendUnavailableError, SpecPackError
+from .._core._errors import SpecPackError
 from .._core._pack import SpecPack
 from .._core._text import short
-from ._workers import WorkerEnvFn
+from ._workers import WorkerEnvFn, import_library
 
 __all__ = ["PufferEnvCreator", "env_creator"]
 
 
 def _emulation() -> Any:
-    try:
-        import pufferlib.emulation
-    except ImportError as e:
-        raise BackendUnavailableError(
-            f"specpack.adapters.pufferlib needs PufferLib, which cannot be imported here ({e}); "
-            "install it with: pip install pufferlib (its build downloads a C library)"
-        ) from e
-    return pufferlib.emulation
+    return import_library("pufferlib.emulation", "specpack.adapters.pufferlib", "PufferLib",
+                          "pufferlib (its build downloads a C library)")
 
 
 class PufferEnvCreator:
@@ -51,26 +34,10 @@ class PufferEnvCreator:
         self.maker = maker
 
     def __call__(self, *args: Any, buf: Any = None, seed: Any = 0, **kwargs: Any) -> Any:
-        """The pack's env, built here, as PufferLib's emulation env.
-
-        Parameters
-        ----------
-        buf
-            PufferLib's shared buffers for this env (None: the env allocates its own).
-        seed
-            PufferLib's per-env seed; ``GymnasiumPufferEnv`` keeps the env unseeded until
-            ``reset(seed=...)``, which the vector env calls with its own seeds.
-
-        Returns
-        -------
-        pufferlib.emulation.GymnasiumPufferEnv
-
-        Raises
-        ------
-        SpecPackError
-            Positional or keyword env arguments were given through PufferLib (``env_args``,
-            ``env_kwargs`` of ``vector.make``): give them to :func:`env_creator`.
-        """
+        """The pack's env, built here, as PufferLib's ``GymnasiumPufferEnv`` with its shared
+        buffers ``buf`` and per-env ``seed``. Env arguments given through PufferLib
+        (``vector.make``'s ``env_args``/``env_kwargs``) are refused: give them to
+        :func:`env_creator`."""
         if args or kwargs:
             given = [*(short(a) for a in args), *sorted(kwargs)]
             raise SpecPackError(

@@ -1,18 +1,10 @@
 """Sample Factory: register a pack in its env registry so every worker process builds it.
 
-What Sample Factory 2.1.1 does with an env (read from its source, shown by the tests):
-
-- ``register_env(name, creator)`` stores the creator in the registry of its global context;
-  ``create_env`` calls it as ``creator(full_env_name, cfg, env_config, render_mode)``.
-- ``run_rl`` starts every process with spawn: first one that builds a throwaway env to read the
-  spaces (``obtain_env_info_in_a_separate_process``; the parent waits for it in ``q.get()``
-  with no timeout), then the rollout, inference and learner workers. Each receives the global
-  context, registry included, by pickle: a lambda cannot travel, and a creator that calls
-  ``gymnasium.make(id)`` fails with ``NameNotFound`` in the child for an id registered at run
-  time in the main guard (the parent then waits for ever).
-
-:func:`register` gives the registry a :class:`SampleFactoryEnvFn`: a plain-picklable creator
-that carries the pack and builds ``pack.make()`` wherever it is called.
+Sample Factory 2.1.1's ``run_rl`` starts every process with spawn and sends each its registry
+by pickle: a lambda cannot travel, and a creator calling ``gymnasium.make(id)`` for an id
+registered in the main guard fails in the child while the parent waits for ever.
+:func:`register` gives the registry a :class:`SampleFactoryEnvFn`, a plain-picklable creator
+that builds ``pack.make()`` wherever it is called.
 """
 
 from __future__ import annotations
@@ -20,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._core._errors import BackendUnavailableError, SpecPackError
+from .._core._errors import SpecPackError
 from .._core._pack import SpecPack
-from ._workers import WorkerEnvFn
+from ._workers import WorkerEnvFn, import_library
 
 __all__ = ["SampleFactoryEnvFn", "register"]
 
@@ -30,8 +22,7 @@ __all__ = ["SampleFactoryEnvFn", "register"]
 class SampleFactoryEnvFn:
     """Sample Factory's four-argument env creator over a pack: ``pack.make(**env_kwargs)``.
 
-    Made by :func:`register`. It pickles as the pack (plain pickle, as Sample Factory's spawn
-    workers need), and ignores Sample Factory's ``cfg`` and ``env_config``: the pack alone says
+    Made by :func:`register`; it pickles as the pack (plain pickle), and the pack alone says
     what env to build.
     """
 
@@ -45,23 +36,9 @@ class SampleFactoryEnvFn:
         env_config: Any = None,
         render_mode: str | None = None,
     ) -> Any:
-        """``pack.make(**env_kwargs)``, with ``render_mode`` given only when it is set.
-
-        Parameters
-        ----------
-        full_env_name
-            The name Sample Factory was asked for (``cfg.env``); not used to build.
-        cfg, env_config
-            Sample Factory's configuration and per-env information (worker and vector index);
-            not used: seeding goes through ``reset(seed=...)`` as for any gymnasium env.
-        render_mode
-            Passed to ``pack.make`` when not None (``enjoy``'s ``"human"``/``"rgb_array"``).
-
-        Returns
-        -------
-        gymnasium.Env
-            The pack's env, built in this process.
-        """
+        """``pack.make(**env_kwargs)`` built here, with ``render_mode`` given only when set;
+        the name, ``cfg`` and ``env_config`` are not used (seeding goes through
+        ``reset(seed=...)``)."""
         if render_mode is not None:
             return self.maker.make(render_mode=render_mode)
         return self.maker.make()
@@ -122,12 +99,7 @@ def register(
             f"sample_factory.register: name={name!r} must be a non-empty string (what "
             "Sample Factory's --env is given); leave it out to use the pack's id"
         )
-    try:
-        from sample_factory.envs.env_utils import register_env
-    except ImportError as e:
-        raise BackendUnavailableError(
-            f"specpack.adapters.sample_factory needs Sample Factory, which cannot be imported "
-            f"here ({e}); install it with: pip install sample-factory"
-        ) from e
-    register_env(name, SampleFactoryEnvFn(maker))
+    env_utils = import_library("sample_factory.envs.env_utils", "specpack.adapters.sample_factory",
+                               "Sample Factory", "sample-factory")
+    env_utils.register_env(name, SampleFactoryEnvFn(maker))
     return name

@@ -1,15 +1,13 @@
 """SuperSuit: vectorise a PettingZoo pack so SuperSuit's workers build it from the pack.
 
-``supersuit.concat_vec_envs_v1(vec_env, n, num_cpus=k)`` copies the env *instance* it is given
-with cloudpickle, once per copy, and ships the copies to worker processes. That fails for an env
-holding a native handle (``TypeError: cannot pickle '_thread.lock' object``), and silently
-rebuilds an EzPickle env with whatever its EzPickle record says (an argument missing from the
-record becomes its default). :func:`supersuit_vec` gives SuperSuit an env whose pickled form is
-the pack: every copy, in the parent and in each worker, is ``pack.make()``.
+``concat_vec_envs_v1`` cloudpickles the env *instance* once per copy: that fails for an env
+holding a native handle, and silently rebuilds an EzPickle env from its (maybe partial) record.
+:func:`supersuit_vec` gives SuperSuit an env whose pickled form is the pack.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .._core._errors import BackendUnavailableError, SpecPackError
@@ -45,26 +43,21 @@ def _markov(pack: Any, black_death: bool) -> Any:
     return _pack_vec_class(MarkovVectorEnv)(pack, env, black_death)
 
 
-_classes: dict[type, type] = {}
-
-
+@functools.cache
 def _pack_vec_class(base: type) -> type:
     """A subclass of SuperSuit's ``MarkovVectorEnv`` whose pickle is ``(pack, black_death)``."""
-    cls = _classes.get(base)
-    if cls is None:
 
-        class PackMarkovVectorEnv(base):  # type: ignore[misc, valid-type]
-            """``MarkovVectorEnv(pack.make())`` that pickles as its pack."""
+    class PackMarkovVectorEnv(base):  # type: ignore[misc, valid-type]
+        """``MarkovVectorEnv(pack.make())`` that pickles as its pack."""
 
-            def __init__(self, pack: Any, env: Any, black_death: bool) -> None:
-                super().__init__(env, black_death=black_death)
-                self._specpack = (pack, black_death)
+        def __init__(self, pack: Any, env: Any, black_death: bool) -> None:
+            super().__init__(env, black_death=black_death)
+            self._specpack = (pack, black_death)
 
-            def __reduce__(self) -> tuple[Any, ...]:
-                return (_markov, self._specpack)
+        def __reduce__(self) -> tuple[Any, ...]:
+            return (_markov, self._specpack)
 
-        cls = _classes[base] = PackMarkovVectorEnv
-    return cls
+    return PackMarkovVectorEnv
 
 
 def supersuit_vec(

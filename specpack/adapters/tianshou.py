@@ -1,12 +1,9 @@
 """Tianshou: a ``SubprocVectorEnv`` of a pack that builds no env in the parent.
 
-Tianshou 2's ``SubprocVectorEnv([pack.make] * n, context=...)`` already builds nothing in the
-parent (its workers answer ``action_space`` themselves). With shared memory
-(``ShmemVectorEnv``, or ``SubprocVectorEnv(share_memory=True)``) each worker's constructor
-calls its env factory *in the parent* to size the buffers from the observation space: ``n``
+With shared memory (``ShmemVectorEnv``, or ``SubprocVectorEnv(share_memory=True)``) each
+worker's constructor calls its env factory *in the parent* to size the buffers: ``n``
 throwaway envs. :func:`subproc_vector_env` gives every worker a
-:class:`~specpack.adapters.WorkerEnvFn`, which answers those calls from the pack's recorded
-spaces, so the parent builds none with or without shared memory.
+:class:`~specpack.adapters.WorkerEnvFn`, which answers those calls from the recorded spaces.
 """
 
 from __future__ import annotations
@@ -14,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .._core._errors import BackendUnavailableError, SpecPackError
+from .._core._errors import SpecPackError
 from .._core._keywords import check_flag
 from .._core._pack import SpecPack
-from ._workers import worker_env_fns
+from ._workers import import_library, worker_env_fns
 
 __all__ = ["subproc_vector_env"]
 
@@ -73,13 +70,7 @@ def subproc_vector_env(
     if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
         raise SpecPackError(f"subproc_vector_env: num_envs={num_envs!r} must be a positive int")
     check_flag(share_memory, "share_memory", "subproc_vector_env()")
-    try:
-        from tianshou.env import SubprocVectorEnv
-    except ImportError as e:
-        raise BackendUnavailableError(
-            f"specpack.adapters.tianshou needs Tianshou, which cannot be imported here ({e}); "
-            "install it with: pip install tianshou"
-        ) from e
+    env = import_library("tianshou.env", "specpack.adapters.tianshou", "Tianshou", "tianshou")
     fns = worker_env_fns(pack, num_envs, env_kwargs)
-    return SubprocVectorEnv(fns, wait_num=wait_num, timeout=timeout,
-                            share_memory=share_memory, context=context)
+    return env.SubprocVectorEnv(fns, wait_num=wait_num, timeout=timeout,
+                                share_memory=share_memory, context=context)

@@ -1,22 +1,11 @@
 """TorchRL: env creators that rebuild a pack in ``ParallelEnv`` workers under any start method.
 
-What TorchRL 0.14 builds in the parent (read from its source, counted by the tests):
-
-- ``EnvCreator(fn)`` builds one env, resets it and takes a random step, at construction (for
-  its metadata and to share transform state); a lambda given to ``ParallelEnv`` is wrapped in
-  one automatically.
-- ``ParallelEnv(n, creator)`` then reads its metadata in the parent: for any creator that is not
-  an ``EnvCreator`` it calls it once and closes the env; for an ``EnvCreator`` it builds one
-  more, transient env to check its transforms. It has no argument for precomputed metadata.
-- ``ParallelEnv(..., metadata_from_workers=True)`` builds none in the parent, but needs
-  ``use_buffers=False`` (no shared-memory buffers).
-
-:func:`parallel_env` builds no env in the parent *and* keeps the shared buffers: its creator,
-called in the parent (only TorchRL's metadata read does that), wraps the pack's recorded spaces
-(:class:`~specpack.adapters.WorkerEnvFn`) in a ``GymWrapper``; in each worker it builds
-``GymWrapper(pack.make())`` and checks that its TorchRL specs are the ones the parent allocated
-buffers for. :func:`env_fn` is the plain creator (always builds) for ``SerialEnv``,
-``EnvCreator`` and collectors.
+TorchRL 0.14's ``ParallelEnv(n, creator)`` calls the creator once in the parent for its
+metadata (an ``EnvCreator``, which a lambda is wrapped in, builds two envs there), unless
+``metadata_from_workers=True``, which gives up the shared buffers. :func:`parallel_env` builds
+no env in the parent *and* keeps the buffers: its creator describes the pack's recorded spaces
+there and, in each worker, checks the built env's TorchRL specs against them. :func:`env_fn` is
+the plain creator (always builds) for ``SerialEnv``, ``EnvCreator`` and collectors.
 """
 
 from __future__ import annotations
@@ -24,24 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .._core._errors import BackendUnavailableError, SpecPackError
+from .._core._errors import SpecPackError
 from .._core._pack import SpecPack
 from .._core._surface import SurfaceEnv
 from .._core._text import short
-from ._workers import WorkerEnvFn, worker_env_fns
+from ._workers import WorkerEnvFn, import_library, worker_env_fns
 
 __all__ = ["TorchRLEnvFn", "env_fn", "parallel_env"]
 
 
 def _torchrl_envs() -> Any:
-    try:
-        import torchrl.envs
-    except ImportError as e:
-        raise BackendUnavailableError(
-            f"specpack.adapters.torchrl needs TorchRL, which cannot be imported here ({e}); "
-            "install it with: pip install torchrl"
-        ) from e
-    return torchrl.envs
+    return import_library("torchrl.envs", "specpack.adapters.torchrl", "TorchRL", "torchrl")
 
 
 class TorchRLEnvFn:
@@ -71,8 +53,7 @@ class TorchRLEnvFn:
             )
         gym_wrapper = _torchrl_envs().GymWrapper
         if not self.describe_in_parent:
-            return gym_wrapper(self.maker.make(),
-                               **self.wrapper_kwargs)
+            return gym_wrapper(self.maker.make(), **self.wrapper_kwargs)
         if self.maker.in_home_process:
             return gym_wrapper(self.maker(), **self.wrapper_kwargs)
         env = gym_wrapper(self.maker.build(), **self.wrapper_kwargs)
@@ -203,13 +184,8 @@ def parallel_env(
         if name in parallel_kwargs:
             raise SpecPackError(f"parallel_env: {name} is not taken here; {fix}")
     envs = _torchrl_envs()
-    by_maker: dict[int, TorchRLEnvFn] = {}
-    fns = []
-    for maker in worker_env_fns(pack, num_workers, env_kwargs):
-        fn = by_maker.get(id(maker))
-        if fn is None:
-            fn = by_maker[id(maker)] = TorchRLEnvFn(maker, wrapper_kwargs,
-                                                     describe_in_parent=True)
-        fns.append(fn)
+    by_maker: dict[int, TorchRLEnvFn] = {}  # one creator per distinct factory
+    fns = [by_maker.setdefault(id(m), TorchRLEnvFn(m, wrapper_kwargs, describe_in_parent=True))
+           for m in worker_env_fns(pack, num_workers, env_kwargs)]
     creator: Any = fns[0] if len(by_maker) == 1 else fns
     return envs.ParallelEnv(num_workers, creator, **parallel_kwargs)

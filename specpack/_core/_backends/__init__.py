@@ -1,13 +1,7 @@
-"""Backends: what differs between gymnasium and the legacy gym package.
+"""Backends: what differs between gymnasium, the legacy gym package and the edge backends.
 
-A backend knows its library's registry, ``make`` semantics (which wrappers ``make`` adds and
-in which order), how to walk a live env's wrapper stack, and how to build an env. Everything
-else (carrying code, kwargs, files, verification) is backend-independent.
-
-Backends never see a pack's private state. Resolution returns a :class:`Recipe` that capture
-lowers into a pack; building reads a :class:`Blueprint`, the read-only projection of a pack
-that the pack makes once and passes to :meth:`Backend.build`. A backend's per-process build
-plan (loaded classes, ready kwargs) is kept by the backend, keyed by the blueprint.
+A backend resolves what capture is given into a :class:`Recipe` and builds an env from a
+:class:`Blueprint` (a pack's read-only projection); it never sees a pack's private state.
 """
 
 from __future__ import annotations
@@ -15,27 +9,19 @@ from __future__ import annotations
 import functools
 import importlib
 import sys
+from types import ModuleType
 from typing import Any, Literal, Protocol
 
 from .._errors import BackendUnavailableError, CaptureError
 from .gymnasium import BACKEND as GYMNASIUM_BACKEND
 from .recipe import Blueprint, PackLike, Recipe
 
-__all__ = [
-    "BACKENDS",
-    "DEFAULT_BACKEND",
-    "Backend",
-    "Blueprint",
-    "Recipe",
-    "detect_backend",
-    "get_backend",
-    "with_trait",
-]
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "Backend", "Blueprint", "Recipe", "detect_backend",
+           "get_backend", "with_trait"]
 
-#: What a backend supports, known without importing its library: ``ids`` (``capture`` resolves
-#: a registered id by name, ``specpack capture --backend``), ``audit`` (``specpack audit
-#: --backend`` walks its targets), ``vector`` (``make_vec`` builds gymnasium vector envs of its
-#: packs), ``multi_agent`` (its envs are PettingZoo AEC/parallel envs).
+#: What a backend supports, known without importing its library: ``ids`` (capture resolves a
+#: registered id), ``audit`` (``specpack audit --backend``), ``vector`` (``make_vec`` builds its
+#: packs), ``multi_agent`` (PettingZoo AEC/parallel envs).
 Trait = Literal["ids", "audit", "vector", "multi_agent"]
 #: The one table of backend names (the first is the default) and what each supports.
 _TRAITS: dict[str, frozenset[Trait]] = {
@@ -43,20 +29,16 @@ _TRAITS: dict[str, frozenset[Trait]] = {
     "gym": frozenset({"ids"}),
     "pettingzoo": frozenset({"audit", "multi_agent"}),
 }
-#: Every backend name, the default first.
 BACKENDS: tuple[str, ...] = tuple(_TRAITS)
 #: The backend of ``capture`` and ``audit`` when none is named.
 DEFAULT_BACKEND: str = BACKENDS[0]
+#: The backends at the edge of the package (specpack/_integrations/): the core imports them only
+#: here, on first use (docs/how-it-works.md, "The tree").
+EDGE_BACKENDS = {"pettingzoo": "specpack._integrations.pettingzoo"}
 
 
 def with_trait(trait: Trait) -> tuple[str, ...]:
-    """The names of the backends that support ``trait``, in :data:`BACKENDS` order.
-
-    Parameters
-    ----------
-    trait
-        ``"ids"``, ``"audit"``, ``"vector"`` or ``"multi_agent"`` (see :data:`Trait`).
-    """
+    """The names of the backends that support ``trait``, in :data:`BACKENDS` order."""
     return tuple(name for name, traits in _TRAITS.items() if trait in traits)
 
 
@@ -76,9 +58,7 @@ class Backend(Protocol):
     def from_spec(self, spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
         """Resolve an ``EnvSpec`` exactly as ``make(spec)`` would."""
 
-    def from_callable(
-        self, fn: Any, options: dict[str, Any], kwargs: dict[str, Any]
-    ) -> Recipe:
+    def from_callable(self, fn: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
         """Treat a class or factory as the entry point of an anonymous spec."""
 
     def from_env(self, env: Any) -> Recipe:
@@ -100,10 +80,15 @@ class Backend(Protocol):
         """Whether the registry still holds exactly what ``token`` snapshotted."""
 
 
-#: The backends at the edge of the package (specpack/_integrations/), by name: the core never
-#: imports them by an import statement, only here, on first use, from their library's name
-#: (docs/how-it-works.md, "The tree").
-EDGE_BACKENDS = {"pettingzoo": "specpack._integrations.pettingzoo"}
+def _library(name: str, what: str, install: str) -> ModuleType:
+    """The library of ``backend=name``, imported, or a refusal that says how to install it."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        raise BackendUnavailableError(
+            f"backend={name!r} needs the {what} package, which is not installed here ({e}); "
+            f"install it with: pip install {install}"
+        ) from e
 
 
 def _edge_backend(name: str) -> Any:
@@ -117,14 +102,8 @@ def get_backend(name: str) -> Backend:
     if name == "gymnasium":
         return GYMNASIUM_BACKEND
     if name == "gym":
-        try:
-            import gym  # noqa: F401
-        except ImportError as e:
-            raise BackendUnavailableError(
-                "backend='gym' needs the legacy gym package, which is not installed here "
-                f"({e}); install it with: pip install 'specpack[gym]' 'numpy<2'"
-            ) from e
-        version = str(getattr(sys.modules["gym"], "__version__", "?"))
+        gym = _library("gym", "legacy gym", "'specpack[gym]' 'numpy<2'")
+        version = str(getattr(gym, "__version__", "?"))
         if not version.startswith("0.26."):
             raise BackendUnavailableError(
                 f"backend='gym' supports gym 0.26.x; gym {version} is installed here. Install "
@@ -135,14 +114,8 @@ def get_backend(name: str) -> Backend:
 
         return gym_backend
     if name == "pettingzoo":
-        try:
-            import pettingzoo  # noqa: F401
-        except ImportError as e:
-            raise BackendUnavailableError(
-                "backend='pettingzoo' needs the pettingzoo package, which is not installed "
-                f"here ({e}); install it with: pip install 'specpack[pettingzoo]'"
-            ) from e
-        backend: Backend = _edge_backend("pettingzoo").BACKEND
+        _library("pettingzoo", "pettingzoo", "'specpack[pettingzoo]'")
+        backend: Backend = _edge_backend(name).BACKEND
         return backend
     raise CaptureError(
         f"unknown backend {name!r}; use one of {', '.join(BACKENDS)}. If 'backend' is a "
@@ -152,13 +125,11 @@ def get_backend(name: str) -> Backend:
 
 def detect_backend(obj: Any) -> Backend:
     """The backend whose library ``obj`` (env, wrapper or spec) belongs to."""
-    # Likewise pettingzoo: its envs, classes and factories exist only once it is imported.
+    # gym and pettingzoo objects exist only once their library is imported: never import it
+    # to check. gym ownership is decided from gym's own classes, before loading the backend
+    # (0.26 only): a gym 0.23 imported beside gymnasium (PufferLib) must not block a capture.
     if sys.modules.get("pettingzoo") is not None and _edge_backend("pettingzoo").claims(obj):
         return get_backend("pettingzoo")
-    # gym objects are only possible if gym was imported: never import it just to check.
-    # Decide ownership from gym's own classes before loading the backend, which supports gym
-    # 0.26 only: another gym (0.23, pulled in by PufferLib) imported beside gymnasium must not
-    # stop a gymnasium object from being captured.
     gym = sys.modules.get("gym")
     if gym is not None and _from_gym(gym, obj):
         return get_backend("gym")

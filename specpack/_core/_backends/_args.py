@@ -1,16 +1,7 @@
 """Recovering a live env's or wrapper's constructor arguments, faithfully or not at all, and
-checking kwargs against a constructor's signature.
-
-Sources, in order of trust: a registered recorder (:mod:`.recorders`),
-``RecordConstructorArgs._saved_kwargs`` (gymnasium), the ``EnvSpec.kwargs`` that ``make``
-passed, EzPickle's ``_ezpickle_args``/``_ezpickle_kwargs``, and a constructor that takes no
-arguments. Each source is checked against the constructor's signature and the instance's
-attributes: an argument that was passed but not recorded (the EzPickle gap that once dropped
-Atari's ``frameskip``) is refused, never rebuilt as its default.
-
-:func:`wrapper_kwargs` and :func:`base_kwargs` read a live wrapper's and a live base env's
-arguments in that order, for every backend (a PettingZoo wrapper, which keeps its arguments as
-attributes, is read by :mod:`.pettingzoo.stack`).
+checking kwargs against a constructor's signature. Every source is checked against the signature
+and the instance's attributes: an argument passed but not recorded (the EzPickle gap that once
+dropped Atari's ``frameskip``) is refused, never rebuilt as its default.
 """
 
 from __future__ import annotations
@@ -29,34 +20,21 @@ from ._shared import keyword_names
 from .recorders import recorder_for
 
 __all__ = ["Repair", "base_kwargs", "check_coverage", "check_kwargs", "evidence_kwargs",
-           "ezpickle_kwargs", "init_params", "read_recorder", "wrapper_kwargs"]
+           "ezpickle_kwargs", "init_params", "wrapper_kwargs"]
 
 #: Completes a ``RecordConstructorArgs`` record a library release is known to get wrong:
 #: ``repair(wrapper, cls, recorded) -> kwargs``.
 Repair = Callable[[Any, type, dict[str, Any]], dict[str, Any]]
-
 
 _keyword_names_cached = functools.lru_cache(maxsize=1024)(keyword_names)
 
 
 def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str | Callable[[], str],
                  options: Collection[str] | Callable[[], Collection[str]] = ()) -> None:
-    """Refuse, at capture, a kwarg that ``target``'s signature cannot take.
-
-    Skipped when the signature takes ``**kwargs`` or cannot be read. The error names the
-    kwarg, suggests the closest parameter and lists what ``target`` takes: the mistake is
-    reported here, in the parent, not as a ``TypeError`` in a worker's ``make()``. Signatures
-    are read once per class or function (capture's hot path).
-
-    Parameters
-    ----------
-    target, kwargs
-        The callable and the kwargs it will be called with.
-    what
-        How the error names ``target`` (or a function giving it: formatted only on an error).
-    options
-        The caller's own option names, suggested too (``max_episode_step`` is a typo of the
-        capture option ``max_episode_steps``, not of an env kwarg); or a function giving them.
+    """Refuse, at capture, a kwarg that ``target``'s signature cannot take (not as a
+    ``TypeError`` in a worker's ``make()``), with a suggestion among its parameters and the
+    caller's ``options`` (``max_episode_step`` is a typo of a capture option). ``what`` and
+    ``options`` may be functions, called only on an error. Signatures are read once per target.
     """
     if not kwargs:
         return
@@ -78,35 +56,15 @@ def check_kwargs(target: Any, kwargs: Mapping[str, Any], what: str | Callable[[]
 
 
 def init_params(cls: type, *, wrapper: bool = True) -> list[inspect.Parameter] | None:
-    """The named parameters of ``cls.__init__``; None if unknowable.
-
-    Parameters
-    ----------
-    cls
-        The env or wrapper class.
-    wrapper
-        Leave out ``env``, a wrapper's inner env (a base env's own ``env`` parameter is one
-        of its arguments).
-    """
+    """The named parameters of ``cls.__init__`` (without ``env``, a wrapper's inner env, when
+    ``wrapper``); None if unknowable."""
     try:
         sig = inspect.signature(cls)
     except (TypeError, ValueError):
         return None
-    out = []
-    for p in sig.parameters.values():
-        if (p.name == "self" or (wrapper and p.name == "env")
-                or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)):
-            continue
-        out.append(p)
-    return out
-
-
-def _accepts_var_kwargs(cls: type) -> bool:
-    try:
-        sig = inspect.signature(cls)
-    except (TypeError, ValueError):
-        return True
-    return any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+    return [p for p in sig.parameters.values()
+            if not (p.name == "self" or (wrapper and p.name == "env")
+                    or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD))]
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -124,32 +82,21 @@ _MISSING = object()
 def _evidence(obj: Any, name: str) -> Any:
     """The instance's own value for a parameter, if it visibly stores one."""
     d = getattr(obj, "__dict__", {})
-    for attr in (name, f"_{name}"):
-        if attr in d:
-            return d[attr]
-    return _MISSING
+    return d[name] if name in d else d.get(f"_{name}", _MISSING)
 
 
-def check_coverage(
-    obj: Any, cls: type, recorded: dict[str, Any], source: str, fix: str, *,
-    wrapper: bool = False,
-) -> list[str]:
-    """Refuse when ``recorded`` misses an argument ``obj`` was visibly built with.
-
-    A parameter that is not recorded is an error when it has no default (the rebuild would
-    fail) or when the instance stores a non-default value under its name; a recorded name the
-    constructor does not take is an error too (the rebuild would raise ``TypeError``).
-    Returns the parameters that were not recorded but hold their default here (worth a note).
-    ``wrapper``: ``obj`` is a wrapper, whose ``env`` parameter is its inner env, not an
-    argument to record.
-    """
+def check_coverage(obj: Any, cls: type, recorded: dict[str, Any], source: str, fix: str, *,
+                   wrapper: bool = False) -> list[str]:
+    """Refuse when ``recorded`` misses an argument ``obj`` was visibly built with (no default,
+    or a non-default value stored under its name) or names one the constructor does not take.
+    Returns the unrecorded parameters that hold their default here (worth a note)."""
     params = init_params(cls, wrapper=wrapper)
     if params is None:
         return []
     unrecorded: list[str] = []
     names = {p.name for p in params}
     name = f"{cls.__module__}.{cls.__qualname__}"
-    if not _accepts_var_kwargs(cls):
+    if keyword_names(cls) is not None:  # no **kwargs
         stale = sorted(k for k in recorded if k not in names)
         if stale:
             raise UnrecordedArgumentsError(
@@ -176,11 +123,8 @@ def check_coverage(
 
 
 def evidence_kwargs(obj: Any, params: list[inspect.Parameter]) -> dict[str, Any] | None:
-    """Constructor kwargs read back from attributes named like every parameter, or None.
-
-    Only when *every* parameter has a same-named attribute (``name`` or ``_name``, or the
-    gymnasium-standard ``render_mode``); one missing and nothing is guessed.
-    """
+    """Constructor kwargs read back from attributes (``name``, ``_name``, or the standard
+    ``render_mode``) named like *every* parameter; one missing and nothing is guessed (None)."""
     out: dict[str, Any] = {}
     for p in params:
         if p.kind is p.POSITIONAL_ONLY:
@@ -227,37 +171,10 @@ def ezpickle_kwargs(obj: Any, cls: type) -> dict[str, Any] | None:
     return out
 
 
-def read_recorder(node: Any, cls: type, fix: str) -> dict[str, Any] | None:
-    """The wrapper's arguments from its registered recorder (None: no recorder for ``cls``)."""
-    recorder = recorder_for(cls)
-    if recorder is None:
-        return None
-    name = f"{cls.__module__}.{cls.__qualname__}"
-    try:
-        got = recorder(node)
-    except Exception as e:
-        raise UnrecordedArgumentsError(
-            f"the recorder registered for {name} failed on this instance "
-            f"({type(e).__name__}: {e}); {fix}"
-        ) from e
-    if not isinstance(got, Mapping) or not all(isinstance(k, str) for k in got):
-        raise UnrecordedArgumentsError(
-            f"the recorder registered for {name} returned {type(got).__name__}, not a mapping "
-            f"of argument names to values; {fix}"
-        )
-    return {k: v for k, v in got.items() if k != "env"}
-
-
-def _recorded(
-    obj: Any, cls: type, fix: str, *, wrapper: bool, repair: Repair | None = None
-) -> tuple[dict[str, Any], str, list[str]] | None:
-    """``obj``'s constructor kwargs from the record it keeps, the record's name and its gap.
-
-    The record is ``RecordConstructorArgs``'s ``_saved_kwargs`` (completed by ``repair``), else
-    EzPickle's; it is checked with :func:`check_coverage`, whose list of the parameters left at
-    their default (the gap) comes back with it. None when ``obj`` keeps neither record. A
-    wrapper's ``env`` argument is not one of its kwargs.
-    """
+def _recorded(obj: Any, cls: type, fix: str, *, wrapper: bool,
+              repair: Repair | None = None) -> tuple[dict[str, Any], str, list[str]] | None:
+    """``obj``'s kwargs from ``RecordConstructorArgs`` (completed by ``repair``) or EzPickle,
+    the record's name and its gap (:func:`check_coverage`); None when it keeps neither."""
     saved = getattr(obj, "__dict__", {}).get("_saved_kwargs")
     if isinstance(saved, dict):
         kwargs = {k: v for k, v in saved.items() if not (wrapper and k == "env")}
@@ -278,25 +195,36 @@ def _recorded(
 
 
 def wrapper_kwargs(node: Any, cls: type, repair: Repair | None = None) -> dict[str, Any]:
-    """The constructor kwargs of a live gymnasium or gym wrapper, known faithfully, or refused.
-
-    In order: a registered recorder, the ``RecordConstructorArgs`` record (completed by
-    ``repair``), EzPickle's record, a constructor that takes nothing but ``env``.
-    """
+    """The constructor kwargs of a live gymnasium or gym wrapper, known faithfully, or refused:
+    from a registered recorder, the ``RecordConstructorArgs`` record (completed by ``repair``),
+    EzPickle's record, or a constructor that takes nothing but ``env``."""
     fix = (
         f"make {cls.__qualname__} inherit gymnasium.utils.RecordConstructorArgs (a gym wrapper "
         "can too) and call RecordConstructorArgs.__init__(self, <arg>=<arg>, ...) in its "
         "__init__, or capture the env below it and re-apply the wrapper in the worker, or "
         f"register a recorder: specpack.register_recorder({cls.__qualname__}, lambda w: {{...}})"
     )
-    recorded = read_recorder(node, cls, fix)
-    if recorded is not None:
-        return recorded
+    recorder = recorder_for(cls)
+    if recorder is not None:
+        name = f"{cls.__module__}.{cls.__qualname__}"
+        try:
+            got = recorder(node)
+        except Exception as e:
+            raise UnrecordedArgumentsError(
+                f"the recorder registered for {name} failed on this instance "
+                f"({type(e).__name__}: {e}); {fix}"
+            ) from e
+        if not isinstance(got, Mapping) or not all(isinstance(k, str) for k in got):
+            raise UnrecordedArgumentsError(
+                f"the recorder registered for {name} returned {type(got).__name__}, not a "
+                f"mapping of argument names to values; {fix}"
+            )
+        return {k: v for k, v in got.items() if k != "env"}
     record = _recorded(node, cls, fix, wrapper=True, repair=repair)
     if record is not None:
         return record[0]
     params = init_params(cls)
-    if params is not None and not params:
+    if params == []:
         return {}
     taken = ", ".join(p.name for p in params or ()) or "unknown"
     raise UnrecordedArgumentsError(
@@ -306,38 +234,29 @@ def wrapper_kwargs(node: Any, cls: type, repair: Repair | None = None) -> dict[s
 
 
 def base_kwargs(base: Any, notes: list[str], fix: str) -> dict[str, Any]:
-    """The constructor kwargs of a live base env that no spec records, or a refusal.
-
-    In order: the ``RecordConstructorArgs`` record, EzPickle's record (an argument it left out
-    is refused when the instance visibly holds a non-default value, and noted otherwise), a
-    constructor that takes nothing, attributes named like every parameter (noted: verify
-    proves the rebuild). ``fix`` says how to capture the env instead; ``{cls}`` in it stands
-    for the class's name.
-    """
+    """The constructor kwargs of a live base env that no spec records, or a refusal: from the
+    ``RecordConstructorArgs`` record, EzPickle's (its gap noted), a constructor that takes
+    nothing, attributes named like every parameter (noted). ``fix`` says how to capture the env
+    instead; ``{cls}`` in it stands for the class's name."""
     cls = type(base)
     fix = fix.format(cls=cls.__qualname__)
     record = _recorded(base, cls, fix, wrapper=False)
     if record is not None:
         kwargs, source, gap = record
         if gap and source == "EzPickle":
-            notes.append(
-                f"EzPickle gap: {cls.__name__} does not pass {', '.join(gap)} to "
-                "EzPickle.__init__; nothing shows a non-default value here, so the rebuild uses "
-                "those defaults (pickling the env itself would too)"
-            )
+            notes.append(f"EzPickle gap: {cls.__name__} does not pass {', '.join(gap)} to "
+                         "EzPickle.__init__; nothing shows a non-default value here, so the "
+                         "rebuild uses those defaults (pickling the env itself would too)")
         return kwargs
     params = init_params(cls, wrapper=False)
-    if params is not None and not params:
+    if params == []:
         return {}
-    if params is not None:
-        recovered = evidence_kwargs(base, params)
-        if recovered is not None:
-            notes.append(
-                f"{cls.__qualname__} was built directly: its constructor arguments "
-                f"({', '.join(recovered)}) were read back from same-named attributes; "
-                "specpack.verify(pack) proves the rebuild"
-            )
-            return recovered
+    recovered = evidence_kwargs(base, params) if params else None
+    if recovered is not None:
+        notes.append(f"{cls.__qualname__} was built directly: its constructor arguments "
+                     f"({', '.join(recovered)}) were read back from same-named attributes; "
+                     "specpack.verify(pack) proves the rebuild")
+        return recovered
     taken = ", ".join(p.name for p in params or ()) or "unknown"
     missing = ", ".join(p.name for p in params or () if evidence_kwargs(base, [p]) is None)
     raise UnrecordedArgumentsError(

@@ -1,11 +1,11 @@
 """Ids and registries, as gymnasium and gym share them: ``"module:Env-v0"`` ids, versions,
-registering a pack, the capture memo's snapshot of a registry entry, and whether a spec made a
-live env.
+registering a pack, the capture memo's snapshot of a registry entry.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import operator
 import sys
@@ -16,15 +16,11 @@ from .._carry.values import SCALAR_TYPES, exact_key
 from .._errors import CaptureError, capture_error_for
 
 __all__ = ["PackEntryPoint", "import_id_module", "memo_token", "memo_valid", "register_pack",
-           "spec_made", "versioned_spec"]
+           "versioned_spec"]
 
 
 def import_id_module(env_id: str) -> str:
-    """For gymnasium's ``"module:Env-v0"`` id form, import the module here; return the id.
-
-    Importing is how such a module registers its envs; a failure is a CaptureError that names
-    the module and carries the import error.
-    """
+    """Import the module of a ``"module:Env-v0"`` id (it registers its envs); return the id."""
     if ":" not in env_id:
         return env_id
     module, _, name = env_id.partition(":")
@@ -51,55 +47,34 @@ class PackEntryPoint:
         return f"PackEntryPoint({self.pack.label})"
 
 
-def register_pack(
-    pack: Any,
-    env_id: str | None,
-    registry: Any,
-    register: Callable[..., Any],
-    library: str,
-) -> str:
+def register_pack(pack: Any, env_id: str | None, registry: Any, register: Callable[..., Any],
+                  library: str) -> str:
     """Register ``pack`` under ``env_id`` (default ``pack.id``) in ``registry``; idempotent.
-
-    The entry point builds the whole pack, so the registration turns off everything ``make``
-    would add (checker, order enforcing, time limit): ``make(id)`` equals ``pack.make()``.
-    """
+    Turns off all ``make`` would add, so that ``make(id)`` equals ``pack.make()``."""
     env_id = env_id or pack.id
     if not env_id:
-        raise CaptureError(
-            "this pack has no id (it was captured from a callable); pass one: "
-            "pack.register('MyEnv-v0')"
-        )
+        raise CaptureError("this pack has no id (it was captured from a callable); pass one: "
+                           "pack.register('MyEnv-v0')")
     existing = registry.get(env_id)
     if existing is not None:
         ep = existing.entry_point
         if isinstance(ep, PackEntryPoint) and ep.pack == pack:
             return env_id
-        raise CaptureError(
-            f"{env_id!r} is already registered in {library}'s registry (entry_point={ep!r}); pass "
-            f"another id to pack.register(), or {library}.envs.registry.pop(id) first"
-        )
-    register(
-        id=env_id,
-        entry_point=PackEntryPoint(pack),
-        disable_env_checker=True,
-        order_enforce=False,
-        nondeterministic=pack.nondeterministic,
-        reward_threshold=pack.spec.get("reward_threshold"),
-    )
+        raise CaptureError(f"{env_id!r} is already registered in {library}'s registry "
+                           f"(entry_point={ep!r}); pass another id to pack.register(), or "
+                           f"{library}.envs.registry.pop(id) first")
+    register(id=env_id, entry_point=PackEntryPoint(pack), disable_env_checker=True,
+             order_enforce=False, nondeterministic=pack.nondeterministic,
+             reward_threshold=pack.spec.get("reward_threshold"))
     return env_id
 
 
 def memo_token(registry: Any, env_id: str, *, strings_only: bool) -> Any:
-    """A snapshot of what resolving ``env_id`` reads from ``registry`` (None: do not memoise).
-
-    ``capture`` takes it *before* resolving and stores a pack only while :func:`memo_valid`
-    still holds after assembling, so an id re-registered meanwhile (by an import the resolution
-    runs, by another thread) never files a pack under a state it was not made from. The
-    snapshot is the spec object, the very objects in its fields and kwargs (an immutable value
-    held by the same object is the same value: ``0.0`` and ``-0.0``, ``1`` and ``True`` are
-    different objects), the exact key of whatever mutable value they hold
-    (:func:`~specpack._core._carry.values.exact_key`, e.g. a list kwarg or a ``WrapperSpec``), and the
-    object behind the entry point.
+    """A snapshot of what resolving ``env_id`` reads from ``registry`` (None: do not memoise),
+    taken *before* resolving, so an id re-registered meanwhile never files a pack under a state
+    it was not made from. It holds the spec, the very objects in its fields and kwargs (not
+    ``==``: ``0.0`` and ``-0.0``, ``1`` and ``True`` are other objects), the exact key of any
+    mutable value among them (a list kwarg, a ``WrapperSpec``) and the entry point's object.
     """
     if ":" in env_id:
         return None
@@ -145,28 +120,21 @@ def _same_objects(now: dict[str, Any], names: tuple[str, ...], values: tuple[Any
 
 
 def _all_flat(values: dict[str, Any], skip: tuple[str, ...]) -> bool:
-    """Whether every value of ``values`` (but those named in ``skip``) is an immutable value
-    whose identity stands for its content: a scalar, or a tuple of them."""
+    """Whether every value (but those named in ``skip``) is a scalar or a tuple of scalars:
+    immutable, so its identity stands for its content."""
     scalars = SCALAR_TYPES
     for name, value in values.items():
         t = type(value)
-        if t in scalars or name in skip:
-            continue
-        if t is not tuple:
+        if not (t in scalars or name in skip
+                or (t is tuple and all(type(item) in scalars for item in value))):
             return False
-        for item in value:
-            if type(item) not in scalars:
-                return False
     return True
 
 
 def _fields_key(spec: Any, keep: list[Any]) -> Any:
-    """The exact key of a spec's fields, kwargs included (None: not keyable, do not memoise).
-
-    Containers and dataclasses (gymnasium's ``WrapperSpec``) are keyed by content; any other
-    object by identity, so it is appended to ``keep`` (alive while the token is: an id is never
-    reused under it).
-    """
+    """The exact key of a spec's fields (None: not keyable). Containers and dataclasses are
+    keyed by content; any other object by identity, so it is kept alive in ``keep`` (an id is
+    never reused under the token)."""
     try:
         key = _key(vars(spec), keep, 0)
         hash(key)
@@ -208,33 +176,23 @@ def _entry_now(entry: Any) -> Any:
     return obj
 
 
-def versioned_spec(
-    reg: Any,
-    full_id: str,
-    *,
-    library: Any,
-    outdated: Callable[[str], None],
-    not_an_id: type[CaptureError],
-) -> tuple[Any, tuple[Any, str, Any]]:
-    """The spec ``make`` would use for ``full_id`` and the parsed id, with ``make``'s warnings.
+@functools.lru_cache(maxsize=4096)
+def _parse(parse: Callable[[str], tuple[Any, str, Any]], full_id: str) -> tuple[Any, str, Any]:
+    """``parse(full_id)``, kept: ``parse_env_id`` is a pure function of the string."""
+    return parse(full_id)
 
-    gymnasium 1.x and gym 0.26 share this: an unversioned id takes the latest version (warned),
-    an outdated version is warned about with ``outdated``. The spec is None when nothing is
-    registered; the caller raises its own error then.
-    """
+
+def versioned_spec(reg: Any, full_id: str, *, library: Any, outdated: Callable[[str], None],
+                   not_an_id: type[CaptureError]) -> tuple[Any, tuple[Any, str, Any]]:
+    """The spec ``make`` would use for ``full_id`` (None if unregistered) and the parsed id,
+    with ``make``'s warnings: an unversioned id takes the latest version, an outdated one is
+    warned about with ``outdated``."""
     spec = reg.registry.get(full_id)
-    parse = reg.parse_env_id
-    parsed = _parsed.get((parse, full_id))
-    if parsed is None:
-        try:
-            parsed = parse(full_id)
-        except library.error.Error as e:
-            raise not_an_id(
-                f"{full_id!r} is not an env id ({e}); ids look like 'CartPole-v1'") from None
-        if len(_parsed) > 4096:
-            _parsed.clear()
-        _parsed[(parse, full_id)] = parsed
-    ns, name, version = parsed
+    try:
+        ns, name, version = _parse(reg.parse_env_id, full_id)
+    except library.error.Error as e:
+        raise not_an_id(
+            f"{full_id!r} is not an env id ({e}); ids look like 'CartPole-v1'") from None
     latest = reg.find_highest_version(ns, name)
     if version is not None and latest is not None and latest > version:
         outdated(f"The environment {full_id} is out of date. You should consider upgrading to "
@@ -245,27 +203,3 @@ def versioned_spec(
         library.logger.warn(f"Using the latest versioned environment `{newest}` instead of the "
                             f"unversioned environment `{full_id}`.")
     return spec, (ns, name, version)
-
-
-#: ``parse_env_id(id)`` of the ids already parsed, keyed on the parsing function too: a pure
-#: function of the string (a regex match), so a parsed id never goes stale.
-_parsed: dict[tuple[Any, str], tuple[Any, str, Any]] = {}
-
-
-def spec_made(spec: Any, cls: type) -> bool:
-    """Whether ``spec`` describes how this base env was really made (by ``make``)."""
-    ep = spec.entry_point
-    if ep is None:
-        return False
-    if isinstance(ep, str):
-        modname, _, attr = ep.partition(":")
-        if modname == "__mp_main__":
-            modname = "__main__"
-        try:
-            obj: Any = importlib.import_module(modname)
-            for part in attr.split("."):
-                obj = getattr(obj, part)
-        except Exception:  # noqa: BLE001 - an unloadable string is no evidence
-            return False
-        ep = obj
-    return ep is cls

@@ -1,17 +1,16 @@
-"""One :class:`~specpack._core._backends.Backend` for a gymnasium-like library, given its parts.
+"""A :class:`~specpack._core._backends.Backend` for a gymnasium-like library, given its parts.
 
-gymnasium 1.x and gym 0.26 differ in how they resolve and build (their ``resolve`` and
-``build`` modules) but not in the backend's shape: the same calls, a registry of ``EnvSpec``
-objects, the same registration and memo rules. :class:`LibraryBackend` is that shape, written
-once; each library's package makes one with its own modules.
+gymnasium 1.x and gym 0.26 differ in how they resolve and build (their ``resolve`` and ``build``
+modules) but not in the backend's shape, written once here.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 from .recipe import Blueprint, PackLike, Recipe
 
@@ -21,26 +20,14 @@ _ID_SAFE = re.compile(r"[^\w.-]+")
 
 
 class LibraryBackend:
-    """A backend made of a library's ``resolve`` and ``build`` modules and its registry.
-
-    Parameters
-    ----------
-    library
-        The library's package (``gymnasium``); the backend takes its name, its ``Env`` and
-        ``register``, and the ``EnvSpec`` and ``registry`` of its ``envs.registration``.
-    resolve
-        A module with ``from_id``, ``from_spec`` and ``from_env``, or its name (imported on
-        first use: a process that only builds never loads resolution).
-    build
-        A module with ``build(bp, kwargs)`` and ``build_vector(bp, num_envs, kwargs)``.
-    memo_strings_only
-        Memoise captures only of ids whose entry point is a ``"module:attr"`` string.
+    """A backend made of a library's ``resolve`` and ``build`` modules and its registry (the
+    methods are :class:`~specpack._core._backends.Backend`'s). ``resolve`` may be a module name,
+    imported on first use: a process that only builds never loads resolution.
+    ``memo_strings_only`` memoises only ids whose entry point is a ``"module:attr"`` string.
     """
 
-    def __init__(
-        self, library: ModuleType, *, resolve: ModuleType | str, build: ModuleType,
-        memo_strings_only: bool,
-    ) -> None:
+    def __init__(self, library: ModuleType, *, resolve: ModuleType | str, build: ModuleType,
+                 memo_strings_only: bool) -> None:
         self.name: str = library.__name__
         #: Module prefixes whose classes always travel by reference.
         self.library_prefixes: tuple[str, ...] = (f"{self.name}.",)
@@ -58,22 +45,15 @@ class LibraryBackend:
             self._resolver = importlib.import_module(self._resolver)
         return self._resolver
 
-    def _registry(self) -> Any:
-        return self._registration.registry
-
     def owns(self, obj: Any) -> bool:
-        """Whether ``obj`` is this library's env, wrapper or spec."""
         return isinstance(obj, self._owned)
 
     def from_id(self, env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
         """Resolve a registered id as the library's ``make`` would (warnings included)."""
-        recipe: Recipe = self._resolve.from_id(env_id, options, kwargs)
-        return recipe
+        return cast(Recipe, self._resolve.from_id(env_id, options, kwargs))
 
     def from_spec(self, spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
-        """Resolve an ``EnvSpec`` as ``make(spec)`` would."""
-        recipe: Recipe = self._resolve.from_spec(spec, options, kwargs)
-        return recipe
+        return cast(Recipe, self._resolve.from_spec(spec, options, kwargs))
 
     def from_callable(self, fn: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
         """A class or factory as the entry point of an anonymous spec (named after it)."""
@@ -84,23 +64,18 @@ class LibraryBackend:
         return recipe
 
     def from_env(self, env: Any) -> Recipe:
-        """A live env's wrapper stack, outermost first, with recorded arguments."""
-        recipe: Recipe = self._resolve.from_env(env)
-        return recipe
+        return cast(Recipe, self._resolve.from_env(env))
 
     def build(self, bp: Blueprint, kwargs: dict[str, Any]) -> Any:
-        """Build the env of ``bp`` with the final constructor kwargs."""
         return self._build.build(bp, kwargs)
 
     def build_vector(self, bp: Blueprint, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
-        """Build the vector env of a vector-only ``bp``."""
         return self._build.build_vector(bp, num_envs, kwargs)
 
     def register(self, pack: PackLike, env_id: str | None) -> str:
         """Register ``pack`` in the library's registry; ``make(id)`` then builds it."""
-        registered: str = _ids().register_pack(pack, env_id, self._registry(), self._register,
-                                               self.name)
-        return registered
+        return cast(str, _ids().register_pack(pack, env_id, self._registration.registry,
+                                              self._register, self.name))
 
     def memo_token(self, env_id: str) -> Any:
         """What resolving ``env_id`` read from the registry (None: not memoisable)."""
@@ -108,19 +83,13 @@ class LibraryBackend:
                                  strings_only=self._strings_only)
 
     def memo_valid(self, env_id: str, token: Any) -> bool:
-        """Whether the registry still holds exactly what ``token`` snapshotted."""
         valid: bool = _ids().memo_valid(self._registration.registry, env_id, token)
-        return valid
+        return valid  # not cast(): a call costs ~1% of a memoised capture
 
 
-_ids_module: ModuleType | None = None
-
-
+@functools.cache
 def _ids() -> ModuleType:
-    """:mod:`._registry`, imported on first use (capture and register only), then kept."""
-    global _ids_module
-    if _ids_module is None:
-        from . import _registry
+    """:mod:`._registry`, imported on first use (capture and register only)."""
+    from . import _registry
 
-        _ids_module = _registry
-    return _ids_module
+    return _registry

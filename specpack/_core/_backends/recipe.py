@@ -10,15 +10,13 @@ from .._carry.ref import CodeRef
 
 __all__ = ["Blueprint", "PackLike", "Recipe"]
 
+
 @dataclasses.dataclass(slots=True)
 class Recipe:
-    """What a backend resolved, before capture lowers it into a pack.
-
-    ``layers`` run from the outermost wrapper inwards; each is ``(class, kwargs)``.
-    ``entry_string`` keeps a registered ``"module:attr"`` entry point as written.
-    ``vector`` says the entry point is a vector env creator (a spec with only
-    ``vector_entry_point``); ``entry_ref`` is how the entry point travels when the backend
-    decided it (e.g. a registry reference). Compared by fields.
+    """What a backend resolved, before capture lowers it into a pack; compared by fields.
+    ``layers`` run outermost first, each ``(class, kwargs)``; ``entry_string`` keeps a
+    ``"module:attr"`` entry point as written; ``vector``: the entry point is a vector env
+    creator; ``entry_ref``: how the entry point travels, when the backend decided it.
     """
 
     id: str | None
@@ -41,12 +39,10 @@ class _Referable:
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Blueprint(_Referable):
-    """The read-only projection of a pack that a backend builds from.
-
-    ``layers`` run from the innermost wrapper outwards (the order they are applied in); each
-    is ``(class, lowered kwargs, plain)`` where ``plain`` says the kwargs hold only immutable
-    scalars. Lowered values are never mutated: a build materialises fresh copies. Compared by
-    identity (a backend keys its build plan on it, weakly).
+    """The read-only projection of a pack that a backend builds from; compared by identity.
+    ``layers`` run innermost first, each ``(class, lowered kwargs, plain)``: ``plain`` says the
+    kwargs hold only immutable scalars. Lowered values are never mutated: a build materialises
+    fresh copies.
     """
 
     label: str

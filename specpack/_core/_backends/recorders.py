@@ -1,14 +1,6 @@
-"""Recorders: how to read a wrapper's constructor arguments back from an instance.
-
-Capturing a live env needs each wrapper's constructor arguments. Wrappers that inherit
-gymnasium's ``RecordConstructorArgs`` record them; many popular ones do not (SB3's
-``Monitor``, most of minigrid's wrappers, every gym 0.26 wrapper). A *recorder* is a function
-``wrapper -> {argument: value}`` registered for a wrapper class; capture consults it before
-anything else, and the result is checked against the constructor's signature like any record.
-
-Built-in recorders cover gym 0.26's wrappers, stable-baselines3's ``Monitor`` and minigrid's
-wrappers; they are keyed by ``"module:qualname"``, so nothing is imported to register them. An
-env package adds its own with :func:`register_recorder`.
+"""Recorders: functions ``wrapper -> {argument: value}`` that read the constructor arguments
+of wrappers that do not inherit ``RecordConstructorArgs`` (SB3's ``Monitor``, minigrid's, gym
+0.26's) back from an instance. Keyed by ``"module:qualname"``: registering imports nothing.
 """
 
 from __future__ import annotations
@@ -17,16 +9,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._errors import CaptureError
+from ._shared import name_of
 
 __all__ = ["Recorder", "attrs", "recorder_for", "register_recorder", "same"]
 
 Recorder = Callable[[Any], Mapping[str, Any]]
 
 _RECORDERS: dict[str, Recorder] = {}
-
-
-def _name(cls: Any) -> str:
-    return f"{getattr(cls, '__module__', '?')}:{getattr(cls, '__qualname__', '?')}"
 
 
 def register_recorder(wrapper: type | str, recorder: Recorder) -> None:
@@ -57,7 +46,7 @@ def register_recorder(wrapper: type | str, recorder: Recorder) -> None:
                                "'module:qualname', or pass the class itself")
         key = wrapper
     elif isinstance(wrapper, type):
-        key = _name(wrapper)
+        key = name_of(wrapper)
     else:
         raise CaptureError(f"register_recorder: {wrapper!r} is not a class")
     if not callable(recorder):
@@ -68,11 +57,9 @@ def register_recorder(wrapper: type | str, recorder: Recorder) -> None:
 def recorder_for(cls: type) -> Recorder | None:
     """The recorder of ``cls``, or of the class whose ``__init__`` it inherits; None if none."""
     for c in cls.__mro__:
-        hit = _RECORDERS.get(_name(c))
-        if hit is not None:
+        hit = _RECORDERS.get(name_of(c))
+        if hit is not None or "__init__" in vars(c):
             return hit
-        if "__init__" in vars(c):
-            return None
     return None
 
 

@@ -1,21 +1,8 @@
 """What an ``allow`` list admits when a reference read from a file is resolved.
 
-An entry is a module (``"my_pkg.envs"``, which also covers the modules inside it) or one exact
-reference (``"my_pkg.envs:make_env"``). Resolving a reference imports its module, so the
-module must be listed (or the reference itself) before anything is imported. What the name
-then resolves to decides the rest:
-
-- a listed *module* admits the **env and wrapper classes** defined in a listed module
-  (subclasses of ``gymnasium.Env``, ``gymnasium.vector.VectorEnv``, ``gym.Env`` or a PettingZoo
-  ``AECEnv``/``ParallelEnv``; wrappers are env subclasses), enum classes for an ``$enum``
-  member, and **values** (anything not callable: constants, dicts, enum members);
-- **functions and every other callable** (builtins, methods, ``functools.partial``, classes
-  that are not envs or wrappers) are admitted only by their exact ``module:qualname`` entry: a
-  function such as ``gymnasium.envs.registration:register`` or ``...:make`` does whatever its
-  arguments say (registers ``os:system`` as an env, imports the module an id names).
-
-The base classes are looked up in ``sys.modules``: a class can only subclass a library that is
-already imported, so the check imports nothing.
+A module entry admits the env and wrapper classes defined in a listed module, enum classes and
+values; any other callable needs its exact ``module:qualname`` entry (docs/security.md). The
+env base classes are looked up in ``sys.modules``, so the check imports nothing.
 """
 
 from __future__ import annotations
@@ -38,6 +25,7 @@ _ENV_BASES = (("gymnasium", "Env"), ("gymnasium.vector", "VectorEnv"), ("gym", "
               ("pettingzoo", "AECEnv"), ("pettingzoo", "ParallelEnv"))
 #: One part of an exact entry's qualname: a name, or ``<locals>``/``<lambda>``.
 _PART = re.compile(r"<\w+>")
+_MRO = type.__dict__["__mro__"]
 
 
 def valid_entry(entry: str) -> bool:
@@ -59,24 +47,18 @@ def may_import(module: str, qualname: str, allow: tuple[str, ...]) -> bool:
     return module_allowed(module, allow) or f"{module}:{qualname}" in allow
 
 
-def is_env_class(obj: Any) -> bool:
-    """Whether ``obj`` is an env or wrapper class of an imported env library (imports nothing)."""
-    if not _is_class(obj):
-        return False
-    mro = _MRO.__get__(obj)  # the real MRO, whatever the metaclass says
-    for mod, name in _ENV_BASES:
-        base = getattr(sys.modules.get(mod), name, None)
-        if isinstance(base, type) and base in mro:
-            return True
-    return False
-
-
 def _is_class(obj: Any) -> bool:
     """Whether ``obj`` is a class (by its real type: a ``__class__`` property cannot pose)."""
     return issubclass(type(obj), type)
 
 
-_MRO = type.__dict__["__mro__"]
+def is_env_class(obj: Any) -> bool:
+    """Whether ``obj`` is an env or wrapper class of an imported env library (imports nothing)."""
+    if not _is_class(obj):
+        return False
+    mro = _MRO.__get__(obj)  # the real MRO, whatever the metaclass says
+    bases = (getattr(sys.modules.get(mod), name, None) for mod, name in _ENV_BASES)
+    return any(isinstance(base, type) and base in mro for base in bases)
 
 
 def _kind(obj: Any) -> str:
@@ -92,10 +74,8 @@ def _kind(obj: Any) -> str:
 
 def admitted(obj: Any, module: str, qualname: str, allow: tuple[str, ...],
              enum_class: bool = False) -> str | None:
-    """Why ``allow`` refuses ``obj``, found at ``module:qualname`` (``None``: admitted).
-
-    ``enum_class`` admits an enum class (the class of an ``$enum`` member) like an env class.
-    """
+    """Why ``allow`` refuses ``obj``, found at ``module:qualname`` (``None``: admitted);
+    ``enum_class`` admits an enum class (an ``$enum`` member's) like an env class."""
     name = f"{module}:{qualname}"
     if name in allow:
         return None
@@ -120,24 +100,11 @@ def admitted(obj: Any, module: str, qualname: str, allow: tuple[str, ...],
 
 def resolve_reference(module: str, qualname: str, allow: tuple[str, ...] | None,
                       enum_class: bool = False) -> Any:
-    """Import ``module`` and return ``module.<qualname>``, as ``allow`` admits it.
+    """Import ``module`` and return ``module.<qualname>`` (resolved strictly), as ``allow``
+    admits it (``None``: everything; ``enum_class``: it names an ``$enum`` member's class).
 
-    Parameters
-    ----------
-    module, qualname
-        The reference (``qualname`` is resolved strictly: no dunder step, no module step).
-    allow
-        The allow-list (``None``: everything).
-    enum_class
-        The reference names the class of an ``$enum`` member.
-
-    Raises
-    ------
-    UntrustedPackError
-        Outside ``allow`` (before any import), stepping through a module under ``allow``, or
-        resolving to what ``allow`` does not admit (nothing it names is called).
-    BuildError
-        The module does not import here, or the name is not in it.
+    Raises :class:`UntrustedPackError` outside ``allow`` (before any import) or for what
+    ``allow`` does not admit, :class:`BuildError` when the name does not import here.
     """
     name = f"{module}:{qualname}"
     if allow is not None and not may_import(module, qualname, allow):

@@ -1,12 +1,9 @@
-"""Callables that wrap an importable function: a ``functools.partial`` travels as the function
-(a :class:`~.ref.CodeRef`, by reference when a fresh interpreter can import it) plus the
-arguments it binds, each lowered exactly like an env kwarg (:mod:`.values`).
+"""A ``functools.partial`` carried as its function (a :class:`~.ref.CodeRef`, by reference when
+a fresh interpreter can import it) plus its arguments, each lowered like an env kwarg.
 
-Env packages register dozens of ids as ``entry_point=partial(make, variant=...)``; the partial
-object itself has no importable name, but its function has, and its arguments are values. A
-partial whose function has no importable name, or that carries attributes of its own
-(``partial.metadata = ...``, which ``gymnasium.make`` reads), travels by value as a whole.
-Bound methods are not reduced: an instance's state is not an argument.
+Env packages register ids as ``entry_point=partial(make, variant=...)``. A partial whose
+function has no importable name, or that has attributes of its own (``partial.metadata``,
+which ``gymnasium.make`` reads), travels by value as a whole. Bound methods are not reduced.
 """
 
 from __future__ import annotations
@@ -24,24 +21,10 @@ __all__ = ["partial_ref"]
 
 
 def partial_ref(obj: functools.partial[Any], by_value: bool | None, what: str) -> CodeRef:
-    """A ``functools.partial``: the function it wraps, by reference when a fresh interpreter
-    can import it, plus its arguments, each lowered like an env kwarg; otherwise the whole
-    partial by value (cloudpickle, with the wrapped function's module, not ``functools``).
-
-    Parameters
-    ----------
-    obj
-        A partial of exactly type ``functools.partial`` (a subclass is code of its own).
-    by_value
-        As in :func:`~.code.code_ref`: ``None`` decides by fresh importability of the
-        function; ``False`` refuses what only travels by value.
-    what
-        How errors name the partial (``"entry point of 'Env-v0'"``).
-    """
+    """The :class:`~.ref.CodeRef` of a partial of exactly type ``functools.partial``;
+    ``by_value`` and ``what`` as in :func:`~.code.code_ref`."""
     func = obj.func
     ref = reference_of(func)
-    modname = getattr(func, "__module__", None) or "__main__"
-    qualname = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
     extra = sorted(map(str, vars(obj)))  # attributes set on the partial (``.metadata``...)
     if by_value is False and (ref is None or extra):
         why = (f"has attributes ({', '.join(extra)}) a reference would lose" if ref is not None
@@ -50,11 +33,10 @@ def partial_ref(obj: functools.partial[Any], by_value: bool | None, what: str) -
         raise CaptureError(f"the {what} is a functools.partial that {why}; it can only travel "
                            "by value: drop by_value=False")
     if by_value or ref is None or extra or (by_value is None and not fresh_importable(ref[0])):
-        return payload_ref(obj, modname, qualname, what)
+        return payload_ref(obj, func, what)  # named as its function, whose module goes too
     label = f"partial of {ref[0]}:{ref[1]}"
     args = lower(tuple(obj.args), f"the {what} ({label}) args", by_value)
     keywords, _ = lower_mapping(dict(obj.keywords), what, f"({label}) keyword", by_value)
     out = CodeRef(ref[0], ref[1], bound=(args, keywords))
     object.__setattr__(out, "_obj", obj)
     return out
-

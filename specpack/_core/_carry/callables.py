@@ -1,42 +1,35 @@
 """A live class or function made into a :class:`~.ref.CodeRef` here, at capture.
 
-By reference when a fresh interpreter of this installation could import it under its name
-(:func:`~.importable.fresh_importable`), by value otherwise: a cloudpickle payload taken now
-(:func:`~.payload.dumps_witnessed`), with the sources of the code it holds
-(:func:`~.sources.located`). Both kinds are cached per live object, a by-value one while the
-witness of its payload holds. A ``functools.partial`` is not handled here: it travels as its
-function plus lowered arguments (:mod:`.bound`), and :func:`specpack._core._carry.code.code_ref`
-dispatches.
+By reference when a fresh interpreter could import it under its name, by value (a witnessed
+cloudpickle payload, with the sources of its code) otherwise; both cached per live object, a
+by-value one while its witness holds. A ``functools.partial`` is :mod:`.bound`'s.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Any
 
 from .._errors import CaptureError
+from .carried import PY
 from .importable import MAIN_NAMES, fresh_importable, reference_of
 from .payload import Witness, dumps_witnessed, forced_modules
-from .ref import PY, CodeRef
+from .ref import CodeRef
 from .sources import located
 
 __all__ = ["callable_ref", "payload_ref"]
 
 _ref_cache: dict[Any, CodeRef] = {}
+#: By-value CodeRefs of live objects, reused while the witness of their payload holds.
+_value_cache: dict[Any, tuple[Any, Witness, CodeRef]] = {}
 
 
 def callable_ref(obj: Any, by_value: bool | None, what: str) -> CodeRef:
-    """The :class:`~.ref.CodeRef` for a class or function (not a partial), by reference or by value.
+    """The :class:`~.ref.CodeRef` for a class or function (not a partial).
 
-    Parameters
-    ----------
-    obj
-        The class or function.
-    by_value
-        ``None`` decides by fresh importability; ``True``/``False`` force the choice
-        (``False`` still needs a name under which the object can be looked up).
-    what
-        How errors name the object (``"entry point"``, ``"callable kwargs['fn']"``).
+    ``by_value=None`` decides by fresh importability; ``True``/``False`` force the choice
+    (``False`` still needs a name to look the object up by). ``what`` names it in errors.
     """
     if by_value is None:
         try:
@@ -48,27 +41,26 @@ def callable_ref(obj: Any, by_value: bool | None, what: str) -> CodeRef:
     ref = reference_of(obj)
     if by_value is None:
         by_value = ref is None or not fresh_importable(ref[0])
-    if not by_value:
-        if ref is None:
-            raise CaptureError(
-                f"the {what} {obj!r} has no importable name (it is a lambda, a closure or a "
-                "local class); it can only travel by value: drop by_value=False"
-            )
-        out = CodeRef(ref[0], ref[1])
-        object.__setattr__(out, "_obj", obj)
-        try:
-            _ref_cache[obj] = out
-        except TypeError:
-            pass
-        return out
-    return payload_ref(obj, getattr(obj, "__module__", None) or "__main__",
-                        getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
-                        or repr(obj), what)
+    if by_value:
+        return payload_ref(obj, obj, what)
+    if ref is None:
+        raise CaptureError(
+            f"the {what} {obj!r} has no importable name (it is a lambda, a closure or a "
+            "local class); it can only travel by value: drop by_value=False"
+        )
+    out = CodeRef(ref[0], ref[1])
+    object.__setattr__(out, "_obj", obj)
+    with contextlib.suppress(TypeError):  # an unhashable callable
+        _ref_cache[obj] = out
+    return out
 
 
-def payload_ref(obj: Any, modname: Any, qualname: Any, what: str) -> CodeRef:
-    """``obj`` carried by value, named ``modname:qualname`` (whose module, when it is loaded
-    and not ``__main__``, is pickled by value too)."""
+def payload_ref(obj: Any, named: Any, what: str) -> CodeRef:
+    """``obj`` carried by value, named as ``named`` is (whose module, when it is loaded and not
+    ``__main__``, is pickled by value too)."""
+    modname = getattr(named, "__module__", None) or "__main__"
+    qualname = (getattr(named, "__qualname__", None) or getattr(named, "__name__", None)
+                or repr(named))
     force: set[str] = set()
     if isinstance(modname, str) and modname not in MAIN_NAMES and modname in sys.modules:
         force.add(modname)
@@ -91,8 +83,3 @@ def payload_ref(obj: Any, modname: Any, qualname: Any, what: str) -> CodeRef:
             _value_cache.clear()
         _value_cache[key] = (obj, witness, out)
     return out
-
-
-#: By-value CodeRefs of live objects, reused while the witness of their payload holds (the
-#: object, and everything cloudpickle read from it, unchanged: see :mod:`.payload`).
-_value_cache: dict[Any, tuple[Any, Witness, CodeRef]] = {}

@@ -1,9 +1,6 @@
-"""The two kinds of carried value that are not code: a :class:`Blob` (an object pickled by
-value at capture) and an :class:`EnumRef` (an enum member named in a manifest).
-
-Both are immutable and compare by content; ``load()`` gives the live value (a fresh copy of a
-Blob's object each time; the enum member, importing its module). :func:`loads_payload` is
-how every by-value payload (a Blob's, a by-value :class:`~specpack.CodeRef`'s) is unpickled.
+"""The carried values that are not code: a :class:`Blob` (an object pickled by value at
+capture) and an :class:`EnumRef` (an enum member named in a manifest), and
+:func:`loads_payload`, how every by-value payload is unpickled.
 """
 
 from __future__ import annotations
@@ -23,11 +20,12 @@ from .._restorer import restorer
 from .allowlist import resolve_reference
 from .tree import Carried
 
-__all__ = ["Blob", "EnumRef", "loads_payload"]
+__all__ = ["PY", "Blob", "EnumRef", "loads_payload"]
 
-#: Globals that by-value payloads written by earlier releases name, and today's name of each.
-#: A pack file keeps its payloads' bytes, so a file written by 0.3.0.dev0 may hold code whose
-#: sources travel with it under the old path. Read here only: no import hook.
+#: This interpreter's ``major.minor``: what a by-value payload records and must match to load.
+PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
+#: Globals that payloads of earlier releases name (pack files keep their payloads' bytes:
+#: 0.3.0.dev0's name of ``restore_sources``), and today's name of each. No import hook.
 _OLD_GLOBALS = {
     ("specpack.carry.sources", "restore_sources"): ("specpack._pickled", "restore_sources"),
 }
@@ -40,16 +38,8 @@ class _PayloadUnpickler(pickle.Unpickler):
 
 
 def loads_payload(payload: bytes) -> Any:
-    """The object of a by-value payload (cloudpickle bytes), old global paths read as today's.
-
-    Parameters
-    ----------
-    payload
-        What :func:`specpack._core._carry.payload.portable_dumps` wrote, now or in an earlier release.
-    """
+    """The object of a by-value payload (cloudpickle bytes), old global paths read as today's."""
     return _PayloadUnpickler(io.BytesIO(payload)).load()
-
-_PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 
 
 class Blob(Carried):
@@ -65,7 +55,7 @@ class Blob(Carried):
     python: str
     _digest: str | None
 
-    def __init__(self, payload: bytes, type_name: str, python: str = _PY) -> None:
+    def __init__(self, payload: bytes, type_name: str, python: str = PY) -> None:
         object.__setattr__(self, "payload", payload)
         object.__setattr__(self, "type_name", type_name)
         object.__setattr__(self, "python", python)
@@ -80,10 +70,11 @@ class Blob(Carried):
     @property
     def digest(self) -> str:
         """``sha256:<hex>`` of the payload."""
-        if self._digest is None:
-            object.__setattr__(self, "_digest", "sha256:" + hashlib.sha256(self.payload).hexdigest())
-        assert self._digest is not None
-        return self._digest
+        digest = self._digest
+        if digest is None:
+            digest = "sha256:" + hashlib.sha256(self.payload).hexdigest()
+            object.__setattr__(self, "_digest", digest)
+        return digest
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Blob) and self.digest == other.digest
@@ -99,10 +90,10 @@ class Blob(Carried):
 
     def load(self) -> Any:
         """A fresh copy of the carried object."""
-        if self.python != _PY:
+        if self.python != PY:
             raise BuildError(
                 f"a {self.type_name} value was carried by value under Python {self.python} and "
-                f"cannot be loaded under Python {_PY}; capture the pack again under Python {_PY}"
+                f"cannot be loaded under Python {PY}; capture the pack again under Python {PY}"
             )
         try:
             return loads_payload(self.payload)
@@ -130,9 +121,8 @@ class EnumRef(Carried):
             object.__setattr__(self, "allow", tuple(self.allow))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        if self.allow is None:
-            return (restore_enum_ref, (self.module, self.qualname, self.member))
-        return (restore_enum_ref, (self.module, self.qualname, self.member, self.allow))
+        args = (self.module, self.qualname, self.member)
+        return (restore_enum_ref, args if self.allow is None else (*args, self.allow))
 
     def _exact_key(self) -> tuple[Any, ...]:
         return ("e", self.module, self.qualname, self.member)

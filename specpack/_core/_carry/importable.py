@@ -1,11 +1,8 @@
 """Could a fresh interpreter of this installation import a module by name?
 
-Answered without importing anything and without trusting ``sys.modules`` (membership there is
-not evidence): the module's top-level package must be findable on the *installation* search
-path (stdlib, site-packages, ``.pth`` entries, ``PYTHONPATH`` resolved against the working
-directory, editable-install finders) and the dotted path must lead to the same file that is
-loaded now. The script directory, the working directory and runtime ``sys.path`` additions do
-not count: a worker started elsewhere does not have them.
+Answered without importing anything or trusting ``sys.modules``: the top-level package must be
+found on the *installation* search path, and the dotted path must lead to the file loaded now.
+The script directory, the working directory and runtime ``sys.path`` additions do not count.
 """
 
 from __future__ import annotations
@@ -25,31 +22,31 @@ from .names import resolve_qualname
 __all__ = ["MAIN_NAMES", "fresh_importable", "non_importable_modules", "reference_of"]
 
 MAIN_NAMES = frozenset({"__main__", "__mp_main__"})
-_MAIN_NAMES = MAIN_NAMES
+_SCHEMES = ("stdlib", "platstdlib", "purelib", "platlib")
+_EDITABLE = ("__editable__", "_editable_impl", "_pdm_", "_hatch_editable")
+
+
+def _stdlib() -> list[str]:
+    return [p for p in map(sysconfig.get_paths().get, _SCHEMES) if p]
+
+
+def _site_packages() -> list[str]:
+    try:
+        return list(site.getsitepackages())
+    except AttributeError:  # pragma: no cover - virtualenv's old site.py
+        return []
 
 
 @functools.lru_cache(maxsize=1)
 def _installation_paths() -> tuple[str, ...]:
-    """The module search path a fresh ``python`` of this installation starts with.
-
-    That is the stdlib and site directories, the entries added by ``.pth`` files in them and
-    ``PYTHONPATH``; not the script directory, the working directory or runtime additions.
-    """
-
-    paths: list[str] = []
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-        p = sysconfig.get_paths().get(key)
-        if p:
-            paths.append(p)
-    sitedirs: list[str] = []
-    try:
-        sitedirs.extend(site.getsitepackages())
-    except AttributeError:  # pragma: no cover - virtualenv's old site.py
-        pass
+    """The search path a fresh ``python`` of this installation starts with: stdlib and site
+    directories, their ``.pth`` entries and ``PYTHONPATH``."""
+    stdlib = _stdlib()
+    sitedirs = _site_packages()
     if site.ENABLE_USER_SITE:
         sitedirs.append(site.getusersitepackages())
-    paths.extend(sitedirs)
-    for sitedir in dict.fromkeys(sitedirs + paths):
+    paths = stdlib + sitedirs
+    for sitedir in dict.fromkeys(sitedirs + stdlib):
         try:
             names = sorted(n for n in os.listdir(sitedir) if n.endswith(".pth"))
         except OSError:
@@ -60,35 +57,23 @@ def _installation_paths() -> tuple[str, ...]:
                     lines = fh.read().splitlines()
             except (OSError, UnicodeDecodeError):
                 continue
-            for line in lines:
-                line = line.strip()
-                if not line or line.startswith(("#", "import ", "import\t")):
-                    continue
-                paths.append(os.path.join(sitedir, line))
-    for p in os.environ.get("PYTHONPATH", "").split(os.pathsep):
-        if p:
-            paths.append(os.path.abspath(p))
+            paths += [os.path.join(sitedir, line) for line in map(str.strip, lines)
+                      if line and not line.startswith(("#", "import ", "import\t"))]
+    paths += [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     # The zipped stdlib and lib-dynload live beside the stdlib: keep sys.path entries under the
     # installation prefixes.
     prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix, sys.prefix)}
-    for p in sys.path:
-        if p and any(os.path.realpath(p).startswith(pre + os.sep) for pre in prefixes):
-            paths.append(p)
-    return tuple(dict.fromkeys(os.path.realpath(p) for p in paths if os.path.isdir(p) or p.endswith(".zip")))
+    paths += [p for p in sys.path
+              if p and any(os.path.realpath(p).startswith(pre + os.sep) for pre in prefixes)]
+    return tuple(dict.fromkeys(
+        os.path.realpath(p) for p in paths if os.path.isdir(p) or p.endswith(".zip")))
 
 
 def _editable_finders() -> list[Any]:
-    """Meta-path finders installed at interpreter start by editable installs (setuptools etc.)."""
-    out = []
-    for finder in sys.meta_path:
-        mods = (getattr(finder, "__module__", None), getattr(type(finder), "__module__", None))
-        if any(
-            isinstance(m, str)
-            and m.startswith(("__editable__", "_editable_impl", "_pdm_", "_hatch_editable"))
-            for m in mods
-        ):
-            out.append(finder)
-    return out
+    """Meta-path finders that editable installs (setuptools etc.) add at interpreter start."""
+    return [f for f in sys.meta_path if any(
+        isinstance(m, str) and m.startswith(_EDITABLE)
+        for m in (getattr(f, "__module__", None), getattr(type(f), "__module__", None)))]
 
 
 def _same_file(a: str | None, b: str | None) -> bool:
@@ -103,9 +88,8 @@ def _same_file(a: str | None, b: str | None) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _fresh_importable_cached(modname: str, loaded_file: str | None) -> bool:
     top, _, rest = modname.partition(".")
-    if top in sys.builtin_module_names:
-        return not rest
-    if importlib.machinery.FrozenImporter.find_spec(top) is not None:
+    if (top in sys.builtin_module_names
+            or importlib.machinery.FrozenImporter.find_spec(top) is not None):
         return not rest
     spec = importlib.machinery.PathFinder.find_spec(top, list(_installation_paths()))
     if spec is None:
@@ -113,38 +97,28 @@ def _fresh_importable_cached(modname: str, loaded_file: str | None) -> bool:
             try:
                 spec = finder.find_spec(top, None)
             except Exception:  # noqa: BLE001 - a broken finder is no evidence
-                spec = None
+                continue
             if spec is not None:
                 break
+    # Walk down the package path without importing: each step must be a package on disk.
+    for part in rest.split(".") if rest else ():
+        if spec is None or not spec.submodule_search_locations:
+            return False
+        spec = importlib.machinery.PathFinder.find_spec(part, list(spec.submodule_search_locations))
     if spec is None:
         return False
-    if not rest:
-        return loaded_file is None or _same_file(spec.origin, loaded_file)
-    # Walk down the package path without importing: each step must be a package on disk.
-    locations = spec.submodule_search_locations
-    parts = rest.split(".")
-    for i, part in enumerate(parts):
-        if not locations:
-            return False
-        sub = importlib.machinery.PathFinder.find_spec(part, list(locations))
-        if sub is None:
-            return False
-        if i == len(parts) - 1:
-            return loaded_file is None or _same_file(sub.origin, loaded_file)
-        locations = sub.submodule_search_locations
-    return False  # pragma: no cover
+    return loaded_file is None or _same_file(spec.origin, loaded_file)
 
 
 def fresh_importable(modname: str) -> bool:
     """Whether a fresh interpreter of this installation could import ``modname`` by name."""
-    if modname in _MAIN_NAMES:
+    if modname in MAIN_NAMES:
         return False
     mod = sys.modules.get(modname)
     loaded_file = getattr(mod, "__file__", None) if mod is not None else None
     if mod is not None and loaded_file is None and getattr(mod, "__spec__", None) is None:
         return False  # built at run time (types.ModuleType): nowhere to import it from
     return _fresh_importable_cached(modname, loaded_file)
-
 
 
 _scan: tuple[tuple[int, str | None], frozenset[str], frozenset[str]] | None = None
@@ -166,44 +140,33 @@ def non_importable_modules() -> frozenset[str]:
     found = frozenset(
         name
         for name, mod in list(sys.modules.items())
-        if name not in _MAIN_NAMES
+        if name not in MAIN_NAMES
         and mod is not None
         and getattr(mod, "__file__", None)
         and not name.startswith(("specpack", "gymnasium", "gym.", "numpy", "cloudpickle"))
         and name != "gym"
-        and not _is_stdlib_or_site(getattr(mod, "__file__", ""))
+        and not _in_site_or_stdlib(getattr(mod, "__file__", ""))
         and not fresh_importable(name)
     )
     _scan = (quick, names, found)
     return found
 
 
+@functools.lru_cache(maxsize=1)
+def _site_and_stdlib() -> tuple[str, ...]:
+    return tuple({os.path.realpath(p) for p in _stdlib() + _site_packages()})
+
+
 @functools.lru_cache(maxsize=8192)
-def _is_stdlib_or_site_cached(path: str) -> bool:
+def _in_site_or_stdlib(path: str) -> bool:
     real = os.path.realpath(path)
     return any(real.startswith(p + os.sep) for p in _site_and_stdlib())
 
 
-def _is_stdlib_or_site(path: str) -> bool:
-    return bool(path) and _is_stdlib_or_site_cached(path)
-
-
-@functools.lru_cache(maxsize=1)
-def _site_and_stdlib() -> tuple[str, ...]:
-    paths = [sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")]
-    try:
-        paths.extend(site.getsitepackages())
-    except AttributeError:  # pragma: no cover
-        pass
-    return tuple({os.path.realpath(p) for p in paths if p})
-
-
 def reference_of(obj: Any) -> tuple[str, str] | None:
-    """``(module, qualname)`` under which ``obj`` can be looked up in this process, or None.
-
-    A classmethod bound to its importable class counts (each lookup binds a new, equal
-    method); a method bound to an instance does not (the instance is state, not a name).
-    """
+    """``(module, qualname)`` under which ``obj`` can be looked up in this process, or None:
+    a classmethod bound to its class counts (each lookup binds an equal method), a method
+    bound to an instance does not (the instance is state, not a name)."""
     modname = getattr(obj, "__module__", None)
     qualname = getattr(obj, "__qualname__", None)
     if not isinstance(modname, str) or not isinstance(qualname, str) or "<" in qualname:

@@ -1,8 +1,7 @@
-"""What a ``module:qualname`` reference names: resolved one attribute at a time.
+"""What a ``module:qualname`` reference names, resolved one attribute at a time.
 
-The bottom of the carry stack: capture (:mod:`.importable`, :mod:`.code`) asks it whether a
-live object can be named, and every process that loads a reference (:mod:`.allowlist`) asks it
-for the object, so a worker loads this and not the capture-side machinery.
+The bottom of the carry stack, so a worker that loads a reference loads this and not the
+capture-side machinery.
 """
 
 from __future__ import annotations
@@ -18,12 +17,8 @@ class NotAName(AttributeError):
 
 
 def resolve_qualname(module: types.ModuleType, qualname: str) -> Any:
-    """``module.<qualname>``, one attribute at a time, never stepping through a module.
-
-    A qualified name names a class or function *defined* in that module (``Outer.Inner``), so a
-    step that lands on a module object (``gym.os``) is refused with ``AttributeError``: it would
-    let a reference reach any module the named one happens to import.
-    """
+    """``module.<qualname>``, one attribute at a time, never stepping through a module (from
+    ``gym.os`` a reference could reach any module the named one imports)."""
     obj: Any = module
     for part in qualname.split("."):
         if part.startswith("__") and part.endswith("__"):

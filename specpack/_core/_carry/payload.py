@@ -1,28 +1,17 @@
 """By-value payloads: made with cloudpickle, and told apart from stale ones without re-pickling.
 
-:func:`portable_dumps` pickles an object so that a fresh interpreter can load it: modules that
-interpreter could not import are registered for pickling by value for the duration of the call.
-
-:func:`dumps_witnessed` does the same and also returns a :class:`Witness`: a record of every
-object the pickler read (its memo), each with the exact references cloudpickle takes from it
-(a function's code, defaults, closure cells and the globals its code names; a class's
-``__dict__``, bases and names; a container's items). ``Witness.holds()`` compares those
-references *by identity*, so it is true only when pickling again would read the very same
-objects and write the same bytes: a method replaced, a global rebound (``2`` → ``2.0``
-included), a cell changed, an item added to a dict the code uses, a source file edited (the
-payload carries sources for tracebacks) all make it false. An object of any other type (an
-instance, an array, whose state cannot be compared this cheaply) gives no witness, and the
-caller pickles again every time. ``capture`` uses witnesses to reuse a by-value payload, and a
-whole pack, while they hold.
+:func:`portable_dumps` pickles by value the modules a fresh interpreter could not import.
+:func:`dumps_witnessed` also returns a :class:`Witness` of what the pickler read, which holds
+while pickling again would write the same bytes (docs/how-it-works.md, "One value's trip").
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import functools
+import dataclasses
 import io
-import os
+import operator
 import sys
 import threading
 import types
@@ -33,27 +22,22 @@ import cloudpickle
 
 from .._restorer import PICKLED
 from .importable import MAIN_NAMES, non_importable_modules, reference_of
-from .sources import Located
+from .sources import Located, code_objects, file_stamp
 
 __all__ = ["Witness", "by_value_modules", "dumps_witnessed", "forced_modules",
            "portable_dumps"]
 
 #: What picks the modules every payload made in this context pickles by value
-#: (``capture(..., self_contained=True)``: the user's own modules, importable here but not on
-#: another node). Asked at each pickling: resolving the env imports the modules it names.
+#: (``capture(..., self_contained=True)``). Asked at each pickling: resolving the env imports
+#: the modules it names.
 _FORCED: contextvars.ContextVar[Callable[[], Iterable[str]] | None] = contextvars.ContextVar(
     "specpack_forced_by_value", default=None)
 
 
 @contextlib.contextmanager
 def by_value_modules(select: Callable[[], Iterable[str]]) -> Iterator[None]:
-    """Within the block, payloads also carry the modules ``select()`` names by value.
-
-    Parameters
-    ----------
-    select
-        Called at each pickling (modules loaded by then count), returns module names.
-    """
+    """Within the block, payloads also carry by value the modules ``select()`` names (it is
+    called at each pickling)."""
     token = _FORCED.set(select)
     try:
         yield
@@ -91,29 +75,20 @@ def _register(modules: Iterable[str]) -> list[types.ModuleType]:
         mod = sys.modules.get(name)
         if mod is None or name in MAIN_NAMES:
             continue
-        try:
+        with contextlib.suppress(ValueError):
             cloudpickle.register_pickle_by_value(mod)
             registered.append(mod)
-        except ValueError:
-            pass
     return registered
 
 
-@functools.cache
-def _pickler_class() -> type[Any]:
-    """cloudpickle's pickler, saving the ``specpack._pickled`` rebuilders by reference.
+class _Pickler(cloudpickle.Pickler):  # type: ignore[misc]
+    """cloudpickle's pickler, saving the ``specpack._pickled`` rebuilders by reference (not by
+    value, as it would while that module is not imported), as a pack's pickle does."""
 
-    cloudpickle saves a function by value when its ``__module__`` is not in ``sys.modules``;
-    the rebuilders name ``specpack._pickled``, which nothing above them imports. Saved by
-    reference, a payload names them as a pack's pickle does, and loading it imports the module.
-    """
-    class Pickler(cloudpickle.Pickler):  # type: ignore[misc]
-        def reducer_override(self, obj: Any) -> Any:
-            if isinstance(obj, types.FunctionType) and obj.__module__ == PICKLED:
-                return NotImplemented  # pickle's own save_global: by reference, identity checked
-            return super().reducer_override(obj)
-
-    return Pickler
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, types.FunctionType) and obj.__module__ == PICKLED:
+            return NotImplemented  # pickle's own save_global: by reference, identity checked
+        return super().reducer_override(obj)
 
 
 def _dumps(obj: Any, modules: set[str], scan: frozenset[str] | None
@@ -123,7 +98,7 @@ def _dumps(obj: Any, modules: set[str], scan: frozenset[str] | None
         registered = _register(modules)
         try:
             buf = io.BytesIO()
-            pickler = _pickler_class()(buf, protocol=4)
+            pickler = _Pickler(buf, protocol=4)
             pickler.dump(obj)
             if scan is None:
                 return buf.getvalue(), None
@@ -131,56 +106,35 @@ def _dumps(obj: Any, modules: set[str], scan: frozenset[str] | None
             return buf.getvalue(), _witness(seen, frozenset(modules), scan)
         finally:
             for mod in registered:
-                try:
+                with contextlib.suppress(ValueError):
                     cloudpickle.unregister_pickle_by_value(mod)
-                except ValueError:  # pragma: no cover
-                    pass
 
 
 def _modules(scan: frozenset[str], force_modules: set[str] | None) -> set[str]:
-    modules = set(scan) | forced_modules()
-    if force_modules:
-        modules |= force_modules
-    return modules
+    return set(scan) | forced_modules() | (force_modules or set())
 
 
 def portable_dumps(obj: Any, *, force_modules: set[str] | None = None) -> bytes:
-    """cloudpickle ``obj`` so that a fresh interpreter can load it.
-
-    Parameters
-    ----------
-    obj
-        Any object cloudpickle can pickle.
-    force_modules
-        Module names to pickle by value even if a fresh interpreter could import them.
-    """
+    """cloudpickle ``obj`` so that a fresh interpreter can load it (``force_modules``: modules
+    to pickle by value even if a fresh interpreter could import them)."""
     return _dumps(obj, _modules(non_importable_modules(), force_modules), None)[0]
 
 
 def dumps_witnessed(obj: Any, *,
                     force_modules: set[str] | None = None) -> tuple[bytes, Witness | None]:
-    """:func:`portable_dumps`, and a :class:`Witness` of what it read (None: no witness).
-
-    Parameters
-    ----------
-    obj, force_modules
-        As for :func:`portable_dumps`.
-    """
+    """:func:`portable_dumps`, and a :class:`Witness` of what it read (None: no witness)."""
     scan = non_importable_modules()
     return _dumps(obj, _modules(scan, force_modules), scan)
 
 
+@dataclasses.dataclass(slots=True, eq=False)
 class Witness:
     """What a by-value pickle read; :meth:`holds` while pickling again would give its bytes."""
 
-    __slots__ = ("_checks", "_files", "_modules", "_scan")
-
-    def __init__(self, checks: list[tuple[Any, tuple[Any, ...]]], files: dict[str, Any],
-                 modules: frozenset[str], scan: frozenset[str]) -> None:
-        self._checks = checks
-        self._files = files
-        self._modules = modules
-        self._scan = scan
+    _checks: list[tuple[Any, tuple[Any, ...]]]
+    _files: dict[str, Any]
+    _modules: frozenset[str]
+    _scan: frozenset[str]
 
     def holds(self) -> bool:
         """Whether every object read is unchanged (by identity) and so are the sources, and
@@ -190,12 +144,9 @@ class Witness:
             return False
         for obj, state in self._checks:
             now = _state(obj, self._modules)
-            if now is None or len(now) != len(state):
+            if now is None or len(now) != len(state) or not all(map(operator.is_, now, state)):
                 return False
-            for a, b in zip(now, state):
-                if a is not b:
-                    return False
-        return all(_stamp(name) == stamp for name, stamp in self._files.items())
+        return all(file_stamp(name) == stamp for name, stamp in self._files.items())
 
 
 def _witness(seen: list[Any], frozen: frozenset[str],
@@ -206,7 +157,7 @@ def _witness(seen: list[Any], frozen: frozenset[str],
         if type(obj) in _FIXED:
             continue
         if isinstance(obj, Located):  # its maps are fresh; its sources are read from files
-            files.update((name, _stamp(name)) for name in obj.files.values())
+            files.update((name, file_stamp(name)) for name in obj.files.values())
             continue
         state = _state(obj, frozen)
         if state is None:
@@ -214,14 +165,6 @@ def _witness(seen: list[Any], frozen: frozenset[str],
         if state:
             checks.append((obj, state))
     return Witness(checks, files, frozen, scan)
-
-
-def _stamp(name: str) -> Any:
-    try:
-        st = os.stat(name)
-    except (OSError, ValueError):
-        return None
-    return (st.st_size, st.st_mtime_ns)
 
 
 def _by_name(obj: Any, modules: frozenset[str]) -> bool:
@@ -240,14 +183,6 @@ def _contents(cell: types.CellType) -> Any:
         return _EMPTY_CELL
 
 
-def _names(code: types.CodeType) -> list[str]:
-    out = list(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            out += _names(const)
-    return out
-
-
 def _state(obj: Any, modules: frozenset[str]) -> tuple[Any, ...] | None:
     """The references cloudpickle takes from ``obj`` (``()``: none to compare; None: unknown)."""
     kind = type(obj)
@@ -262,7 +197,7 @@ def _state(obj: Any, modules: frozenset[str]) -> tuple[Any, ...] | None:
             return ()
         cells = tuple(_contents(c) for c in obj.__closure__ or ())
         g = obj.__globals__
-        names = (*_BASE_GLOBALS, *_names(obj.__code__))
+        names = (*_BASE_GLOBALS, *(n for c in code_objects(obj.__code__) for n in c.co_names))
         return (obj.__code__, obj.__defaults__, obj.__kwdefaults__, obj.__dict__,
                 obj.__name__, obj.__qualname__, obj.__module__, obj.__doc__,
                 obj.__annotations__, reference_of(obj) is None, *cells,

@@ -1,15 +1,7 @@
 """The :class:`CodeRef` value: a class or function carried by reference or by value.
 
-A class or function is kept **by reference** (``"module:qualname"``) when a fresh interpreter
-started from the same installation could import it under that name (see
-:mod:`specpack._core._carry.importable`), and **by value** (a cloudpickle payload made at capture time)
-when it could not. This module holds the value itself: its fields, equality, pickling, its
-state tuple, and loading it in a process; :mod:`specpack._core._carry.code` makes one from a live
-object.
-
-A reference read from a file is resolved strictly: each step of the qualified name must be an
-attribute that is not a module (``"pkg.mod:os.system"`` is refused), and under an allow-list
-the object found must itself be defined in an allowed module.
+Its fields, equality, pickling, state tuple and loading in a process; :mod:`.code` makes one
+from a live object. A reference is resolved strictly (:mod:`.allowlist`).
 """
 
 from __future__ import annotations
@@ -17,7 +9,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
-import sys
 import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -27,16 +18,13 @@ from gymnasium.envs import registration as gym_registration
 from .._errors import BuildError, UntrustedPackError
 from .._restorer import restorer
 from .allowlist import admitted, may_import, resolve_reference
-from .carried import Blob, loads_payload
+from .carried import PY, Blob, loads_payload
 from .tree import SCALAR_TYPES, Carried, exact_key, materialize, pickle_exact
 
 if TYPE_CHECKING:
     from .payload import Witness
 
-__all__ = ["PY", "CodeRef", "code_ref_from_state", "iter_carried", "live_object", "witness_of"]
-
-#: This interpreter's ``major.minor``: what a by-value payload records and must match to load.
-PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
+__all__ = ["CodeRef", "code_ref_from_state", "iter_carried", "live_object", "witness_of"]
 
 _load_lock = threading.Lock()
 _loaded: dict[str, Any] = {}
@@ -46,12 +34,12 @@ class CodeRef(Carried):
     """A class or function, carried by reference (``module:qualname``) or by value (payload).
 
     Immutable and hashable by content. ``load()`` returns the object in this process: by
-    reference it imports the module; by value it unpickles the payload once per process (the
-    result is cached by digest, so every rebuild in a process shares one class object).
+    reference it imports the module; by value it unpickles the payload once per process (cached
+    by digest, so every rebuild in a process shares one class object).
 
-    A reference may be *bound*: ``bound`` holds the lowered positional and keyword arguments
-    of a ``functools.partial`` of the named function, and ``load()`` returns that partial
-    (what an env package registers as ``entry_point=partial(make, variant=...)``).
+    A reference may be *bound*: ``bound`` holds the lowered arguments of a ``functools.partial``
+    of the named function, and ``load()`` returns that partial (what an env package registers
+    as ``entry_point=partial(make, variant=...)``).
     """
 
     __slots__ = ("_bound_key", "_digest", "_live", "_obj", "_witness", "allow", "bound",
@@ -70,16 +58,10 @@ class CodeRef(Carried):
     _live: Any
     _witness: Witness | None
 
-    def __init__(
-        self,
-        module: str,
-        qualname: str,
-        payload: bytes | None = None,
-        python: str | None = None,
-        allow: tuple[str, ...] | None = None,
-        registered: str | None = None,
-        bound: tuple[tuple[Any, ...], dict[str, Any]] | None = None,
-    ) -> None:
+    def __init__(self, module: str, qualname: str, payload: bytes | None = None,
+                 python: str | None = None, allow: tuple[str, ...] | None = None,
+                 registered: str | None = None,
+                 bound: tuple[tuple[Any, ...], dict[str, Any]] | None = None) -> None:
         object.__setattr__(self, "module", module)
         object.__setattr__(self, "qualname", qualname)
         object.__setattr__(self, "payload", payload)
@@ -88,11 +70,8 @@ class CodeRef(Carried):
         object.__setattr__(self, "registered", registered)
         object.__setattr__(self, "bound", None if bound is None else (tuple(bound[0]),
                                                                       dict(bound[1])))
-        object.__setattr__(self, "_bound_key", None)
-        object.__setattr__(self, "_digest", None)
-        object.__setattr__(self, "_obj", None)
-        object.__setattr__(self, "_live", None)
-        object.__setattr__(self, "_witness", None)
+        for cached in ("_bound_key", "_digest", "_obj", "_live", "_witness"):
+            object.__setattr__(self, cached, None)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"CodeRef is immutable (cannot set {name!r})")
@@ -128,7 +107,8 @@ class CodeRef(Carried):
         if self.payload is None:
             return None
         if self._digest is None:
-            object.__setattr__(self, "_digest", "sha256:" + hashlib.sha256(self.payload).hexdigest())
+            digest = "sha256:" + hashlib.sha256(self.payload).hexdigest()
+            object.__setattr__(self, "_digest", digest)
         return self._digest
 
     def _key(self) -> tuple[Any, ...]:
@@ -206,13 +186,9 @@ class CodeRef(Carried):
         return obj
 
     def _load_registered(self) -> Any:
-        """The entry point that importing ``module`` registers in gymnasium under ``registered``.
-
-        Under ``allow`` the module must be listed (or the reference's exact
-        ``module:qualname``), a registered entry-point string must name a listed module before
-        it is imported, and the callable found is admitted as a reference to its own
-        ``__module__:__qualname__`` would be (:func:`.allowlist.admitted`).
-        """
+        """The entry point that importing ``module`` registers in gymnasium under ``registered``
+        (under ``allow``, each module is checked before it is imported, the callable found as
+        a reference to itself would be)."""
         allow = self.allow
         if allow is not None and not may_import(self.module, self.qualname, allow):
             raise UntrustedPackError(f"{self.name} is outside the allow list {list(allow)}; "
@@ -224,7 +200,6 @@ class CodeRef(Carried):
                 f"cannot import {self.module} in this process ({type(e).__name__}: {e}); "
                 f"importing it is what registers {self.registered!r}: install it here"
             ) from e
-
         spec = gym_registration.registry.get(self.registered or "")
         # a vector-only spec (Meta-World's MT10) registers its vector creator instead
         entry = None if spec is None else (
@@ -238,10 +213,8 @@ class CodeRef(Carried):
         if allow is not None and isinstance(entry, str):
             mod, _, attr = entry.partition(":")
             if mod != self.module and not may_import(mod, attr, allow):
-                raise UntrustedPackError(
-                    f"{self.name} is registered as {entry!r}, outside the allow list "
-                    f"{list(allow)}; "
-                    "nothing was imported")
+                raise UntrustedPackError(f"{self.name} is registered as {entry!r}, outside the "
+                                         f"allow list {list(allow)}; nothing was imported")
         obj = gym_registration.load_env_creator(entry) if isinstance(entry, str) else entry
         if allow is not None:
             home = getattr(obj, "__module__", None)
@@ -256,8 +229,8 @@ class CodeRef(Carried):
         return obj
 
     def _state(self) -> tuple[Any, ...]:
-        """The fields as a tuple of builtins (what a pickled pack carries); a bound reference
-        adds its arguments (lowered values) as a seventh item."""
+        """The fields as builtins (what a pickled pack carries); a bound reference adds its
+        lowered arguments as a seventh item."""
         state = (self.module, self.qualname, self.payload, self.python, self.allow,
                  self.registered)
         if self.bound is None:
@@ -275,29 +248,22 @@ def restore_code_ref(*args: Any) -> CodeRef:
 
 
 def code_ref_from_state(state: tuple[Any, ...]) -> CodeRef:
-    """The :class:`CodeRef` of a :meth:`CodeRef._state` tuple; references are interned.
-
-    A reference (no payload) is a value made of strings, so every unpickled copy of it can be
-    one object: unpickling a pack many times (Ray, SB3 workers) rebuilds nothing twice, and the
-    object keeps what it loaded.
-    """
-    if len(state) > 6:  # a bound reference: its arguments are not a hashable key
+    """The :class:`CodeRef` of a :meth:`CodeRef._state` tuple. A reference is interned, so
+    unpickling a pack many times (Ray, SB3 workers) loads its code once."""
+    if len(state) > 6 or state[2] is not None:  # bound arguments are no hashable key
         return CodeRef(*state)
-    if state[2] is None:
-        hit = _interned.get(state)
-        if hit is None:
-            if len(_interned) > 65536:
-                _interned.clear()
-            hit = _interned[state] = CodeRef(*state)
-        return hit
-    return CodeRef(*state)
+    hit = _interned.get(state)
+    if hit is None:
+        if len(_interned) > 65536:
+            _interned.clear()
+        hit = _interned[state] = CodeRef(*state)
+    return hit
 
 
 def live_object(ref: CodeRef) -> Any:
-    """The object ``ref`` stands for in this process without loading a payload: the one it
-    was made from here (``None`` for a by-value ref read from a pickle or a file). Loading a
-    payload in the process that pickled it would hand back the live class with the
-    payload's state written over it (cloudpickle's class tracking), so capture never does."""
+    """The object ``ref`` stands for here without loading a payload (``None`` for a by-value
+    ref read from a pickle or a file): loaded in the process that pickled it, a payload
+    writes its state over the live class (cloudpickle's class tracking)."""
     if ref._obj is not None:
         return ref._obj
     if ref.payload is not None:
@@ -310,27 +276,22 @@ def live_objects(refs: Iterable[CodeRef]) -> list[Any]:
     out = []
     for ref in refs:
         try:
-            out.append(ref._obj if ref._obj is not None else live_object(ref))
+            out.append(live_object(ref))
         except Exception:  # noqa: BLE001 - code that cannot be loaded names nothing more
             out.append(None)
     return out
 
 
 def witness_of(ref: CodeRef) -> Witness | None:
-    """The :class:`~.payload.Witness` of a by-value ``ref`` made here by :func:`code_ref`
-    (``None``: a reference, a loaded payload, or an object that could not be witnessed)."""
+    """The :class:`~.payload.Witness` of a by-value ``ref`` made here (else ``None``)."""
     return ref._witness
 
 
 def iter_carried(tree: Any) -> list[CodeRef | Blob]:
     """Every CodeRef and Blob inside a lowered tree, in a stable order."""
-    if type(tree) is dict:
-        scalars = SCALAR_TYPES
-        for k, v in tree.items():
-            if type(k) not in scalars or type(v) not in scalars:
-                break
-        else:
-            return []  # kwargs of scalars only (the common case): nothing to walk
+    if type(tree) is dict and all(
+            type(k) in SCALAR_TYPES and type(v) in SCALAR_TYPES for k, v in tree.items()):
+        return []  # kwargs of scalars only (the common case): nothing to walk
     out: list[CodeRef | Blob] = []
 
     def walk(node: Any) -> None:

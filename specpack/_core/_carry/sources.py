@@ -1,16 +1,13 @@
 """Tracebacks of by-value code that point at the real file and line.
 
-cloudpickle rewrites the file name of every code object it carries to ``"<dynamic-code>"`` (for
-deterministic payloads), so an env carried by value that raises in a worker shows
-``File "<dynamic-code>", line 7`` and no source line. At capture, :func:`located` wraps the
-object with a map from each code object it holds to its original file name and, when the file
-is readable and small, that file's text; at load, :func:`restore_sources` puts the file names
-back on the code objects and the text into :mod:`linecache`, so tracebacks read as they would
-in the parent.
+cloudpickle renames every code object it carries ``"<dynamic-code>"``. At capture
+:func:`located` wraps the object with each code object's file name and the file's text; at load
+:func:`restore_sources` puts the names back and the text into :mod:`linecache`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import linecache
 import os
 import types
@@ -19,7 +16,7 @@ from typing import Any
 
 from .._restorer import restorer
 
-__all__ = ["Located", "located", "restore_sources"]
+__all__ = ["Located", "code_objects", "file_stamp", "located", "restore_sources"]
 
 _DYNAMIC = "<dynamic-code>"
 #: Largest source file carried for tracebacks, and the most carried for one object.
@@ -45,11 +42,12 @@ def _functions(obj: Any, depth: int = 0) -> Iterator[types.FunctionType]:
                 yield from _functions(value, depth + 1)
 
 
-def _codes(code: types.CodeType) -> Iterator[types.CodeType]:
+def code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
+    """``code`` and every code object nested in it, depth first."""
     yield code
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            yield from _codes(const)
+            yield from code_objects(const)
 
 
 def _key(code: types.CodeType) -> tuple[str, int]:
@@ -61,7 +59,7 @@ def located(obj: Any) -> Any:
     """``obj`` wrapped so that its by-value payload keeps file names and sources (or ``obj``)."""
     files: dict[tuple[str, int], str] = {}
     for f in _functions(obj):
-        for code in _codes(f.__code__):
+        for code in code_objects(f.__code__):
             if code.co_filename and not code.co_filename.startswith("<"):
                 files[_key(code)] = code.co_filename
     if not files:
@@ -77,21 +75,28 @@ def located(obj: Any) -> Any:
     return Located(obj, files, sources)
 
 
+def file_stamp(name: str) -> tuple[int, int] | None:
+    """``(size, mtime_ns)`` of a file (None: it cannot be read)."""
+    try:
+        st = os.stat(name)
+    except (OSError, ValueError):
+        return None
+    return (st.st_size, st.st_mtime_ns)
+
+
 _texts: dict[str, tuple[tuple[int, int], str | None]] = {}
 
 
 def _source(name: str) -> str | None:
     """The text of a source file (re-read only when its size or modification time changed)."""
-    try:
-        st = os.stat(name)
-    except (OSError, ValueError):
+    stamp = file_stamp(name)
+    if stamp is None:
         return None
-    stamp = (st.st_size, st.st_mtime_ns)
     hit = _texts.get(name)
     if hit is not None and hit[0] == stamp:
         return hit[1]
     text: str | None = None
-    if st.st_size <= _MAX_FILE:
+    if stamp[0] <= _MAX_FILE:
         try:
             with open(name, encoding="utf-8") as fh:
                 text = fh.read()
@@ -103,15 +108,13 @@ def _source(name: str) -> str | None:
     return text
 
 
+@dataclasses.dataclass(slots=True, eq=False)
 class Located:
     """Pickles as ``restore_sources(obj, files, sources)``: the object comes back relabelled."""
 
-    __slots__ = ("files", "obj", "sources")
-
-    def __init__(self, obj: Any, files: dict[tuple[str, int], str], sources: dict[str, str]):
-        self.obj = obj
-        self.files = files
-        self.sources = sources
+    obj: Any
+    files: dict[tuple[str, int], str]
+    sources: dict[str, str]
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (restore_sources, (self.obj, self.files, self.sources))
@@ -121,8 +124,9 @@ def _relabel(code: types.CodeType, files: dict[tuple[str, int], str]) -> types.C
     consts = tuple(
         _relabel(c, files) if isinstance(c, types.CodeType) else c for c in code.co_consts
     )
-    name = files.get(_key(code), code.co_filename) if code.co_filename == _DYNAMIC else (
-        code.co_filename)
+    name = code.co_filename
+    if name == _DYNAMIC:
+        name = files.get(_key(code), name)
     if name == code.co_filename and consts == code.co_consts:
         return code
     return code.replace(co_filename=name, co_consts=consts)
@@ -130,11 +134,8 @@ def _relabel(code: types.CodeType, files: dict[tuple[str, int], str]) -> types.C
 
 @restorer
 def restore_sources(obj: Any, files: dict[tuple[str, int], str], sources: dict[str, str]) -> Any:
-    """Put the original file names back on ``obj``'s code, and the sources into linecache.
-
-    Named ``specpack._pickled.restore_sources`` in new payloads (``Located``) and
-    ``specpack._core._carry.sources.restore_sources`` in payloads made before: one object answers both.
-    """
+    """Put the original file names back on ``obj``'s code, and the sources into linecache
+    (payloads name it ``specpack._pickled.restore_sources``)."""
     for f in _functions(obj):
         f.__code__ = _relabel(f.__code__, files)
     for name, text in sources.items():

@@ -1,13 +1,8 @@
 """Lowered trees: the walks every consumer of a lowered kwargs tree shares.
 
-A lowered tree (what :func:`specpack._core._carry.values.lower` returns) is made of plain data
-(scalars, dicts, lists, tuples, sets, read-only numpy arrays and numpy scalars) and
-:class:`Carried` leaves, which stand for an object rebuilt in each process: a
-:class:`~specpack.CodeRef` (code), a :class:`~specpack.Blob` (an object pickled by
-value) and a :class:`~specpack.EnumRef` (an enum member named in a manifest).
-
-The walks here know the leaves only through :class:`Carried`, so the leaf modules (a bound
-``CodeRef`` holds a lowered tree of arguments) can use them without this module knowing them.
+A lowered tree (what :func:`.values.lower` returns) is plain data (scalars, containers,
+read-only numpy arrays and scalars) and :class:`Carried` leaves, objects rebuilt in each
+process; the walks know the leaves only through :class:`Carried`.
 """
 
 from __future__ import annotations
@@ -18,8 +13,8 @@ import numpy as np
 
 from .._restorer import restorer
 
-__all__ = ["MAX_INT_BITS", "SCALAR_TYPES", "Carried", "detached_void", "exact_array", "exact_key",
-           "is_plain", "materialize", "pickle_exact"]
+__all__ = ["MAX_INT_BITS", "SCALAR_TYPES", "Carried", "detached_void", "exact_key", "is_plain",
+           "materialize", "pickle_exact"]
 
 #: The types a lowered tree keeps as they are, without a walk.
 SCALAR_TYPES = frozenset((type(None), bool, int, float, complex, str, bytes))
@@ -28,11 +23,8 @@ MAX_INT_BITS = 4_000_000
 
 
 class Carried:
-    """A leaf of a lowered tree that stands for an object rebuilt in each process.
-
-    Subclasses are immutable values that compare by content; :meth:`load` gives the object in
-    this process and :meth:`_exact_key` the leaf's part of :func:`exact_key`.
-    """
+    """A leaf of a lowered tree: an immutable value, compared by content, that stands for an
+    object rebuilt in each process."""
 
     __slots__ = ()
 
@@ -54,9 +46,7 @@ def materialize(tree: Any) -> Any:
         return {materialize(k): materialize(v) for k, v in tree.items()}
     if t is list:
         return [materialize(v) for v in tree]
-    if t is tuple:
-        return tuple(materialize(v) for v in tree)
-    if t is set or t is frozenset:
+    if t is tuple or t is set or t is frozenset:
         return t(materialize(v) for v in tree)
     if t is np.ndarray:
         return tree.copy()
@@ -80,12 +70,9 @@ def is_plain(tree: Any) -> bool:
 
 
 def exact_key(tree: Any) -> Any:
-    """A hashable key that is equal for two lowered trees exactly when they are identical.
-
-    ``==`` is not identity: ``0 == 0.0 == False``, ``-0.0 == 0.0``, ``1 == 1.0``, and arrays of
-    another dtype compare equal. This key keeps types, float signs and bit patterns, dtypes and
-    byte orders apart (all NaNs of a type are one value). Caches of captures are keyed on it.
-    """
+    """A hashable key equal for two lowered trees exactly when they are identical (the key of
+    capture caches): not ``==``, under which ``0 == 0.0 == False``, ``-0.0 == 0.0`` and arrays
+    of another dtype are equal. All NaNs of a type are one value."""
     t = type(tree)
     if t is str or tree is None:
         return tree
@@ -114,12 +101,8 @@ def exact_key(tree: Any) -> Any:
 
 
 class _ExactArray:
-    """Pickles a lowered array with its exact dtype.
-
-    numpy's own array pickle (protocols below 5, the stdlib default on Python < 3.14)
-    rebuilds a big-endian array as a native-order one, which would change a pack's values
-    and fingerprint across a pickle round trip.
-    """
+    """Pickles a lowered array with its exact dtype: numpy's own pickle (protocols below 5)
+    rebuilds a big-endian array in native order, changing a pack's values and fingerprint."""
 
     __slots__ = ("array",)
 
@@ -134,16 +117,10 @@ class _ExactArray:
 @restorer
 def restore_array(dtype: np.dtype[Any], shape: tuple[int, ...], data: bytes) -> Any:
     """A pickled lowered array (``_ExactArray``): read-only, exactly ``dtype`` and ``shape``."""
-    return exact_array(dtype, shape, data)
-
-
-def exact_array(dtype: np.dtype, shape: tuple[int, ...], data: bytes) -> np.ndarray:
-    """``_ExactArray``'s unpickler: a read-only array of exactly that dtype and shape."""
     if data:
-        arr = np.frombuffer(data, dtype=dtype).reshape(shape)
-    else:
-        arr = np.zeros(shape, dtype=dtype)
-        arr.flags.writeable = False
+        return np.frombuffer(data, dtype=dtype).reshape(shape)
+    arr = np.zeros(shape, dtype=dtype)
+    arr.flags.writeable = False
     return arr
 
 
@@ -167,5 +144,4 @@ def detached_void(value: np.void) -> np.void:
     # 2.4): copy field by field into a 0-d array of our own.
     own = np.zeros((), dtype=value.dtype)
     own[()] = value
-    out: Any = own[()]
-    return out  # type: ignore[no-any-return]
+    return own[()]  # type: ignore[return-value,no-any-return]

@@ -1,16 +1,9 @@
-"""Kwargs trees: lowered at capture into a private, carriable copy; materialised at make.
+"""Kwargs trees lowered at capture into a private, carriable deep copy.
 
-*Lowering* deep-copies a kwargs tree, keeps plain data as it is (exact types preserved: a tuple
-stays a tuple, a float32 array stays float32), turns classes and functions into
-:class:`~specpack.CodeRef` (by reference or by value) and any other object into a
-:class:`Blob` (a cloudpickle payload taken now, so later mutation of the caller's object changes
-nothing). Values that cannot cross a process at all (generators, locks, open files, ...) are
-refused here, in the parent, naming the kwarg.
-
-*Materialising* builds a fresh copy for each ``make()`` (as ``gymnasium.make`` deep-copies the
-spec kwargs), so envs made from one pack never share mutable state. It and the other walks a
-lowered tree shares with the carried values inside it live in :mod:`.tree`, and are re-exported
-here, where their users import them.
+Plain data is kept with its exact types, classes and functions become
+:class:`~specpack.CodeRef`, other objects a :class:`Blob` pickled now; what cannot cross a
+process (generators, locks, open files) is refused here, naming the kwarg. The walks over a
+lowered tree live in :mod:`.tree`, re-exported here for their users.
 """
 
 from __future__ import annotations
@@ -33,29 +26,10 @@ from .carried import Blob, EnumRef
 from .importable import fresh_importable, reference_of
 from .payload import portable_dumps
 from .ref import CodeRef, iter_carried
-from .tree import (
-    MAX_INT_BITS,
-    SCALAR_TYPES,
-    detached_void,
-    exact_key,
-    is_plain,
-    materialize,
-    pickle_exact,
-)
+from .tree import MAX_INT_BITS, SCALAR_TYPES, detached_void, exact_key, materialize
 
-__all__ = [
-    "MAX_INT_BITS",
-    "SCALAR_TYPES",
-    "Blob",
-    "EnumRef",
-    "exact_key",
-    "is_plain",
-    "iter_carried",
-    "lower",
-    "lower_mapping",
-    "materialize",
-    "pickle_exact",
-]
+__all__ = ["MAX_INT_BITS", "SCALAR_TYPES", "Blob", "exact_key", "iter_carried", "lower",
+           "lower_mapping", "materialize"]
 
 _CODE_TYPES = (type, types.FunctionType, types.BuiltinFunctionType)
 _LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()), threading.Condition,
@@ -72,12 +46,9 @@ def _named_member(cls: Any, member: Any) -> bool:
     members = cls.__members__
     if members.get(name) is member:
         return True
-    if isinstance(member, enum.Flag) and "|" in name:
-        parts = name.split("|")
-        if all(p in members for p in parts):
-            return bool(functools.reduce(operator.or_, (members[p] for p in parts)) is member)
-    return False
-
+    parts = name.split("|")
+    return (isinstance(member, enum.Flag) and len(parts) > 1 and all(p in members for p in parts)
+            and functools.reduce(operator.or_, (members[p] for p in parts)) is member)
 
 
 def _refuse(path: str, value: Any, why: str) -> UncarriableValueError:
@@ -106,10 +77,8 @@ def lower(value: Any, path: str, by_value: bool | None = None, _depth: int = 0) 
             lower(k, f"{path} (key {k!r})", by_value, d): lower(v, f"{path}[{k!r}]", by_value, d)
             for k, v in value.items()
         }
-    if t is list:
-        return [lower(v, f"{path}[{i}]", by_value, d) for i, v in enumerate(value)]
-    if t is tuple:
-        return tuple(lower(v, f"{path}[{i}]", by_value, d) for i, v in enumerate(value))
+    if t is list or t is tuple:
+        return t(lower(v, f"{path}[{i}]", by_value, d) for i, v in enumerate(value))
     if t is set or t is frozenset:
         return t(lower(v, f"{path} (item {v!r})", by_value, d) for v in value)
     if t is np.ndarray:
@@ -120,9 +89,8 @@ def lower(value: Any, path: str, by_value: bool | None = None, _depth: int = 0) 
         return out
     if isinstance(value, np.void):
         return detached_void(value)
-    if isinstance(value, np.generic) and not isinstance(value, np.object_):
-        return value
-    if isinstance(value, (CodeRef, Blob)):
+    if isinstance(value, (CodeRef, Blob)) or (
+            isinstance(value, np.generic) and not isinstance(value, np.object_)):
         return value
     if isinstance(value, enum.Enum):
         ref = reference_of(t)
@@ -141,14 +109,10 @@ def lower(value: Any, path: str, by_value: bool | None = None, _depth: int = 0) 
     return _blob(value, path)
 
 
-def lower_mapping(
-    mapping: Any, label: str, kind: str, by_value: bool | None = None
-) -> tuple[dict[str, Any], bool]:
-    """``lower`` over a kwargs mapping, and whether every value was a plain scalar.
-
-    Scalars skip the walk and error paths are only formatted when needed (capture's hot path);
-    a path reads e.g. ``'CartPole-v1' kwargs['cfg']``.
-    """
+def lower_mapping(mapping: Any, label: str, kind: str,
+                  by_value: bool | None = None) -> tuple[dict[str, Any], bool]:
+    """``lower`` over a kwargs mapping, and whether every value was a plain scalar (capture's
+    hot path: scalars skip the walk; a path, ``'CartPole-v1' kwargs['cfg']``, is made lazily)."""
     out = {}
     plain = True
     for k, v in mapping.items():
@@ -167,6 +131,7 @@ def _is_socket(value: Any) -> bool:
 
 
 def _blob(value: Any, path: str) -> Blob:
+    """``value`` pickled now, so that later changes to the caller's object change nothing."""
     try:
         payload = portable_dumps(value)
     except Exception as e:

@@ -1,15 +1,6 @@
-"""What a trace holds: values and spaces as typed-JSON-able data, alike on every side.
-
-:func:`plain` is the exact encoding of :mod:`.exact` (every value by type and bits; large
-values digested; a value with no exact encoding marked *not comparable*): observations,
-actions, rewards, flags, info values and spec fields all go through it.
-
-:func:`same` says whether two values are identical (equal exact encodings).
-
-:func:`describe_space` describes a space by its structure (type, shape, dtype, low/high, n,
-start, nvec, sub-spaces, each field encoded exactly) rather than by the object, so the
-description crosses processes and two equal spaces describe alike even if they are different
-objects.
+"""What a trace holds: values (:func:`plain`, the exact encoding of :mod:`.exact`) and spaces
+(:func:`describe_space`, by their structure, so that equal spaces describe alike across
+processes) as typed-JSON-able data; :func:`same` says whether two values are identical.
 """
 
 from __future__ import annotations
@@ -35,44 +26,17 @@ _SUBSPACES = ("spaces", "feature_space", "node_space", "edge_space")
 _KNOWN_SPACE_MODULES = ("gymnasium.spaces.", "gym.spaces.")
 
 
-def _repr(value: Any) -> str:
-    return _ADDRESS.sub("", short(value, 200))
-
-
-def plain(value: Any) -> Any:
-    """``value``'s exact, typed-JSON-able encoding (:func:`.exact.encode`); never raises.
-
-    Parameters
-    ----------
-    value
-        An observation, action, reward, flag, info value or spec field.
-
-    Example::
-
-        >>> plain(1), plain(1.0), plain(True)
-        (1, 1.0, True)
-    """
-    return encode(value)
+#: A value's exact, typed-JSON-able encoding (:func:`.exact.encode`); never raises.
+plain = encode
 
 
 def describe_space(space: Any, depth: int = 0) -> dict[str, Any]:
-    """A structural, typed-JSON-able description of a gymnasium/gym space; never raises.
+    """A structural, typed-JSON-able description of any space (``depth``: its nesting level).
 
-    Parameters
-    ----------
-    space
-        Any space object (custom ones too).
-    depth
-        Nesting level of sub-spaces.
-
-    Returns
-    -------
-    dict
-        ``{"type": "gymnasium.spaces.box.Box", "shape": ..., "dtype": "<f4", "low": ...,
-        "high": ...}`` and so on; ``"spaces"`` holds sub-space descriptions (a list of
-        ``[key, description]`` pairs for a Dict, a list for a Tuple); a space that is not one
-        of gymnasium's or gym's also gets its ``"repr"`` (memory addresses removed), which only
-        identifies it: its fields are what is compared.
+    ``{"type": "gymnasium.spaces.box.Box", "shape": ..., "dtype": "<f4", "low": ...}`` and so
+    on; ``"spaces"`` holds ``[key, description]`` pairs for a Dict, descriptions for a Tuple. A
+    space not of gymnasium's or gym's also gets its ``"repr"`` (no memory addresses), which only
+    identifies it. Never raises.
     """
     cls = type(space)
     out: dict[str, Any] = {"type": type_name(cls)}
@@ -95,7 +59,7 @@ def describe_space(space: Any, depth: int = 0) -> dict[str, Any]:
             else:
                 out[name] = describe_space(sub, depth + 1)
         if not type_name(cls).startswith(_KNOWN_SPACE_MODULES):
-            out["repr"] = _repr(space)
+            out["repr"] = _ADDRESS.sub("", short(space, 200))
     except Exception as e:  # noqa: BLE001 - a broken space is described by its failure
         out["error"] = one_line(e, 200)
     return out
@@ -104,10 +68,6 @@ def describe_space(space: Any, depth: int = 0) -> dict[str, Any]:
 def same(a: Any, b: Any) -> bool:
     """Whether two values (or trace data) are identical: equal exact encodings, neither
     holding a value that has none."""
-    if _has_marker(a) or _has_marker(b):
+    if any(next(markers(x), None) is not None for x in (a, b)):
         return False
     return bool(equal(encode(a), encode(b)))
-
-
-def _has_marker(node: Any) -> bool:
-    return next(markers(node), None) is not None

@@ -1,38 +1,18 @@
 """The exact encoding of a value an env returns: what a trace records and compares.
 
-:func:`encode` turns any value into a typed-JSON-able *node* that is equal for two values
-exactly when they are identical: same types, same bits. The exact builtins ``None``, ``bool``,
-``int`` (up to 64 bits), ``float`` and ``str`` stay as they are (:func:`equal` compares them by
-type and bits: ``1``, ``1.0`` and ``True`` differ, ``-0.0`` is not ``0.0``); everything else
-becomes a list whose first item names its kind:
-
-- ``["nan", "0x7ff8000000000000"]`` for a NaN ``float``, by its 64 bits (typed JSON writes
-  every NaN alike, so its sign and payload travel here): two NaNs are equal exactly when
-  their bits are, as in an array;
-- ``["int", type, text]``, ``["complex", type, real hex, imag hex]`` (a NaN part as ``"nan:0x..."``), ``["str", type,
-  base64]`` (a string UTF-8 cannot carry), ``["bytes", type, base64]`` (bytes, bytearray,
-  memoryview), ``["enum", type, member name, value]``;
-- ``["array", type, dtype, shape, base64 | items, state]`` for numpy arrays and subclasses
-  (``np.matrix``, masked arrays: ``state`` holds the subclass's attributes), and
-  ``["scalar", type, dtype, base64]`` for numpy scalars; torch tensors (``["tensor", type,
-  dtype, shape, base64]``) and jax arrays through their numpy view, without importing torch or
-  jax (a value of theirs means they are loaded);
-- ``["list" | "tuple" | "set" | "frozenset", type, [items]]`` (set items sorted by their
-  encoding, so order-free), ``["dict", type, [[key, value], ...]]`` in insertion order,
-  ``["namedtuple", type, [[field, value], ...]]``;
-- ``["global", "module:qualname"]`` for a class, or a function pickle stores by name;
-  ``["function", "module:qualname", code, defaults, keyword defaults, closure values]`` for a
-  function it cannot name (a lambda, a local function);
-- ``["object", type, how, args, state, items, pairs]`` for anything else: the parts
-  ``__reduce_ex__(4)`` gives pickle, each encoded exactly (so an object's set attribute is
-  order-free and a difference deep inside is located);
-- ``["<cycle>", n]`` for a reference to the container ``n`` levels up.
-
-A value larger than :data:`LIMIT` characters of encoding (or an array of more than
-:data:`SMALL` elements) becomes ``["<digest>", type, what, sha256]``, computed here, so what
-crosses processes is bounded per value. A value that has no exact encoding (it cannot be
-pickled, nests deeper than :data:`MAX_DEPTH`, or has more than :data:`MAX_PARTS` parts) becomes
-``["<not comparable>", type, why]``; :func:`equal` never finds such a value equal to anything.
+:func:`encode` gives a typed-JSON-able *node*, equal for two values exactly when they are
+identical (same types, same bits). ``None``, ``bool``, ``int`` (up to 64 bits), ``float`` and
+``str`` stay as they are; anything else is a list whose first item names its kind:
+``["nan", bits]``, ``["int", type, text]``, ``["complex", type, real hex, imag hex]``,
+``["str" | "bytes", type, base64]``, ``["enum", type, name, value]``, ``["array", type, dtype,
+shape, base64 | items, state]`` (numpy and its subclasses, jax), ``["scalar", type, dtype,
+base64]``, ``["tensor", type, dtype, shape, base64]``, ``["list" | "tuple" | "set" |
+"frozenset", type, items]`` (set items sorted), ``["dict" | "mapping" | "namedtuple", type,
+[[key, value], ...]]``, ``["global", "module:qualname"]``, ``["function", name, code, defaults,
+kwdefaults, cells]``, ``["object", type, how, args, state, items, pairs]`` (the parts of
+``__reduce_ex__(4)``) and ``["<cycle>", levels up]``. A value over :data:`LIMIT` characters (an
+array over :data:`SMALL` elements) becomes ``[DIGEST, type, what, sha256]``; one with no exact
+encoding ``[NOT_COMPARABLE, type, why]``, which :func:`.nodes.equal` finds equal to nothing.
 """
 
 from __future__ import annotations
@@ -106,13 +86,14 @@ def _sha(*parts: bytes | str) -> str:
     return sha.hexdigest()
 
 
-class _TooMany(Exception):
-    """More than :data:`MAX_PARTS` parts: the whole value is not comparable."""
+class _TooMany(BaseException):
+    """More than :data:`MAX_PARTS` parts: the whole value is not comparable (a BaseException,
+    so that the ``except Exception`` of one part does not catch it)."""
 
 
 class _Encoder:
     """One value's encoding; ``bad`` holds (by ``id``, kept alive so no id is reused) every
-    node that is or holds a not-comparable marker, so a digest never hides one."""
+    node that is or holds a not-comparable marker, so that a digest never hides one."""
 
     def __init__(self) -> None:
         self.parts = 0
@@ -151,8 +132,6 @@ class _Encoder:
         self.stack.append(id(value))
         try:
             return self.compound(value, t, depth + 1)
-        except _TooMany:
-            raise
         except RecursionError:
             return self.marker(t, "nested too deeply to encode"), 60
         except Exception as e:  # noqa: BLE001 - a value we cannot read is not comparable
@@ -204,9 +183,8 @@ class _Encoder:
         return self.reduced(value, t, d)
 
     def function(self, value: Any, d: int) -> tuple[Any, int]:
-        """A function pickle cannot name (a lambda, a local or by-value function): its code,
-        defaults and closure values, each exact (where its source file says it was written
-        is left out: a function carried by value keeps it anyway)."""
+        """A function pickle cannot name (a lambda, a local function): its code, defaults and
+        closure values, each exact (not its file, which by-value code keeps anyway)."""
         cells = []
         for cell in value.__closure__ or ():
             try:
@@ -351,24 +329,25 @@ def _dtype(dt: np.dtype) -> str:
     return str(dt.descr) if dt.names or dt.subdtype else dt.str
 
 
+def _find(module: str, qualname: str) -> Any:
+    """``module:qualname`` in the loaded modules, as pickle finds it (nothing is imported)."""
+    found: Any = sys.modules[module]
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
+
+
 def _by_name(value: Any) -> bool:
     """Whether ``value`` is the object its module and qualified name find (pickle's test)."""
     try:
-        found: Any = sys.modules[value.__module__]
-        for part in value.__qualname__.split("."):
-            found = getattr(found, part)
+        return _find(value.__module__, value.__qualname__) is value
     except Exception:  # noqa: BLE001 - not found by name
         return False
-    return found is value
 
 
 def _global(value: Any, enc: _Encoder, name: str | None = None) -> tuple[Any, int]:
-    """A class or function as pickle stores it: by ``module:qualname``.
-
-    A class is always named so (a class carried by value into another process keeps its
-    name). A function must be that name's object in its loaded module (a lambda or a local
-    function cannot be pickled, and is not comparable); nothing is imported for the check.
-    """
+    """A class (always: by-value classes keep their names) or a function as pickle stores it,
+    by ``module:qualname``; a function must be that name's object in its loaded module."""
     module = getattr(value, "__module__", None)
     qual = name or getattr(value, "__qualname__", None)
     t = type(value)
@@ -378,9 +357,7 @@ def _global(value: Any, enc: _Encoder, name: str | None = None) -> tuple[Any, in
     if isinstance(value, type):
         return node
     try:
-        found: Any = sys.modules[module]
-        for part in qual.split("."):
-            found = getattr(found, part)
+        found = _find(module, qual)
     except Exception as e:  # noqa: BLE001 - not found by name: pickle refuses it too
         return enc.marker(t, f"cannot be pickled: {module}:{qual} is not found by name "
                              f"({one_line(e, 120)})"), 200
@@ -392,16 +369,8 @@ def _global(value: Any, enc: _Encoder, name: str | None = None) -> tuple[Any, in
 def encode(value: Any) -> Any:
     """The exact, typed-JSON-able encoding of ``value`` (see the module docstring); never raises.
 
-    Parameters
-    ----------
-    value
-        Anything an env returns or takes: an observation, reward, flag, info value, action,
-        spec field.
-
-    Example::
-
-        >>> encode(1.5), encode((1, b"x"))
-        (1.5, ['tuple', 'tuple', [1, ['bytes', 'bytes', 'eA==']]])
+    >>> encode(1.5), encode((1, b"x"))
+    (1.5, ['tuple', 'tuple', [1, ['bytes', 'bytes', 'eA==']]])
     """
     enc = _Encoder()
     try:

@@ -1,9 +1,7 @@
-"""Reading exact encodings (:mod:`.exact`): equality, where a part lies, what is not comparable.
-
-An encoding is ``None``, a ``bool``, an ``int``, a ``float``, a ``str``, or a list whose first
-item names its kind; trace data wraps encodings in lists and dicts. :func:`equal` compares two
-such trees exactly, :func:`children` names the parts of a node the way a difference line does
-(``[3]``, ``['key']``, ``.attr``), :func:`markers` finds every value that has no exact encoding.
+"""Reading exact encodings (:mod:`.exact`): :func:`equal`, :func:`children` (the parts of a
+node, named as a difference line names them: ``[3]``, ``['key']``, ``.attr``) and
+:func:`markers` (every value that has no exact encoding). Trace data wraps encodings in lists
+and dicts.
 """
 
 from __future__ import annotations
@@ -25,16 +23,10 @@ MAX_DEPTH = 120
 
 def first_marker(node: Any, depth: int = 0) -> list[Any] | None:
     """The first not-comparable marker in ``node``, or None."""
-    if type(node) is list and node:
-        if node[0] == NOT_COMPARABLE and len(node) == 3:
-            return node
-        if depth < 2 * MAX_DEPTH:
-            for item in node:
-                found = first_marker(item, depth + 1)
-                if found is not None:
-                    return found
-    elif type(node) is dict and depth < 2 * MAX_DEPTH:
-        for item in node.values():
+    if type(node) is list and node and node[0] == NOT_COMPARABLE and len(node) == 3:
+        return node
+    if type(node) in (list, dict) and depth < 2 * MAX_DEPTH:
+        for item in node.values() if type(node) is dict else node:
             found = first_marker(item, depth + 1)
             if found is not None:
                 return found
@@ -43,10 +35,8 @@ def first_marker(node: Any, depth: int = 0) -> list[Any] | None:
 
 def markers(node: Any, path: str = "") -> Iterator[tuple[str, str, str]]:
     """Every not-comparable marker in ``node``: ``(path, type, why)``, ``path`` as
-    :func:`specpack._tools._verify.compare` names places (``"['note']"``, ``".x"``, ``"[3]"``).
-
-    A node without one (nearly every node) is told apart first by :func:`_holds_marker`, which
-    names no place: naming every place of a 100-step trace cost more than comparing it.
+    :func:`children` names places. A node without one (nearly all) is told apart first by
+    :func:`_holds_marker`: naming every place of a 100-step trace cost more than comparing it.
     """
     if not _holds_marker(node):
         return
@@ -65,8 +55,8 @@ def markers(node: Any, path: str = "") -> Iterator[tuple[str, str, str]]:
 
 
 def _holds_marker(node: Any) -> bool:
-    """Whether a list that reads as a not-comparable marker is anywhere in ``node`` (every list
-    item and dict value is looked at: a superset of the parts :func:`markers` walks)."""
+    """Whether a not-comparable marker is anywhere in ``node`` (a superset of what
+    :func:`markers` walks)."""
     stack = [node]
     while stack:
         n = stack.pop()
@@ -112,16 +102,10 @@ def children(node: list[Any]) -> list[tuple[str, Any]]:
     return [(f"[{i}]", v) for i, v in enumerate(node) if type(v) in (list, dict)]
 
 
-def _bits(x: float) -> bytes:
-    return struct.pack("<d", x)
-
-
 def equal(a: Any, b: Any) -> bool:
-    """Whether two encodings (or trace data made of them) are identical.
-
-    Types are compared, not just values (``1``, ``1.0``, ``True`` differ), floats by their
-    bits (``-0.0`` is not ``0.0``; a NaN equals a NaN of the same bits), lists and dicts item by item in order; a
-    not-comparable marker is never equal to anything, itself included.
+    """Whether two encodings (or trace data made of them) are identical: types and all
+    (``1``, ``1.0``, ``True`` differ), floats by their bits (``-0.0`` is not ``0.0``; NaNs of the
+    same bits are equal), in order; a not-comparable marker equals nothing, itself included.
     """
     stack = [(a, b)]
     while stack:
@@ -130,7 +114,7 @@ def equal(a: Any, b: Any) -> bool:
         if t is not type(y):
             return False
         if t is float:
-            if x.hex() != y.hex() or (x != x and _bits(x) != _bits(y)):
+            if x.hex() != y.hex() or (x != x and struct.pack("<d", x) != struct.pack("<d", y)):
                 return False
         elif t is list:
             if len(x) != len(y) or (x and x[0] == NOT_COMPARABLE and len(x) == 3):

@@ -1,14 +1,6 @@
-"""The pack manifest's schema: its fields, their types, and the payloads table.
-
-A manifest is a JSON object: ``format`` (``"specpack/1"``), ``backend``, ``id``,
-``entry_point``, ``kwargs``, ``spec``, ``layers`` (``[{"class", "kwargs"}]`` from the outermost
-wrapper in), ``render_wrappers``, ``fingerprint``, ``versions``, ``notes`` and ``payloads``
-(by-value code and pickled objects, by digest); optionally ``vector``, ``surface`` and what a
-rebuild needs: ``requires``, ``assets``, ``seal`` (:mod:`.needs`). Values are typed JSON (:mod:`specpack._core._typedjson`).
-This module checks the shape and turns it into a pack's lowered fields (:data:`PackFields`),
-and the fields back into JSON; it never imports the pack module, never imports the code a
-manifest names and never unpickles.
-"""
+"""The pack manifest's schema (docs/file-format.md): :func:`parse_manifest` checks its shape,
+:func:`decode_fields` makes a pack's lowered fields of it (importing and unpickling nothing),
+:func:`dumps` writes one."""
 
 from __future__ import annotations
 
@@ -37,24 +29,20 @@ __all__ = ["FORMAT", "PackFields", "decode_fields", "dumps", "parse_manifest"]
 
 #: The manifest format this module writes and reads (the ``format`` field).
 FORMAT = "specpack/1"
-_DIGEST = DIGEST
 _TOP_FIELDS = (
     "format", "backend", "id", "entry_point", "kwargs", "spec", "layers", "render_wrappers",
     "fingerprint", "versions", "notes", "payloads", "vector", "surface", "requires", "assets",
-    "seal",
-)
+    "seal")
 _REQUIRED = {
     "format": str, "backend": str, "entry_point": dict, "kwargs": dict, "spec": dict,
     "layers": list, "versions": dict, "payloads": dict,
 }
-_PAYLOAD_FIELDS = ("kind", "name", "python", "size", "digest", "format", "note", "data")
-
-
-#: A pack's lowered fields as decoded from a manifest: ``SpecPack``'s constructor arguments,
-#: by its own field names (``SpecPack(**fields)`` makes the pack; the names are not restated).
+_PAYLOAD_FIELDS = frozenset({"kind", "name", "python", "size", "digest", "format", "note",
+                             "data"})
+_JSON_NAMES = {dict: "object", list: "array", str: "string", int: "number", float: "number",
+               bool: "boolean", type(None): "null"}
+#: A pack's lowered fields as decoded from a manifest: ``SpecPack(**fields)`` makes the pack.
 PackFields = dict[str, Any]
-
-
 #: A high surrogate followed by a low one: ``\\ud83d\\ude00`` reads back as one character.
 _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
@@ -62,10 +50,9 @@ _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 def dumps(data: dict[str, Any], indent: int | None = 2) -> str:
     """A manifest dict as strict JSON text (no NaN literals) that encodes as UTF-8.
 
-    Text is written as itself, except when a string holds a lone surrogate (which UTF-8
-    cannot encode): then the whole manifest is written ASCII-only, with ``\\u`` escapes, so
-    that whatever is written is read back. A high and a low surrogate side by side (two code
-    points, which JSON would read back as one character) cannot be written: PackFormatError.
+    A lone surrogate (which UTF-8 cannot encode) makes the whole text ASCII-only, with ``\\u``
+    escapes; a high and a low surrogate side by side (two code points, which JSON reads back
+    as one character) cannot be written: PackFormatError.
     """
     try:
         text = json.dumps(data, indent=indent, allow_nan=False, ensure_ascii=False)
@@ -104,12 +91,8 @@ def _json_depth_ok(data: Any, limit: int) -> bool:
 
 
 def parse_manifest(text: str | bytes, source: str = "<manifest>") -> dict[str, Any]:
-    """Parse and shape-check manifest text; raises :class:`PackFormatError` naming ``source``.
-
-    Checks the top-level fields, their types, the format version and every payload entry
-    (its digest is recomputed). Values inside ``kwargs``/``spec``/``layers`` are checked when
-    decoded (:func:`from_manifest`).
-    """
+    """Parse manifest text and check its fields and payload entries (digests recomputed; the
+    values are checked by :func:`decode_fields`): :class:`PackFormatError` naming ``source``."""
     if isinstance(text, (bytes, bytearray, memoryview)):
         raw = bytes(text)
         if raw.startswith(SIGNED_MAGIC):
@@ -179,22 +162,17 @@ def parse_manifest(text: str | bytes, source: str = "<manifest>") -> dict[str, A
     return data
 
 
-_JSON_NAMES = {str: "string", dict: "object", list: "array"}
-
-
 def _json_name(x: Any) -> str:
-    names = {dict: "object", list: "array", str: "string", int: "number", float: "number",
-             bool: "boolean", type(None): "null"}
-    return names.get(type(x), type(x).__name__)
+    return _JSON_NAMES.get(type(x), type(x).__name__)
 
 
 def _check_payload(digest: str, entry: Any, source: str) -> None:
     where = f"{source}: payloads[{digest[:80]!r}]"
-    if not _DIGEST.fullmatch(digest):
+    if not DIGEST.fullmatch(digest):
         raise PackFormatError(f"{where}: a payload key is 'sha256:' and 64 hex digits")
     if type(entry) is not dict:
         raise PackFormatError(f"{where}: a payload entry is an object")
-    unknown = set(entry) - set(_PAYLOAD_FIELDS)
+    unknown = set(entry) - _PAYLOAD_FIELDS
     if unknown:
         raise PackFormatError(f"{where}: unknown field(s) {sorted(unknown)[:5]}")
     if entry.get("kind") not in ("code", "object"):
@@ -230,23 +208,11 @@ def code_payloads(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [dict(v, digest=k) for k, v in data["payloads"].items() if type(v) is dict]
 
 
-def decode_fields(
-    data: dict[str, Any], source: str = "<manifest>", allow: tuple[str, ...] | None = None
-) -> PackFields:
-    """A parsed manifest's fields as lowered values (nothing imported, nothing unpickled).
-
-    Checks every value (:class:`~specpack._core._typedjson.decode.Decoder`) and the types the spec
-    fields and ``make()``'s own wrappers' kwargs must have (:mod:`.schema`). ``allow`` is
-    attached to every code reference, so that ``make()`` admits only what it admits
-    (:mod:`specpack._core._carry.allowlist`); a layer that is one of ``make()``'s own wrappers
-    (``TimeLimit``...) also admits its own module.
-
-    Raises
-    ------
-    PackFormatError
-        A malformed value, named by its place (``layers[0].kwargs.max_episode_steps``), also
-        for input too deep or too large to decode.
-    """
+def decode_fields(data: dict[str, Any], source: str = "<manifest>",
+                  allow: tuple[str, ...] | None = None) -> PackFields:
+    """A parsed manifest's fields as lowered values, every value checked (PackFormatError
+    naming its place). ``allow`` is attached to every code reference, for ``make()``; a layer
+    that is one of ``make()``'s own wrappers also admits its own module."""
     try:
         return _decode_fields(data, source, allow)
     except (RecursionError, MemoryError, OverflowError) as e:
@@ -254,23 +220,20 @@ def decode_fields(
                               "nested too deeply or too large)") from None
 
 
-def _str_keyed(value: Any, at: Path, source: str, what: str) -> dict[str, Any]:
+def _str_keyed(value: Any, at: Path, source: str) -> dict[str, Any]:
     if type(value) is not dict or not all(type(k) is str for k in value):
-        raise PackFormatError(f"{source}: {path_text(at)} must be {what}")
+        raise PackFormatError(f"{source}: {path_text(at)} must be an object with string keys")
     return value
 
 
-def _decode_fields(
-    data: dict[str, Any], source: str, allow: tuple[str, ...] | None
-) -> PackFields:
+def _decode_fields(data: dict[str, Any], source: str, allow: tuple[str, ...] | None
+                   ) -> PackFields:
     dec = Decoder(data["payloads"], source, allow=allow)
     entry = dec.value(data["entry_point"], "entry_point")
     if type(entry) is not CodeRef:
         raise PackFormatError(f"{source}: entry_point must be a $ref or $code")
-    kwargs = _str_keyed(dec.value(data["kwargs"], "kwargs"), "kwargs", source,
-                        "an object with string keys")
-    spec = _str_keyed(dec.value(data["spec"], "spec"), "spec", source,
-                      "an object with string keys")
+    kwargs = _str_keyed(dec.value(data["kwargs"], "kwargs"), "kwargs", source)
+    spec = _str_keyed(dec.value(data["spec"], "spec"), "spec", source)
     check_spec(spec, source)
     backend = data["backend"]
     layers: list[tuple[CodeRef, dict[str, Any]]] = []
@@ -283,8 +246,7 @@ def _decode_fields(
         if type(cls) is not CodeRef:
             raise PackFormatError(f"{source}: {path_text((at, 'class'))} must be a $ref or "
                                   "$code")
-        lkw = _str_keyed(dec.value(item["kwargs"], (at, "kwargs")), (at, "kwargs"), source,
-                         "an object with string keys")
+        lkw = _str_keyed(dec.value(item["kwargs"], (at, "kwargs")), (at, "kwargs"), source)
         if cls.payload is None:
             check_layer_kwargs(backend, i, cls.module, cls.qualname, lkw, source)
             if allow is not None and is_make_wrapper(backend, cls.module, cls.qualname):
@@ -310,13 +272,8 @@ def _decode_fields(
 
 
 def _surface(data: dict[str, Any], dec: Decoder, source: str) -> Surface | None:
-    """The recorded spaces, metadata and render mode (the optional ``surface`` field).
-
-    A surface is data: it describes gymnasium's own space types and plain metadata values,
-    and holds no code reference (``$ref``, ``$enum``) and no payload (``$code``,
-    ``$object``). One found there is refused, so that nothing the allow-list and
-    ``describe`` do not see can reach a user through ``pack.metadata``.
-    """
+    """The optional ``surface`` field: data, so a code reference or payload there is refused
+    (nothing the allow-list and ``describe`` do not see may reach ``pack.metadata``)."""
     if "surface" not in data:
         return None
     found = next(references(data["surface"], "surface"), None)

@@ -1,17 +1,6 @@
-"""The manifest form of what a pack needs where it is built: ``requires``, ``assets``, ``seal``.
-
-Three optional top-level fields (absent in files written before they existed, and when
-empty)::
-
-    "requires": {"mujoco": "3.3.0", ...}
-    "assets": [{"path": "/abs/robot.xml", "kind": "file", "size": 1234,
-                "sha256": "<64 hex>", "carried": true, "data": "<base64>"}, ...]
-    "seal": {"steps": 100, "seed": 0, "fields": [...], "digests": [[...], ...],
-             "layers": [...], "spaces": "...", "made_with": {...}}
-
-They are covered by the file's signature like every other byte. A carried asset's ``data`` is
-checked against its ``size`` here (and, for a file, its sha256); nothing is written to disk
-until ``make()``. Nothing here imports the pack module.
+"""The manifest form of what a pack needs where it is built: ``requires``, ``assets``, ``seal``
+(optional fields, absent when empty and in older files). A carried asset's ``data`` is checked
+against its size and sha256 here; nothing is written to disk until ``make()``.
 """
 
 from __future__ import annotations
@@ -32,12 +21,12 @@ __all__ = ["needs_from_json", "needs_to_json"]
 
 _HEX64 = re.compile("[0-9a-f]{64}")
 
-#: A distribution name as PEP 508 writes it (ASCII only: under IGNORECASE alone, ``[A-Z]``
-#: would match the Kelvin sign and the long s).
+#: A PEP 508 distribution name (ASCII: under IGNORECASE alone, ``[A-Z]`` would match the
+#: Kelvin sign and the long s).
 _NAME = re.compile(r"[A-Z0-9](?:[A-Z0-9._-]*[A-Z0-9])?", re.IGNORECASE | re.ASCII)
 
-#: A version as PEP 440 accepts it (its appendix's pattern: normalised or not, without the
-#: surrounding whitespace), so that ``pip install name==version`` names one release.
+#: A version as PEP 440 accepts it (its appendix's pattern, without the surrounding
+#: whitespace), so that ``pip install name==version`` names one release.
 _VERSION = re.compile(r"""
     v?
     (?:[0-9]+!)?                                        # epoch
@@ -84,15 +73,19 @@ def needs_from_json(data: Mapping[str, Any], source: str
     if type(items) is not list:
         raise PackFormatError(f"{source}: field 'assets' must be a list")
     assets = tuple(_asset(item, f"{source}: assets[{i}]") for i, item in enumerate(items))
-    seal = _seal(data["seal"], f"{source}: seal") if "seal" in data else None
+    seal = None
+    if "seal" in data:
+        try:
+            seal = Seal.from_data(data["seal"])
+        except PackFormatError as e:
+            raise PackFormatError(f"{source}: seal: {e}") from None
     return dict(requires), assets, seal
 
 
 def _check_requirement(name: str, version: str, source: str) -> None:
-    """Refuse a ``requires`` entry that is not a distribution name (PEP 508) and a version
-    (PEP 440): what a file says goes into a suggested ``pip install name==version``, where
-    ``"--extra-index-url=https://..."`` would be an option, not a distribution."""
-
+    """Refuse a ``requires`` entry that is not a PEP 508 name and a PEP 440 version: it goes
+    into a suggested ``pip install name==version``, where ``--extra-index-url=...`` would be
+    an option, not a distribution."""
     if not _NAME.fullmatch(name):
         raise PackFormatError(
             f"{source}: field 'requires' holds {printable(short(name))}, which is not a "
@@ -139,10 +132,6 @@ def _asset(item: Any, where: str) -> Asset:
     return Asset(path=path, kind=kind, size=size, sha256=sha, carried=carried, data=raw)
 
 
-def _strings(value: Any) -> bool:
-    return type(value) is list and all(type(v) is str for v in value)
-
-
 def _listed(value: Any) -> Any:
     """``value`` with its tuples as lists (a manifest is plain JSON)."""
     if isinstance(value, (list, tuple)):
@@ -151,10 +140,3 @@ def _listed(value: Any) -> Any:
         return {k: _listed(v) for k, v in value.items()}
     return value
 
-
-def _seal(node: Any, where: str) -> Any:
-    """The seal of a manifest, read by the seal's own reader (every part checked)."""
-    try:
-        return Seal.from_data(node)
-    except PackFormatError as e:
-        raise PackFormatError(f"{where}: {e}") from None

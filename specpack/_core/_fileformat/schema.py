@@ -1,15 +1,6 @@
-"""The types a manifest's spec fields and ``make()``'s own wrappers' kwargs must have.
-
-A hand-edited ``"max_episode_steps": "500"`` would otherwise load and fail later, far from the
-file, inside gymnasium (or worse, be accepted and behave differently). These are the types
-gymnasium's ``EnvSpec`` (and gym's) and the wrappers ``make()`` adds expect; each is checked
-when a manifest is decoded, and a wrong one is a :class:`~specpack.PackFormatError`
-naming the field's place (``layers[0].kwargs.max_episode_steps``).
-
-This module also names the code a spec holds as *strings* (``entry_point``,
-``vector_entry_point``, and each ``additional_wrappers`` entry point), which the trust policy
-checks against ``allow`` like any ``$ref``.
-"""
+"""The types a manifest's spec fields and ``make()``'s own wrappers' kwargs must have (a
+hand-edited ``"max_episode_steps": "500"`` would fail far from the file), and the code a spec
+names as strings, which ``allow`` checks too."""
 
 from __future__ import annotations
 
@@ -25,33 +16,22 @@ from .._typedjson.walk import Path, path_text
 __all__ = ["MAKE_WRAPPERS", "check_layer_kwargs", "check_spec", "is_make_wrapper",
            "spec_entry_points"]
 
-#: Wrapper classes ``make()`` itself adds (by qualified name, in the backend's ``wrappers``
-#: package); ``allow`` always admits them as layer classes.
+#: Wrapper classes ``make()`` itself adds (in the backend's ``wrappers`` package); ``allow``
+#: always admits them as layer classes.
 MAKE_WRAPPERS = frozenset({
     "PassiveEnvChecker", "OrderEnforcing", "TimeLimit", "StepAPICompatibility",
     "EnvCompatibility",
 })
 
 _Check = tuple[Callable[[Any], bool], str]
-
-
-def _is_int(x: Any) -> bool:
-    return type(x) is int or isinstance(x, np.integer)
-
-
-def _is_number(x: Any) -> bool:
-    return type(x) in (int, float) or isinstance(x, (np.integer, np.floating))
-
-
-def _is_bool(x: Any) -> bool:
-    return type(x) is bool or isinstance(x, np.bool_)
-
-
 _STR: _Check = (lambda x: type(x) is str, "a string")
 _STR_OR_NONE: _Check = (lambda x: x is None or type(x) is str, "a string or null")
-_NUMBER_OR_NONE: _Check = (lambda x: x is None or _is_number(x), "a number or null")
-_INT_OR_NONE: _Check = (lambda x: x is None or _is_int(x), "an int or null")
-_BOOL: _Check = (_is_bool, "true or false")
+_NUMBER_OR_NONE: _Check = (
+    lambda x: x is None or type(x) in (int, float) or isinstance(x, (np.integer, np.floating)),
+    "a number or null")
+_INT_OR_NONE: _Check = (lambda x: x is None or type(x) is int or isinstance(x, np.integer),
+                        "an int or null")
+_BOOL: _Check = (lambda x: type(x) is bool or isinstance(x, np.bool_), "true or false")
 _POSITIVE_INT: _Check = (lambda x: type(x) is int and x > 0, "a positive int")
 
 #: The spec fields gymnasium's and gym's ``EnvSpec`` take, and their types.
@@ -88,8 +68,7 @@ def is_make_wrapper(backend: Any, module: str, qualname: str) -> bool:
     return bool(
         type(backend) is str
         and (module == f"{backend}.wrappers" or module.startswith(f"{backend}.wrappers."))
-        and qualname in MAKE_WRAPPERS
-    )
+        and qualname in MAKE_WRAPPERS)
 
 
 def _describe(x: Any) -> str:
@@ -105,22 +84,15 @@ def _check(value: Any, check: _Check, at: Path, source: str) -> None:
                               f"{printable(_describe(value))}")
 
 
-def _wrappers(value: Any) -> Iterator[tuple[int, Any]]:
-    if type(value) in (tuple, list):
-        yield from enumerate(value)
-
-
 def spec_entry_points(spec: dict[str, Any]) -> Iterator[tuple[Path, str]]:
-    """``(place, "module:attr")`` of every entry-point string of a decoded spec.
-
-    The spec's ``entry_point`` and ``vector_entry_point`` and the entry point of each
-    ``additional_wrappers`` item (``(name, entry_point, kwargs)``), where they are strings.
-    """
+    """``(place, "module:attr")`` of the string ``entry_point`` and ``vector_entry_point`` of a
+    decoded spec and of each ``additional_wrappers`` item's entry point."""
     for key in ("entry_point", "vector_entry_point"):
         value = spec.get(key)
         if type(value) is str:
             yield ("spec", key), value
-    for i, item in _wrappers(spec.get("additional_wrappers")):
+    wrappers: Any = spec.get("additional_wrappers")
+    for i, item in enumerate(wrappers if type(wrappers) in (tuple, list) else ()):
         if type(item) in (tuple, list) and len(item) == 3 and type(item[1]) is str:
             yield ((("spec", "additional_wrappers"), i), 1), item[1]
 
@@ -155,7 +127,6 @@ def check_layer_kwargs(backend: str, i: int, module: str, qualname: str,
     """Refuse a ``make()`` wrapper's kwargs of the wrong type (e.g. TimeLimit's steps)."""
     if not is_make_wrapper(backend, module, qualname):
         return
-    fields = LAYER_FIELDS.get(backend, {}).get(qualname, {})
-    for key, check in fields.items():
+    for key, check in LAYER_FIELDS.get(backend, {}).get(qualname, {}).items():
         if key in kwargs:
             _check(kwargs[key], check, ((("layers", i), "kwargs"), key), source)

@@ -1,16 +1,6 @@
-"""Signed pack files: an HMAC-SHA256 header line in front of the manifest bytes.
-
-A *signed* file puts one header line in front of the manifest bytes::
-
-    specpack-signed/1 alg=hmac-sha256 key-id=<16 hex> sig=<64 hex>\\n
-    { ...manifest... }
-
-``sig`` is HMAC-SHA256, under the key, of every other byte of the file: the header without
-its `` sig=...`` part, then the manifest bytes exactly as stored. So any changed byte (in the
-manifest, the key id, the header or the signature) fails verification. A key is bytes, used
-exactly as given: the API's ``key=`` and the command line's ``--key-file`` (the file's bytes,
-unchanged) read it the same way.
-"""
+"""Signed pack files: ``specpack-signed/1 alg=hmac-sha256 key-id=<16 hex> sig=<64 hex>\\n``
+in front of the manifest bytes, ``sig`` being the HMAC under the key (bytes, used exactly as
+given) of every other byte of the file."""
 
 from __future__ import annotations
 
@@ -25,19 +15,17 @@ __all__ = ["MAX_KEY", "MIN_KEY_BYTES", "SIGNED_MAGIC", "SignedFile", "check_key"
 
 #: First bytes of a signed pack file; a manifest never starts so.
 SIGNED_MAGIC = b"specpack-signed/"
-#: Version of the signed-file layout (the ``/1`` in the header).
-SIGNED_VERSION = 1
 ALG = b"hmac-sha256"
 _PREFIX = b"specpack-signed/1 alg=hmac-sha256 key-id="
 _HEADER = re.compile(
-    rb"specpack-signed/1 alg=hmac-sha256 key-id=([0-9a-f]{16}) sig=([0-9a-f]{64})\n"
-)
+    rb"specpack-signed/1 alg=hmac-sha256 key-id=([0-9a-f]{16}) sig=([0-9a-f]{64})\n")
 _HEADER_MAX = len(_PREFIX) + 16 + 5 + 64 + 1
-
-
-#: The longest key: what ``files.read_key`` (``--key-file``) reads whole, and what ``key=``
-#: takes, so that every key that signs a file can also be read from a file.
+#: The longest key, for ``key=`` as for ``files.read_key`` (``--key-file``), so that every key
+#: that signs a file can also be read from a file.
 MAX_KEY = 1 << 20
+#: The fewest bytes a signing key may have (HMAC-SHA256's output size): a signed file lets
+#: anyone test guesses of the key offline.
+MIN_KEY_BYTES = 32
 
 
 def check_key(key: Any) -> bytes | None:
@@ -56,8 +44,7 @@ def check_key(key: Any) -> bytes | None:
     raise SignatureError(
         f"key must be bytes, got {type(key).__name__}"
         + ("; encode it (key.encode()) or read it from a file in binary mode"
-           if isinstance(key, str) else "")
-    )
+           if isinstance(key, str) else ""))
 
 
 def key_id(key: bytes) -> str:
@@ -71,23 +58,16 @@ def key_id(key: bytes) -> str:
     return hmac.new(k, b"specpack key id", hashlib.sha256).hexdigest()[:16]
 
 
-def _signed_message(kid: bytes, manifest: bytes) -> bytes:
-    return _PREFIX + kid + b"\n" + manifest
-
-
-#: The fewest bytes a signing key may have (HMAC-SHA256's output size): a shorter key is
-#: refused when signing, as a signed file lets anyone test guesses of the key offline.
-MIN_KEY_BYTES = 32
+def _signature(key: bytes, kid: bytes, manifest: bytes) -> bytes:
+    """The HMAC of the header without `` sig=...`` and the manifest, in hex."""
+    return hmac.new(key, _PREFIX + kid + b"\n" + manifest, hashlib.sha256).hexdigest().encode()
 
 
 def sign(key: bytes, manifest: bytes) -> bytes:
     """``manifest`` behind a signature header made with ``key``.
 
-    Raises
-    ------
-    SignatureError
-        ``key`` is shorter than :data:`MIN_KEY_BYTES` (files signed with a shorter key before
-        0.3 still verify: only new signatures need a long key).
+    A key shorter than :data:`MIN_KEY_BYTES` raises :class:`SignatureError` (files signed with
+    one before 0.3 still verify: only new signatures need a long key).
     """
     if len(key) < MIN_KEY_BYTES:
         raise SignatureError(
@@ -96,11 +76,9 @@ def sign(key: bytes, manifest: bytes) -> bytes:
             "signs, so specpack refuses to sign with it.",
             python="Use a random key of 32 bytes or more: secrets.token_bytes(32)",
             cli="Use a random key of 32 bytes or more: head -c 32 /dev/urandom > pack.key "
-            "(or secrets.token_bytes(32) in Python)",
-        )
+            "(or secrets.token_bytes(32) in Python)")
     kid = key_id(key).encode("ascii")
-    sig = hmac.new(key, _signed_message(kid, manifest), hashlib.sha256).hexdigest()
-    return _PREFIX + kid + b" sig=" + sig.encode("ascii") + b"\n" + manifest
+    return _PREFIX + kid + b" sig=" + _signature(key, kid, manifest) + b"\n" + manifest
 
 
 class SignedFile:
@@ -121,8 +99,7 @@ class SignedFile:
                 line = raw[:_HEADER_MAX].partition(b"\n")[0]
                 self.header_error = (
                     f"the signature line is malformed ({line[:120]!r}); expected "
-                    "'specpack-signed/1 alg=hmac-sha256 key-id=<16 hex> sig=<64 hex>'"
-                )
+                    "'specpack-signed/1 alg=hmac-sha256 key-id=<16 hex> sig=<64 hex>'")
                 self.manifest = b""
             else:
                 self.kid, self.sig = m.group(1), m.group(2)
@@ -145,21 +122,16 @@ class SignedFile:
                 python="Sign it where it was made (specpack.dump(pack, path, key=K)), or load "
                 "it without key (by-value code then needs trust=True)",
                 cli="Sign it where it was made (specpack capture ... --key-file PATH), or "
-                "leave out --key-file (by-value code then needs --trust)",
-            )
-        expected = hmac.new(key, _signed_message(self.kid, self.manifest),
-                            hashlib.sha256).hexdigest().encode("ascii")
-        if hmac.compare_digest(expected, self.sig):
+                "leave out --key-file (by-value code then needs --trust)")
+        if hmac.compare_digest(_signature(key, self.kid, self.manifest), self.sig):
             return
         mine = key_id(key)
         if self.kid.decode("ascii") != mine:
             raise SignatureError(
                 f"{where}: signed with another key (key id {self.kid.decode('ascii')}; the "
-                f"given key's id is {mine}), or the file was altered; refusing it"
-            )
+                f"given key's id is {mine}), or the file was altered; refusing it")
         raise SignatureError(
             f"{where}: the signature does not match: the file was altered after it was "
-            "signed (any changed byte breaks it); refusing it"
-        )
+            "signed (any changed byte breaks it); refusing it")
 
 

@@ -1,15 +1,10 @@
-"""A pack's text form: ``SpecPack.to_json`` and ``SpecPack.from_json`` enter the file format here.
-
-The manifest schema and the trust policy live beside this module; the pack module loads this
-one when it first writes or reads a text (its one door into the file format), so a worker that
-unpickles a pack and builds it never loads the file format or the typed-JSON codec. Nothing
-here imports the pack module: it works on :class:`~specpack._core._packvalue.PackValue`.
-"""
+"""``SpecPack.to_json`` and ``SpecPack.from_json`` (:func:`read`) on a ``PackValue``: the pack
+module's one door into the file format, loaded on the first text written or read, so a worker
+never loads the file format or the typed-JSON codec."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .._errors import PackFormatError
@@ -19,7 +14,7 @@ from .._typedjson.encode import Encoder, encode
 from .._typedjson.walk import payload_uses, references
 from .manifest import FORMAT, dumps
 from .needs import needs_to_json
-from .read import read_fields
+from .read import read_fields as read
 
 if TYPE_CHECKING:
     from .._packvalue import PackValue
@@ -28,12 +23,8 @@ __all__ = ["read", "to_json"]
 
 
 def _data_only(surface: Surface) -> Surface:
-    """``surface`` without the metadata items that are not plain data.
-
-    A manifest's surface holds no code references or payloads (reading refuses them), so an
-    item that would be written as one (an enum member, a class) is left out, as are items
-    that cannot be written at all.
-    """
+    """``surface`` without the metadata items a manifest's surface cannot hold: code
+    references and payloads (reading refuses them) and what cannot be written at all."""
     kept = {}
     for key, value in surface.metadata.items():
         try:
@@ -66,10 +57,3 @@ def to_json(pack: PackValue, indent: int | None) -> str:
             data["surface"] = surface
     data.update(needs_to_json(pack.requires, pack.assets, pack.sealed))
     return dumps(data, indent=indent)
-
-
-def read(text: str | bytes, *, trust: bool, key: bytes | None,
-         allow: Iterable[str] | str | None, source: str) -> dict[str, Any]:
-    """The constructor fields of a manifest or pack file's bytes, checked as ``load`` checks
-    them (see :meth:`SpecPack.from_json`)."""
-    return read_fields(text, trust=trust, key=key, allow=allow, source=source)

@@ -1,23 +1,10 @@
 """A bare interpreter: a fresh ``python`` that sees only what an installed node would have.
 
-The parent (:func:`command`) starts ``python -s`` in an empty folder, with an environment
-without ``PYTHONPATH``/``PYTHONSTARTUP``/``PYTHONUSERBASE``, and hands the child a plan: the
-folders to hide (this process's ``sys.path`` entries that are neither the standard library
-nor site-packages, the ``PYTHONPATH`` entries, the working directory, and what the caller
-names, such as a pack's asset folders) and the paths that must stay visible (the worker's own
-files, specpack's package folder). The child (:func:`enter`, run by its boot before any job)
-adds its own needs (every entry of its ``sys.path``, the interpreter's folders) and hides:
-
-- in a private mount namespace (Linux, root): ``/`` made ``rprivate`` (nothing leaks back),
-  then a tmpfs over each hidden folder and each needed path inside one bound back, in depth
-  order (a hidden folder that holds the venv keeps the venv);
-- else in an unprivileged user namespace with that mount namespace (uid/gid mapped to
-  themselves);
-- else with an audit hook refusing opens, listings and changes under the hidden folders.
-
-The rule is one for all three: the deepest hidden or kept folder that holds a path decides.
-The child writes which mechanism hid what to a report file; :func:`lacking` turns a rebuild's
-errors into what a bare node would lack (a module that lived in a hidden folder, a file there).
+The parent (:func:`command`) starts ``python -s`` without ``PYTHONPATH`` and with a plan: this
+process's own folders to hide, the paths to keep. The child (:func:`enter`) hides them in a
+private mount namespace (root), else an unprivileged user namespace, else with an audit hook;
+the deepest hidden or kept folder holding a path decides. :func:`lacking` names what a bare
+node lacked.
 """
 
 from __future__ import annotations
@@ -48,9 +35,8 @@ PLAN_VARIABLE = "SPECPACK_BARE_PLAN"
 DROPPED = ("PYTHONPATH", "PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONINSPECT", "PYTHONSAFEPATH")
 #: Never hidden: the system's own trees (the bind-backs read /proc/self/fd).
 _SYSTEM = ("/", "/proc", "/dev", "/sys")
-#: The child's boot before the worker loop: this file runs on its own first (no package
-#: import: numpy's thread pool would make a user namespace impossible); the worker loop's boot
-#: (the same as a fresh interpreter's) follows it.
+#: The child's boot before the worker loop: this file on its own (no package import: numpy's
+#: thread pool would make a user namespace impossible).
 PRELUDE = (
     "import importlib.util, sys\n"
     "spec = importlib.util.spec_from_file_location('_specpack_bare', {source!r})\n"
@@ -112,24 +98,9 @@ def _mechanisms() -> list[str]:
 
 def command(environment: Mapping[str, str], *, home: str, hide: Iterable[str],
             keep: Iterable[str | None], report: str, loop: str) -> tuple[list[str], dict[str, str]]:
-    """The command line and environment of a bare child.
-
-    Parameters
-    ----------
-    environment
-        The environment a fresh interpreter would get (``PYTHONPATH`` already absolute).
-    home
-        The folder specpack is imported from (its ``specpack`` package stays visible).
-    loop
-        The worker loop's boot code (a fresh interpreter's), run once this file has hidden
-        what it must.
-    hide
-        More paths to hide (a file hides its folder).
-    keep
-        Paths the child needs (the worker's files, its working directory); ``None`` skipped.
-    report
-        Where the child writes which mechanism hid what (:func:`read_report`).
-    """
+    """The command line and environment of a bare child, from a fresh interpreter's
+    ``environment``: ``hide`` adds paths to hide, ``keep`` paths it needs; the child runs
+    ``loop`` once hidden and writes to ``report`` what it hid."""
     env = {k: v for k, v in environment.items() if k not in DROPPED}
     cache = environment.get("SPECPACK_CACHE") or os.path.join(
         environment.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "specpack")
@@ -155,8 +126,8 @@ def hidden(path: str, rules: Sequence[tuple[str, bool]]) -> bool:
 
 
 def _rules(plan: Mapping[str, Any]) -> list[tuple[str, bool]]:
-    """This child's hide/show rules, shallow first: the plan's hidden folders minus those
-    inside a needed path; every needed path (and prefix) inside a hidden folder shown."""
+    """This child's rules, shallow first: the plan's hidden folders not inside a needed path,
+    and every needed path (and prefix) inside a hidden folder, shown."""
     needed = [_real(p) for p in sys.path if p and os.path.exists(p)]
     needed += [_real(p) for p in plan["keep"]]
     for exe in (sys.executable, _real(sys.executable)):
@@ -168,21 +139,13 @@ def _rules(plan: Mapping[str, Any]) -> list[tuple[str, bool]]:
             if s not in hide and any(_within(s, h) for h in hide)]
     rules = sorted([(h, True) for h in hide] + [(s, False) for s in show],
                    key=lambda r: (r[0].count("/"), r[0]))
-    # only the rules that change something: a hidden folder inside a hidden one, a kept path
-    # inside a kept one, add nothing (the deepest rule decides)
+    # only the rules that change something (the deepest rule decides)
     kept: list[tuple[str, bool]] = []
     for path, is_hidden in rules:
         above = [h for p, h in kept if _within(path, p)]
         if (above[-1] if above else False) != is_hidden:
             kept.append((path, is_hidden))
     return kept
-
-
-def _libc() -> Any:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
-                           ctypes.c_char_p]
-    return libc
 
 
 def _check(result: int, what: str) -> None:
@@ -192,9 +155,11 @@ def _check(result: int, what: str) -> None:
 
 
 def _namespace(user: bool, rules: list[tuple[str, bool]]) -> None:
-    """Enter a private mount namespace (in a new user namespace when ``user``) and apply
-    ``rules``: a tmpfs over each hidden folder, each shown path bound back from the real one."""
-    libc = _libc()
+    """Enter a private mount namespace (in a new user namespace when ``user``): a tmpfs over each
+    hidden folder, each shown path bound back from the real one."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
+                           ctypes.c_char_p]
     uid, gid = os.geteuid(), os.getegid()
     _check(libc.unshare(_CLONE_NEWNS | (_CLONE_NEWUSER if user else 0)), "unshare")
     if user:
@@ -236,8 +201,8 @@ _EVENTS = {"open": (0,), "os.listdir": (0,), "os.scandir": (0,), "os.mkdir": (0,
 
 
 def _audit_hook(rules: list[tuple[str, bool]]) -> None:
-    """Refuse, with a PermissionError naming the path, every open, listing or change of a path
-    under a hidden folder (an import there then finds nothing: ModuleNotFoundError)."""
+    """Refuse every open, listing or change under a hidden folder (PermissionError naming the
+    path; an import there then finds nothing)."""
     busy = [False]
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
@@ -261,8 +226,8 @@ def _audit_hook(rules: list[tuple[str, bool]]) -> None:
 
 
 def enter() -> None:
-    """In a bare child's boot: hide what the plan says, by the first mechanism that works, and
-    write the report. Does nothing without a plan."""
+    """In a bare child's boot: hide what the plan says by the first mechanism that works, and
+    write the report (nothing without a plan)."""
     text = os.environ.pop(PLAN_VARIABLE, None)
     if text is None:
         return
@@ -324,17 +289,12 @@ _FIX_FILE = ("copy it there, or capture(..., self_contained=True) to carry it (n
              "assets=[...] if no argument names it)")
 
 
-def _user_site() -> str | None:
-    with contextlib.suppress(Exception):
-        return _real(site.getusersitepackages())
-    return None
-
-
 def _module_location(name: str, rules: Sequence[tuple[str, bool]]) -> str | None:
-    """Where module ``name`` (or its top-level package) lives in this process, if a bare child
-    cannot see it (a hidden folder, or the user site, which ``-s`` leaves out); looked up in
-    ``sys.modules``, then by file name in the hidden folders (no code runs)."""
-    user = _user_site()
+    """Where module ``name`` (or a parent package) lives here if a bare child cannot see it (a
+    hidden folder, or the user site ``-s`` leaves out); no code runs to find it."""
+    user: str | None = None
+    with contextlib.suppress(Exception):
+        user = _real(site.getusersitepackages())
 
     def lacked(spot: str) -> bool:
         real = _real(spot)

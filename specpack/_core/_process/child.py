@@ -1,21 +1,9 @@
 """The child side of the worker protocol: read a task, run its job, answer on the channel.
 
-One loop (:func:`serve`) for every start method; the entry points differ only in how the two
-pipe ends arrive: :func:`main` (a fresh ``python -c``, fds in a variable it deletes),
-:func:`mp_main` (a spawn/forkserver target, multiprocessing Connections) and
-:func:`fork_main` (a fork of the parent, see :mod:`.forking`).
-
-The first control message is the answer channel's key (:mod:`.protocol`); every answer is
-tagged with it. The child adopts the orphans among its descendants (:mod:`.tree`) and, when it
-ends by itself, kills every process its jobs left behind. On Linux the process a start method
-starts forks first and stays above the one that serves as its reaper (:func:`.tree.reaper_above`):
-a process a job starts as a sibling of the worker (``clone(CLONE_PARENT)``) is the reaper's
-child, and ends with the rest.
-
-While a job runs, file descriptors 1 and 2 point at the task's capture files (C-level writes
-included) and ``sys.stdout``/``sys.stderr`` are fresh streams on them. The answer channel is
-close-on-exec and closed in any process the job forks, so neither a print nor a forked
-grandchild can write to it, or hold it open after the child died.
+One loop (:func:`serve`) for every start method; :func:`main` (a fresh ``python -c``),
+:func:`mp_main` (spawn/forkserver) and :func:`fork_main` differ in how the pipes arrive. While a
+job runs, fds 1 and 2 point at the task's capture files; the answer channel is close-on-exec
+and closed in any process the job forks, so neither a print nor a grandchild can write to it.
 """
 
 from __future__ import annotations
@@ -38,9 +26,8 @@ from .forking import hard_exit
 from .protocol import FrameReader, ProtocolError, pack_frame, read_request
 from .tree import become_subreaper, kill_tree, reaper_above
 
-__all__ = [
-    "FDS_VARIABLE", "captured", "fork_main", "load_job", "main", "mp_main", "run_job", "serve",
-]
+__all__ = ["FDS_VARIABLE", "captured", "fork_main", "load_job", "main", "mp_main", "run_job",
+           "serve"]
 
 #: The environment variable that gives a fresh interpreter its pipe fds (``"CTL,RES"``).
 FDS_VARIABLE = "SPECPACK_WORKER_FDS"
@@ -60,11 +47,7 @@ def load_job(job: str) -> Callable[..., Any]:
 
 
 def run_job(job: str, payload: bytes, params: Mapping[str, Any]) -> dict[str, Any]:
-    """Run one job; its result or its exception as an answer message (never raises).
-
-    The value is returned as is: the caller encodes it (and reports a value typed JSON
-    cannot carry as an error).
-    """
+    """Run one job; its result (not encoded yet) or its exception as an answer (never raises)."""
     try:
         return {"status": "ok", "value": load_job(job)(payload, **params)}
     except BaseException as e:  # noqa: BLE001 - everything goes back to the parent
@@ -83,15 +66,8 @@ def _error_answer(e: BaseException) -> dict[str, Any]:
 def captured(stdout_path: str, stderr_path: str) -> Iterator[None]:
     """Point fds 1 and 2 (and fresh sys.stdout/sys.stderr on them) at the capture files.
 
-    What a job writes meanwhile lands in the files: prints, C-level writes, the processes it
-    starts. Streams that still hold the old fds (``sys.__stdout__``, a logging handler's) are
-    flushed before the fds go back, so what they buffered lands in the files too. The
-    audit's own process uses it as well (:mod:`specpack._tools._audit.output`).
-
-    Raises
-    ------
-    OSError
-        fd 1 or 2 is not open (nothing was changed).
+    Streams that hold the old fds (``sys.__stdout__``, a logging handler's) are flushed before
+    the fds go back, so what they buffered lands in the files too.
     """
     olds = (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)
     for stream in olds:
@@ -160,7 +136,7 @@ def _guard_channels(fds: tuple[int, ...]) -> None:
 
 
 def _end_tree_below() -> None:
-    """Kill every process below this worker (the processes its jobs left behind)."""
+    """Kill every process the jobs left below this worker."""
     with contextlib.suppress(Exception):
         kill_tree(os.getpid(), include_root=False)
 
@@ -194,17 +170,8 @@ def _read_key(ctl_fd: int, reader: FrameReader) -> bytes:
 
 
 def serve(ctl_fd: int, res_fd: int) -> None:
-    """The worker loop: one task at a time until told to stop or the parent goes away.
-
-    First the key (``{"op": "key", "key": hex}``) on ``ctl_fd``. Then, for each
-    ``{"op": "task", "request": path}``: read the request file and delete it (its absence
-    tells the parent the task started), run the job with output captured, and write
-    ``{"task": n, "status": ..., ...}`` tagged with the key on ``res_fd``. When the loop ends,
-    every process the jobs left behind is killed.
-
-    On Linux the process that calls it stays out of all that: it forks, and becomes the
-    worker's reaper (:func:`.tree.reaper_above`); the fork child serves.
-    """
+    """The worker loop: one task at a time until told to stop or the parent goes away; on
+    Linux the calling process stays above as the reaper (:func:`.tree.reaper_above`)."""
     reaper_above(close=(ctl_fd, res_fd))
     become_subreaper()
     _end_tree_at_exit()
@@ -215,10 +182,8 @@ def serve(ctl_fd: int, res_fd: int) -> None:
 
 
 def _end_tree_at_exit() -> None:
-    """Make ``os._exit`` in this process (a job that calls it) kill the tree below it first.
-
-    A process the job forks inherits the wrapper but is not this process: it just exits.
-    """
+    """Make ``os._exit`` in this process (a job that calls it) kill the tree below it first
+    (a process the job forks inherits the wrapper, and just exits)."""
     me, real_exit = os.getpid(), os._exit
 
     def exit_after_the_tree(code: int) -> NoReturn:
@@ -232,9 +197,8 @@ def _end_tree_at_exit() -> None:
 def _serve(ctl_fd: int, res_fd: int) -> None:
     _guard_channels((ctl_fd, res_fd))
     with contextlib.suppress(Exception):
-        # disable first: enable() on an already enabled handler keeps the signal handlers it
-        # installed before, and a library the parent loaded (Ray's core) may have replaced
-        # them since; a fork child would then die of SIGSEGV without a word.
+        # disable first: enable() on an enabled handler keeps its old signal handlers, which a
+        # library (Ray's core) may have replaced; a fork child would then die without a word.
         faulthandler.disable()
         faulthandler.enable(file=2, all_threads=False)  # fd 2: the task's capture file
     _watch_parent()
@@ -251,33 +215,25 @@ def _serve(ctl_fd: int, res_fd: int) -> None:
             _write_all(res_fd, pack_frame({"task": task, **_error_answer(e)}, key))
             continue
         with contextlib.suppress(OSError):
-            os.remove(path)
+            os.remove(path)  # its absence tells the parent the task started
         with captured(str(header["stdout"]), str(header["stderr"])):
             answer = run_job(str(header["job"]), payload, header.get("params") or {})
         try:
             frame = pack_frame({"task": task, **answer}, key)
         except BaseException as e:  # noqa: BLE001 - e.g. a value typed JSON cannot carry
-            frame = pack_frame({
-                "task": task, "status": "error",
-                "error": f"SpecPackError: the job's result cannot be sent back as typed JSON "
-                         f"({_error_answer(e)['error']})",
-                "detail": _error_answer(e)["detail"],
-            }, key)
+            why = _error_answer(e)
+            frame = pack_frame({"task": task, "status": "error",
+                                "error": "SpecPackError: the job's result cannot be sent back "
+                                         f"as typed JSON ({why['error']})",
+                                "detail": why["detail"]}, key)
         _write_all(res_fd, frame)
 
 
 def main() -> None:
-    """Entry point of a fresh interpreter: the fds come in :data:`FDS_VARIABLE`, deleted here
-    before any job runs (a job's subprocesses do not inherit it either).
+    """Entry point of a fresh interpreter (fds in :data:`FDS_VARIABLE`, deleted before any job).
 
-    When the loop ends, the interpreter does what its own exit does first (waits for the
-    non-daemon threads a job left, runs the ``atexit`` handlers: a library's hooks, coverage
-    measurement of subprocesses), flushes its streams and ends through
-    :func:`.forking.hard_exit`, as a spawn child does (:func:`mp_main`): every answer is sent
-    by then, and the interpreter's teardown that would follow (every module and object of the
-    env's libraries collected one by one) cost each of a verify's two fresh interpreters about
-    80 ms of CPU, more than its job, for nothing anyone reads. A job that raised out of the
-    loop still ends the ordinary way (its traceback on the boot log).
+    It skips the interpreter's teardown, which cost each of verify's fresh interpreters about
+    80 ms of CPU for nothing anyone reads; a loop that raised ends the ordinary way.
     """
     ctl, res = os.environ.pop(FDS_VARIABLE).split(",")
     serve(int(ctl), int(res))
@@ -286,9 +242,7 @@ def main() -> None:
 
 def _end_now() -> NoReturn:
     """End as the interpreter's exit would, without its teardown: wait for the non-daemon
-    threads (``threading._shutdown``, what ``Py_FinalizeEx`` calls first; a thread that never
-    ends keeps the child until its worker's grace is over, as before), run the ``atexit``
-    handlers, flush, and end with code 0."""
+    threads (``threading._shutdown``), run the ``atexit`` handlers, flush, exit with code 0."""
     shutdown = getattr(threading, "_shutdown", None)
     if callable(shutdown):
         with contextlib.suppress(BaseException):
@@ -321,11 +275,9 @@ def mp_main(ctl: Any, res: Any, boot_out: str, boot_err: str, cwd: str | None,
             env: Mapping[str, str] | None, exit_handlers: bool = False) -> None:
     """multiprocessing target (spawn/forkserver): ``ctl``/``res`` are Connections.
 
-    It never returns: the process ends here through :func:`.forking.hard_exit`, after this
-    interpreter's ``atexit`` handlers with ``exit_handlers`` (a spawn child: a fresh
-    interpreter of its own). Returning would leave the end to multiprocessing's
-    ``os._exit``, which a wrapper that raises turns into an unwinding into the code that
-    forked (a forkserver's loop).
+    It never returns, ending through :func:`.forking.hard_exit` (after the ``atexit`` handlers
+    with ``exit_handlers``): multiprocessing's ``os._exit``, wrapped by something that raises,
+    would unwind into the code that forked (a forkserver's loop).
     """
     code = 1
     try:

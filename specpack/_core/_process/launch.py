@@ -1,16 +1,8 @@
 """Starting a worker child for each start method, and stopping it with its process tree.
 
-Every child gets its own session (its process group can be killed as a whole) and the two
-protocol pipe ends; on Linux it is the worker's *reaper*: it forks the process that serves and
-adopts the orphans among its descendants (:mod:`.tree`), so killing it kills every process its
-jobs started, new sessions, double-forked daemons and siblings of the worker
-(``clone(CLONE_PARENT)``) included. ``"subprocess"`` starts
-``sys.executable`` with the caller's environment, ``PYTHONPATH`` entries made absolute against
-the caller's working directory, and the pipe fd numbers in a variable the child deletes (not on
-its command line); ``"bare"`` is such an interpreter that sees only what an installed node
-would have (:mod:`.bare`); ``"spawn"``/``"forkserver"`` are multiprocessing children;
-``"fork"`` is a fork of this process (it shares this process's state) that can never return
-into this process's code (:mod:`.forking`).
+Every child gets its own session; on Linux the started process is the worker's reaper
+(:mod:`.tree`), so killing it kills every process its jobs started. ``"fork"`` children can
+never return into this process's code (:mod:`.forking`).
 """
 
 from __future__ import annotations
@@ -44,10 +36,9 @@ BOUNDARIES: tuple[Boundary, ...] = ("subprocess", "bare", "spawn", "forkserver")
 #: The kinds that are a fresh ``python`` (a hash seed of their own, set by specpack).
 FRESH: tuple[Where, ...] = ("subprocess", "bare")
 
-#: The specpack this process runs is the one the fresh interpreter imports (the protocol must
-#: match on both ends); the directory that holds the ``specpack`` package is on ``sys.path``
-#: only while that import runs. Counted from this module's own dotted name, so that it stays
-#: right wherever the module sits in the package.
+#: The fresh interpreter imports this process's specpack (the protocol must match on both
+#: ends), with its folder on ``sys.path`` only during that import; counted from this module's
+#: dotted name, so it stays right wherever the module sits.
 _HOME = str(Path(__file__).resolve().parents[__name__.count(".")])
 _BOOT = (
     "import sys\n"
@@ -58,8 +49,6 @@ _BOOT = (
     "    sys.path.remove({home!r})\n"
     "main()\n"
 )
-#: The variable that tells a fresh interpreter its pipe fds (``"CTL,RES"``); it deletes it.
-FDS_VARIABLE = child.FDS_VARIABLE
 
 
 def fork_available() -> bool:
@@ -73,19 +62,15 @@ def label(where: str) -> str:
     return names.get(where, f"{where} child")
 
 
-#: OpenBLAS's idle threads spin for 2**n cycles before they sleep (n from 4 to 30; default 28,
-#: about 0.1 s of a core in every interpreter that imports numpy). A fresh interpreter of the
-#: harness is a probe that starts beside another (verify's rebuild and its hash control, the
-#: audit's jobs): it gets the shortest wait unless its environment names one. The number of
-#: threads, and so every result, is unchanged; only how long an idle thread spins.
+#: OpenBLAS's idle threads spin 2**n cycles before sleeping (default n=28: about 0.1 s of a core
+#: per interpreter that imports numpy); fresh interpreters start side by side, so they get the
+#: shortest spin unless their environment names one. Results and thread counts are unchanged.
 BLAS_SPIN = ("OPENBLAS_THREAD_TIMEOUT", "4")
 
 
 def child_environment(env: Mapping[str, str] | None) -> dict[str, str]:
-    """The environment of a fresh interpreter: ``env`` (default: this process's), with every
-    ``PYTHONPATH`` entry made absolute against this process's working directory (an empty
-    entry, which Python reads as the working directory, becomes that directory), and
-    :data:`BLAS_SPIN` unless ``env`` sets that variable."""
+    """A fresh interpreter's environment: ``env`` (default: this process's) with :data:`BLAS_SPIN`
+    unless set, and ``PYTHONPATH`` made absolute (an empty entry: the working directory)."""
     out = dict(os.environ if env is None else env)
     out.setdefault(*BLAS_SPIN)
     path = out.get("PYTHONPATH")
@@ -96,18 +81,12 @@ def child_environment(env: Mapping[str, str] | None) -> dict[str, str]:
 
 
 class Child:
-    """A started worker process: its pid, its exit code, and a kill of its process tree.
+    """A started worker process (on Linux the worker's reaper, which exits as the worker did):
+    its pid, its exit code, and a kill of its process tree."""
 
-    On Linux the process is the worker's reaper (:func:`.tree.reaper_above`): the process that
-    runs the jobs is its child, and its exit code is that process's.
-    """
-
-    def __init__(self, pid: int, where: Where, handle: Any = None,
-                 report: str | None = None) -> None:
+    def __init__(self, pid: int, handle: Any = None, report: str | None = None) -> None:
         self.pid = pid
-        self.where = where
         self._handle = handle
-        #: A bare child's report file (what it hid, :func:`.bare.read_report`).
         self.report = report
         self._code: int | None = None
 
@@ -143,11 +122,8 @@ class Child:
         return self._code
 
     def kill(self) -> None:
-        """SIGKILL the child, every process below it and its process group.
-
-        The tree is stopped before it is killed (:func:`.tree.kill_tree`), so a process that
-        forks meanwhile cannot leave a child behind.
-        """
+        """SIGKILL the child, every process below it (:func:`.tree.kill_tree`) and its process
+        group."""
         if self.poll() is None:  # not reaped: the pid is still this child's
             tree.kill_tree(self.pid)
         if hasattr(os, "killpg"):
@@ -158,34 +134,10 @@ class Child:
 def start(where: Where, ctl_r: int, res_w: int, *, boot_out: str, boot_err: str,
           cwd: str | None, env: Mapping[str, str] | None,
           close_in_fork: Collection[int] = (), hide: Collection[str] = ()) -> Child:
-    """Start a worker child that reads tasks on ``ctl_r`` and answers on ``res_w``.
-
-    Parameters
-    ----------
-    where
-        The start method.
-    ctl_r, res_w
-        The child's ends of the control and answer pipes (the caller closes its copies).
-    boot_out, boot_err
-        Files for what the child writes outside of tasks (start-up errors).
-    cwd, env
-        Working directory and environment (``None``: a fresh interpreter gets this process's
-        environment and ``cwd``; other children keep this process's).
-    close_in_fork
-        This process's ends of other pipes, closed in a ``"fork"`` child.
-    hide
-        For ``"bare"``: more paths the child must not see (a file: its folder), besides this
-        process's own folders (:mod:`.bare`).
-
-    Raises
-    ------
-    SpecPackError
-        The child cannot be started from here (a daemonic multiprocessing worker).
-    OSError
-        The interpreter could not be executed.
-    """
+    """Start a worker child that reads tasks on ``ctl_r`` and answers on ``res_w`` (the caller
+    closes its copies); what it prints outside tasks goes to ``boot_out``/``boot_err``."""
     if where in FRESH:
-        environment = {**child_environment(env), FDS_VARIABLE: f"{ctl_r},{res_w}"}
+        environment = {**child_environment(env), child.FDS_VARIABLE: f"{ctl_r},{res_w}"}
         loop = _BOOT.format(home=_HOME)
         argv, report = [sys.executable, "-c", loop], None
         if where == "bare":
@@ -193,11 +145,10 @@ def start(where: Where, ctl_r: int, res_w: int, *, boot_out: str, boot_err: str,
             argv, environment = bare.command(environment, home=_HOME, hide=hide, report=report,
                                              keep=(os.path.dirname(boot_out), cwd), loop=loop)
         with open(boot_out, "ab") as out, open(boot_err, "ab") as err:
-            proc = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
-                env=environment, pass_fds=(ctl_r, res_w), start_new_session=True,
-            )
-        return Child(proc.pid, where, proc, report)
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                    cwd=cwd, env=environment, pass_fds=(ctl_r, res_w),
+                                    start_new_session=True)
+        return Child(proc.pid, proc, report)
     if where == "fork":
         return _fork(ctl_r, res_w, boot_out, boot_err, cwd, env, close_in_fork)
     return _mp(where, ctl_r, res_w, boot_out, boot_err, cwd, env)
@@ -225,7 +176,7 @@ def _mp(where: Where, ctl_r: int, res_w: int, boot_out: str, boot_err: str, cwd:
     finally:
         ctl.close()
         res.close()
-    return Child(proc.pid, where, proc)
+    return Child(proc.pid, proc)
 
 
 def _fork(ctl_r: int, res_w: int, boot_out: str, boot_err: str, cwd: str | None,
@@ -240,11 +191,10 @@ def _fork(ctl_r: int, res_w: int, boot_out: str, boot_err: str, cwd: str | None,
                 os.close(fd)
         child.fork_main(ctl_r, res_w, boot_out, boot_err, cwd, environment)
 
-    return Child(fork_call(body), "fork")
+    return Child(fork_call(body))
 
 
-#: Children asked to stop, each with the time it must be gone by (see :func:`reap_later`),
-#: and the one thread of this process that watches them (started on first use, then idle).
+#: Children asked to stop, with the time each must be gone by, and the one thread watching them.
 _STOPPING: dict[Child, float] = {}
 _STOPPING_CHANGED = threading.Condition()
 _REAPER: list[threading.Thread] = []
@@ -253,15 +203,8 @@ _REAP_PAUSE = 0.05
 
 
 def reap_later(child: Child, grace: float) -> None:
-    """Leave a child that was asked to stop to this process's reaper thread: it waits up to
-    ``grace`` seconds for the child to end, then kills its process group (and its tree, if
-    still there).
-
-    One thread watches every such child (started the first time, it then waits idle): a
-    thread started per child made each worker's ``close`` wait until the new thread ran,
-    which on a busy machine (the children that were just told to stop are ending) took
-    milliseconds, at the end of every verify.
-    """
+    """Leave a child asked to stop to the reaper thread: killed with its tree after ``grace``.
+    One thread for all: a thread per child made every ``close`` wait milliseconds for it."""
     with _STOPPING_CHANGED:
         _STOPPING[child] = time.monotonic() + grace
         _STOPPING_CHANGED.notify_all()
@@ -271,8 +214,8 @@ def reap_later(child: Child, grace: float) -> None:
 
 
 def _reap() -> None:
-    """The reaper thread: end each child asked to stop once it ended by itself or its grace
-    is over (kill its process group and tree, reap it)."""
+    """The reaper thread: kill and reap each child asked to stop once it ended or its grace is
+    over."""
     pause = 0.001
     while True:
         with _STOPPING_CHANGED:
@@ -315,18 +258,8 @@ if hasattr(os, "register_at_fork"):
 
 
 def wait_stopped(timeout: float) -> bool:
-    """Wait up to ``timeout`` seconds for every child asked to stop to be gone.
-
-    Parameters
-    ----------
-    timeout
-        Seconds to wait in all.
-
-    Returns
-    -------
-    bool
-        True when none is left.
-    """
+    """Wait up to ``timeout`` seconds for every child asked to stop to be gone; True if none is
+    left."""
     end = time.monotonic() + timeout
     with _STOPPING_CHANGED:
         while _STOPPING:

@@ -1,24 +1,9 @@
-"""The wire of the one worker protocol: frames, request files, captured output, outcomes.
+"""The wire of the worker protocol: frames, request files, captured output, outcomes.
 
-A *frame* is an 8-byte big-endian length followed by that many bytes of UTF-8 JSON holding a
-typed-JSON encoded message (:mod:`specpack._core._typedjson`). Frames go one way each: control
-messages (``{"op": "task", "task": n, "request": path}``; any other message, or the end of the
-pipe, stops the child) from the parent on one pipe, answers (``{"task": n, "status": "ok",
-"value": ...}``) from the child on another. Neither pipe
-is the child's stdout, and nothing that crosses is ever unpickled: a hostile or chatty env can
-at worst send data, never code.
-
-Answers are *keyed*: the parent makes a random key per worker and sends it as the first
-control message (``{"op": "key", "key": hex}``), before any job runs; each answer frame starts
-with the HMAC-SHA256 of its body under that key. The env's code runs in the child after the
-key was read off the pipe, so writing to the answer pipe (found by fd number, by scanning
-``/proc/self/fd``, from a fork) cannot make an answer the parent accepts: a frame without the
-key is a protocol violation. Code that reads the harness's own memory can find the key: the
-key guards against an env that writes, not against one written to read specpack's variables.
-
-The request itself (job name, params, and the payload bytes, which may be large) travels in a
-file the child reads when it is ready, so a child that died at start-up cannot make the parent
-block or fail on a full or broken pipe.
+A frame is an 8-byte big-endian length and UTF-8 typed JSON (never pickle). Answer frames start
+with the HMAC-SHA256 of their body under a per-worker key sent before any job runs, so env code
+that writes to the answer pipe cannot forge an answer. Requests travel in a file, so a child
+that died at start-up cannot block the parent on a pipe. See docs/security.md.
 """
 
 from __future__ import annotations
@@ -37,21 +22,9 @@ from typing import Any, Literal
 from .._errors import ProtocolError, SpecPackError
 from .._typedjson import decode, encode
 
-__all__ = [
-    "CAPTURE_LIMIT",
-    "MAX_FRAME",
-    "FrameReader",
-    "Outcome",
-    "ProtocolError",
-    "Status",
-    "exit_text",
-    "head_and_tail",
-    "new_key",
-    "pack_frame",
-    "read_capture",
-    "read_request",
-    "write_request",
-]
+__all__ = ["CAPTURE_LIMIT", "MAX_FRAME", "FrameReader", "Outcome", "ProtocolError", "Status",
+           "exit_text", "head_and_tail", "new_key", "pack_frame", "read_capture", "read_request",
+           "write_request"]
 
 #: Largest frame either side accepts (a bigger one is a protocol error, not an allocation).
 MAX_FRAME = 1 << 30
@@ -59,9 +32,7 @@ MAX_FRAME = 1 << 30
 CAPTURE_LIMIT = 64 * 1024
 #: How many lines of a dead child's stderr its outcome's detail quotes (first, last).
 _HEAD_LINES, _TAIL_LINES = 6, 20
-
 _HEADER = struct.Struct(">Q")
-#: Bytes of the HMAC-SHA256 tag a keyed frame starts with.
 _TAG = hashlib.sha256().digest_size
 
 Status = Literal["ok", "error", "died", "timeout"]
@@ -69,33 +40,17 @@ Status = Literal["ok", "error", "died", "timeout"]
 
 @dataclass(frozen=True)
 class Outcome:
-    """What came back from one task run in a worker.
+    """What came back from one task run in a worker."""
 
-    Attributes
-    ----------
-    status
-        ``"ok"`` (the job returned), ``"error"`` (it raised), ``"died"`` (the child exited or
-        was killed by a signal before answering) or ``"timeout"`` (the deadline passed; the
-        child and its process group were killed).
-    value
-        The job's return value, decoded from typed JSON (``None`` unless ``status == "ok"``).
-    error
-        One line ``"Type: message"`` (empty when ok).
-    detail
-        The child's traceback text, or the exit code / signal name and the stderr tail.
-    stdout, stderr
-        What the task wrote to file descriptors 1 and 2 (bounded, decoded with 'replace').
-    elapsed
-        Seconds from ``submit`` to the outcome.
-    """
-
+    #: ``"ok"`` (the job returned), ``"error"`` (it raised), ``"died"`` (the child exited or was
+    #: killed before answering) or ``"timeout"`` (killed with its process tree at the deadline).
     status: Status
-    value: Any
-    error: str
-    detail: str
-    stdout: str
+    value: Any  #: the job's return value (``None`` unless ok)
+    error: str  #: one line ``"Type: message"`` (empty when ok)
+    detail: str  #: the child's traceback, or its exit code / signal and its stderr's tail
+    stdout: str  #: what the task wrote to fds 1 and 2 (bounded, decoded with 'replace')
     stderr: str
-    elapsed: float
+    elapsed: float  #: seconds from ``submit`` to the outcome
 
 
 def new_key() -> bytes:
@@ -108,16 +63,7 @@ def _tag(key: bytes, body: bytes) -> bytes:
 
 
 def pack_frame(message: Mapping[str, Any], key: bytes | None = None) -> bytes:
-    """One frame holding ``message`` (typed JSON; raises PackFormatError if not encodable).
-
-    Parameters
-    ----------
-    message
-        The message.
-    key
-        The answer channel's key: the frame then starts with the HMAC-SHA256 of the body
-        under it (what :class:`FrameReader` with the same key requires).
-    """
+    """One frame holding ``message`` (PackFormatError if not encodable), tagged under ``key``."""
     body = json.dumps(encode(dict(message)), separators=(",", ":"), allow_nan=False,
                       ensure_ascii=False).encode("utf-8")
     if key is not None:
@@ -125,28 +71,9 @@ def pack_frame(message: Mapping[str, Any], key: bytes | None = None) -> bytes:
     return _HEADER.pack(len(body)) + body
 
 
-def _unpack_body(body: bytes, source: str) -> dict[str, Any]:
-    try:
-        node = json.loads(body.decode("utf-8"))
-        message = decode(node, source=source)
-    except (ValueError, RecursionError, SpecPackError) as e:
-        raise ProtocolError(f"unreadable message from {source}: {type(e).__name__}: "
-                            f"{str(e)[:200]}") from None
-    if type(message) is not dict:
-        raise ProtocolError(f"unreadable message from {source}: not a JSON object")
-    return message
-
-
 class FrameReader:
-    """Reassembles frames from chunks read off a pipe.
-
-    Parameters
-    ----------
-    source
-        Who sends (named in errors).
-    key
-        The channel's key: every frame must carry its tag (see :func:`pack_frame`).
-    """
+    """Reassembles frames from chunks read off a pipe; ``source`` is named in errors, and with
+    ``key`` every frame must carry its tag (:func:`pack_frame`)."""
 
     def __init__(self, source: str, key: bytes | None = None) -> None:
         self.source = source
@@ -154,17 +81,11 @@ class FrameReader:
         self._buf = bytearray()
 
     def feed(self, data: bytes) -> None:
-        """Add bytes read from the pipe."""
         self._buf += data
 
     def next(self) -> dict[str, Any] | None:
-        """The next complete message, or ``None`` until more bytes arrive.
-
-        Raises
-        ------
-        ProtocolError
-            The frame is oversized, lacks the channel's key, or is not a typed-JSON object.
-        """
+        """The next complete message, or ``None`` until more bytes arrive (ProtocolError: an
+        oversized frame, one without the channel's key, or not a typed-JSON object)."""
         if len(self._buf) < _HEADER.size:
             return None
         (size,) = _HEADER.unpack_from(self._buf)
@@ -183,7 +104,14 @@ class FrameReader:
                     f"{self.source} sent a frame without this worker's key: something other "
                     "than specpack's harness (the env's code, or a process it started) wrote "
                     "to the answer channel")
-        return _unpack_body(body, self.source)
+        try:
+            message = decode(json.loads(body.decode("utf-8")), source=self.source)
+        except (ValueError, RecursionError, SpecPackError) as e:
+            raise ProtocolError(f"unreadable message from {self.source}: {type(e).__name__}: "
+                                f"{str(e)[:200]}") from None
+        if type(message) is not dict:
+            raise ProtocolError(f"unreadable message from {self.source}: not a JSON object")
+        return message
 
 
 def write_request(path: str, header: Mapping[str, Any], payload: bytes) -> None:
@@ -231,8 +159,8 @@ def read_capture(path: str | None, limit: int = CAPTURE_LIMIT) -> str:
 
 
 def head_and_tail(lines: list[str]) -> list[str]:
-    """The first and last lines of a dead child's stderr (a traceback ends, a faulthandler
-    report starts, with what matters), a cut mark between them."""
+    """The first and last lines of a dead child's stderr (a faulthandler report starts, a
+    traceback ends, with what matters), a cut mark between them."""
     if len(lines) <= _HEAD_LINES + _TAIL_LINES + 1:
         return lines
     cut = len(lines) - _HEAD_LINES - _TAIL_LINES
@@ -240,10 +168,7 @@ def head_and_tail(lines: list[str]) -> list[str]:
 
 
 def exit_text(code: int | None) -> str:
-    """``"exited with code 3"`` / ``"was killed by signal SIGSEGV"`` for a process exit code.
-
-    ``code`` is a ``subprocess``/``multiprocessing`` style exit code (negative: the signal).
-    """
+    """``"exited with code 3"`` / ``"was killed by signal SIGSEGV"`` (negative: a signal)."""
     if code is None:
         return "did not exit"
     if code >= 0:
@@ -256,12 +181,8 @@ def exit_text(code: int | None) -> str:
 
 
 def replay(outcomes: list[Outcome]) -> None:
-    """Write what children printed to this process's streams, as if it ran here.
-
-    For the side that stands for "here" (verify's and the audit's reference, a fork of this
-    process): its output is the user's own env talking, so it is shown, not lost.
-    """
-
+    """Write what children printed to this process's streams, as if it ran here (the side
+    that stands for "here": its output is the user's own env talking, so it is not lost)."""
     for o in outcomes:
         for text, stream in ((o.stdout, sys.stdout), (o.stderr, sys.stderr)):
             if text:

@@ -1,9 +1,7 @@
-"""A worker that runs jobs in a thread of this process: where ``fork`` does not exist.
+"""A worker that runs jobs in a thread of this process, where ``fork`` does not exist.
 
-It has the :class:`~specpack._core._process.Worker` interface (submit / waitable / poll_outcome /
-collect / kill / close) so callers need no second code path. Its answers make the same
-typed-JSON round trip as a child's. A thread cannot be killed: on timeout it is abandoned (a
-daemon thread) and the outcome is ``"timeout"``. Output is not captured.
+It has :class:`~specpack._core._process.Worker`'s interface and the same typed-JSON round trip.
+A thread cannot be killed: on timeout it is abandoned. Output is not captured.
 """
 
 from __future__ import annotations
@@ -69,7 +67,6 @@ class ThreadWorker:
         self._idle_r, self._idle_w = os.pipe()  # the waitable while no task runs
 
     def submit(self, job: str, payload: bytes, params: Mapping[str, Any]) -> None:
-        """Run ``job(payload, **params)`` in a new thread (see ``Worker.submit``)."""
         if self._task is not None:
             raise SpecPackError("this thread worker is still running a task")
         task = self._task = _Task()
@@ -78,11 +75,9 @@ class ThreadWorker:
 
     @property
     def waitable(self) -> int:
-        """Ready when the job is done (for ``multiprocessing.connection.wait``)."""
         return self._task.bell_r if self._task is not None else self._idle_r
 
     def poll_outcome(self, timeout: float | None = 0.0) -> Outcome | None:
-        """The outcome if the job is done within ``timeout`` seconds, else ``None``."""
         task = self._task
         if task is None or not wait([task.bell_r], timeout):
             return None
@@ -97,7 +92,6 @@ class ThreadWorker:
                        stdout="", stderr="", elapsed=time.perf_counter() - task.started)
 
     def collect(self, timeout: float | None = None) -> Outcome:
-        """The outcome, or ``"timeout"`` after ``timeout`` seconds (the thread is abandoned)."""
         task = self._task
         outcome = self.poll_outcome(timeout)
         if outcome is not None or task is None:
@@ -111,7 +105,7 @@ class ThreadWorker:
                        detail="", stdout="", stderr="", elapsed=took)
 
     def kill(self) -> None:
-        """Abandon a running job (its thread runs on, as a daemon, and then cleans up)."""
+        """Abandon a running job (its daemon thread runs on, then cleans up)."""
         task, self._task = self._task, None
         if task is not None:
             with task.lock:
@@ -120,7 +114,6 @@ class ThreadWorker:
                     task.release()
 
     def close(self) -> None:
-        """Abandon any running job and release the pipe."""
         self.kill()
         for fd in (self._idle_r, self._idle_w):
             with contextlib.suppress(OSError):

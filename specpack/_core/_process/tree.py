@@ -1,24 +1,9 @@
 """A worker child's process tree: adopt every orphan, and kill the whole tree at the end.
 
-A job may start processes that leave the worker's process group and session
-(``start_new_session=True``, ``setsid``) or double-fork so that their parent dies. On Linux the
-worker child makes itself a *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``, which needs no
-privilege): such orphans are then re-parented to it instead of to ``init``, so every process
-the job started stays a descendant of the worker. :func:`kill_tree` stops the tree first
-(``SIGSTOP``: a stopped process cannot fork, nor die and hand its children on), collects it
-again until no new process shows up, then kills it with ``SIGKILL``.
-
-Where ``prctl`` or ``/proc`` is missing (macOS, BSD), :func:`become_subreaper` returns False
-and :func:`kill_tree` finds no descendants: the caller still kills the process group, which is
-what those platforms offer.
-
-A subreaper does not see every process its jobs start: one started with
-``clone(CLONE_PARENT)`` is a child of the worker's *parent*, a sibling of the worker. So on Linux
-the process a start method starts is not the worker but its *reaper* (:func:`reaper_above`): it
-forks the worker, adopts orphans too, and runs no job; a ``CLONE_PARENT`` child of the worker
-is the reaper's child. When the worker ends (or the reaper is told to stop, or its own parent
-goes away) the reaper kills every process left below it, reaps them, and ends as the worker
-ended (its exit code, or its signal).
+On Linux the worker is a child subreaper (orphans of new sessions and double forks stay below
+it), and the process a start method starts is a reaper above it (:func:`reaper_above`) that
+also gets the worker's ``clone(CLONE_PARENT)`` siblings. Without ``prctl``/``/proc`` (macOS,
+BSD) there is no tree to walk: the caller still kills the process group.
 """
 
 from __future__ import annotations
@@ -40,19 +25,16 @@ from .forking import block_all, default_handlers, hard_exit
 
 __all__ = ["become_subreaper", "descendants", "kill_tree", "reaper_above"]
 
-#: prctl option (linux/prctl.h).
-_PR_SET_CHILD_SUBREAPER = 36
+#: prctl options (linux/prctl.h).
+_PR_SET_CHILD_SUBREAPER, _PR_SET_DUMPABLE = 36, 4
 #: Rounds of stopping newly found descendants before giving up on a tree that keeps growing.
 _ROUNDS = 50
 #: waitpid option: every child, also one whose exit signal is not SIGCHLD (linux/wait.h).
 _WALL = 0x40000000
-#: prctl option: whether this process may dump core (linux/prctl.h).
-_PR_SET_DUMPABLE = 4
 #: The signals that tell a reaper to end its tree and itself (it dies of the signal after).
 _STOP_SIGNALS = ("SIGTERM", "SIGHUP")
-#: Signals a reaper ignores unless a C handler is installed for them (their default would end
-#: it and leave its tree behind): what a job sends its own process group (the reaper's) must
-#: not take the reaper away from below it. Real-time signals too.
+#: Signals a reaper ignores (real-time ones too) unless a C handler is installed: what a job
+#: sends its own process group must not end the reaper and leave the tree behind.
 _IGNORED = ("SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF",
             "SIGIO", "SIGPWR", "SIGSTKFLT", "SIGXCPU", "SIGXFSZ", "SIGPIPE")
 #: Milliseconds between a reaper's checks that its parent is still there (and of clone
@@ -109,20 +91,8 @@ def _signal(pid: int, sig: int) -> None:
 
 
 def kill_tree(root: int, *, include_root: bool = True) -> None:
-    """SIGKILL every descendant of ``root`` (and ``root`` with ``include_root``).
-
-    The tree is frozen first: ``root`` and each descendant found get ``SIGSTOP``, and the
-    search repeats until it finds no new process (one that forked just before it stopped);
-    then all of them get ``SIGKILL``. With ``include_root=False`` (a worker ending its own
-    tree) ``root`` keeps running and is not signalled.
-
-    Parameters
-    ----------
-    root
-        The worker child's pid (a subreaper, so orphans stay below it).
-    include_root
-        Whether ``root`` itself is killed too.
-    """
+    """SIGKILL every descendant of ``root`` (and ``root`` with ``include_root``), frozen first
+    with SIGSTOP (a stopped process cannot fork, nor die and hand its children on)."""
     stop = getattr(signal, "SIGSTOP", None)
     kill = getattr(signal, "SIGKILL", signal.SIGTERM)
     if stop is None:  # not POSIX: no tree to walk, no way to freeze one
@@ -154,39 +124,26 @@ def _prctl(option: int, value: int) -> bool:
 
 
 def reaper_above(close: Collection[int] = ()) -> None:
-    """Fork, and make this process the reaper of the child, which returns here as the worker.
-
-    On Linux this process becomes a subreaper and forks; the child returns (and goes on as
-    the worker: it is no subreaper, it may become one); this process closes the fds in
-    ``close`` (the worker's protocol pipes) and never returns: it waits for the worker, then
-    kills and reaps every process left below it (:func:`kill_tree`) and ends as the worker
-    ended. Signals are blocked around the fork (as in :func:`.forking.fork_call`). Where there
-    is no subreaper (not Linux) it returns at once and there is no reaper.
-
-    Raises
-    ------
-    OSError
-        The fork failed.
-    """
+    """Fork; the child returns as the worker, and this process, closing ``close``, stays above
+    it as its reaper: it ends the tree left below and ends as the worker did. Not on Linux:
+    returns at once, without a fork."""
     if not become_subreaper():
         return
     parent = os.getppid()
     mask = block_all()
     # an ignored SIGCHLD (inherited through exec) would let the kernel reap the worker unseen
     chld = _set_handler(signal.SIGCHLD, signal.SIG_DFL)
+    pid = -1
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # forking a threaded process
             pid = os.fork()
-    except BaseException:
-        _set_handler(signal.SIGCHLD, chld)
-        if mask is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        raise
-    if pid == 0:  # the worker: as this process was
-        _set_handler(signal.SIGCHLD, chld)
-        if mask is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    finally:
+        if pid <= 0:  # the worker, as this process was (or the fork failed)
+            _set_handler(signal.SIGCHLD, chld)
+            if mask is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    if pid == 0:
         return
     try:
         _reap(pid, parent, close)
@@ -239,9 +196,7 @@ def _reap(worker: int, parent: int, close: Collection[int]) -> NoReturn:
     poller.register(wake_r, select.POLLIN)
     status: int | None = None
     while True:
-        ended, left = _collect(worker)
-        if ended is not None:
-            status = ended
+        status, left = _collect(worker, status)
         if status is not None or not left or asked or os.getppid() != parent:
             break
         poller.poll(idle)
@@ -251,9 +206,7 @@ def _reap(worker: int, parent: int, close: Collection[int]) -> NoReturn:
             kill_tree(os.getpid(), include_root=False)
         end = time.monotonic() + _SETTLE
         while time.monotonic() < end:
-            ended, left = _collect(worker)
-            if ended is not None:
-                status = ended
+            status, left = _collect(worker, status)
             if not left:
                 break
             poller.poll(_POLL_MS)
@@ -268,10 +221,9 @@ def _reap(worker: int, parent: int, close: Collection[int]) -> NoReturn:
     hard_exit(code)
 
 
-def _collect(worker: int) -> tuple[int | None, bool]:
-    """Reap every child that has ended: the worker's wait status if it was one of them, and
+def _collect(worker: int, status: int | None) -> tuple[int | None, bool]:
+    """Reap every ended child: the worker's wait status (``status`` until it ended), and
     whether any child is left."""
-    status = None
     while True:
         try:
             pid, st = os.waitpid(-1, os.WNOHANG | _WALL)

@@ -1,13 +1,8 @@
-"""The parent side of the one worker protocol: :class:`Worker` and :func:`run_one`.
+"""The parent side of the worker protocol: :class:`Worker` and :func:`run_one`.
 
-A :class:`Worker` is one long-lived child process (any start method) that runs one task at a
-time. ``submit`` writes the request to a file and tells the child its name on the control
-pipe (a few bytes; a dead child can only make that write fail, which is ignored: the outcome
-then says how it died). The answer comes back on the answer pipe as a typed-JSON frame tagged
-with the worker's key (sent first, before any job runs): a frame without it is refused as a
-protocol violation. The caller waits on :attr:`Worker.waitable` (several workers at once with
-``multiprocessing.connection.wait``) or with a timeout; a deadline that passes kills the
-child with its whole process tree.
+``submit`` writes the request to a file and names it on the control pipe; the answer comes back
+on the answer pipe as a keyed frame. A deadline that passes kills the child with its process
+tree.
 """
 
 from __future__ import annotations
@@ -60,26 +55,9 @@ _MAIN_GUARD_HINT = (
 class Worker:
     """One child process of ``where`` that runs jobs one at a time.
 
-    Parameters
-    ----------
-    where
-        ``"subprocess"`` (a fresh ``sys.executable`` in a temporary working directory with
-        the caller's environment), ``"bare"`` (the same, seeing only what an installed node
-        would have: :mod:`.bare`), ``"spawn"``, ``"forkserver"``, or ``"fork"`` (a fork of this
-        process: it shares this process's state).
-    cwd
-        The child's working directory (default: a new temporary directory for
-        ``"subprocess"``, this process's for the others).
-    env
-        The child's environment variables (default: this process's). ``PYTHONPATH`` entries
-        are made absolute against this process's working directory.
-    hide
-        For ``"bare"``: more paths the child must not see (a pack's asset folders).
-
-    Raises
-    ------
-    SpecPackError
-        ``where`` is unknown, or the child cannot be started from this process.
+    ``"subprocess"`` is a fresh ``sys.executable`` (in a temporary ``cwd``), ``"bare"`` the same
+    seeing only what an installed node would have (:mod:`.bare`; ``hide``: more paths to hide),
+    ``"fork"`` shares this process's state. ``env`` defaults to this process's.
     """
 
     def __init__(self, where: Where, *, cwd: str | None = None,
@@ -95,7 +73,6 @@ class Worker:
             os.mkdir(cwd)
         self._task = 0
         self._pending: dict[str, Any] | None = None
-        self._outcome: Outcome | None = None
         self._key = new_key()
         self._reader = FrameReader(f"the {self.label}", self._key)
         self._closed = False
@@ -124,26 +101,9 @@ class Worker:
                 os.write(self._ctl, pack_frame({"op": "key", "key": self._key.hex()}))
         _LIVE.add(self)
 
-    # -- tasks ---------------------------------------------------------------------------
-
     def submit(self, job: str, payload: bytes, params: Mapping[str, Any]) -> None:
-        """Give the child a task: ``job(payload, **params)`` run there.
-
-        Parameters
-        ----------
-        job
-            ``"package.module:function"``, imported in the child.
-        payload
-            Bytes for the job (e.g. a pickled pack); any size.
-        params
-            Keyword arguments, typed-JSON-able (numbers, strings, tuples, numpy arrays...).
-
-        Raises
-        ------
-        SpecPackError
-            A task is still running, the worker is closed, or ``params`` are not
-            typed-JSON-able.
-        """
+        """Run ``job(payload, **params)`` in the child: ``job`` is ``"package.module:function"``,
+        ``params`` typed-JSON-able (SpecPackError if not, or if the worker is busy or closed)."""
         if self._closed:
             raise SpecPackError(f"this {self.label} worker is closed")
         if self._pending is not None:
@@ -160,7 +120,6 @@ class Worker:
             raise SpecPackError(f"the params of job {job!r} cannot be sent to a worker: "
                                 f"{e}") from None
         self._pending = {"task": n, "started": time.perf_counter(), **paths}
-        self._outcome = None
         if self.child is None:
             return
         with contextlib.suppress(OSError):  # a dead child: the outcome says how it died
@@ -169,32 +128,27 @@ class Worker:
 
     @property
     def waitable(self) -> int:
-        """A file descriptor for ``multiprocessing.connection.wait``: ready when the task's
-        answer arrives or the child dies (then call :meth:`poll_outcome` or :meth:`collect`)."""
+        """An fd for ``multiprocessing.connection.wait``: ready when an answer arrives or the
+        child dies."""
         return self._res
 
     def poll_outcome(self, timeout: float | None = 0.0) -> Outcome | None:
-        """The task's outcome if it is there within ``timeout`` seconds, else ``None``.
-
-        ``timeout=None`` waits as long as it takes. The child keeps running on ``None``.
-        """
-        if self._outcome is not None or self._pending is None:
-            return self._take()
+        """The task's outcome if it is there within ``timeout`` seconds (``None``: no limit), else
+        ``None`` (the child keeps running)."""
+        if self._pending is None:
+            return None
         end = None if timeout is None else time.monotonic() + timeout
         while True:
             outcome = self._step(end)
             if outcome is not None:
-                self._outcome = outcome
-                return self._take()
+                self._pending = None
+                return outcome
             if end is not None and time.monotonic() >= end:
                 return None
 
     def collect(self, timeout: float | None = None) -> Outcome:
-        """The task's outcome, waiting up to ``timeout`` seconds (``None``: no limit).
-
-        When the time is up the child and its process tree are killed and the outcome is
-        ``"timeout"`` (with what the task printed so far).
-        """
+        """The task's outcome within ``timeout`` seconds, else ``"timeout"`` (the child and its
+        process tree are killed)."""
         outcome = self.poll_outcome(timeout)
         if outcome is not None:
             return outcome
@@ -203,19 +157,11 @@ class Worker:
         self.kill()
         took = time.perf_counter() - pending["started"]
         self._pending = None
-        return Outcome(
-            status="timeout", value=None,
-            error=f"TimeoutError: the {self.label} did not finish within {took:.3g} s "
-                  "(killed with its process tree)",
-            detail="", stdout=read_capture(pending["out"]), stderr=read_capture(pending["err"]),
-            elapsed=took,
-        )
-
-    def _take(self) -> Outcome | None:
-        outcome, self._outcome = self._outcome, None
-        if outcome is not None:
-            self._pending = None
-        return outcome
+        return Outcome(status="timeout", value=None,
+                       error=f"TimeoutError: the {self.label} did not finish within {took:.3g} s "
+                             "(killed with its process tree)",
+                       detail="", stdout=read_capture(pending["out"]),
+                       stderr=read_capture(pending["err"]), elapsed=took)
 
     def _step(self, end: float | None) -> Outcome | None:
         """Read what is there (waiting at most until ``end``); an outcome once complete."""
@@ -241,7 +187,6 @@ class Worker:
         return self._parsed()
 
     def _parsed(self) -> Outcome | None:
-        """The outcome of the current task if its answer is complete in the buffer."""
         assert self._pending is not None
         try:
             message = self._reader.next()
@@ -257,22 +202,15 @@ class Worker:
         ok = message.get("status") == "ok"
         if not ok and message.get("status") != "error":
             return self._died("ProtocolError: an answer without a status", broken=True)
-        return Outcome(
-            status="ok" if ok else "error",
-            value=message.get("value") if ok else None,
-            error="" if ok else str(message.get("error", "")),
-            detail="" if ok else str(message.get("detail", "")),
-            stdout=read_capture(pending["out"]),
-            stderr=read_capture(pending["err"]),
-            elapsed=time.perf_counter() - pending["started"],
-        )
+        return Outcome(status="ok" if ok else "error", value=message.get("value") if ok else None,
+                       error="" if ok else str(message.get("error", "")),
+                       detail="" if ok else str(message.get("detail", "")),
+                       stdout=read_capture(pending["out"]), stderr=read_capture(pending["err"]),
+                       elapsed=time.perf_counter() - pending["started"])
 
     def _died(self, why: str, broken: bool = False) -> Outcome:
-        """The outcome of a child that will not answer (it is killed if still alive).
-
-        ``broken``: it sent something unreadable (killed at once); otherwise it closed its
-        answer pipe, which it does by exiting: its exit code is there within moments.
-        """
+        """The outcome of a child that will not answer, killed if still alive: at once if
+        ``broken`` (it sent something unreadable), else after a moment to exit by itself."""
         pending = self._pending
         assert pending is not None
         code = None
@@ -289,23 +227,17 @@ class Worker:
         how = why or f"the {self.label} {exit_text(code)}"
         lines = [how]
         if not started:
-            lines.append(self._never_started_hint())
+            script = getattr(sys.modules.get("__main__"), "__file__", None)
+            lines.append(_MAIN_GUARD_HINT.format(where=self.where, script=script)
+                         if self.where in ("spawn", "forkserver") and script
+                         else "it died before it could take the task (while starting up)")
         if stderr.strip():
             lines += ["stderr:", *head_and_tail(stderr.rstrip().splitlines())]
         if self.child is not None:
             self.child.kill()
-        return Outcome(
-            status="died", value=None, error=f"WorkerDied: {how}", detail="\n".join(lines),
-            stdout=stdout, stderr=stderr, elapsed=time.perf_counter() - pending["started"],
-        )
-
-    def _never_started_hint(self) -> str:
-        script = getattr(sys.modules.get("__main__"), "__file__", None)
-        if self.where in ("spawn", "forkserver") and script:
-            return _MAIN_GUARD_HINT.format(where=self.where, script=script)
-        return "it died before it could take the task (while starting up)"
-
-    # -- lifetime ------------------------------------------------------------------------
+        return Outcome(status="died", value=None, error=f"WorkerDied: {how}",
+                       detail="\n".join(lines), stdout=stdout, stderr=stderr,
+                       elapsed=time.perf_counter() - pending["started"])
 
     def kill(self) -> None:
         """Kill the child and its process tree now (a running task then reads as died)."""
@@ -314,15 +246,9 @@ class Worker:
             self.child.wait(5.0)
 
     def close(self) -> None:
-        """End the child and remove the worker's files; returns at once.
-
-        An idle child is asked to stop and ends by itself, killing every process its jobs left
-        behind (a fresh interpreter or spawn child runs its exit handlers: a library's
-        ``atexit`` hooks, coverage measurement of subprocesses); a thread waits up to
-        :data:`STOP_GRACE` seconds for that, then kills whatever is left of its process group
-        (and its tree, if it has not ended). A child running a task is killed at once, with
-        its process tree. There is nothing to wait for: every answer it gave is already here.
-        """
+        """End the child and remove the worker's files; returns at once. An idle child is asked
+        to stop (so it runs its ``atexit`` hooks) and killed after :data:`STOP_GRACE` seconds by
+        the reaper thread; a busy one is killed at once with its process tree."""
         if self._closed:
             return
         self._closed = True
@@ -372,15 +298,8 @@ class Worker:
 
 def run_one(where: Where, job: str, payload: bytes, params: Mapping[str, Any], *,
             deadline: float) -> Outcome:
-    """Run one job in a new worker of ``where`` and close it.
-
-    Parameters
-    ----------
-    where, job, payload, params
-        As for :class:`Worker` and :meth:`Worker.submit`.
-    deadline
-        Absolute ``time.monotonic()`` time; the child is killed then (status ``"timeout"``).
-    """
+    """Run one job in a new worker of ``where`` and close it; at ``deadline`` (a
+    ``time.monotonic()`` time) the child is killed (status ``"timeout"``)."""
     with Worker(where) as worker:
         worker.submit(job, payload, params)
         return worker.collect(timeout=max(deadline - time.monotonic(), 0.0))

@@ -1,8 +1,5 @@
-"""Typed JSON: the value grammar of pack manifests, defined once (:mod:`.tags`).
-
-:func:`encode` turns a lowered value into JSON-able data, :func:`decode` turns it back without
-importing or unpickling anything; :mod:`.walk` finds references and payloads in encoded data.
-"""
+"""Typed JSON, the value grammar of pack manifests (:mod:`.tags`): :func:`encode`, and
+:func:`decode` which imports and unpickles nothing; :mod:`.walk` reads encoded data."""
 
 from __future__ import annotations
 

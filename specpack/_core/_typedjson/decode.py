@@ -1,14 +1,6 @@
-"""Decoding typed JSON into lowered values, exactly, without importing or unpickling anything.
-
-References stay lazy (:class:`~specpack.CodeRef`, :class:`~specpack.EnumRef`) and
-payloads stay bytes until ``make()`` needs them. Every malformed input raises
-:class:`~specpack.PackFormatError` naming the source and the place. A value that would
-change on the way in is refused rather than coerced: a number that overflows a float, an array
-value its dtype cannot hold exactly, a ``$int`` in another spelling than the encoder's, a set
-or dict whose members collapse. The cost is linear in the input: places are ``(parent, key)``
-chains turned into text only for an error, and sets and dicts whose members flood one hash
-value are refused before they are built.
-"""
+"""Decoding typed JSON into lowered values, exactly, importing and unpickling nothing: a value
+that would change on the way in is refused, not coerced. The cost is linear (hash-collision
+floods are refused before a set or dict is built)."""
 
 from __future__ import annotations
 
@@ -23,7 +15,7 @@ from .._carry.carried import Blob, EnumRef
 from .._carry.ref import CodeRef
 from .._errors import PackFormatError
 from .._text import printable
-from .arrays import ArrayDecoding
+from .arrays import decode_array
 from .tags import (
     FLOAT_WORDS,
     INT_PATTERN,
@@ -44,32 +36,27 @@ from .walk import Path, path_text
 
 __all__ = ["Decoder", "decode"]
 
+_JSON_TYPES: dict[type, str] = {str: "a string", list: "a list", dict: "an object"}
 
-class Decoder(ArrayDecoding):
-    """Typed JSON node -> lowered value; payload references are resolved in ``payloads``.
 
-    Parameters
-    ----------
-    payloads
-        The manifest's payload table (digest -> entry).
-    source
-        What the errors name first (a file path, ``"<manifest>"``).
-    allow
-        Attached to every code reference, so that loading it admits only allowed modules.
-    """
+class Decoder:
+    """Typed JSON node -> lowered value, payloads resolved in ``payloads`` (the manifest's
+    table); errors name ``source`` first; ``allow`` is attached to every code reference."""
 
-    def __init__(
-        self, payloads: dict[str, Any], source: str, allow: tuple[str, ...] | None = None
-    ) -> None:
+    def __init__(self, payloads: dict[str, Any], source: str,
+                 allow: tuple[str, ...] | None = None) -> None:
         self.payloads = payloads
         self.source = source
         self.allow = allow
-        self.used: dict[str, dict[str, Any]] = {}
+        # kind -> handler(tag, body, node, at, depth)
         self._kinds: dict[str, Callable[..., Any]] = {
-            "bigint": self._bigint_node, "float": self._float_node, "bytes": self._bytes,
+            "bigint": lambda tag, body, node, at, d: self.bigint(body, at),
+            "float": lambda tag, body, node, at, d: self.number(node, at),
+            "bytes": lambda tag, body, node, at, d: self.b64(body, at),
             "complex": self._complex, "sequence": self._sequence, "members": self._members,
-            "pairs": self._pairs, "array": self._array, "scalar": self._array,
-            "enum": self._enum, "ref": self._ref, "payload": self.payload,
+            "pairs": self._pairs, "enum": self._enum, "ref": self._ref, "payload": self.payload,
+            "array": lambda tag, body, node, at, d: decode_array(self, body, at, False),
+            "scalar": lambda tag, body, node, at, d: decode_array(self, body, at, True),
         }
 
     def fail(self, at: Path, why: str) -> PackFormatError:
@@ -90,7 +77,7 @@ class Decoder(ArrayDecoding):
             return node
         d = depth + 1
         if t is list:
-            return [self.value(v, (at, i), d) for i, v in enumerate(node)]
+            return self._items(node, at, d)
         if t is not dict:
             raise self.fail(at, f"unexpected JSON {t.__name__}")
         try:
@@ -118,10 +105,7 @@ class Decoder(ArrayDecoding):
                             f"{type(body).__name__}")
         return self._kinds[tag.kind](tag, body, node, at, d)
 
-    # -- numbers ----------------------------------------------------------------------------
-
-    def _bigint_node(self, tag: Tag, body: str, node: Any, at: Path, d: int) -> int:
-        return self.bigint(body, at)
+    # -- numbers and bytes ------------------------------------------------------------------
 
     def bigint(self, s: str, at: Path) -> int:
         """A ``$int`` body: exactly ``[+-]?(0x[0-9a-f]+|[0-9]+)``, beyond ``±2**53``."""
@@ -144,10 +128,7 @@ class Decoder(ArrayDecoding):
                             "JSON number")
         return value
 
-    def _float_node(self, tag: Tag, body: str, node: Any, at: Path, d: int) -> float:
-        return self._num(node, at)
-
-    def _num(self, x: Any, at: Path) -> float:
+    def number(self, x: Any, at: Path) -> float:
         """A number or a ``$float`` node, as a float it equals exactly."""
         t = type(x)
         if t is dict and len(x) == 1 and "$float" in x:
@@ -160,27 +141,26 @@ class Decoder(ArrayDecoding):
                 raise self.fail(at, f"{x!r} is not a JSON number")
             return float(x)
         if t is int:
-            f = _exact_float(x)
-            if f is None:
-                raise self.fail(at, f"{str(x)[:40]} has no exact float value")
-            return f
+            try:
+                if float(x) == x:
+                    return float(x)
+            except OverflowError:
+                pass
+            raise self.fail(at, f"{str(x)[:40]} has no exact float value")
         raise self.fail(at, f"expected a number, got {t.__name__}")
 
     def _complex(self, tag: Tag, body: list[Any], node: Any, at: Path, d: int) -> complex:
         if len(body) != 2:
             raise self.fail(at, "$complex must hold [real, imag]")
-        return complex(self._num(body[0], (at, 0)), self._num(body[1], (at, 1)))
+        return complex(self.number(body[0], (at, 0)), self.number(body[1], (at, 1)))
 
-    def _bytes(self, tag: Tag, body: str, node: Any, at: Path, d: int) -> bytes:
-        return self._b64(body, at)
-
-    def _b64(self, s: str, at: Path) -> bytes:
+    def b64(self, s: str, at: Path) -> bytes:
         try:
             return base64.b64decode(s.encode("ascii"), validate=True)
         except (binascii.Error, ValueError, UnicodeEncodeError):
             raise self.fail(at, "invalid base64 data") from None
 
-    # -- containers ------------------------------------------------------------------------
+    # -- containers -------------------------------------------------------------------------
 
     def _items(self, body: list[Any], at: Path, d: int) -> list[Any]:
         return [self.value(v, (at, i), d) for i, v in enumerate(body)]
@@ -189,7 +169,7 @@ class Decoder(ArrayDecoding):
         return tag.python[0](self._items(body, at, d))
 
     def _unique(self, values: list[Any], at: Path, what: str) -> None:
-        """Refuse unhashable, hash-flooding or duplicate members, in linear time."""
+        """Refuse unhashable or hash-flooding members, in linear time."""
         try:
             hashes = Counter(map(hash, values))
         except TypeError as e:
@@ -252,8 +232,7 @@ class Decoder(ArrayDecoding):
             if type(args) is not list or type(keywords) is not dict:
                 raise self.fail(at, "a bound $ref has both 'args' (a list of values) and "
                                 "'keywords' (an object of values)")
-            bound_args = tuple(self.value(v, ((at, "args"), i), d)
-                               for i, v in enumerate(args))
+            bound_args = tuple(self._items(args, (at, "args"), d))
             bound_kw = self.value(keywords, (at, "keywords"), d)
             if type(bound_kw) is not dict or any(type(k) is not str for k in bound_kw):
                 raise self.fail((at, "keywords"), "keywords must map strings to values")
@@ -273,7 +252,7 @@ class Decoder(ArrayDecoding):
         raw = entry.get("data")
         if type(raw) is not str:
             raise self.fail(where, "data must be a base64 string")
-        data = self._b64(raw, where)
+        data = self.b64(raw, where)
         real = "sha256:" + hashlib.sha256(data).hexdigest()
         if real != digest:
             raise self.fail(at, f"payload digest mismatch: table says {digest}, data "
@@ -282,37 +261,17 @@ class Decoder(ArrayDecoding):
         python = entry.get("python")
         if type(name) is not str or (python is not None and type(python) is not str):
             raise self.fail(("payloads", digest), "name and python must be strings")
-        self.used[digest] = entry
         if kind == "code":
             mod, sep, qual = name.partition(":")
             return CodeRef(mod if sep and mod else "__main__", qual if sep and qual else name,
                            data, python)
         return Blob(data, name, python or "unknown")
 
-_JSON_TYPES: dict[type, str] = {str: "a string", list: "a list", dict: "an object"}
-
-
-def _exact_float(x: int) -> float | None:
-    try:
-        f = float(x)
-    except OverflowError:
-        return None
-    return f if f == x else None
-
 
 def decode(node: Any, payloads: dict[str, Any] | None = None,
            source: str = "<manifest>") -> Any:
-    """The lowered value of a typed-JSON node (inverse of :func:`.encode.encode`).
-
-    Nothing is imported or unpickled: code stays a lazy :class:`CodeRef`, enum members a lazy
-    :class:`EnumRef`, payloads bytes.
-
-    Raises
-    ------
-    PackFormatError
-        Malformed input, named by ``source`` and the place (also for input so large or deep
-        that decoding it runs out of memory or stack).
-    """
+    """The lowered value of a typed-JSON node (code and enum members lazy, payloads bytes);
+    malformed input, also too large or deep to decode, raises :class:`PackFormatError`."""
     try:
         return Decoder(payloads or {}, source).value(node, "value")
     except (RecursionError, MemoryError, OverflowError) as e:

@@ -15,43 +15,24 @@ from .._carry.carried import Blob, EnumRef
 from .._carry.ref import CodeRef
 from .._carry.tree import MAX_INT_BITS
 from .._errors import PackFormatError
-from .tags import (
-    BY_TYPE,
-    MAX_DECIMAL_DIGITS,
-    MAX_DEPTH,
-    SAFE_INT,
-    TAGS,
-    VALUE_KINDS,
-    decimal_text,
-)
+from .tags import BY_TYPE, MAX_DECIMAL_DIGITS, MAX_DEPTH, SAFE_INT, VALUE_KINDS, decimal_text
 
 __all__ = ["Encoder", "canonical_json", "encode", "payload_entry"]
 
-_SAFE_INT = SAFE_INT
-_VALUE_KINDS = VALUE_KINDS
 #: More bits than this always means more than MAX_DECIMAL_DIGITS decimal digits.
 _DECIMAL_BITS = int(MAX_DECIMAL_DIGITS / 0.30103) + 2
-_FLOAT = TAGS["$float"].name
-_INT = TAGS["$int"].name
-_DICT = TAGS["$dict"].name
-_ENUM = TAGS["$enum"].name
-_REF = TAGS["$ref"].name
-_NPSCALAR = TAGS["$npscalar"].name
 
 
 def _float(x: float) -> Any:
     if math.isfinite(x):
         return x
-    return {_FLOAT: "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")}
+    return {"$float": "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")}
 
 
 def _int(x: int) -> Any:
-    """A plain number within 2**53; else ``$int``: decimal up to 4,300 digits, else hex.
-
-    The digit limit is the grammar's (:data:`.tags.MAX_DECIMAL_DIGITS`), not this
-    interpreter's ``sys.get_int_max_str_digits()``, so every reader reads what is written.
-    """
-    if -_SAFE_INT <= x <= _SAFE_INT:
+    """A plain number within 2**53; else ``$int``: decimal up to 4,300 digits (the grammar's
+    limit, not this interpreter's), else hex."""
+    if -SAFE_INT <= x <= SAFE_INT:
         return x
     bits = x.bit_length()
     if bits > MAX_INT_BITS:  # what no reader reads is not written
@@ -61,8 +42,8 @@ def _int(x: int) -> Any:
     if bits <= _DECIMAL_BITS:
         text = decimal_text(x)
         if len(text) - (text[0] == "-") <= MAX_DECIMAL_DIGITS:
-            return {_INT: text}
-    return {_INT: hex(x)}
+            return {"$int": text}
+    return {"$int": hex(x)}
 
 
 def canonical_json(node: Any) -> str:
@@ -72,11 +53,7 @@ def canonical_json(node: Any) -> str:
 
 
 class Encoder:
-    """Lowered value -> typed JSON node; collects payload entries into ``payloads``.
-
-    The tags come from :data:`.tags.TAGS`: a value whose type alone decides its tag is looked
-    up in :data:`.tags.BY_TYPE` and written by its tag's kind.
-    """
+    """Lowered value -> typed JSON node; collects payload entries into ``payloads``."""
 
     def __init__(self, payloads: dict[str, Any] | None, canonical: bool) -> None:
         self.payloads = payloads
@@ -95,10 +72,7 @@ class Encoder:
         if t is float:
             return _float(value)
         if t is list:
-            items = []
-            for v in value:
-                items.append(self.value(v, d))
-            return items
+            return [self.value(v, d) for v in value]
         if t is dict:
             return self._dict(value, d)
         tag = BY_TYPE.get(t)
@@ -109,16 +83,9 @@ class Encoder:
             if kind == "complex":
                 return {tag.name: [_float(value.real), _float(value.imag)]}
             if kind == "sequence":
-                items = []
-                for v in value:
-                    items.append(self.value(v, d))
-                return {tag.name: items}
+                return {tag.name: [self.value(v, d) for v in value]}
             if kind == "members":
-                members = []
-                for v in value:
-                    members.append(self.value(v, d))
-                members.sort(key=canonical_json)
-                return {tag.name: members}
+                return {tag.name: sorted((self.value(v, d) for v in value), key=canonical_json)}
             if kind == "array":
                 return {tag.name: _encode_array(value)}
         if isinstance(value, np.generic):
@@ -128,78 +95,56 @@ class Encoder:
                 body["value"] = enc["values"][0]
             else:
                 body["base64"] = enc["base64"]
-            return {_NPSCALAR: body}
+            return {"$npscalar": body}
         if t is CodeRef:
             if value.payload is None:
                 if value.bound is not None:  # a functools.partial of the named function
                     args, keywords = value.bound
-                    return {_REF: value.name, "args": [self.value(v, d) for v in args],
+                    return {"$ref": value.name, "args": [self.value(v, d) for v in args],
                             "keywords": self._dict(keywords, d)}
                 if value.registered is not None:
-                    return {_REF: f"{value.module}:{value.qualname}",
+                    return {"$ref": f"{value.module}:{value.qualname}",
                             "registered": value.registered}
-                return {_REF: value.name}
+                return {"$ref": value.name}
             digest = value.digest
             assert digest is not None
             if self.payloads is not None:
                 self.payloads[digest] = payload_entry("code", value.name, value.payload,
-                                                       value.python)
+                                                      value.python)
             return {"$code": digest}
         if t is Blob:
             if self.payloads is not None:
                 self.payloads[value.digest] = payload_entry("object", value.type_name,
-                                                             value.payload, value.python)
+                                                            value.payload, value.python)
             return {"$object": value.digest}
         if t is EnumRef:
-            return {_ENUM: f"{value.module}:{value.qualname}", "name": value.member}
+            return {"$enum": f"{value.module}:{value.qualname}", "name": value.member}
         if isinstance(value, enum.Enum) and isinstance(value.name, str):
-            return {_ENUM: f"{t.__module__}:{t.__qualname__}", "name": value.name}
+            return {"$enum": f"{t.__module__}:{t.__qualname__}", "name": value.name}
         raise PackFormatError(
             f"cannot encode a {t.__module__}.{t.__qualname__} value in a manifest; "
-            "capture the pack again so the value is carried (specpack.capture lowers it)"
-        )
+            "capture the pack again so the value is carried (specpack.capture lowers it)")
 
     def _dict(self, value: dict[Any, Any], d: int) -> Any:
         """A plain object when every key is a str not starting with ``$``, else ``$dict``."""
         if all(type(k) is str and not k.startswith("$") for k in value):
-            out = {}
-            for k, v in value.items():
-                out[k] = self.value(v, d)
-            return out
-        pairs = []
-        for k, v in value.items():
-            pairs.append([self.value(k, d), self.value(v, d)])
+            return {k: self.value(v, d) for k, v in value.items()}
+        pairs = [[self.value(k, d), self.value(v, d)] for k, v in value.items()]
         if self.canonical:
             pairs.sort(key=lambda p: canonical_json(p[0]))
-        return {_DICT: pairs}
+        return {"$dict": pairs}
 
 
-def encode(value: Any, payloads: dict[str, Any] | None = None, _depth: int = 0, *,
+def encode(value: Any, payloads: dict[str, Any] | None = None, *,
            canonical: bool = False) -> Any:
-    """The typed-JSON form of a lowered value; payloads are collected into ``payloads``.
+    """The typed-JSON form of a lowered value: ``encode((1, {2: b"x"}))`` is
+    ``{'$tuple': [1, {'$dict': [[2, {'$bytes': 'eA=='}]]}]}``.
 
-    Parameters
-    ----------
-    value
-        A lowered value (:func:`specpack._core._carry.values.lower`).
-    payloads
-        Filled with the payload-table entries of by-value code and objects (digest ->
-        entry); None to leave them out.
-    canonical
-        Order ``$dict`` pairs by key, so that equal dicts encode equally (the fingerprint).
-
-    Raises
-    ------
-    PackFormatError
-        A value the grammar cannot write, or nesting deeper than :data:`.tags.MAX_DEPTH`.
-
-    Example::
-
-        >>> encode((1, {2: b"x"}))
-        {'$tuple': [1, {'$dict': [[2, {'$bytes': 'eA=='}]]}]}
+    ``payloads`` (None: left out) collects the payload-table entries; ``canonical`` orders
+    ``$dict`` pairs by key, so that equal dicts encode equally (the fingerprint).
     """
     try:
-        return Encoder(payloads, canonical).value(value, _depth)
+        return Encoder(payloads, canonical).value(value, 0)
     except RecursionError:
         raise PackFormatError("value nested too deeply to encode") from None
 
@@ -210,7 +155,7 @@ def _encode_array(arr: np.ndarray) -> dict[str, Any]:
         raise PackFormatError("object arrays cannot be written in a manifest (they hold "
                               "pointers): capture lowers them to payloads")
     out: dict[str, Any] = {"dtype": _descr(dtype), "shape": list(arr.shape)}
-    if dtype.kind in _VALUE_KINDS and dtype.fields is None and dtype.itemsize <= 8:
+    if dtype.kind in VALUE_KINDS and dtype.fields is None and dtype.itemsize <= 8:
         items = arr.ravel(order="C").tolist()
         if not _all_plain(arr):
             items = [_float(x) if type(x) is float else (_int(x) if type(x) is int else x)
@@ -222,22 +167,18 @@ def _encode_array(arr: np.ndarray) -> dict[str, Any]:
 
 
 def _all_plain(arr: np.ndarray) -> bool:
-    """Whether every item of a bool/int/float array is written as a plain JSON number (all
-    finite, ints within 2**53), so no item needs a look of its own."""
+    """Whether every item of a bool/int/float array is a plain JSON number (finite, ints
+    within 2**53), so that no item needs a look of its own."""
     if arr.size == 0 or arr.dtype.kind == "b":
         return True
     if arr.dtype.kind == "f":
         return bool(np.isfinite(arr).all())
-    return bool(-_SAFE_INT <= int(arr.min()) and int(arr.max()) <= _SAFE_INT)
+    return bool(-SAFE_INT <= int(arr.min()) and int(arr.max()) <= SAFE_INT)
 
 
 def _descr(dtype: np.dtype) -> Any:
-    """numpy's array-protocol descr (what ``numpy.lib.format.dtype_to_descr`` gives).
-
-    Written out here because ``dtype_to_descr`` warns about dtype metadata (which numpy 1.x
-    attaches to datetime dtypes after a pickle round trip) and returns non-JSON values for
-    non-legacy dtypes.
-    """
+    """numpy's array-protocol descr; not ``dtype_to_descr``, which warns about the metadata
+    numpy 1.x attaches to unpickled datetime dtypes and gives non-JSON for non-legacy dtypes."""
     if dtype.names is not None:
         return dtype.descr
     if not getattr(type(dtype), "_legacy", True):
@@ -257,5 +198,3 @@ def payload_entry(kind: str, name: str, data: bytes, python: str | None) -> dict
                  else "object: unpickled (may execute code) when make() loads it"),
         "data": base64.b64encode(data).decode("ascii"),
     }
-
-

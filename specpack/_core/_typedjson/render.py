@@ -1,9 +1,5 @@
-"""Typed JSON as Python-like text, for ``specpack inspect``: :func:`render` and friends.
-
-Nothing is decoded, imported or unpickled. The walk dispatches on each tag's kind from
-:mod:`.tags`, and stops once the text passes its limit, so its cost is bounded by the limit,
-not by the node. (Also importable from :mod:`.walk`.)
-"""
+"""Typed JSON as Python-like text, for ``specpack inspect``, decoding nothing; the walk stops
+once the text passes its limit, so its cost is bounded by the limit, not by the node."""
 
 from __future__ import annotations
 
@@ -16,11 +12,11 @@ from typing import Any
 from .._text import size_text
 from .tags import PAYLOAD_KIND, TAGS, Tag
 
-__all__ = ["render", "render_code", "render_items", "size_text"]
+__all__ = ["render", "render_code", "render_items"]
 
 
 class _Full(Exception):
-    """The text reached its limit: stop rendering."""
+    """The text reached its limit."""
 
 
 class _Text:
@@ -50,20 +46,16 @@ class _Text:
             self.value(v, d)
 
     def value(self, node: Any, depth: int) -> None:
-        put = self.put
+        put, d = self.put, depth + 1
         if depth > 20:
             put("...")
-            return
-        d = depth + 1
-        if node is None or isinstance(node, (bool, int, float, str)):
-            put(repr(node))
             return
         if isinstance(node, list):
             put("[")
             self.join(node, d)
             put("]")
             return
-        if not isinstance(node, dict):
+        if not isinstance(node, dict):  # None, bool, int, float, str (or anything else)
             put(repr(node))
             return
         name = next((k for k in node if isinstance(k, str) and k.startswith("$")), None)
@@ -75,8 +67,7 @@ class _Text:
             put("}")
             return
         tag = TAGS.get(name)
-        body = node[name]
-        if tag is None or not self.tagged(tag, body, node, d):
+        if tag is None or not self.tagged(tag, node[name], node, d):
             try:
                 text = json.dumps(node, default=str)
             except (ValueError, TypeError, RecursionError):
@@ -99,9 +90,7 @@ class _Text:
             if not (isinstance(body, list) and len(body) == 2):
                 return False
             put("complex(")
-            self.value(body[0], d)
-            put(", ")
-            self.value(body[1], d)
+            self.join(body, d)
             put(")")
         elif kind in ("sequence", "members"):
             if not isinstance(body, list):
@@ -119,15 +108,11 @@ class _Text:
             if not isinstance(body, list):
                 return False
             put("{")
-            first = True
-            for p in body:
-                if isinstance(p, list) and len(p) == 2:
-                    if not first:
-                        put(", ")
-                    first = False
-                    self.value(p[0], d)
-                    put(": ")
-                    self.value(p[1], d)
+            for i, pair in enumerate(p for p in body if isinstance(p, list) and len(p) == 2):
+                put(", " if i else "")
+                self.value(pair[0], d)
+                put(": ")
+                self.value(pair[1], d)
             put("}")
         elif kind in ("array", "scalar"):
             if not isinstance(body, dict):
@@ -170,23 +155,12 @@ class _Text:
 
 
 def render(node: Any, payloads: Any = None, limit: int = 200) -> str:
-    """Python-like text of a typed-JSON node, for ``specpack inspect``.
+    """Python-like text of a typed-JSON node (``payloads``: the manifest's payload table).
 
-    Nothing is decoded, imported or unpickled: ``{"$tuple": [1, 2]}`` reads ``(1, 2)``,
-    ``{"$ref": "m:f"}`` reads ``<m:f>``, a payload reads ``<code m:f by value, 312 bytes>``
-    (from ``payloads``, the manifest's payload table), nesting beyond 20 levels reads
-    ``...``. Text longer than ``limit`` is cut to ``limit`` characters ending in ``...``; the
-    walk stops there, so the cost is bounded by ``limit``, not by the node. Strings are
-    shown raw (``repr``): escape the result before printing it to a terminal.
-
-    Parameters
-    ----------
-    node
-        Parsed typed JSON (a manifest's value).
-    payloads
-        The manifest's ``payloads`` table (for payload names and sizes), or None.
-    limit
-        The longest text returned.
+    ``{"$tuple": [1, 2]}`` reads ``(1, 2)``, ``{"$ref": "m:f"}`` ``<m:f>``, a payload
+    ``<code m:f by value, 312 bytes>``, nesting beyond 20 levels ``...``; text longer than
+    ``limit`` is cut to ``limit`` characters ending in ``...``. Strings are shown raw
+    (``repr``): escape the result before printing it to a terminal.
     """
     out = _Text(payloads, limit)
     try:
@@ -198,10 +172,7 @@ def render(node: Any, payloads: Any = None, limit: int = 200) -> str:
 
 
 def render_items(node: Any, payloads: Any = None, limit: int = 200) -> list[tuple[str, Any]]:
-    """``(key text, value node)`` of an object or a ``$dict`` node (keys rendered).
-
-    Returns an empty list for anything else.
-    """
+    """``(key text, value node)`` of an object or a ``$dict`` node (keys rendered), else []."""
     if not isinstance(node, dict):
         return []
     if set(node) == {"$dict"} and isinstance(node["$dict"], list):

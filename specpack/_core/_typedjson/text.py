@@ -1,10 +1,4 @@
-"""Reading JSON text exactly as the typed-JSON grammar means it.
-
-:func:`read_json` is ``json.loads`` with the grammar's rules for what plain JSON may say:
-object keys are unique, ``NaN``/``Infinity`` are not JSON, a number must mean the float it
-reads as (``1e999999`` is not ``inf``, ``1e-999999`` is not ``0.0``), and an integer literal
-holds at most 4,300 digits (read whatever this interpreter's ``sys.set_int_max_str_digits``).
-"""
+"""``json.loads`` with the typed-JSON grammar's rules for what plain JSON may say."""
 
 from __future__ import annotations
 
@@ -51,11 +45,8 @@ def _int_literal(text: str) -> int:
 
 
 def read_json(text: str) -> Any:
-    """Parse JSON text exactly as the typed-JSON grammar reads it.
-
-    Refused (``ValueError``): duplicate object keys, ``NaN``/``Infinity`` literals, numbers a
-    float cannot hold (``1e999999`` would read as inf, ``1e-999999`` as 0.0) and integer
-    literals of more than 4,300 digits. Raises ``RecursionError`` on very deep nesting.
-    """
+    """Parse JSON text as the grammar reads it; ValueError for duplicate keys, ``NaN`` literals,
+    numbers a float cannot hold (``1e999999``, ``1e-999999``) and integers of more than 4,300
+    digits (whatever ``sys.set_int_max_str_digits`` says); RecursionError on deep nesting."""
     return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates,
                       parse_float=_exact_number, parse_int=_int_literal)

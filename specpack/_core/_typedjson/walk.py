@@ -1,49 +1,33 @@
-"""Walking encoded typed JSON without decoding it: references, payload uses and rendering.
-
-The walkers read the grammar from :mod:`.tags` (which tags hold values, and how), so they see
-exactly the values the decoder would build. They are iterative (any nesting is safe) and build
-no path text while walking: a place is a chain of ``(parent, key)`` pairs (:data:`Path`),
-turned into text only when reported (:func:`path_text`), so a file whose keys are 100,000
-characters long costs no more to walk than to read.
-
-- :func:`references`: every ``$ref`` and ``$enum`` (what ``allow`` checks and ``inspect``
-  lists);
-- :func:`payload_uses`: where each ``$code``/``$object`` payload is used;
-- :func:`render`, :func:`render_code`, :func:`render_items`: the Python-like text
-  ``specpack inspect`` prints, bounded in length and cost (defined in :mod:`.render`, the
-  walk over values for text, and importable from here).
+"""Walking encoded typed JSON without decoding it, as the decoder reads it: references and
+payload uses (and :func:`render` and friends, from :mod:`.render`). Iterative, and a place
+becomes text only when reported, so a file of huge keys costs no more to walk than to read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from .._text import printable
-from .render import render, render_code, render_items, size_text
+from .render import render, render_code, render_items
 from .tags import REFERENCE_KINDS, TAGS, Tag, tag_of
 
 __all__ = ["Found", "Path", "path_text", "payload_uses", "references", "render",
-           "render_code", "render_items", "size_text"]
+           "render_code", "render_items"]
 
 #: A place in a JSON tree: a root label, or ``(parent, key)`` with a str key (object member)
 #: or an int key (list item, tag body item, ``[key, value]`` pair slot).
 Path: TypeAlias = "str | tuple[Path, str | int]"
 
 _KEY_LIMIT = 80
-#: The sibling a reference's ``member`` comes from: an ``$enum``'s ``name``, a registry
-#: ``$ref``'s ``registered`` id.
+#: The sibling a reference's ``member`` comes from.
 _MEMBER = {"enum": "name", "ref": "registered"}
 
 
 def path_text(at: Path, *, escape: bool = True, limit: int = 300) -> str:
-    """The text of a place: ``kwargs.cfg[2].name``.
-
-    Each key is cut to 80 characters and the whole to ``limit`` (its middle is cut), so the
-    text is bounded whatever the file holds. ``escape=True`` escapes non-printable characters
-    (:func:`specpack._core._text.printable`), for messages; ``False`` keeps them raw, for JSON
-    reports whose writer escapes.
-    """
+    """The text of a place, ``kwargs.cfg[2].name``: keys cut to 80 characters, the whole to
+    ``limit``; ``escape`` (for messages, not JSON reports) escapes non-printable characters."""
     keys: list[str | int] = []
     node = at
     while type(node) is tuple:
@@ -63,32 +47,24 @@ def path_text(at: Path, *, escape: bool = True, limit: int = 300) -> str:
     return printable(text, limit + 1) if escape else text
 
 
+@dataclass(slots=True, eq=False)
 class Found:
-    """One tagged node found by a walk: where it is and what it names.
+    """One tagged node found by a walk: its place, tag and string body (``"module:qualname"``
+    or a digest); ``member`` is an ``$enum``'s name or a registry ``$ref``'s id."""
 
-    ``body`` is the tag's string (``"module:qualname"``, or a payload digest); ``module`` and
-    ``qualname`` split a reference; ``member`` is an ``$enum``'s ``name`` or a registry
-    ``$ref``'s ``registered`` id (the qualname is then only a label: the callable is the one
-    importing the module registers under that id).
-    """
-
-    __slots__ = ("at", "body", "member", "tag")
-
-    def __init__(self, at: Path, tag: str, body: str, member: Any = None) -> None:
-        self.at = at
-        self.tag = tag
-        self.body = body
-        self.member = member
+    at: Path
+    tag: str
+    body: str
+    member: Any = None
 
     @property
     def module(self) -> str:
-        """The module part of a reference (``""`` when it has none)."""
+        """The module part of a reference (the whole body when it has no ``:``)."""
         mod, sep, _ = self.body.partition(":")
         return mod if sep else self.body
 
     @property
     def qualname(self) -> str:
-        """The qualified-name part of a reference."""
         return self.body.partition(":")[2]
 
     @property
@@ -96,12 +72,12 @@ class Found:
         """The place, raw (for JSON reports) and bounded."""
         return path_text(self.at, escape=False)
 
-    def path(self, escape: bool = True) -> str:
-        """The place as text (escaped for messages by default)."""
-        return path_text(self.at, escape=escape)
+    def path(self) -> str:
+        """The place, escaped for messages."""
+        return path_text(self.at)
 
     def __iter__(self) -> Iterator[str]:
-        """``where, module, qualname = found`` (the walk interface's triple)."""
+        """``where, module, qualname = found``."""
         return iter((self.where, self.module, self.qualname))
 
     def __repr__(self) -> str:
@@ -109,18 +85,14 @@ class Found:
 
 
 def _tagged(node: Any, root: Path, kinds: frozenset[str]) -> Iterator[tuple[Path, Tag, Any]]:
-    """``(place, tag, node)`` of every tag node of ``kinds``, in document order.
-
-    Follows the grammar: plain objects and lists are walked, a tag's body is walked only when
-    its tag holds values (:attr:`Tag.children`). A node the decoder would refuse (unknown or
-    several tags) is walked as a plain object, so nothing inside it is missed.
-    """
+    """``(place, tag, node)`` of every tag node of ``kinds``, in document order; a node the
+    decoder would refuse is walked as a plain object, so nothing inside it is missed."""
     stack: list[tuple[Any, Path]] = [(node, root)]
     pop, push = stack.pop, stack.append
     while stack:
         node, at = pop()
         if type(node) is list:
-            for i in range(len(node) - 1, -1, -1):
+            for i in reversed(range(len(node))):
                 v = node[i]
                 if type(v) is dict or type(v) is list:  # scalars hold nothing to find
                     push((v, (at, i)))
@@ -129,9 +101,7 @@ def _tagged(node: Any, root: Path, kinds: frozenset[str]) -> Iterator[tuple[Path
             continue
         tag = _tag(node)
         if tag is None:
-            items = list(node.items())
-            for i in range(len(items) - 1, -1, -1):
-                k, v = items[i]
+            for k, v in reversed(node.items()):
                 if type(v) is dict or type(v) is list:
                     push((v, (at, k)))
             continue
@@ -142,15 +112,12 @@ def _tagged(node: Any, root: Path, kinds: frozenset[str]) -> Iterator[tuple[Path
             if type(v) is dict or type(v) is list:
                 push((v, (at, k)))
         body = node[tag.name]
-        if type(body) is not list or tag.children == "leaf":
+        if type(body) is not list:
             continue
-        if tag.children == "items":
-            for i in range(len(body) - 1, -1, -1):
-                v = body[i]
-                if type(v) is dict or type(v) is list:
-                    push((v, (at, i)))
-        else:  # pairs
-            for i in range(len(body) - 1, -1, -1):
+        if tag.children == "items":  # walked as a list at the tag's place
+            push((body, at))
+        elif tag.children == "pairs":
+            for i in reversed(range(len(body))):
                 pair = body[i]
                 if type(pair) is list and len(pair) == 2:
                     push((pair[1], ((at, i), 1)))
@@ -170,22 +137,8 @@ def _tag(node: dict[Any, Any]) -> Tag | None:
 
 
 def references(node: Any, root: Path = "value") -> Iterator[Found]:
-    """Every ``$ref`` and ``$enum`` in ``node`` (encoded typed JSON), in document order.
-
-    Parameters
-    ----------
-    node
-        Parsed JSON, e.g. a manifest's ``kwargs``.
-    root
-        The label its paths start from (``"kwargs"``).
-
-    Returns
-    -------
-    Iterator[Found]
-        ``found.module``, ``found.qualname``, ``found.tag`` and the place (``found.at``; text
-        with ``found.where`` or ``found.path()``, built only when asked). A node whose body
-        is not a string is skipped (the decoder refuses it).
-    """
+    """Every ``$ref`` and ``$enum`` with a string body in ``node`` (parsed JSON, e.g. a
+    manifest's ``kwargs``; ``root`` labels its places), in document order."""
     for at, tag, n in _tagged(node, root, REFERENCE_KINDS):
         body = n[tag.name]
         if type(body) is str:
@@ -193,10 +146,7 @@ def references(node: Any, root: Path = "value") -> Iterator[Found]:
 
 
 def payload_uses(node: Any, root: Path = "value") -> dict[str, list[Found]]:
-    """Payload digest -> every ``$code``/``$object`` node in ``node`` that uses it.
-
-    Paths are built only when asked (``found.where``).
-    """
+    """Payload digest -> every ``$code``/``$object`` node in ``node`` that uses it."""
     uses: dict[str, list[Found]] = {}
     for at, tag, n in _tagged(node, root, frozenset({"payload"})):
         body = n[tag.name]

@@ -1,14 +1,10 @@
-"""The vector envs ``make_vec`` returns: every sub-env is ``pack.make()``; async workers report.
-
-Each async worker reports back, over its own pipe from the same multiprocessing context,
-whether it could rebuild the pack. The vector env waits for every report (up to
-``start_timeout``) before gymnasium's first exchange with the workers, so a constructor or an
-import that fails in a child surfaces in the parent as :class:`~specpack.WorkerError` with the
-child's message and traceback, not as a bare ``ConnectionResetError``/``EOFError``.
-"""
+"""The vector envs ``make_vec`` returns. Each async worker reports over its own pipe whether
+it could build, and the env waits for every report before gymnasium's first exchange with the
+workers: a child's failure is a :class:`~specpack.WorkerError`, not a bare ``EOFError``."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.connection
 import time
@@ -25,7 +21,7 @@ from .._errors import WorkerError
 from .._pack import SpecPack
 
 # Loaded with make_vec, not at its first start: gymnasium reads the spaces from one factory in
-# the parent, which answers with the parent's view (a worker never loads it; see _factory).
+# the parent, which answers with the parent's view (a worker never loads it).
 from . import _view  # noqa: F401
 from ._factory import WorkerEnvFn, order_blob
 
@@ -33,23 +29,12 @@ __all__ = ["PackAsyncVectorEnv", "PackSyncVectorEnv"]
 
 
 class SeedOnFirstReset:
-    """Mixin: ``seed`` given to make_vec is used by the first ``reset`` that has none.
-
-    The one seed-on-first-reset mechanism: the vector env classes below and the wrapper
-    ``make_vec`` puts around a vector-only pack's env set ``_pending_seed`` and pass every
-    reset's ``seed`` through :meth:`_take_seed`.
-    """
+    """Mixin: the ``seed`` given to make_vec is used by the first ``reset`` that has none."""
 
     _pending_seed: int | None
 
     def _take_seed(self, seed: Any) -> Any:
-        """``seed``, or the pending one (once) when ``seed`` is None.
-
-        Parameters
-        ----------
-        seed
-            The seed this reset was given.
-        """
+        """``seed``, or the pending one (once) when ``seed`` is None."""
         pending = self._pending_seed
         self._pending_seed = None
         return pending if seed is None else seed
@@ -58,14 +43,8 @@ class SeedOnFirstReset:
 class PackSyncVectorEnv(SeedOnFirstReset, SyncVectorEnv):
     """A ``SyncVectorEnv`` of ``pack.make()`` sub-envs (see :func:`make_vec`)."""
 
-    def __init__(
-        self,
-        pack: SpecPack,
-        num_envs: int,
-        env_kwargs: list[dict[str, Any]],
-        seed: int | None,
-        vector_kwargs: dict[str, Any],
-    ) -> None:
+    def __init__(self, pack: SpecPack, num_envs: int, env_kwargs: list[dict[str, Any]],
+                 seed: int | None, vector_kwargs: dict[str, Any]) -> None:
         self.pack = pack
         self._pending_seed = seed
         super().__init__([WorkerEnvFn(pack, kw).build for kw in env_kwargs], **vector_kwargs)
@@ -75,8 +54,7 @@ class PackSyncVectorEnv(SeedOnFirstReset, SyncVectorEnv):
 
 
 class _ReportsFirst:
-    """A worker's command pipe whose first read waits for every worker's start report
-    (:meth:`PackAsyncVectorEnv._check_spaces`); everything else is the pipe's own."""
+    """A worker's command pipe whose first read waits for every worker's start report."""
 
     __slots__ = ("_pipe", "_venv")
 
@@ -104,16 +82,9 @@ def _exitcode(processes: list[Any], i: int) -> Any:
 class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
     """An ``AsyncVectorEnv`` of ``pack.make()`` workers that report their start (see make_vec)."""
 
-    def __init__(
-        self,
-        pack: SpecPack,
-        num_envs: int,
-        env_kwargs: list[dict[str, Any]],
-        seed: int | None,
-        context: str | None,
-        start_timeout: float | None,
-        vector_kwargs: dict[str, Any],
-    ) -> None:
+    def __init__(self, pack: SpecPack, num_envs: int, env_kwargs: list[dict[str, Any]],
+                 seed: int | None, context: str | None, start_timeout: float | None,
+                 vector_kwargs: dict[str, Any]) -> None:
         self.pack = pack
         self._pending_seed = seed
         self._start_timeout = start_timeout
@@ -123,13 +94,11 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
         pipes = [ctx.Pipe(duplex=False) for _ in range(num_envs)]
         self._report_readers: list[multiprocessing.connection.Connection] = [r for r, _ in pipes]
         self._report_writers: list[multiprocessing.connection.Connection] = [w for _, w in pipes]
-        # A fork worker inherits its factory (and the pack in it): nothing is pickled, so the
-        # pack's build order is pickled only for the other start methods, once.
+        # A fork worker inherits its factory: the build order is pickled (once) only for the
+        # other start methods.
         blob = None if ctx.get_start_method() == "fork" else order_blob(pack)
-        fns = [
-            WorkerEnvFn(pack, env_kwargs[i], report=(i, w), blob=blob)
-            for i, w in enumerate(self._report_writers)
-        ]
+        fns = [WorkerEnvFn(pack, env_kwargs[i], report=(i, w), blob=blob)
+               for i, w in enumerate(self._report_writers)]
         try:
             super().__init__(fns, context=context, **vector_kwargs)
         except (EOFError, ConnectionError, BrokenPipeError) as e:
@@ -144,14 +113,9 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
             self._await_reports()
 
     def _check_spaces(self) -> None:
-        """gymnasium's first exchange with the workers, told to wait for every report before it
-        reads a reply.
-
-        gymnasium sends each worker its space check, then reads the replies; the sends go out
-        at once (a worker reads its command once its env is built), and the first read waits
-        for the reports instead (:class:`_ReportsFirst`): a worker that failed or hangs is
-        reported as it would be before the exchange, and a start costs no extra round trip.
-        """
+        """gymnasium's first exchange with the workers, whose first read waits for every
+        report (:class:`_ReportsFirst`): a failed or hanging worker is reported as before the
+        exchange, and a start costs no extra round trip."""
         if self._reports_done:
             super()._check_spaces()  # type: ignore[no-untyped-call]
             return
@@ -174,7 +138,7 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
         for w in self._report_writers:  # the workers are started: they hold their own ends
             w.close()
         processes: list[Any] = list(getattr(self, "processes", []))
-        pending = {i: r for i, r in enumerate(self._report_readers)}
+        pending = dict(enumerate(self._report_readers))
         sentinels = {i: p.sentinel for i, p in enumerate(processes)}
         deadline = None if self._start_timeout is None else time.monotonic() + self._start_timeout
         failures: list[tuple[int, str, str]] = []
@@ -189,14 +153,12 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
             for i in list(pending):
                 reader = pending[i]
                 if reader.poll():
+                    del pending[i]
                     try:
                         index, ok, msg, tb = reader.recv()
-                    except (EOFError, OSError):
-                        # Every write end is closed and nothing was sent: the worker is gone.
-                        del pending[i]
+                    except (EOFError, OSError):  # every write end closed, nothing sent: gone
                         died.append((i, _exitcode(processes, i)))
                         continue
-                    del pending[i]
                     if not ok:
                         failures.append((index, msg, tb))
                 elif i < len(processes) and processes[i].exitcode is not None:
@@ -208,10 +170,8 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
         if not failures and not died and not pending:
             return
         self._stop_workers()
-        where = (
-            f"make_vec({self.pack.label}, num_envs={self.num_envs}, "
-            f"context={self._context_name!r})"
-        )
+        where = (f"make_vec({self.pack.label}, num_envs={self.num_envs}, "
+                 f"context={self._context_name!r})")
         if failures:
             index, msg, tb = min(failures)
             others = len(failures) - 1
@@ -219,28 +179,23 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
             raise WorkerError(
                 f"{where}: worker {index} could not build the env: {msg}{more}\n"
                 f"Worker {index} traceback:\n{tb}",
-                child_traceback=tb,
-            ) from cause
+                child_traceback=tb) from cause
         if died:
             index, code = min(died, key=lambda d: d[0])
             raise WorkerError(
                 f"{where}: worker {index} exited with code {code} before building its env "
                 "(killed, crashed, or could not unpickle its env factory: is specpack importable "
-                "in the worker?); its stderr has the details",
-            ) from cause
+                "in the worker?); its stderr has the details") from cause
         stuck = ", ".join(str(i) for i in sorted(pending))
         raise WorkerError(
             f"{where}: worker(s) {stuck} did not finish building the env within "
             f"{self._start_timeout} s; a slow constructor needs a larger start_timeout=..., "
-            "a hanging one needs fixing"
-        ) from cause
+            "a hanging one needs fixing") from cause
 
     def _close_report_pipes(self) -> None:
         for c in (*self._report_writers, *self._report_readers):
-            try:
+            with contextlib.suppress(OSError):
                 c.close()
-            except OSError:  # pragma: no cover
-                pass
 
     def _stop_workers(self) -> None:
         """Terminate every worker and release gymnasium's resources, without raising."""

@@ -1,11 +1,6 @@
-"""Fast forkserver starts: preload what a pack's workers need, once, in the forkserver.
-
-For ``context="forkserver"`` the modules a pack's workers need (gymnasium, numpy, cloudpickle,
-specpack's own build path for the pack's backend, and the importable modules of the code the
-pack carries by reference; never ``__main__``) are merged into the forkserver's preload list,
-so each worker forks with them loaded. This takes effect only if the forkserver is not
-running yet; :func:`warm_forkserver` starts it early, in the background.
-"""
+"""Fast forkserver starts: the modules a pack's workers import join the forkserver's preload
+list (which counts only if the forkserver is not running yet), so each worker forks with them
+loaded."""
 
 from __future__ import annotations
 
@@ -15,7 +10,6 @@ import multiprocessing.popen_forkserver
 import multiprocessing.queues
 import sys
 from collections.abc import Iterable
-from typing import Any
 
 import cloudpickle
 import gymnasium
@@ -30,16 +24,12 @@ from .._pack import SpecPack
 from .._versions import check_skew
 from . import _factory as factory
 
-__all__ = ["forkserver_modules", "start_forkserver", "warm_forkserver"]
+__all__ = ["forkserver_modules", "merge_forkserver_preload", "warm_forkserver"]
 
 
 def _base_modules(backend: str) -> list[str]:
-    """What every worker of a ``backend`` pack imports, derived from the objects it uses.
-
-    The two multiprocessing modules are what a forkserver child imports to unpickle its
-    arguments (the fd handles of its pipes; gymnasium's error queue): once in the forkserver
-    instead of once per worker.
-    """
+    """What every worker of a ``backend`` pack imports (the multiprocessing modules: to
+    unpickle its pipes' fd handles and gymnasium's error queue)."""
     package = type(get_backend(backend)).__module__
     return [
         np.__name__, cloudpickle.__name__, gymnasium.__name__, AsyncVectorEnv.__module__,
@@ -52,9 +42,8 @@ def _base_modules(backend: str) -> list[str]:
 def forkserver_modules(*packs: SpecPack) -> list[str]:
     """The modules a forkserver should preload so that workers of ``packs`` start fast.
 
-    gymnasium, numpy, cloudpickle and specpack's own build path, plus the modules of every
-    piece of code the packs carry by reference (entry point, wrappers, callables in kwargs) that
-    a fresh interpreter can import by name. Never ``__main__``, never code carried by value.
+    gymnasium, numpy, cloudpickle and specpack's build path, plus the modules of the code the
+    packs carry by reference that a fresh interpreter can import (never ``__main__``).
 
     Parameters
     ----------
@@ -67,10 +56,8 @@ def forkserver_modules(*packs: SpecPack) -> list[str]:
         Module names, in import order.
     """
     out: dict[str, None] = {}
-    for pack in packs or ():
-        out.update(dict.fromkeys(_base_modules(pack.backend)))
-    if not packs:
-        out.update(dict.fromkeys(_base_modules("gymnasium")))
+    for backend in [pack.backend for pack in packs] or ["gymnasium"]:
+        out.update(dict.fromkeys(_base_modules(backend)))
     for pack in packs:
         for item in pack.carried():
             if isinstance(item, CodeRef) and not item.by_value:
@@ -83,16 +70,15 @@ def forkserver_modules(*packs: SpecPack) -> list[str]:
 def warm_forkserver(*packs: SpecPack, modules: Iterable[str] = ()) -> list[str]:
     """Start the forkserver now, preloading what ``packs`` need; return its preload list.
 
-    The forkserver imports its preload list once, when it starts; the first forkserver
-    ``make_vec`` of a process otherwise waits for that import. Call this early (for example
-    before importing your learning library or building a model) and the import runs in the
-    background meanwhile. ``modules`` adds more, e.g. ``["stable_baselines3"]`` so that SB3's
-    ``SubprocVecEnv`` workers (forkserver by default) do not each import SB3 and torch::
+    The forkserver imports its preload list once, when it starts, and the first forkserver
+    ``make_vec`` otherwise waits for that import: call this early (before importing your
+    learning library, say) and it runs in the background meanwhile. ``modules`` adds more, e.g.
+    so that SB3's ``SubprocVecEnv`` workers do not each import SB3 and torch::
 
         specpack.vector.warm_forkserver(pack, modules=["stable_baselines3"])
 
-    The list is merged with the one already set (by you, or the default ``['__main__']``).
-    If the forkserver is running already, nothing changes: it read its list when it started.
+    The list is merged with the one already set (by you, or the default ``['__main__']``); a
+    forkserver already running keeps the list it started with.
 
     Parameters
     ----------
@@ -115,28 +101,16 @@ def warm_forkserver(*packs: SpecPack, modules: Iterable[str] = ()) -> list[str]:
         if not isinstance(m, str):
             raise SpecPackError(f"warm_forkserver: modules must be module names, got {m!r}")
     merged = merge_forkserver_preload([*forkserver_modules(*packs), *modules])
-    start_forkserver()
-    return merged
-
-
-def start_forkserver() -> None:
-    """Start the forkserver if it is not running: it imports its preload list in the background
-    (``make_vec`` calls this before its own set-up, so that import overlaps it)."""
     multiprocessing.forkserver.ensure_running()
-
-
-def _forkserver_state() -> Any:
-    return getattr(multiprocessing.forkserver, "_forkserver", None)
+    return merged
 
 
 def merge_forkserver_preload(modules: Iterable[str]) -> list[str]:
     """Add ``modules`` to the forkserver preload list, keeping what is there (and its order)."""
-    state = _forkserver_state()
+    state = getattr(multiprocessing.forkserver, "_forkserver", None)
     current = getattr(state, "_preload_modules", None)
     existing = list(current) if isinstance(current, (list, tuple)) else ["__main__"]
     merged = list(dict.fromkeys([*existing, *(m for m in modules if m not in MAIN_NAMES)]))
     if merged != existing:
         multiprocessing.get_context("forkserver").set_forkserver_preload(merged)
     return merged
-
-

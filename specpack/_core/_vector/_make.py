@@ -1,18 +1,15 @@
-"""``make_vec``: ``gymnasium.make_vec`` for a :class:`~specpack.SpecPack`.
-
-Every sub-env is ``pack.make()``, so a custom env registered in the main guard (or loaded from
-a file, or defined in ``__main__``) works under spawn and forkserver workers, where an id-based
-``gymnasium.make_vec`` fails with ``NameNotFound`` in the child and ``EOFError`` in the parent.
-``reset(seed=s)`` seeds sub-env ``i`` with ``s + i`` (gymnasium's convention);
-``make_vec(..., seed=s)`` makes the first ``reset()`` without a seed behave as
-``reset(seed=s)``. A vector-only pack (a spec with only a ``vector_entry_point``) is built by its
-vector creator, as ``gymnasium.make_vec`` does.
-"""
+"""``make_vec``: ``gymnasium.make_vec`` for a :class:`~specpack.SpecPack`, whose sub-envs are
+``pack.make()``, so that spawn and forkserver workers build what an id-based ``make_vec`` could
+not find there (``NameNotFound`` in the child, ``EOFError`` in the parent)."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 import multiprocessing
+import multiprocessing.forkserver
+import sys
+import tokenize
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -28,10 +25,6 @@ else:  # gymnasium 0.28/0.29: the 1.x vector API is gymnasium.experimental.vecto
         VectorWrapper,
     )
 
-import ast
-import sys
-import tokenize
-
 from .._backends import with_trait
 from .._capture import capture
 from .._errors import SpecPackError, UnknownKeywordError, WorkerError
@@ -39,11 +32,19 @@ from .._keywords import check_flag
 from .._pack import SpecPack
 from .._text import unexpected_keywords
 from ._envs import PackAsyncVectorEnv, PackSyncVectorEnv, SeedOnFirstReset
-from ._forkserver import forkserver_modules, merge_forkserver_preload, start_forkserver
+from ._forkserver import forkserver_modules, merge_forkserver_preload
 
 __all__ = ["make_vec"]
 
-_MODES = ("async", "sync")
+#: ``env_kwargs`` of make_vec: for every sub-env, per sub-env, or a function of the index.
+EnvKwargs = Mapping[str, Any] | Sequence[Mapping[str, Any]] | Callable[[int], Mapping[str, Any]]
+#: How to fix a script that starts workers from its top level under spawn or forkserver.
+_GUARD_FIX = (
+    "a spawn or forkserver worker imports the main script again, so a script that starts "
+    "workers outside an 'if __name__ == \"__main__\":' guard makes every worker try to start "
+    "its own and die (\"An attempt has been made to start a new process before the current "
+    "process has finished its bootstrapping phase\"). Put the code that makes and runs the "
+    "envs under 'if __name__ == \"__main__\":' (capturing there too), or use context='fork'")
 
 
 def make_vec(
@@ -71,26 +72,23 @@ def make_vec(
     num_envs
         How many sub-envs.
     vectorization_mode
-        ``"async"`` (the default: an ``AsyncVectorEnv``, one worker process per sub-env) or
-        ``"sync"`` (a ``SyncVectorEnv`` in this process); a vector-only pack uses its vector
-        creator (``"vector_entry_point"``).
+        ``"async"`` (the default: one worker process per sub-env) or ``"sync"`` (this
+        process); a vector-only pack uses its vector creator (``"vector_entry_point"``).
     context
-        The multiprocessing start method of the async workers (``"fork"``, ``"spawn"``,
+        The async workers' multiprocessing start method (``"fork"``, ``"spawn"``,
         ``"forkserver"``; ``None``: the default).
     seed
         The first ``reset()`` without a seed behaves as ``reset(seed=seed)`` (sub-env ``i``
         gets ``seed + i``).
     env_kwargs
-        Merged over the pack's kwargs, as in ``pack.make(**env_kwargs)``: one mapping for every
-        sub-env, a list of ``num_envs`` mappings, or a function of the sub-env index returning
-        one (per-worker variants, like RLlib's ``EnvContext.worker_index``).
+        Merged over the pack's kwargs, as in ``pack.make(**env_kwargs)``: one mapping for all,
+        a list of ``num_envs`` mappings, or a function of the sub-env index returning one.
     preload
         For forkserver: add the modules the pack needs to the forkserver's preload list.
     start_timeout
         Seconds to wait for every async worker to report its build (``None``: forever).
     **vector_kwargs
-        Passed to the vector env class (``shared_memory``, ``daemon``, ``observation_mode``,
-        ``autoreset_mode``, ...).
+        Passed to the vector env class (``shared_memory``, ``daemon``, ``autoreset_mode``...).
 
     Returns
     -------
@@ -101,7 +99,7 @@ def make_vec(
     ------
     WorkerError
         An async worker could not build its env, died, or did not report within
-        ``start_timeout`` (carries the child's message and traceback, ``.child_traceback``).
+        ``start_timeout`` (with the child's message and ``.child_traceback``).
     SpecPackError
         Bad options (named with the fix).
 
@@ -123,11 +121,10 @@ def make_vec(
         return _vector_only(pack, num_envs, mode, context, seed, env_kwargs, vector_kwargs)
     if mode is None:
         mode = "async"
-    if mode not in _MODES:
+    if mode not in ("async", "sync"):
         raise SpecPackError(
             f"make_vec: vectorization_mode={vectorization_mode!r} is not supported; use "
-            "'async' (worker processes) or 'sync' (this process)"
-        )
+            "'async' (worker processes) or 'sync' (this process)")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise SpecPackError(f"make_vec: seed={seed!r} must be an int or None")
     extra = per_env_kwargs(env_kwargs, num_envs)
@@ -135,8 +132,7 @@ def make_vec(
         if context is not None:
             raise SpecPackError(
                 f"make_vec: context={context!r} only applies to vectorization_mode='async'; "
-                "drop it, or use the async mode"
-            )
+                "drop it, or use the async mode")
         _check_vector_kwargs(SyncVectorEnv, vector_kwargs, "sync")
         return PackSyncVectorEnv(pack, num_envs, extra, seed, vector_kwargs)
     if context is not None:
@@ -144,30 +140,25 @@ def make_vec(
         if context not in methods:
             raise SpecPackError(
                 f"make_vec: context={context!r} is not a multiprocessing start method here; "
-                f"use one of {', '.join(map(repr, methods))} or None"
-            )
+                f"use one of {', '.join(map(repr, methods))} or None")
     _check_vector_kwargs(AsyncVectorEnv, vector_kwargs, "async")
     if start_timeout is not None and not start_timeout > 0:
         raise SpecPackError(
             f"make_vec: start_timeout={start_timeout!r} must be a positive number of seconds "
-            "or None"
-        )
+            "or None")
     method = context or multiprocessing.get_start_method()
     if method == "forkserver":
         if preload:
             merge_forkserver_preload(forkserver_modules(pack))
-        # Started now rather than at the first worker's start: the forkserver's interpreter
-        # start and preload import run while this process builds the pipes, the factories and
-        # the parent's view of the spaces.
-        start_forkserver()
+        # Started now, not at the first worker's start: its start and preload imports overlap
+        # this process's set-up (pipes, factories, the parent's view of the spaces).
+        multiprocessing.forkserver.ensure_running()
     try:
-        return PackAsyncVectorEnv(
-            pack, num_envs, extra, seed, context, start_timeout, vector_kwargs
-        )
+        return PackAsyncVectorEnv(pack, num_envs, extra, seed, context, start_timeout,
+                                  vector_kwargs)
     except WorkerError as e:
-        # A worker that died before it could report has no traceback here: when this process
-        # runs a script's top level outside a main guard, that is why (each worker imports
-        # the script again, and the script starts workers of its own there).
+        # A worker that died before it could report: a script that starts workers outside a
+        # main guard is why, when this runs at its top level (see _GUARD_FIX).
         where = None if e.child_traceback or method not in ("spawn", "forkserver") else (
             unguarded_main_call())
         if where is None:
@@ -175,25 +166,9 @@ def make_vec(
         raise WorkerError(f"{e}. Most likely cause: {where} {_GUARD_FIX}") from e.__cause__
 
 
-#: How to fix a script that starts workers from its top level under spawn or forkserver.
-_GUARD_FIX = (
-    "a spawn or forkserver worker imports the main script again, so a script that starts "
-    "workers outside an 'if __name__ == \"__main__\":' guard makes every worker try to start "
-    "its own and die (\"An attempt has been made to start a new process before the current "
-    "process has finished its bootstrapping phase\"). Put the code that makes and runs the "
-    "envs under 'if __name__ == \"__main__\":' (capturing there too), or use context='fork'"
-)
-
-
 def unguarded_main_call() -> str | None:
-    """Where this call runs at the top level of the main script outside a main guard, as
-    ``"the script PATH calls it at line N, outside an 'if __name__ == "__main__":' guard:"``;
-    None when it does not (or the script cannot be read: an interactive session, ``-c``).
-
-    Read from the main script's frame on the stack and the script's syntax tree, only after a
-    worker died without a word.
-    """
-
+    """Where this call runs at the main script's top level outside a main guard, as text;
+    None when it does not or the script cannot be read (an interactive session, ``-c``)."""
     frame = sys._getframe(1)
     while frame is not None and not (frame.f_code.co_name == "<module>"
                                      and frame.f_globals.get("__name__") == "__main__"):
@@ -219,7 +194,6 @@ def unguarded_main_call() -> str | None:
 
 def _is_main_test(test: Any) -> bool:
     """Whether ``test`` is ``__name__ == "__main__"`` (either way round)."""
-
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1
             and isinstance(test.ops[0], ast.Eq)):
         return False
@@ -227,10 +201,6 @@ def _is_main_test(test: Any) -> bool:
     names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
     consts = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
     return len(names) == 1 and len(consts) == 1
-
-
-#: ``env_kwargs`` of make_vec: for every sub-env, per sub-env, or a function of the index.
-EnvKwargs = Mapping[str, Any] | Sequence[Mapping[str, Any]] | Callable[[int], Mapping[str, Any]]
 
 
 def per_env_kwargs(env_kwargs: EnvKwargs | None, num_envs: int) -> list[dict[str, Any]]:
@@ -246,20 +216,17 @@ def per_env_kwargs(env_kwargs: EnvKwargs | None, num_envs: int) -> list[dict[str
                 out.append(env_kwargs(i))
             except Exception as e:
                 raise SpecPackError(
-                    f"make_vec: env_kwargs({i}) raised {type(e).__name__}: {e}"
-                ) from e
+                    f"make_vec: env_kwargs({i}) raised {type(e).__name__}: {e}") from e
     elif isinstance(env_kwargs, Sequence) and not isinstance(env_kwargs, (str, bytes)):
         out = list(env_kwargs)
         if len(out) != num_envs:
             raise SpecPackError(
                 f"make_vec: env_kwargs has {len(out)} entries for num_envs={num_envs}; give one "
-                "mapping per sub-env, one mapping for all, or a function of the index"
-            )
+                "mapping per sub-env, one mapping for all, or a function of the index")
     else:
         raise SpecPackError(
             f"make_vec: env_kwargs={env_kwargs!r} must be a mapping, a list of mappings or a "
-            "function of the sub-env index"
-        )
+            "function of the sub-env index")
     for i, kw in enumerate(out):
         if not isinstance(kw, Mapping):
             raise SpecPackError(f"make_vec: env_kwargs for sub-env {i} is "
@@ -270,28 +237,20 @@ def per_env_kwargs(env_kwargs: EnvKwargs | None, num_envs: int) -> list[dict[str
     return [dict(kw) for kw in out]
 
 
-def _vector_only(
-    pack: SpecPack,
-    num_envs: int,
-    mode: Any,
-    context: str | None,
-    seed: int | None,
-    env_kwargs: EnvKwargs | None,
-    vector_kwargs: Mapping[str, Any],
-) -> VectorEnv:
+def _vector_only(pack: SpecPack, num_envs: int, mode: Any, context: str | None,
+                 seed: int | None, env_kwargs: EnvKwargs | None,
+                 vector_kwargs: Mapping[str, Any]) -> VectorEnv:
     """A vector-only pack: its vector creator builds all ``num_envs`` (``vector_entry_point``)."""
     if mode not in (None, "vector_entry_point"):
         raise SpecPackError(
             f"make_vec: pack {pack.label} is vector-only (its spec has only a "
             f"vector_entry_point), so vectorization_mode={mode!r} has no single env to copy; "
-            "leave vectorization_mode unset (or 'vector_entry_point')"
-        )
+            "leave vectorization_mode unset (or 'vector_entry_point')")
     if context is not None or vector_kwargs:
         raise SpecPackError(
             f"make_vec: pack {pack.label} is vector-only; its vector creator takes kwargs only "
             "(env_kwargs=...), not context= or vector kwargs "
-            f"({', '.join(sorted(vector_kwargs)) or 'context'})"
-        )
+            f"({', '.join(sorted(vector_kwargs)) or 'context'})")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise SpecPackError(f"make_vec: seed={seed!r} must be an int or None")
     if env_kwargs is not None and not isinstance(env_kwargs, Mapping):
@@ -320,20 +279,18 @@ def _as_pack(obj: Any) -> SpecPack:
         raise SpecPackError(
             f"make_vec builds gymnasium vector envs, but pack {obj.label} is a PettingZoo env; "
             "use specpack.adapters.supersuit_vec(pack, num_envs, num_cpus) for SuperSuit's "
-            "vector envs"
-        )
+            "vector envs")
     if obj.backend not in with_trait("vector"):
         raise SpecPackError(
             f"make_vec builds gymnasium vector envs, but pack {obj.label} was captured with "
             f"backend={obj.backend!r}; for a legacy gym env use gym's own vector env, e.g. "
-            "gym.vector.AsyncVectorEnv([pack.make] * n, context='spawn')"
-        )
+            "gym.vector.AsyncVectorEnv([pack.make] * n, context='spawn')")
     return obj
 
 
 def _check_vector_kwargs(cls: type, kwargs: Mapping[str, Any], mode: str) -> None:
     """Refuse a vector kwarg ``cls`` does not take, suggesting the closest of its kwargs and of
-    make_vec's own parameters (``vectorisation_mode`` means ``vectorization_mode``)."""
+    make_vec's own parameters."""
     params = inspect.signature(cls).parameters
     allowed = [p for p in params if p not in ("env_fns", "context")]
     unknown = sorted(k for k in kwargs if k not in allowed)
@@ -343,5 +300,4 @@ def _check_vector_kwargs(cls: type, kwargs: Mapping[str, Any], mode: str) -> Non
             unexpected_keywords(f"make_vec(vectorization_mode={mode!r})", unknown, allowed,
                                 kinds={p: "make_vec's parameter" for p in own})
             + f" (the vector kwargs of {cls.__name__} here; env constructor kwargs go in "
-            "env_kwargs=...)"
-        )
+            "env_kwargs=...)")

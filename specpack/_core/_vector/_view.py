@@ -1,9 +1,6 @@
-"""What a :class:`~specpack._core._vector._factory.WorkerEnvFn` gives in the process that made it.
-
-Vectorizers call one env factory in the parent only to read the spaces; there the factory
-answers with a :class:`ParentView` of the pack's recorded surface, which refuses to be stepped.
-Loaded only in that process: a worker never needs it.
-"""
+"""What a :class:`~specpack._core._vector._factory.WorkerEnvFn` gives in the process that made
+it: a :class:`ParentView` of the recorded spaces, which refuses to be stepped (never loaded by
+a worker)."""
 
 from __future__ import annotations
 
@@ -27,8 +24,7 @@ class ParentView(SurfaceEnv):
             f"{method}() on a worker_env_fn's env in the process that made it: there it only "
             f"shows pack {self.label}'s recorded spaces (so vectorizers can read them without "
             "a build). Give worker_env_fn only to libraries that step the env in worker "
-            "processes; build here with pack.make()"
-        )
+            "processes; build here with pack.make()")
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Refused: nothing is built in the making process (see :class:`WorkerEnvFn`)."""

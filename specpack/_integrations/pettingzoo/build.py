@@ -1,9 +1,7 @@
 """Building a PettingZoo env from a :class:`~specpack._core._backends.Blueprint`.
 
-The entry point (a factory function or an env class) is called with the final kwargs, then
-each layer is applied from the innermost outwards: ``layer(env, **kwargs)`` for a wrapper
-class, an API conversion class or a wrapper function alike. The loaded callables and the
-ready kwargs of plain layers are kept per blueprint in this process (never in the pack).
+The entry point is called with the final kwargs, then each layer is applied innermost first as
+``layer(env, **kwargs)``; the loaded callables are kept per blueprint in this process.
 """
 
 from __future__ import annotations
@@ -19,18 +17,8 @@ from ..._core._errors import BuildError
 
 __all__ = ["build"]
 
-
-class _Plan:
-    """What every build of one blueprint in this process shares."""
-
-    __slots__ = ("creator", "steps")
-
-    def __init__(self, bp: Blueprint) -> None:
-        self.creator = bp.entry.load()
-        self.steps = load_steps(bp)
-
-
-_plans = Plans(_Plan)
+#: What every build of one blueprint in this process shares: the entry point and the layers.
+_plans = Plans(lambda bp: (bp.entry.load(), load_steps(bp)))
 
 
 def _check(label: str, env: Any, what: str) -> None:
@@ -42,19 +30,13 @@ def _check(label: str, env: Any, what: str) -> None:
 
 
 def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
-    """Build the env of ``bp`` with the final constructor ``kwargs`` (a dict of its own).
-
-    Raises
-    ------
-    BuildError
-        The constructor or a layer raised (chained to the cause, naming the pack), or something
-        other than a PettingZoo env came out.
-    """
-    plan = _plans.of(bp)
-    env = construct(bp.label, bp.entry.name, plan.creator, kwargs, None, "")
+    """Build the env of ``bp`` with the final constructor ``kwargs`` (a dict of its own);
+    BuildError if a step raised or returned something other than a PettingZoo env."""
+    creator, steps = _plans.of(bp)
+    env = construct(bp.label, bp.entry.name, creator, kwargs, None, "")
     _check(bp.label, env, f"the entry point {bp.entry.name}")
     try:
-        for layer, fixed, lowered in plan.steps:
+        for layer, fixed, lowered in steps:
             kw = fixed if fixed is not None else materialize(dict(lowered))
             env = layer(env, **kw) if kw else layer(env)
             _check(bp.label, env, f"the layer {getattr(layer, '__qualname__', layer)!s}")

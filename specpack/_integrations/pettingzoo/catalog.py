@@ -1,12 +1,8 @@
 """The env modules an audit of PettingZoo walks, and what each one offers.
 
 PettingZoo has no registry before 1.27: a family package (``pettingzoo.butterfly``) holds one
-module per env and version (``pistonball_v6``), each with the factories ``env`` (AEC, with
-PettingZoo's default wrappers), ``parallel_env`` (where the env is parallelizable) and
-``raw_env`` (the bare class). :func:`env_modules` finds them without a registry: the package's
-submodules named ``<name>_v<N>``, imported one by one, so that one family's missing system
-library is reported for the modules that need it (``missing_dependency``, naming the package)
-and does not hide the others.
+module per env and version (``pistonball_v6``) with the factories ``env`` and ``parallel_env``.
+Each is imported on its own, so one family's missing system library does not hide the others.
 """
 
 from __future__ import annotations
@@ -41,16 +37,16 @@ class EnvModule:
 def missing_package(exc: BaseException) -> str | None:
     """The package an import failure names (``ModuleNotFoundError.name``, or PettingZoo's
     ``DependencyNotInstalled`` hint ``pip install pettingzoo[...]``), else None."""
-    seen = 0
     node: BaseException | None = exc
-    while node is not None and seen < 10:
+    for _ in range(10):
+        if node is None:
+            return None
         if isinstance(node, ModuleNotFoundError) and node.name:
             return node.name.partition(".")[0]
         hint = re.search(r"pip install ['\"]?([\w\-\[\],.]+)", str(node))
         if hint:
             return hint.group(1)
         node = node.__cause__ or node.__context__
-        seen += 1
     return None
 
 
@@ -64,19 +60,8 @@ def _family_modules(package: str) -> list[str]:
 
 
 def env_modules(packages: list[str]) -> list[EnvModule]:
-    """Every env module of ``packages`` (families or single env modules), imported.
-
-    Parameters
-    ----------
-    packages
-        Module names such as ``"pettingzoo.butterfly"`` or ``"pettingzoo.classic.chess_v6"``.
-
-    Returns
-    -------
-    list of EnvModule
-        One per env module, in name order; a module that cannot be imported carries the error
-        and, when the error names one, the missing package.
-    """
+    """Every env module of ``packages`` (``"pettingzoo.butterfly"``, or one env module), in
+    name order; one that cannot be imported carries the error and the missing package."""
     out: list[EnvModule] = []
     for package in packages:
         family = package.split(".")[1] if package.count(".") >= 1 else package

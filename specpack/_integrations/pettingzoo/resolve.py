@@ -1,17 +1,14 @@
 """Resolving a PettingZoo env: a module's factory, a class, a live stack, a registry spec.
 
-PettingZoo (before 1.27) has no registry: an env is built by its module's functions
-(``pistonball_v6.parallel_env(n_pistons=20)``, ``.env()``, ``.raw_env()``). A factory is carried
-by the module attribute that holds it (``parallel_env`` is a closure made by
-``parallel_wrapper_fn``, so it has no importable qualified name of its own, but its module has
-a name for it), and its kwargs are checked now against the class the factory forwards them to
-(``raw_env``). A live env is walked (:mod:`.stack`). PettingZoo 1.27's registry specs
-(``pettingzoo.spec("parallel", "butterfly/pistonball-v6")``) resolve as ``pettingzoo.make``
-would: the spec's kwargs, the call's, and ``max_cycles``.
+A factory is carried by the module attribute that holds it (``parallel_env`` is a closure with
+no importable name of its own), its kwargs checked against the class it forwards them to. A
+live env is walked (:mod:`.stack`); PettingZoo 1.27's registry specs resolve as
+``pettingzoo.make`` would.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import sys
 import types
@@ -28,6 +25,7 @@ from .stack import walk
 
 __all__ = ["from_callable", "from_env", "from_id", "from_spec", "home_name", "kwargs_target"]
 
+
 def _refuse_options(options: dict[str, Any], what: str) -> None:
     if options:
         raise CaptureError(
@@ -38,13 +36,9 @@ def _refuse_options(options: dict[str, Any], what: str) -> None:
 
 
 def home_name(fn: Any) -> tuple[str, str] | None:
-    """``(module, attribute)`` under which a module holds ``fn``, or None.
-
-    Searched: ``fn``'s own module and the modules of the callables its closure holds (the
-    env module behind ``parallel_wrapper_fn``'s closure). Modules whose name ends in a version
-    (``pistonball_v6``) re-export the same objects and warn on import; the defining module is
-    preferred because it is searched first.
-    """
+    """``(module, attribute)`` under which a module holds ``fn``, or None: ``fn``'s own module
+    first (the defining one, not a re-exporting ``pistonball_v6``), then those of the callables
+    its closure holds."""
     seen: list[str] = []
     todo = [fn]
     i = 0
@@ -55,12 +49,9 @@ def home_name(fn: Any) -> tuple[str, str] | None:
         if isinstance(module, str) and module not in seen:
             seen.append(module)
         for cell in getattr(obj, "__closure__", None) or ():
-            try:
-                value = cell.cell_contents
-            except ValueError:
-                continue
-            if callable(value):
-                todo.append(value)
+            with contextlib.suppress(ValueError):  # an empty cell
+                if callable(cell.cell_contents):
+                    todo.append(cell.cell_contents)
     for module in seen:
         mod = sys.modules.get(module)
         for name, value in vars(mod).items() if mod is not None else ():
@@ -70,12 +61,8 @@ def home_name(fn: Any) -> tuple[str, str] | None:
 
 
 def kwargs_target(fn: Any, depth: int = 0) -> Any:
-    """What ``fn`` forwards its ``**kwargs`` to (the env class), or ``fn`` itself.
-
-    PettingZoo's factories take ``**kwargs`` and pass them on: ``parallel_env`` to the ``env``
-    in its closure, ``env`` to its module's ``raw_env``. Following them lets a misspelt kwarg be
-    refused at capture, with a suggestion, instead of failing in a worker.
-    """
+    """What ``fn`` forwards its ``**kwargs`` to (the env class), or ``fn`` itself: so a misspelt
+    kwarg is refused at capture instead of failing in a worker."""
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
@@ -111,15 +98,8 @@ def from_callable(fn: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> R
     entry_string = None
     if home is not None and "<locals>" in str(getattr(fn, "__qualname__", "<locals>")):
         entry_string = f"{home[0]}:{home[1]}"
-    return Recipe(
-        id=None,
-        entry=None if entry_string else fn,
-        entry_string=entry_string,
-        kwargs=dict(kwargs),
-        spec={},
-        layers=[],
-        auto_render=False,
-    )
+    return Recipe(id=None, entry=None if entry_string else fn, entry_string=entry_string,
+                  kwargs=dict(kwargs), spec={}, layers=[], auto_render=False)
 
 
 def from_env(env: Any) -> Recipe:
@@ -127,17 +107,10 @@ def from_env(env: Any) -> Recipe:
     notes: list[str] = []
     layers, base = walk(env, notes)
     kwargs = base_kwargs(base, notes, "capture the env's factory with its arguments, "
-                         "specpack.capture({cls}, ...) or specpack.capture(module.parallel_env, ...)")
-    return Recipe(
-        id=None,
-        entry=type(base),
-        entry_string=None,
-        kwargs=kwargs,
-        spec={},
-        layers=layers,
-        auto_render=False,
-        notes=notes,
-    )
+                         "specpack.capture({cls}, ...) or "
+                         "specpack.capture(module.parallel_env, ...)")
+    return Recipe(id=None, entry=type(base), entry_string=None, kwargs=kwargs, spec={},
+                  layers=layers, auto_render=False, notes=notes)
 
 
 def _api_of(spec: Any) -> str:
@@ -157,31 +130,26 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
     """A PettingZoo 1.27 registry spec, resolved as ``pettingzoo.make(api, spec)`` would."""
     _refuse_options(options, f"the PettingZoo spec {spec.id!r}")
     _api_of(spec)
-    merged = dict(spec.kwargs)
-    merged.update(kwargs)
+    merged = {**spec.kwargs, **kwargs}
     if spec.max_cycles is not None and spec.max_cycles != -1:
         merged.setdefault("max_cycles", spec.max_cycles)
     entry = spec.entry_point
     if entry is None:
         raise CaptureError(f"the PettingZoo spec {spec.id!r} has no entry_point")
-    entry_string = entry if isinstance(entry, str) else None
-    if entry_string is None:
-        recipe = from_callable(entry, {}, merged)
-    else:
-        _, obj = code_ref_from_string(entry_string, by_value=None,
-                                      what=f"entry point of {spec.id!r}")
+    if isinstance(entry, str):
+        _, obj = code_ref_from_string(entry, by_value=None, what=f"entry point of {spec.id!r}")
         recipe = from_callable(obj, {}, merged)
-        recipe.entry, recipe.entry_string = None, entry_string
+        recipe.entry, recipe.entry_string = None, entry
+    else:
+        recipe = from_callable(entry, {}, merged)
     recipe.id = spec.id
     recipe.spec = {"id": spec.id}
     return recipe
 
 
 def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
-    """``"parallel:butterfly/pistonball-v6"`` or ``"aec:..."``: a PettingZoo 1.27 registry id.
-
-    PettingZoo keeps one registry per API, so the id names the API first.
-    """
+    """``"parallel:butterfly/pistonball-v6"`` or ``"aec:..."``: a PettingZoo 1.27 registry id
+    (one registry per API, so the id names the API first)."""
     api, sep, rest = env_id.partition(":")
     lookup = getattr(pettingzoo, "spec", None)
     if lookup is None:

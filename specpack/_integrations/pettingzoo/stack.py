@@ -1,19 +1,9 @@
 """Walking a live PettingZoo stack: which object wraps which, and each layer's arguments.
 
-A PettingZoo env is a chain of objects: wrappers (``OrderEnforcingWrapper``,
-``AssertOutOfBoundsWrapper``, ``ClipOutOfBoundsWrapper``, ``TerminateIllegalWrapper``, SuperSuit's
-wrappers, user wrappers), the API conversions (``aec_to_parallel_wrapper`` holds its env as
-``aec_env``, ``parallel_to_aec_wrapper`` as ``env``), and at the bottom the base env. The walk
-reads each object's own ``__dict__`` (PettingZoo wrappers forward every other attribute to the
-env below, so ``getattr`` would find the inner env's values) and records every object as one
-layer, in its true order, so a rebuild reproduces the exact chain.
-
-Arguments are recovered faithfully or refused: the base env's as every backend reads them
-(:func:`~specpack._core._backends._args.base_kwargs`: EzPickle's record checked for the gap that once
-dropped Atari's frameskip, or same-named attributes); a wrapper's from same-named attributes (or
-the few PettingZoo wrappers that store an argument under another name, listed in
-:data:`ATTRIBUTE_NAMES`); a SuperSuit wrapper built by a function from that function's closure
-(:mod:`.suits`).
+Each object's own ``__dict__`` is read (PettingZoo wrappers forward every other attribute) and
+every object is one layer, in its true order. A wrapper's arguments come from same-named
+attributes (or :data:`ATTRIBUTE_NAMES`), a function-made one's from its closure (:mod:`.suits`);
+what cannot be recovered faithfully is refused.
 """
 
 from __future__ import annotations
@@ -55,11 +45,8 @@ def is_env(obj: Any) -> bool:
 
 
 def inner(node: Any) -> Any:
-    """The env ``node`` wraps, or None when ``node`` is a base env.
-
-    Read from the object's own ``__dict__``: a PettingZoo wrapper answers ``node.env`` for any
-    object by forwarding, but only a wrapper holds an env of its own.
-    """
+    """The env ``node`` wraps, or None for a base env (from its own ``__dict__``: a wrapper
+    answers ``node.env`` by forwarding)."""
     own = getattr(node, "__dict__", {})
     if isinstance(node, _CONVERSIONS):
         return own.get("aec_env")
@@ -68,15 +55,8 @@ def inner(node: Any) -> Any:
 
 
 def walk(env: Any, notes: list[str]) -> tuple[list[Layer], Any]:
-    """The layers of a live stack, outermost first, and its base env.
-
-    Raises
-    ------
-    UnrecordedArgumentsError
-        A layer's arguments cannot be recovered faithfully.
-    CaptureError
-        The stack is not a PettingZoo stack, or is cyclic.
-    """
+    """The layers of a live stack, outermost first, and its base env (UnrecordedArgumentsError:
+    a layer's arguments cannot be recovered; CaptureError: not a PettingZoo stack, or cyclic)."""
     if not is_env(env):
         raise CaptureError(
             f"expected a PettingZoo AECEnv or ParallelEnv, got {type(env).__name__}"
@@ -87,21 +67,14 @@ def walk(env: Any, notes: list[str]) -> tuple[list[Layer], Any]:
         below = inner(node)
         if below is None:
             return layers, node
-        layers.append(layer_of(node, below, notes))
+        cls = type(node)
+        if isinstance(node, (*_CONVERSIONS, parallel_to_aec_wrapper)):
+            layers.append((cls, {}))
+        else:  # a wrapper a function made, else a wrapper class
+            layers.append(function_layer(node, below, notes) or (cls, wrapper_kwargs(node, cls)))
         node = below
     raise CaptureError(f"the stack of {type(env).__name__} is more than {_MAX_DEPTH} deep "
                        "(a wrapper that wraps itself?)")
-
-
-def layer_of(node: Any, below: Any, notes: list[str]) -> Layer:
-    """How to rebuild ``node`` on top of ``below``: its callable and kwargs."""
-    cls = type(node)
-    if isinstance(node, (*_CONVERSIONS, parallel_to_aec_wrapper)):
-        return cls, {}
-    made = function_layer(node, below, notes)
-    if made is not None:
-        return made
-    return cls, wrapper_kwargs(node, cls)
 
 
 def wrapper_kwargs(node: Any, cls: type) -> dict[str, Any]:

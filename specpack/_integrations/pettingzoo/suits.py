@@ -1,23 +1,15 @@
 """Wrappers made by a function: SuperSuit's ``frame_stack_v1(env, 4)``, ``color_reduction_v0``...
 
-Most SuperSuit wrappers are functions that return a generic wrapper object
-(``shared_wrapper_aec``/``shared_wrapper_parr`` holding a class local to the function, or
-``aec_observation_lambda``/``aec_action_lambda``/``aec_reward_lambda`` holding closures local to
-it). The instance does not record which function made it nor with what arguments; the closure
-does. This module finds the function from the local code's qualified name
-(``frame_stack_v1.<locals>.FrameStackModifier``), reads the arguments from the closure's cells,
-and then *proves* them: the function is applied again, here, to the live env below the wrapper,
-and the new wrapper's closure cells must equal the live one's. Arguments no cell holds are tried
-at their default (and, for a bool, its negation); a wrapper that no candidate reproduces is
-refused rather than guessed. The same works for a user's own function built on SuperSuit.
-
-``basic_obs_wrapper`` (behind ``color_reduction_v0``, ``resize_v1``, ``dtype_v0``,
-``flatten_v0``, ``reshape_v0``, ``normalize_obs_v0``) takes a module and a packed parameter, so
-its public function is named from :data:`BASIC_TRANSFORMS`.
+Such a wrapper holds code local to the function that made it, and its arguments in that code's
+closure. The function is found from the local code's qualified name, its arguments read from
+the cells and then *proved*: applied again to the env below, it must give equal cells (unknown
+arguments are tried at their default, and a bool negated); otherwise the wrapper is refused.
+``basic_obs_wrapper``'s public functions are named from :data:`BASIC_TRANSFORMS`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import itertools
 import sys
@@ -83,12 +75,9 @@ def cells(code: list[Any]) -> dict[str, Any]:
     for obj in code:
         for fn in _functions(obj):
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-                if name == "__class__":
-                    continue
-                try:
-                    out[name] = cell.cell_contents
-                except ValueError:  # an empty cell
-                    continue
+                if name != "__class__":
+                    with contextlib.suppress(ValueError):  # an empty cell
+                        out[name] = cell.cell_contents
     return out
 
 
@@ -126,7 +115,7 @@ def _alike(a: Any, b: Any, depth: int = 0) -> bool:
 
 
 def _candidates(fn: Any, known: dict[str, Any]) -> list[dict[str, Any]]:
-    """Argument sets to try: the known ones, then each unknown at its default (or not)."""
+    """Argument sets to try: the known ones, each unknown at its default (a bool: either)."""
     params = [p for p in list(inspect.signature(fn).parameters.values())[1:]
               if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     choices: list[list[tuple[str, Any]]] = []
@@ -163,13 +152,8 @@ def _public(code: list[Any], live: dict[str, Any]) -> tuple[Any, dict[str, Any]]
 
 
 def function_layer(node: Any, below: Any, notes: list[str]) -> tuple[Any, dict[str, Any]] | None:
-    """``(function, kwargs)`` that rebuild ``node`` on ``below``, or None if no function made it.
-
-    Raises
-    ------
-    UnrecordedArgumentsError
-        A function made ``node`` but no argument set reproduces it.
-    """
+    """``(function, kwargs)`` that rebuild ``node`` on ``below``, or None if no function made it
+    (UnrecordedArgumentsError if one did but no argument set reproduces it)."""
     code = _local_code(node)
     if not code:
         return None

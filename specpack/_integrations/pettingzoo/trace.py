@@ -1,28 +1,12 @@
 """The multi-agent rollout verify and the audit compare: a seeded plan and a recorded trace.
 
-:func:`plan_actions` samples, once, ``steps`` actions for every agent in ``possible_agents`` from
-seeded deep copies of the freshly built env's per-agent action spaces (agent ``i`` seeded with
-``seed + i``), so both sides of a comparison run the same plan. Where an agent's observation or
-info carries an ``action_mask`` (PettingZoo's classic games), the planned action ``a`` picks
-the legal action ``legal[a % len(legal)]``, so a game is played rather than ended by an illegal
-move; the choice depends only on the plan and what the env shows, so it is the same on both
-sides of an identical rebuild.
-
-:func:`record` returns what the comparison engine's ``Trace.to_dict()`` holds, so the engine's
-``compare`` reads it unchanged: ``layers`` (the stack outermost first), the per-agent spaces as
-``{"type": "pettingzoo.agents", "spaces": [[agent, description], ...]}`` (before and after the
-first reset), ``render_mode``, ``spec`` (the API, ``possible_agents``, the metadata) and the
-events. A parallel step is ``["step", n, actions, observations, rewards, terminations,
-truncations, infos]`` with per-agent dicts; an AEC step is the same for the one agent
-acting, with ``[agent, action]`` as the action and :meth:`last` before the action as the rest.
-Every value is recorded by ``plain`` (infos included, each agent's info without the keys named
-in ``ignore_info``; those seen are listed under ``"ignored_info"``). Episodes that end (no
-agent left) reset without a seed. A rollout that raises is recorded as
-``{"method", "step", "type", "message"}``.
-
-The engine passes its own ``describe`` (space -> description) and ``plain`` (value ->
-its exact typed-JSON-able encoding) so both kinds of trace describe values alike; this module
-imports nothing above the backends.
+:func:`plan_actions` samples one plan for both sides; under an ``action_mask`` the planned
+action ``a`` picks ``legal[a % len(legal)]`` (:func:`choose`), so a classic game is played
+rather than ended by an illegal move. :func:`record` returns what the comparison engine's
+``Trace.to_dict()`` holds, per-agent: a parallel step is ``["step", n, actions, observations,
+rewards, terminations, truncations, infos]``, an AEC step the same for the agent acting, with
+``[agent, action]`` and :meth:`last` before it. The engine passes its own ``describe`` and
+``plain``, so this module imports nothing above the backends.
 """
 
 from __future__ import annotations
@@ -37,15 +21,10 @@ from pettingzoo.utils.env import ParallelEnv
 from ..._core._text import one_line, public_name
 from .stack import inner
 
-__all__ = ["choose", "is_multi_agent", "layer_names", "plan_actions", "record"]
+__all__ = ["choose", "layer_names", "plan_actions", "record"]
 
 Describe = Callable[[Any], Any]
 Plain = Callable[[Any], Any]
-
-
-def is_multi_agent(env: Any) -> bool:
-    """Whether ``env`` is a PettingZoo env (per-agent spaces), so :func:`record` applies."""
-    return hasattr(env, "possible_agents") and callable(getattr(env, "action_space", None))
 
 
 def layer_names(env: Any) -> list[str]:
@@ -62,15 +41,8 @@ def layer_names(env: Any) -> list[str]:
 
 
 def plan_actions(env: Any, steps: int, seed: int) -> list[dict[str, Any]]:
-    """``steps`` planned joint actions, ``{agent: action}`` for every possible agent.
-
-    Parameters
-    ----------
-    env
-        The freshly built env (its spaces are copied; the env is not touched).
-    steps, seed
-        How many joint actions; agent ``i``'s space copy is seeded with ``seed + i``.
-    """
+    """``steps`` joint actions ``{agent: action}`` for every possible agent, sampled from copies
+    of the fresh env's spaces (agent ``i``'s seeded with ``seed + i``)."""
     spaces = []
     for i, agent in enumerate(env.possible_agents):
         space = copy.deepcopy(env.action_space(agent))
@@ -79,28 +51,16 @@ def plan_actions(env: Any, steps: int, seed: int) -> list[dict[str, Any]]:
     return [{agent: space.sample() for agent, space in spaces} for _ in range(steps)]
 
 
-def _mask(obs: Any, info: Any) -> Any:
-    for holder in (obs, info):
-        if isinstance(holder, dict) and "action_mask" in holder:
-            return holder["action_mask"]
-    return None
-
-
 def choose(planned: Any, obs: Any, info: Any) -> Any:
     """The action an agent takes: the planned one, or the legal action it picks under a mask."""
-    mask = _mask(obs, info)
+    mask = next((h["action_mask"] for h in (obs, info)
+                 if isinstance(h, dict) and "action_mask" in h), None)
     if mask is None or not isinstance(planned, (int, np.integer)):
         return planned
     legal = np.flatnonzero(np.asarray(mask))
     if legal.size == 0:
         return planned
     return type(planned)(legal[int(planned) % legal.size])
-
-
-def _fresh(action: Any) -> Any:
-    """A copy of a planned action: the plan is shared, and an env may change an action (or a
-    wrapper clip it) in place."""
-    return copy.deepcopy(action)
 
 
 def _spaces(env: Any, which: str, agents: list[Any], describe: Describe,
@@ -129,11 +89,9 @@ class _Infos:
         return {k: v for k, v in info.items() if not (type(k) is str and k in self.ignore)}
 
     def one(self, info: Any) -> Any:
-        """One agent's info."""
         return self.plain(self.drop(info))
 
     def all(self, infos: Any) -> Any:
-        """Every agent's info (``{agent: info}``)."""
         if type(infos) is dict:
             infos = {a: self.drop(info) for a, info in infos.items()}
         return self.plain(infos)
@@ -141,27 +99,9 @@ class _Infos:
 
 def record(env: Any, actions: list[dict[str, Any]], seed: int, *, describe: Describe,
            plain: Plain, ignore_info: Collection[str] = ()) -> dict[str, Any]:
-    """Record ``env``'s multi-agent trace (as ``Trace.to_dict()``), running ``actions``.
-
-    Parameters
-    ----------
-    env
-        A freshly built PettingZoo env (this runs a rollout on it).
-    actions
-        The plan from :func:`plan_actions`, one joint action per step.
-    seed
-        The seed of the first reset.
-    describe, plain
-        The engine's space description and value conversion.
-    ignore_info
-        Info keys left out of every agent's info; those the env returned are listed under
-        ``"ignored_info"``.
-
-    Returns
-    -------
-    dict
-        Never raises for a failing rollout: the exception is recorded under ``"error"``.
-    """
+    """Record a fresh ``env``'s multi-agent trace (as ``Trace.to_dict()``), running ``actions``
+    after a reset with ``seed``; info keys in ``ignore_info`` are left out (those seen are listed
+    under ``"ignored_info"``), and a failing rollout is recorded under ``"error"``."""
     agents = list(env.possible_agents)
     parallel = isinstance(env, ParallelEnv)
     t: dict[str, Any] = {
@@ -200,7 +140,9 @@ def _parallel(env: Any, actions: list[dict[str, Any]], seed: int, t: dict[str, A
                                             describe, plain)
     for step, planned in enumerate(actions, 1):
         state.update(method="step", step=step)
-        joint = {a: _fresh(choose(planned.get(a), obs.get(a), infos.get(a))) for a in env.agents}
+        # copies: the plan is shared, and an env may change an action (or clip it) in place
+        joint = {a: copy.deepcopy(choose(planned.get(a), obs.get(a), infos.get(a)))
+                 for a in env.agents}
         shown = plain(joint)  # before the step: an env may change its action in place
         obs, rewards, terms, truncs, infos = env.step(joint)
         events.append(["step", step, shown, plain(obs), plain(rewards), plain(terms),
@@ -222,7 +164,7 @@ def _aec(env: Any, actions: list[dict[str, Any]], seed: int, t: dict[str, Any],
         state.update(method="step", step=step)
         agent = env.agent_selection
         obs, reward, term, trunc, info = env.last()
-        action = None if term or trunc else _fresh(choose(planned.get(agent), obs, info))
+        action = None if term or trunc else copy.deepcopy(choose(planned.get(agent), obs, info))
         shown = plain([agent, action])  # before the step (see _parallel)
         seen = [plain(obs), plain(reward), plain(term), plain(trunc), rec.one(info)]
         env.step(action)

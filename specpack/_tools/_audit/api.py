@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from ..._core._backends import DEFAULT_BACKEND, with_trait
 from ..._core._errors import SpecPackError
-from ..._core._process import BOUNDARIES, Boundary
+from ..._core._process import Boundary
 from ..._core._provenance import distribution_of
 from ..._core._version import __version__
 from .._imports import import_targets
@@ -32,31 +32,20 @@ from .select import select
 from .wrapper_fixtures import package_bases, wrapper_classes
 from .wrapper_job import WrapperJob
 
-__all__ = ["DEFAULT_TIMEOUT", "REFERENCES", "WHERE", "audit", "audit_one", "check_options"]
-
-#: Where the remote side runs (a fresh ``python``, or a spawn/forkserver child).
-WHERE = BOUNDARIES
+__all__ = ["DEFAULT_TIMEOUT", "REFERENCES", "audit", "audit_one", "check_options"]
 
 
 def _fork_available() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def check_options(
-    where: str, steps: int, jobs: int | None, timeout: float, reference: str | None
-) -> bool:
-    """Validate the options; returns whether references are built in fork workers.
-
-    Raises
-    ------
-    SpecPackError
-        An option is out of range, naming it and what it accepts.
-    """
+def check_options(where: str, steps: int, jobs: int | None, timeout: float,
+                  reference: str | None) -> bool:
+    """Validate the options (a :class:`SpecPackError` names one out of range and what it
+    accepts); returns whether references are built in fork workers."""
     if reference is not None and reference not in REFERENCES:
-        raise SpecPackError(
-            f"reference={reference!r} is not one of {', '.join(REFERENCES)} (or None: fork "
-            "where the platform has it)"
-        )
+        raise SpecPackError(f"reference={reference!r} is not one of {', '.join(REFERENCES)} "
+                            "(or None: fork where the platform has it)")
     if reference == "fork" and not _fork_available():
         raise SpecPackError("the fork start method is not available here, so the reference "
                             "cannot be built in forks;", python="use reference='here'",
@@ -70,13 +59,16 @@ def check_options(
 
 
 def _versions() -> dict[str, str]:
+    found = [distribution_of(mod) for mod in ("gymnasium", "numpy")]
+    return {"python": platform.python_version(), "specpack": __version__,
+            **dict(f for f in found if f)}
 
-    out = {"python": platform.python_version(), "specpack": __version__}
-    for mod in ("gymnasium", "numpy"):
-        found = distribution_of(mod)
-        if found:
-            out[found[0]] = found[1]
-    return out
+
+def _context(steps: int, seed: int, timeout: float, where: str) -> Context:
+    """The options of one audit, with a new temporary folder (the caller removes it)."""
+    return Context(steps=steps, seed=seed, timeout=float(timeout), where=where,
+                   tmp=tempfile.mkdtemp(prefix="specpack-audit-"),
+                   seeds=hash_seeds(where, control=True), control_always=control_is_cheap())
 
 
 def _run(jobs: list[Job], n: int, ctx: Context, fork_refs: bool,
@@ -86,28 +78,18 @@ def _run(jobs: list[Job], n: int, ctx: Context, fork_refs: bool,
         return Scheduler(jobs, n, ctx, on_done, fork_refs).run() if jobs else []
 
 
-def audit(
-    targets: str | Sequence[str] = (),
-    imports: Sequence[str] = (),
-    wrappers: bool | Literal["only"] = False,
-    where: Boundary = "subprocess",
-    steps: int = 50,
-    seed: int = 0,
-    jobs: int | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-    *,
-    reference: str | None = None,
-    progress: Callable[[Finding, int, int], None] | None = None,
-    backend: str = DEFAULT_BACKEND,
-) -> AuditReport:
+def audit(targets: str | Sequence[str] = (), imports: Sequence[str] = (),
+          wrappers: bool | Literal["only"] = False, where: Boundary = "subprocess",
+          steps: int = 50, seed: int = 0, jobs: int | None = None,
+          timeout: float = DEFAULT_TIMEOUT, *, reference: str | None = None,
+          progress: Callable[[Finding, int, int], None] | None = None,
+          backend: str = DEFAULT_BACKEND) -> AuditReport:
     """Check that every selected env (and wrapper) survives a process boundary.
 
-    Each env is captured here, its reference is built twice where it is registered (a local
-    repeat control: two builds that differ make it ``not_reproducible``), it is rebuilt in one
-    of ``jobs`` fresh long-lived workers, and the first reference run and the rebuild are
-    compared over the same seeded action sequence by the engine ``verify`` uses. A rebuild
-    whose rollout differs is confirmed by more clean builds where the env is registered
-    (one that differs makes it ``not_reproducible`` after all). Example::
+    Each env is captured here, built twice where it is registered (two builds that differ make
+    it ``not_reproducible``), rebuilt in one of ``jobs`` fresh long-lived workers, and compared
+    over the same seeded actions by the engine ``verify`` uses. A rebuild whose rollout differs
+    is confirmed by more clean builds where the env is registered. Example::
 
         report = specpack.audit(["minigrid"], steps=20)
         assert report, str(report)
@@ -147,9 +129,8 @@ def audit(
     -------
     AuditReport
         Truthy iff no finding fails the audit. What the envs print (Python or C, here or in
-        a worker) is captured from fds 1 and 2 and kept in each finding's ``output``, what
-        importing and selecting printed in the report's ``output``; none of it is written to
-        this process's streams (see :mod:`.output`).
+        a worker) is kept in each finding's ``output``, what importing and selecting printed
+        in the report's; none of it reaches this process's streams.
 
     Raises
     ------
@@ -164,15 +145,13 @@ def audit(
     audited = with_trait("audit")
     if backend not in audited:
         raise SpecPackError(f"backend={backend!r} is not one of {', '.join(audited)}")
-    tmp = tempfile.mkdtemp(prefix="specpack-audit-")
-    ctx = Context(steps=steps, seed=seed, timeout=float(timeout), where=where, tmp=tmp,
-                  seeds=hash_seeds(where, control=True), control_always=control_is_cheap())
+    ctx = _context(steps, seed, timeout, where)
     printed = Capture()  # the imports' and the selection's prints: the report's own output
     try:
         with printed:
             job_list, decided = _jobs(list(targets), imports, wrappers, backend, ctx)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(ctx.tmp, ignore_errors=True)
         raise
     n_workers = max(1, min(jobs or os.cpu_count() or 1, len(job_list) or 1))
     total = len(job_list)
@@ -186,28 +165,20 @@ def audit(
     try:
         findings = decided + _run(job_list, n_workers, ctx, fork_refs, on_done)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(ctx.tmp, ignore_errors=True)
     return AuditReport(
         envs=[f for f in findings if f.kind == "env"],
         wrappers=[f for f in findings if f.kind == "wrapper"],
-        elapsed=time.perf_counter() - start,
-        where=where,
-        steps=steps,
-        seed=seed,
-        jobs=n_workers,
-        timeout=float(timeout),
-        versions=_versions(),
+        elapsed=time.perf_counter() - start, where=where, steps=steps, seed=seed,
+        jobs=n_workers, timeout=float(timeout), versions=_versions(),
         output=sections([("importing and selecting (here)", printed.stdout, printed.stderr)]),
     )
 
 
 def _jobs(targets: list[str], imports: str | Sequence[str], wrappers: bool | str,
           backend: str, ctx: Context) -> tuple[list[Job], list[Finding]]:
-    """Import ``imports`` and select what to audit: the jobs, and findings decided already.
-
-    The audit's two kinds of target: registry ids (and gymnasium wrappers), or the env modules
-    of multi-agent (PettingZoo) families.
-    """
+    """Import ``imports`` and select what to audit (registry ids and gymnasium wrappers, or
+    the env modules of PettingZoo families): the jobs, and findings decided already."""
     imported = import_targets([imports] if isinstance(imports, str) else list(imports),
                               option="imports")
     multi_agent = backend in with_trait("multi_agent")
@@ -225,43 +196,16 @@ def _jobs(targets: list[str], imports: str | Sequence[str], wrappers: bool | str
     return job_list, decided
 
 
-def audit_one(
-    target: Any,
-    *,
-    steps: int = 50,
-    seed: int = 0,
-    where: Boundary = "subprocess",
-    timeout: float = DEFAULT_TIMEOUT,
-    reference: str | None = "here",
-) -> Finding:
-    """Audit a single env given as an id, a live env, an ``EnvSpec``, a class or a pack.
-
-    Parameters
-    ----------
-    target
-        What to audit (a live env is captured, inspected, never stepped).
-    steps, seed, where, timeout, reference
-        As for :func:`audit` (the reference is built in this process by default).
-
-    Returns
-    -------
-    Finding
-        The verdict.
-    """
+def audit_one(target: Any, *, steps: int = 50, seed: int = 0, where: Boundary = "subprocess",
+              timeout: float = DEFAULT_TIMEOUT, reference: str | None = "here") -> Finding:
+    """The verdict on a single env given as an id, a live env (captured, never stepped), an
+    ``EnvSpec``, a class or a pack; the options as for :func:`audit`."""
     fork_refs = check_options(where, steps, 1, timeout, reference)
-    if isinstance(target, str):
-        name = target
-    else:
-        spec = getattr(target, "spec", None)
-        name = (
-            getattr(spec, "id", None)
-            or getattr(target, "label", None)
-            or (getattr(target, "__qualname__", None) or type(target).__qualname__)
-        )
-    tmp = tempfile.mkdtemp(prefix="specpack-audit-")
-    ctx = Context(steps=steps, seed=seed, timeout=float(timeout), where=where, tmp=tmp,
-                  seeds=hash_seeds(where, control=True), control_always=control_is_cheap())
+    name = target if isinstance(target, str) else (
+        getattr(getattr(target, "spec", None), "id", None) or getattr(target, "label", None)
+        or getattr(target, "__qualname__", None) or type(target).__qualname__)
+    ctx = _context(steps, seed, timeout, where)
     try:
         return _run([EnvJob(str(name), ctx, target=target)], 1, ctx, fork_refs, None)[0]
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(ctx.tmp, ignore_errors=True)

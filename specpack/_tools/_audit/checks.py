@@ -1,22 +1,11 @@
-"""What an env records about its own constructor arguments, checked on a built instance.
-
-- **EzPickle**: every kwarg ``make`` passed must be in the env's EzPickle record with the same
-  value, else ``pickle.loads(pickle.dumps(env))`` rebuilds it with another value. A gap is
-  split by its consequence: when the value the round trip rebuilds *equals* the one the env was
-  built with (the record misses ``reward_type`` but the spec passed ``"dense"``, the default)
-  it is a note; when it differs it is a failure that names the argument, both values and the
-  first step where a rollout of the round-tripped env differs from the original's, with the
-  same actions.
-- **The live stack**: :func:`specpack.capture` of the live instance walks every wrapper; when it
-  is a different recipe from the id's (a factory entry point that returns a wrapped env) it is
-  rebuilt across the boundary too.
-
-Values are compared with :func:`specpack._core._carry.values.exact_key` (``1``, ``1.0`` and ``True``
-are different values); every check runs where the env is registered (the reference side).
-"""
+"""What an env records about its own constructor arguments, checked on an instance built where
+it is registered: its EzPickle record against the kwargs ``make`` passed, and the live stack's
+capture against the id's recipe (values compared with
+:func:`specpack._core._carry.values.exact_key`: ``1``, ``1.0`` and ``True`` differ)."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import pickle
 import re
@@ -40,11 +29,8 @@ _NO_DEFAULT = object()
 
 def first_step(differences: list[str]) -> int | None:
     """The rollout step the first difference names (``"step 7: reward differs ..."``)."""
-    for d in differences[:1]:
-        hit = _STEP.search(d)
-        if hit:
-            return int(hit.group(1))
-    return None
+    hit = _STEP.search(differences[0]) if differences else None
+    return int(hit.group(1)) if hit else None
 
 
 def _default_of(cls: type, name: str) -> Any:
@@ -53,76 +39,46 @@ def _default_of(cls: type, name: str) -> Any:
         param = inspect.signature(cls).parameters.get(name)
     except (TypeError, ValueError):
         return _NO_DEFAULT
-    if param is None or param.default is inspect.Parameter.empty:
-        return _NO_DEFAULT
-    return param.default
+    return _NO_DEFAULT if param is None or param.default is param.empty else param.default
 
 
-def _pickled_by_ezpickle(base: Any, ezpickle: type) -> bool:
-    """Whether pickling ``base`` goes through its EzPickle record.
-
-    A class that defines its own ``__getstate__``/``__setstate__`` or ``__reduce__`` (Meta-World's
-    ``SawyerXYZEnv`` pickles its MuJoCo state) does not rebuild from the record, so the record
-    says nothing about a pickle round trip.
-    """
-    if not isinstance(base, ezpickle):
-        return False
-    cls = type(base)
-    return all(
-        getattr(cls, name, None) is getattr(ezpickle, name, None)
-        for name in ("__getstate__", "__setstate__", "__reduce__", "__reduce_ex__")
-    )
+def _pickled_by_ezpickle(base: Any) -> bool:
+    """Whether pickling ``base`` goes through its EzPickle record (not when its class defines
+    its own ``__getstate__``/``__reduce__``..., as Meta-World's ``SawyerXYZEnv`` does)."""
+    methods = ("__getstate__", "__setstate__", "__reduce__", "__reduce_ex__")
+    return isinstance(base, EzPickle) and all(
+        getattr(type(base), name, None) is getattr(EzPickle, name, None) for name in methods)
 
 
-def _round_trip_rollout(base: Any, actions: list[Any], seed: int) -> tuple[list[str], str]:
-    """Differences between ``base`` and its pickle round trip over the same actions.
-
-    Returns the differences and, when the round trip itself fails, what failed.
-    """
+def _consequence(base: Any, actions: list[Any], seed: int,
+                 otherwise: str) -> tuple[str, int | None]:
+    """What a rollout of ``base``'s pickle round trip shows against ``base``'s over the same
+    actions (``otherwise`` when nothing differs), and the first step where they differ."""
     try:
         clone = pickle.loads(pickle.dumps(base))
     except Exception as e:  # noqa: BLE001 - reported as the consequence
-        return [], f"pickle.loads(pickle.dumps(env.unwrapped)) itself fails: {one_line(e)}"
+        return f"pickle.loads(pickle.dumps(env.unwrapped)) itself fails: {one_line(e)}", None
     try:
         here = record(base, writable(actions), seed)
         there = record(clone, writable(actions), seed)
     finally:
-        close = getattr(clone, "close", None)
-        if callable(close):
-            try:
-                close()
-            except Exception:  # noqa: BLE001 - closing is best effort
-                pass
-    labels = ("the built env", "its pickle round trip")
+        with contextlib.suppress(Exception):  # closing is best effort
+            clone.close()
     # EzPickle does not carry the spec (gymnasium sets it after construction): compare the rest.
-    here, there = replace(here, spec={}), replace(there, spec={})
-    return compare(here, there, labels=labels, shared=False), ""
+    diffs = compare(replace(here, spec={}), replace(there, spec={}),
+                    labels=("the built env", "its pickle round trip"), shared=False)
+    if diffs:
+        return f"a rollout of the round-tripped env differs: {diffs[0]}", first_step(diffs)
+    return otherwise, None
 
 
 def ezpickle_gaps(env: Any, pack: Any, actions: list[Any], seed: int) -> dict[str, Any]:
-    """The EzPickle record of ``env`` (built from ``pack``, not yet stepped) against the spec.
-
-    Parameters
-    ----------
-    env
-        A fresh instance built from ``pack`` where it is registered; its base env may be
-        stepped by this check (build another one for anything else).
-    pack
-        The pack it was built from (its entry point and kwargs say what ``make`` passed).
-    actions, seed
-        The rollout that shows the consequence of a gap (the planned actions, the seed of
-        the first reset).
-
-    Returns
-    -------
-    dict
-        ``failures`` (messages of gaps that change the env), ``notes`` (gaps at the default),
-        ``step`` (the first step where the round trip's rollout differs, or None).
-    """
-
+    """The EzPickle record of ``env`` (unstepped; this may step its base env) against the
+    kwargs ``make`` passed: ``failures`` (gaps that change the env), ``notes`` (gaps at the
+    default) and ``step`` (where the round trip's rollout first differs, or None)."""
     out: dict[str, Any] = {"failures": [], "notes": [], "step": None}
     base = getattr(env, "unwrapped", env)
-    if not _pickled_by_ezpickle(base, EzPickle):
+    if not _pickled_by_ezpickle(base):
         return out
     cls = type(base)
     name = f"{cls.__module__}.{cls.__qualname__}"
@@ -136,10 +92,8 @@ def ezpickle_gaps(env: Any, pack: Any, actions: list[Any], seed: int) -> dict[st
         args = tuple(getattr(base, "_ezpickle_args", None) or ())
         kwargs = dict(getattr(base, "_ezpickle_kwargs", None) or {})
         shown = ", ".join([*map(short, args), *(f"{k}={short(v)}" for k, v in kwargs.items())])
-        diffs, broken = _round_trip_rollout(base, actions, seed)
-        consequence = (broken or (f"a rollout of the round-tripped env differs: {diffs[0]}"
-                                  if diffs else "the round trip happens to rebuild it"))
-        out["step"] = first_step(diffs) if diffs and not broken else None
+        consequence, out["step"] = _consequence(base, actions, seed,
+                                                "the round trip happens to rebuild it")
         out["failures"].append(
             f"EzPickle gap: {name}'s EzPickle record ({shown}) does not match its constructor "
             f"({one_line(cause)}), so pickle.loads(pickle.dumps(env)) cannot rebuild it from "
@@ -155,40 +109,26 @@ def ezpickle_gaps(env: Any, pack: Any, actions: list[Any], seed: int) -> dict[st
     for key, value in passed.items():
         if key in recorded:
             if exact_key(recorded[key]) != exact_key(value):
-                changed.append(
-                    f"{name} was built with {key}={short(value)} but EzPickle recorded "
-                    f"{key}={short(recorded[key])}"
-                )
+                changed.append(f"{name} was built with {key}={short(value)} but EzPickle "
+                               f"recorded {key}={short(recorded[key])}")
             continue
         default = _default_of(cls, key)
         if default is _NO_DEFAULT:
-            changed.append(
-                f"{name} was built with {key}={short(value)} but EzPickle did not record it, "
-                "and it has no default (the round trip raises TypeError)"
-            )
+            changed.append(f"{name} was built with {key}={short(value)} but EzPickle did not "
+                           "record it, and it has no default (the round trip raises TypeError)")
         elif exact_key(default) != exact_key(value):
-            changed.append(
-                f"{name} was built with {key}={short(value)} but EzPickle did not record it, so "
-                f"pickle.loads(pickle.dumps(env)) rebuilds it with {key}={short(default)}"
-            )
+            changed.append(f"{name} was built with {key}={short(value)} but EzPickle did not "
+                           "record it, so pickle.loads(pickle.dumps(env)) rebuilds it with "
+                           f"{key}={short(default)}")
         else:
             out["notes"].append(
                 f"EzPickle gap at the default: {name} does not record {key}; the spec passes "
                 f"{key}={short(value)}, its default, so pickle.loads(pickle.dumps(env)) "
-                f"rebuilds the same env (passing another value would not survive; {fix})"
-            )
+                f"rebuilds the same env (passing another value would not survive; {fix})")
     if changed:
-        diffs, broken = _round_trip_rollout(base, actions, seed)
-        if broken:
-            consequence = broken
-        elif diffs:
-            out["step"] = first_step(diffs)
-            consequence = f"a rollout of the round-tripped env differs: {diffs[0]}"
-        else:
-            consequence = (
-                f"a {len(actions)}-step rollout of the round-tripped env does not differ (the "
-                "value may matter elsewhere)"
-            )
+        consequence, out["step"] = _consequence(
+            base, actions, seed, f"a {len(actions)}-step rollout of the round-tripped env does "
+            "not differ (the value may matter elsewhere)")
         out["failures"] += [f"EzPickle gap: {c}; {consequence}; {fix}" for c in changed]
         return out
     try:
@@ -203,22 +143,17 @@ def _layer_keys(pack: Any) -> list[tuple[Any, Any]]:
     out = []
     for layer in pack.layers:
         cls = layer.cls.load()
-        kwargs = {
-            k: v
-            for k, v in layer.kwargs.items()
-            if _default_of(cls, k) is _NO_DEFAULT or exact_key(v) != exact_key(_default_of(cls, k))
-        }
+        kwargs = {k: v for k, v in layer.kwargs.items()
+                  if (d := _default_of(cls, k)) is _NO_DEFAULT or exact_key(v) != exact_key(d)}
         out.append((layer.cls, exact_key(kwargs)))
     return out
 
 
 def same_recipe(a: Any, b: Any) -> bool:
-    """Whether two packs build the same stack from the same entry point with the same kwargs.
-
-    A wrapper argument recorded at its default counts as not given (``capture(env)`` of a live
+    """Whether two packs build the same stack from the same entry point with the same kwargs
+    (a wrapper argument at its default counts as not given: ``capture(env)`` of a live
     ``OrderEnforcing`` records ``disable_render_order_enforcing=False``, ``make`` passes none).
-    When unsure (something does not load or compare) the answer is False: the live capture is
-    then rebuilt and compared too, which costs time, never a verdict.
+    When unsure, False: the live capture is then rebuilt too, which costs time, never a verdict.
     """
     try:
         return bool(
@@ -231,23 +166,9 @@ def same_recipe(a: Any, b: Any) -> bool:
 
 
 def live_capture(env: Any, pack: Any) -> dict[str, Any]:
-    """``specpack.capture(env)`` of the live instance, when it is another recipe than ``pack``.
-
-    The live capture is a second look, never a fallback: ``pack`` (the registration itself,
-    carried) is what the audit rebuilds and judges. When the live instance cannot be captured
-    (a factory, such as a ``functools.partial`` of a local function, hands the env an object
-    that does not pickle: shimmy's dm_control ids pass a dm_control ``Environment``), that is a
-    note, not a failure of the id.
-
-    Returns
-    -------
-    dict
-        ``differences`` (a refusal to capture an unrecorded argument that is not the env's
-        EzPickle record), ``ezpickle`` (a refusal because of the env's EzPickle record: the
-        finding of :func:`ezpickle_gaps`, seen from ``capture(env)``), ``pack`` (the pickled
-        live capture to rebuild across the boundary, or None when it is the same recipe or
-        could not be made), ``notes`` and ``failed`` (always None; kept for the callers that
-        read it).
+    """``specpack.capture(env)`` of the live instance: a second look (``pack`` is what the audit
+    judges). Returns the refusals to capture it (``differences``, ``ezpickle``), ``pack`` (the
+    pickled capture when it is another recipe, else None), ``notes``, ``failed`` (always None).
     """
     out: dict[str, Any] = {"differences": [], "ezpickle": [], "pack": None, "failed": None,
                            "notes": []}

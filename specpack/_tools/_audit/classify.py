@@ -1,17 +1,6 @@
-"""Turning an exception raised where an env is registered into the audit's verdict.
-
-A construction failure is a missing dependency when gymnasium's ``DependencyNotInstalled``,
-an ``ImportError`` or a ``ModuleNotFoundError`` says so; the package is named from the message
-(a ``pip install X`` hint wins, then "moved to the X project", then ``No module named 'X'``,
-then the module the exception names). It is ``needs_arguments`` when the registered entry point
-has required parameters the registration does not give (Meta-World's ``MT1`` needs
-``env_name``). Anything else is a capture error. The result is a plain dict (it travels back
-from the audit's reference workers as typed JSON).
-
-A rollout that raises is recorded in its trace as the exception's type name and message
-(:func:`raised` shows it); :func:`rollout_missing` reads a missing package from that record
-(minigrid's ``MiniGrid-WFC-*`` build, then raise ``DependencyNotInstalled`` in ``reset()``).
-"""
+"""Turning an exception raised where an env is registered into the audit's verdict: a missing
+dependency, ``needs_arguments`` or a capture error, as a plain dict (it travels back from the
+reference workers as typed JSON)."""
 
 from __future__ import annotations
 
@@ -77,24 +66,11 @@ def _absent_module_top(chain: list[BaseException]) -> str | None:
 
 
 def missing_package(exc: BaseException) -> str | None:
-    """The package a failure says is missing, or None when it is not a missing dependency.
+    """The package a failure says is missing (``"gymnasium[box2d]"``), or None.
 
-    gymnasium's ``DependencyNotInstalled`` and any ``ImportError`` count, except a
-    ``ModuleNotFoundError`` for a module whose top-level package is installed (that is a broken
-    env module, not a missing package). The name comes from the message first (gymnasium-
-    robotics raises ``DependencyNotInstalled("No module named 'mujoco_py'. (HINT: ...)")`` with
-    no exception chain), then from the exceptions themselves; ``"unknown"`` only when nothing
-    names one.
-
-    Parameters
-    ----------
-    exc
-        The exception raised while capturing or building the env.
-
-    Returns
-    -------
-    str or None
-        The package (``"mujoco_py"``, ``"gymnasium[box2d]"``), or None.
+    A ``ModuleNotFoundError`` for an installed top-level package is a broken env module, not a
+    missing one. The message comes first: gymnasium-robotics raises
+    ``DependencyNotInstalled("No module named 'mujoco_py'...")`` with no chain.
     """
     chain = list(_chain(exc))
     for e in chain:
@@ -116,63 +92,31 @@ def missing_package(exc: BaseException) -> str | None:
 
 
 def raised(error: Mapping[str, Any]) -> str:
-    """How a trace's record of a rollout that raised reads in a reason.
-
-    ``{"type": "builtins.RuntimeError", "message": "boom", "method": "reset", "step": 0}``
-    reads ``"builtins.RuntimeError: boom in reset() at step 0"``.
-    """
+    """A trace's record of a rollout that raised, as a reason says it: ``"builtins.RuntimeError:
+    boom in reset() at step 0"``."""
     message = error.get("message")
     said = f": {message}" if message else ""
     return f"{error.get('type')}{said} in {error.get('method')}() at step {error.get('step')}"
 
 
 def rollout_missing(error: Mapping[str, Any]) -> str | None:
-    """The package a rollout's recorded exception says is missing, or None.
-
-    The same rules as :func:`missing_package`, on what a trace keeps of the exception (its type
-    name and message; no chain): gymnasium's ``DependencyNotInstalled`` names a package from
-    its message (``"unknown"`` when it names none), an ``ImportError`` too, and a
-    ``ModuleNotFoundError`` whose module is not installed here names it (one whose module *is*
-    installed is a broken env module, not a missing package).
-
-    Parameters
-    ----------
-    error
-        A trace's ``error`` (``type``, ``message``, ``method``, ``step``).
-
-    Returns
-    -------
-    str or None
-        The package (``"minigrid[wfc]"``), or None when the rollout failed for another reason.
-    """
+    """The package a rollout's recorded exception (a trace's ``error``: type name and message,
+    no chain) says is missing, or None: :func:`missing_package`'s rules on what a trace keeps
+    (minigrid's ``MiniGrid-WFC-*`` raise ``DependencyNotInstalled`` in ``reset()``)."""
     kind = str(error.get("type") or "").rpartition(".")[2]
     text = str(error.get("message") or "")
-    if kind == "DependencyNotInstalled":
+    if kind in ("DependencyNotInstalled", "ImportError"):
         return _hinted_package(text) or "unknown"
     if kind == "ModuleNotFoundError":
         hit = _NO_MODULE.search(text)
         top = hit.group(1).partition(".")[0] if hit else None
         return top if top is not None and not _installed(top) else None
-    if kind == "ImportError":
-        return _hinted_package(text) or "unknown"
     return None
 
 
 def unset_required(entry: Any, kwargs: Mapping[str, Any]) -> list[str]:
-    """The required parameters of ``entry`` (a callable) that ``kwargs`` does not give.
-
-    Parameters
-    ----------
-    entry
-        A registered entry point, already loaded (a class, function or lambda).
-    kwargs
-        The kwargs the registration passes.
-
-    Returns
-    -------
-    list of str
-        Their names, in signature order; ``[]`` when the signature cannot be read.
-    """
+    """The required parameters of the loaded entry point ``entry`` that ``kwargs`` does not
+    give, in signature order (``[]`` when the signature cannot be read)."""
     try:
         params = inspect.signature(entry).parameters.values()
     except (TypeError, ValueError):
@@ -189,41 +133,15 @@ def unset_required(entry: Any, kwargs: Mapping[str, Any]) -> list[str]:
 def _says_missing(exc: BaseException, needs: list[str]) -> bool:
     """Whether the failure is the call missing one of ``needs`` (``TypeError: f() missing 1
     required positional argument: 'env_name'``), not something else."""
-    for e in _chain(exc):
-        text = str(e)
-        if "missing" in text and any(f"'{n}'" in text for n in needs):
-            return True
-    return False
+    texts = map(str, _chain(exc))
+    return any("missing" in text and any(f"'{n}'" in text for n in needs) for text in texts)
 
 
-def failure(
-    exc: BaseException,
-    what: str,
-    timeout: float,
-    needs: list[str] | None = None,
-    name: str = "it",
-) -> dict[str, Any]:
-    """How an exception raised where the env is registered is reported.
-
-    Parameters
-    ----------
-    exc
-        The exception.
-    what
-        What was being done, for the reason (``"capturing it"``, ``"building it"``).
-    timeout
-        The per-env timeout (for the reason of an :class:`Overtime`).
-    needs
-        Required entry-point parameters the registration does not give (see
-        :func:`unset_required`); when there are any, the env ``needs_arguments``.
-    name
-        The env, for the hint of ``needs_arguments``.
-
-    Returns
-    -------
-    dict
-        ``status``, ``reason`` and, where they apply, ``package`` and ``detail``.
-    """
+def failure(exc: BaseException, what: str, timeout: float, needs: list[str] | None = None,
+            name: str = "it") -> dict[str, Any]:
+    """``status``, ``reason`` and maybe ``package`` and ``detail`` of an exception raised while
+    doing ``what``; a call missing one of ``needs`` (:func:`unset_required`) ``needs_arguments``,
+    with a hint naming the env ``name``."""
     if isinstance(exc, Overtime):
         return {"status": TIMEOUT, "reason": f"{what} here did not finish within {timeout:g} s"}
     package = missing_package(exc)
@@ -252,11 +170,12 @@ def failure(
     }
 
 
-def guard(what: str, timeout: float, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+def guard(what: str, timeout: float, work: Callable[[], dict[str, Any]],
+          needs: list[str] | None = None, name: str = "it") -> dict[str, Any]:
     """``work()``, or ``{"failed": failure(...)}`` when it raises (KeyboardInterrupt passes)."""
     try:
         return work()
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt):
             raise
-        return {"failed": failure(e, what, timeout)}
+        return {"failed": failure(e, what, timeout, needs, name)}

@@ -1,35 +1,7 @@
-"""The local repeat control: two builds here, fed the same actions, must agree.
-
-It runs on the reference side (where the env is registered), inside the reference task, so
-only its outcome crosses back: the reference trace and, when the builds differ, the
-differences. The first build is the one the constructor-argument checks (:mod:`.checks`) read
-before its rollout: they read it and never step it, so building it a third time just for the
-rollout would cost one more construction per env (two ROM loads for an Atari env) and prove
-nothing more. In case those reads did change its rollout, a difference between the first build
-and a clean second one is never taken at its word: a third clean build decides. When the clean
-builds differ too, the env does not repeat itself (``not_reproducible``, with the clean builds'
-differences); when they agree, the clean builds are the reference and a note names what the
-checks' reads changed.
-
-When the rebuild across the boundary differs from the reference although the two local builds
-agreed, that agreement may be chance (an env that draws a value from an unseeded generator with
-few outcomes repeats itself now and then). :func:`confirm` (the job :data:`CONFIRM_JOB`, run on
-the reference side only for such an env) builds it up to :data:`CONFIRM_BUILDS` more times
-here, each clean, and stops at the first build that differs from the reference: the env is then
-``not_reproducible`` after all.
-
-The builds here also watch the global generators, with verify's own mechanism
-(:class:`specpack._tools._verify.generators.Watch`, :func:`~specpack._tools._verify.generators.first_unseeded`):
-each records which call (the build, each ``reset`` and ``step``) changed the state of Python's
-``random``, numpy's global generator or torch's default one, and the state it left. Two builds
-in one process start from different states (the first one's draws moved it), so when their
-touches disagree the env drew from a generator that ``reset(seed=...)`` does not seed: its
-rollout follows whatever state a process has, and a verdict from comparing values would be
-chance (the control answers ``unseeded``: the call and the generator). The checked build's
-watch skips the checks' own reads (it starts again after them); a disagreement between it and a
-clean build is never taken at its word either: a third clean build decides, as for the traces.
-Nothing is watched across the boundary: the builds here answer the question.
-"""
+"""The local repeat control (two builds here, fed the same actions, must agree) and the
+confirmation of a reference that a rebuild elsewhere contradicts, both watching the global
+generators (verify's :class:`~specpack._tools._verify.generators.Watch`): docs/audit.md ("How it
+works") says why a third clean build decides a difference involving the build the checks read."""
 
 from __future__ import annotations
 
@@ -46,8 +18,8 @@ from .._verify.generators import Watch, first_unseeded
 from .._verify.jobs import multi_agent
 from .jobs import private_tmp
 
-__all__ = ["CONFIRM_BUILDS", "CONFIRM_JOB", "LABELS", "Build", "clean_build", "confirm",
-           "confirm_job", "control", "trace_of", "watched_make"]
+__all__ = ["CONFIRM_BUILDS", "CONFIRM_JOB", "LABELS", "Build", "clean_build", "close_quietly",
+           "confirm", "confirm_job", "control", "trace_of", "watched_make"]
 
 #: The confirmation job function, as workers import it.
 CONFIRM_JOB = f"{__name__}:confirm_job"
@@ -60,7 +32,7 @@ LABELS = ("the first build here", "the second")
 
 class Build(NamedTuple):
     """One build here: its trace (``Trace.to_dict()``) and its global-generator touches
-    (:attr:`~specpack._tools._verify.generators.Watch.touches`; ``[]`` when it was not watched)."""
+    (``[]`` when it was not watched)."""
 
     trace: dict[str, Any]
     touches: list[Any]
@@ -68,25 +40,8 @@ class Build(NamedTuple):
 
 def trace_of(env: Any, actions: list[Any], steps: int, seed: int,
              watch: Watch | None = None) -> dict[str, Any]:
-    """The trace of a built env over ``actions`` (as the engine's ``run_trace`` records one).
-
-    Parameters
-    ----------
-    env
-        A freshly built env (a PettingZoo env is recorded per agent); it is stepped.
-    actions
-        The planned actions (copied, so the env may change them in place).
-    steps, seed
-        The rollout.
-    watch
-        Records which call of the rollout changed a global generator's state (a PettingZoo
-        env's rollout is one call, ``"rollout"``, as in ``run_trace``).
-
-    Returns
-    -------
-    dict
-        ``Trace.to_dict()`` (a rollout that raised is recorded, not raised).
-    """
+    """``Trace.to_dict()`` of a fresh env over ``actions`` (copied), as the engine's
+    ``run_trace`` records one (a PettingZoo env per agent, its rollout one ``watch`` call)."""
     todo = writable(list(actions[:steps]))
     multi = multi_agent(env)
     if multi is not None:
@@ -101,8 +56,7 @@ def trace_of(env: Any, actions: list[Any], steps: int, seed: int,
 
 
 def watched_make(make: Callable[[], Any]) -> tuple[Any, Watch]:
-    """``make()``, watched: the env and the :class:`Watch` holding the build's touches (a
-    build that raises raises, as unwatched)."""
+    """``make()``, and the :class:`Watch` holding the build's touches."""
     watch = Watch()
     try:
         env = make()
@@ -112,12 +66,8 @@ def watched_make(make: Callable[[], Any]) -> tuple[Any, Watch]:
 
 
 def clean_build(payload: bytes, actions: list[Any] | None, steps: int, seed: int) -> Build:
-    """One clean build of the pickled pack here, watched, and its rollout (the repeat
-    control's and the confirmation's unit, as ``run_trace(..., watch=True)`` builds one).
-
-    ``actions``: the planned actions, or None to plan them from the fresh env's action space
-    (actions typed JSON cannot carry: ``run_trace`` plans its own then, and so does this).
-    """
+    """One clean, watched build of the pickled pack here and its rollout (``actions`` None:
+    planned from the fresh env, as ``run_trace`` does for actions typed JSON cannot carry)."""
     env, watch = watched_make(lambda: pickle.loads(payload).make())
     try:
         if actions is None:
@@ -140,27 +90,9 @@ def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 
 def control(first: Build, again: Callable[[], Build], *, checked: bool = True) -> dict[str, Any]:
-    """Hold ``first`` (the checked build) against clean builds (``again()`` makes one).
-
-    Parameters
-    ----------
-    first
-        The build the checks read (its trace and touches).
-    again
-        Builds the env anew, clean, and returns its build over the same actions.
-    checked
-        Whether the checks read ``first`` (else it is a clean build too, and a difference
-        between it and the second needs no third build to be believed).
-
-    Returns
-    -------
-    dict
-        ``trace`` (the reference trace), ``repeat`` (differences between two clean builds:
-        the env is not reproducible here; empty otherwise), ``notes``, and ``unseeded``:
-        ``[call, step, generator]``, the first call on which two builds' global-generator
-        touches disagree (:func:`~specpack._tools._verify.generators.first_unseeded`: a draw the env
-        did not seed; two clean builds' when a third build ran), or None.
-    """
+    """Hold ``first`` (the build the checks read, unless not ``checked``) against clean builds
+    (``again()``): the reference ``trace``, ``repeat`` (two clean builds' differences),
+    ``notes`` and ``unseeded`` (the first ``[call, step, generator]`` two builds disagree on)."""
     second = again()
     drawn = first_unseeded(first.touches, second.touches)
     same = not _differences(first.trace, second.trace)
@@ -181,32 +113,15 @@ def control(first: Build, again: Callable[[], Build], *, checked: bool = True) -
 
 
 def _listed(found: tuple[str, int, str] | None) -> list[Any] | None:
-    """:func:`~specpack._tools._verify.generators.first_unseeded`'s answer as a job sends it."""
+    """``first_unseeded``'s answer as a job sends it."""
     return None if found is None else list(found)
 
 
 def confirm(reference: dict[str, Any], again: Callable[[], dict[str, Any]], builds: int,
             budget: float) -> dict[str, Any]:
-    """Build the env again, clean, until a build differs from ``reference`` (or enough agree).
-
-    Parameters
-    ----------
-    reference
-        The reference trace (the repeat control's agreeing builds).
-    again
-        Builds the env anew and returns its trace over the same actions.
-    builds
-        At most this many builds.
-    budget
-        Seconds: no build is started that would likely end past it (the task's own timeout is
-        longer), so a slow env gets fewer builds instead of a timeout. One build always runs.
-
-    Returns
-    -------
-    dict
-        ``builds`` (how many ran), ``repeat`` (the differences of the first build that differs
-        from the reference, or of one that raised; empty when every build agreed).
-    """
+    """Build the env again, clean, until a build differs from ``reference`` or ``builds`` agree,
+    starting none likely to end past ``budget`` seconds: ``builds`` (how many ran) and
+    ``repeat`` (the first differing or raising build's differences)."""
     start = time.perf_counter()
     longest = 0.0
     ran = 0
@@ -232,20 +147,8 @@ def confirm(reference: dict[str, Any], again: Callable[[], dict[str, Any]], buil
 
 def confirm_job(payload: bytes, *, trace: dict[str, Any], run_job: str, builds: int,
                 budget: float, **params: Any) -> dict[str, Any]:
-    """:func:`confirm` as a job function (run where the env is registered, as the reference).
-
-    Parameters
-    ----------
-    payload
-        The pickled pack.
-    trace
-        The reference trace.
-    run_job
-        The job function that builds and records the pack (``run_trace`` or the vector one),
-        called with ``payload`` and ``params`` (the rollout and the planned actions).
-    builds, budget
-        See :func:`confirm`.
-    """
+    """:func:`confirm` as a job function run where the env is registered: ``run_job`` builds
+    and records the pickled pack, called with ``payload`` and ``params``."""
     private_tmp()
     run = load_job(run_job)
 

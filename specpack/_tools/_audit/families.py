@@ -1,12 +1,6 @@
-"""What an audit with ``backend="pettingzoo"`` walks: the env modules of PettingZoo families.
-
-PettingZoo has no registry to select from (see :mod:`specpack._integrations.pettingzoo.catalog`):
-a target is a family package (``"pettingzoo.butterfly"``, ``"mpe2"``) or one env module
-(``"pettingzoo.classic.chess_v6"``). Every factory of every env module becomes an ordinary
-:class:`~.env_job.EnvJob` (named ``"<module>.<factory>"``) that the one scheduler runs like a
-gymnasium id; a module that does not import is decided here (``missing_dependency`` naming the
-package, else ``capture_error``).
-"""
+"""What an audit with ``backend="pettingzoo"`` walks (PettingZoo has no registry): the env
+modules of family packages (``"pettingzoo.butterfly"``, ``"mpe2"``), each factory an ordinary
+:class:`~.env_job.EnvJob` named ``"<module>.<factory>"``."""
 
 from __future__ import annotations
 
@@ -27,26 +21,9 @@ FAMILIES = ("pettingzoo.atari", "pettingzoo.butterfly", "pettingzoo.classic",
 
 
 def pettingzoo_jobs(targets: Sequence[str], ctx: Context) -> tuple[list[Job], list[Finding]]:
-    """One job per factory of the env modules of ``targets``, and the modules decided here.
-
-    Parameters
-    ----------
-    targets
-        Family packages or env modules (the audit passes its targets, else its ``--import``
-        modules); empty: :data:`FAMILIES`.
-    ctx
-        The audit's options.
-
-    Returns
-    -------
-    tuple
-        The jobs for the scheduler, and a finding per env module that does not import.
-
-    Raises
-    ------
-    SpecPackError
-        PettingZoo is not installed, or a target names no env module.
-    """
+    """One job per factory of the env modules of ``targets`` (empty: :data:`FAMILIES`), and a
+    finding per env module that does not import; :class:`SpecPackError` when PettingZoo is not
+    installed or a target names no env module."""
     try:
         backend: Any = get_backend("pettingzoo")  # an edge backend, named by the core
     except BackendUnavailableError as e:

@@ -1,20 +1,5 @@
-"""What an audit finds of one env or wrapper: the statuses and :class:`Finding`.
-
-The statuses are verify's verdicts (:mod:`specpack._tools._verify.report`, defined there once) and
-the audit's own additions, defined here; :data:`FAILING` says which of them
-make ``specpack audit`` exit 1. ``not_reproducible`` and ``needs_arguments`` are properties of
-the env as registered (two builds in the auditing process differ; the registration cannot be
-built without arguments), not of the process boundary, so they are reported in rows of their
-own and do not fail the audit; ``missing_dependency`` and ``skipped`` are what could not be
-checked here. ``not_compared`` (the spec says ``nondeterministic=True``: everything but the rollout
-was compared and matched) does not fail it either; ``rollout_error`` (the rollout raised, the same
-on both sides, so nothing after the exception was compared) does: an env that cannot run a rollout
-where it is registered is not known to be portable. Neither is ever counted as ``identical``.
-:data:`UNSEEDED` (two builds here drew different values from a global generator, or two fresh
-interpreters that differ only in ``PYTHONHASHSEED`` roll the env out differently) fails it,
-and names the fix; ``ezpickle_gap`` (the env's own EzPickle record
-does not rebuild it, while the pack does) is a warning about pickling the env, not a failure.
-"""
+"""What an audit finds of one env or wrapper: the statuses (verify's verdicts plus the audit's
+own) and :class:`Finding`; :data:`FAILING` says which make ``specpack audit`` exit 1."""
 
 from __future__ import annotations
 
@@ -35,27 +20,11 @@ from .._verify.report import (
 )
 
 __all__ = [
-    "CAPTURE_ERROR",
-    "EZPICKLE_GAP",
-    "FAILING",
-    "IDENTICAL",
-    "MISSING_DEPENDENCY",
-    "NEEDS_ARGUMENTS",
-    "NOT_COMPARED",
-    "NOT_IDENTICAL",
-    "NOT_REPRODUCIBLE",
-    "REBUILD_ERROR",
-    "ROLLOUT_ERROR",
-    "SKIPPED",
-    "STATUSES",
-    "TIMEOUT",
-    "UNSEEDED",
-    "Finding",
-    "clip",
+    "CAPTURE_ERROR", "EZPICKLE_GAP", "FAILING", "IDENTICAL", "MISSING_DEPENDENCY",
+    "NEEDS_ARGUMENTS", "NOT_COMPARED", "NOT_IDENTICAL", "NOT_REPRODUCIBLE", "REBUILD_ERROR",
+    "ROLLOUT_ERROR", "SKIPPED", "STATUSES", "TIMEOUT", "UNSEEDED", "Finding", "clip",
 ]
 
-# The verdicts verify also gives (identical ... timeout) are verify's, imported above; these
-# are the audit's own: what happened before or instead of a comparison.
 #: The registration cannot be built without arguments.
 NEEDS_ARGUMENTS = "needs_arguments"
 #: Capturing the env in the auditing process failed.
@@ -65,40 +34,21 @@ MISSING_DEPENDENCY = "missing_dependency"
 #: Not checked (a wrapper that could not be built around any env).
 SKIPPED = "skipped"
 #: The pack rebuilt the env identically, but the env's own EzPickle record (what
-#: ``pickle.dumps(env)`` rebuilds it from) does not match how it was built: a finding about
-#: pickling the env itself, not about packs, so it does not fail the audit (see docs/audit.md).
+#: ``pickle.dumps(env)`` rebuilds it from) does not: a warning about pickling the env itself.
 EZPICKLE_GAP = "ezpickle_gap"
-
-#: ``UNSEEDED`` (verify's own status): the env's rollout depends on state ``reset(seed=)``
-#: does not seed, with a ``cause`` as in verify: ``"global_generator"`` (two builds here drew
-#: different values from a global generator: the fix is seeding it, or the env's own
-#: ``np_random``) or ``"hash_order"`` (two fresh interpreters that differ only in
-#: ``PYTHONHASHSEED`` roll it out differently: a set of strings iterated, ``hash(str)``; the
-#: fix is a fixed ``PYTHONHASHSEED`` in every process, or an env that sorts what it iterates).
-#: It fails the audit.
+# UNSEEDED is verify's: the rollout depends on state ``reset(seed=)`` does not seed (a global
+# generator, or hash order: ``Finding.cause`` says which). It fails the audit.
 
 #: Every status a finding can have, in the order the tables list them (``skipped`` is for
-#: wrappers that could not be built, so it is last and only in the wrapper counts).
-STATUSES = (
-    IDENTICAL,
-    NOT_IDENTICAL,
-    NOT_REPRODUCIBLE,
-    UNSEEDED,
-    NOT_COMPARED,
-    EZPICKLE_GAP,
-    NEEDS_ARGUMENTS,
-    ROLLOUT_ERROR,
-    CAPTURE_ERROR,
-    REBUILD_ERROR,
-    MISSING_DEPENDENCY,
-    TIMEOUT,
-    SKIPPED,
-)
-#: The statuses that make an audit fail (``specpack audit`` exits 1): real portability
-#: failures, or an env the audit could not finish checking because of the env (a rollout that
-#: raises where it is registered included).
+#: wrappers only, so it is last and left out of the env counts).
+STATUSES = (IDENTICAL, NOT_IDENTICAL, NOT_REPRODUCIBLE, UNSEEDED, NOT_COMPARED, EZPICKLE_GAP,
+            NEEDS_ARGUMENTS, ROLLOUT_ERROR, CAPTURE_ERROR, REBUILD_ERROR, MISSING_DEPENDENCY,
+            TIMEOUT, SKIPPED)
+#: The statuses that make an audit fail (``specpack audit`` exits 1): portability failures, or
+#: an env the audit could not finish checking because of the env.
 FAILING = frozenset({NOT_IDENTICAL, UNSEEDED, ROLLOUT_ERROR, CAPTURE_ERROR, REBUILD_ERROR,
                      TIMEOUT})
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -106,16 +56,12 @@ class Finding:
 
     ``reason`` is one line: the first difference, the error, or the missing package;
     ``differences`` lists everything that differed, ``detail`` holds a traceback where there is
-    one (the worker's own for a rebuild error). ``step`` is the first rollout step where the
-    compared runs differ (``not_identical``, ``not_reproducible``, an EzPickle gap that changes
-    the rollout) or where the rollout raised (``rollout_error``, ``missing_dependency`` found by
-    the rollout), else None. ``output`` is what the env's code printed wherever it ran (see
-    :mod:`.output`: a ``[source, stream]`` line before each part, each cut to
-    :data:`.output.OUTPUT_LIMIT` characters), ``""`` when it printed nothing. ``cause`` says
-    why an ``unseeded`` env does not follow its seed (verify's ``report.cause``):
-    ``"global_generator"`` (two builds here drew different values from ``random``, numpy's
-    global generator or torch's default one) or ``"hash_order"`` (the hash control); None for
-    every other status.
+    one. ``step`` is the first rollout step where the compared runs differ or where the rollout
+    raised, else None. ``output`` is what the env's code printed wherever it ran (a
+    ``[source, stream]`` line before each part, each cut to :data:`.output.OUTPUT_LIMIT`
+    characters), ``""`` when it printed nothing. ``cause`` says why an ``unseeded`` env does not
+    follow its seed: ``"global_generator"`` (two builds here drew different values from a global
+    generator) or ``"hash_order"`` (the hash control); None for every other status.
     """
 
     kind: str
@@ -142,18 +88,10 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the ``envs``/``wrappers`` entries of ``--json``)."""
         out: dict[str, Any] = {
-            "kind": self.kind,
-            "name": self.name,
-            "status": self.status,
-            "reason": self.reason,
-            "differences": list(self.differences),
-            "step": self.step,
-            "package": self.package,
-            "detail": self.detail,
-            "notes": list(self.notes),
-            "elapsed": round(self.elapsed, 4),
-            "output": self.output,
-            "cause": self.cause,
+            "kind": self.kind, "name": self.name, "status": self.status, "reason": self.reason,
+            "differences": list(self.differences), "step": self.step, "package": self.package,
+            "detail": self.detail, "notes": list(self.notes), "elapsed": round(self.elapsed, 4),
+            "output": self.output, "cause": self.cause,
         }
         if self.kind == "wrapper":
             out["base_env"] = self.base_env
@@ -164,9 +102,6 @@ class Finding:
     def __str__(self) -> str:
         head = f"{self.name}: {self.status}"
         return f"{head}: {self.reason}" if self.reason else head
-
-
-# -- one line of text --------------------------------------------------------------------------
 
 
 def clip(text: str, width: int) -> str:

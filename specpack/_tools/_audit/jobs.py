@@ -1,12 +1,6 @@
-"""One unit of audit work (an env or a wrapper class) and the tasks it hands to workers.
-
-A job is driven by the scheduler: :meth:`Job.prepare` runs in the audit's process and queues
-tasks; each task is one call of a job function (``"module:function"``) in a worker of the one
-worker protocol (:mod:`specpack._core._process`): on the *reference* side (a ``fork`` worker that
-shares this process's imports and registrations, or this process itself) or on the *remote*
-side (a fresh worker that never ran them). :meth:`Job.take` turns each outcome into state or a
-verdict; :meth:`Job.verdict` decides once nothing is outstanding.
-"""
+"""One unit of audit work (an env or a wrapper class) and the tasks it hands to workers: calls
+of a job function (``"module:function"``) where the env is registered (*reference*) or in a
+fresh worker (*remote*), whose outcomes :meth:`Job.take` turns into state or a verdict."""
 
 from __future__ import annotations
 
@@ -45,9 +39,8 @@ CONTROL = "control"
 
 
 def private_tmp() -> None:
-    """In a worker given a TMPDIR of its own, make :mod:`tempfile` use it (a ``fork`` child
-    inherits the temp dir its parent's :mod:`tempfile` already chose). A job function calls
-    this first; in the auditing process itself (``TMPDIR`` unchanged) it changes nothing."""
+    """Make :mod:`tempfile` use the worker's own TMPDIR (a ``fork`` child inherits the temp dir
+    its parent already chose); job functions call this first."""
     wanted = os.environ.get("TMPDIR")
     if wanted and tempfile.tempdir is not None and tempfile.tempdir != wanted:
         tempfile.tempdir = None
@@ -55,17 +48,10 @@ def private_tmp() -> None:
 
 @dataclass(frozen=True)
 class Context:
-    """The options every job of one audit shares.
-
-    ``seeds`` is verify's hash control (:func:`specpack._tools._verify.judge.hash_seeds`): the
-    ``PYTHONHASHSEED`` of the remote workers (``"rebuild"``) and of the *control* workers
-    (``"control"``, only for fresh interpreters), fresh interpreters that differ from the
-    remote ones in their hash seed alone. An env whose rollouts differ between the two follows
-    hash order (:data:`.findings.UNSEEDED`). With ``control_always`` (this process may use
-    two CPUs, as verify decides) every env's rebuild is held against a control, so the verdict
-    does not depend on this process's own hash seed; without it, only a rebuild that differs
-    from the reference is.
-    """
+    """The options every job of one audit shares. ``seeds``: the ``PYTHONHASHSEED`` of the
+    remote (``"rebuild"``) and hash-control workers (verify's
+    :func:`~specpack._tools._verify.judge.hash_seeds`); ``control_always``: a control for every
+    rebuild, not only one that differs."""
 
     steps: int
     seed: int
@@ -148,9 +134,6 @@ class Job:
         """The finding, once no task is outstanding."""
         raise NotImplementedError
 
-    def close(self) -> None:
-        """Release what the job holds here (called once it is decided)."""
-
     def forget_remote(self) -> None:
         """Drop what the remote tasks brought (before they run again in clean workers)."""
 
@@ -167,9 +150,8 @@ class Job:
         """Everything the env's code printed, as :attr:`.report.Finding.output` holds it."""
         return sections((source, *texts) for source, texts in self.printed.items())
 
-    def add_task(
-        self, label: str, side: str, function: str, payload: bytes, **params: Any
-    ) -> None:
+    def add_task(self, label: str, side: str, function: str, payload: bytes,
+                 **params: Any) -> None:
         """Queue one task; the job is not decided before its outcome is taken."""
         task = Task(self, label, side, function, payload, dict(params), generation=self.generation)
         if side in (REMOTE, CONTROL):
@@ -178,12 +160,8 @@ class Job:
         self.outstanding.add(label)
 
     def rerun_remote(self, finding: Finding) -> None:
-        """Run the remote tasks again, each in a worker that never ran another task.
-
-        Called when ``finding`` (a failure) came from workers that had rebuilt other envs
-        before: an env that reads process-wide state other envs change (a class attribute
-        set by another env's ``reset``) must not be judged by the audit's own worker reuse.
-        """
+        """Run the remote tasks again, each in a worker that never ran another: ``finding`` came
+        from workers whose leftovers of other envs (a class attribute) must not judge this one."""
         self.first = finding
         self.generation += 1
         self.tainted = False
@@ -194,6 +172,18 @@ class Job:
             self.add_task(task.label, task.side, task.function, task.payload, **task.params)
         for task in self.pending:
             task.clean = True
+
+    def repeated(self, repeat: list[str], record: list[str], step: int | None, *,
+                 ezpickle_only: bool = False) -> None:
+        """Raise :class:`Decided` when two builds here already differ (``repeat``)."""
+        how = "two builds in this process already differ"
+        if repeat and record:  # a wrong record is wrong whatever the rollouts do: said first
+            raise Decided(self.wrong_record(record, repeat, how, step,
+                                            ezpickle_only=ezpickle_only))
+        if repeat:
+            raise Decided(self.finish(
+                NOT_REPRODUCIBLE, f"{how}, so a rebuild elsewhere cannot be compared with them: "
+                f"{repeat[0]}", differences=tuple(repeat), step=first_step(repeat)))
 
     # -- the confirmation of a rebuild that differs (see .control.confirm)
 
@@ -208,25 +198,8 @@ class Job:
                           step: int | None, *, ezpickle_only: bool = False,
                           what: str = "") -> Finding | None:
         """The finding when the confirmation found a clean build here that differs from the
-        reference, else ``None``.
-
-        Parameters
-        ----------
-        record
-            Differences that a wrong record causes (an EzPickle gap that changes the env, a
-            wrapper's record or attributes): ``not_identical`` whatever the rollouts do.
-        rollout
-            The rebuild's rollout differences (what the confirmation was run for).
-        step
-            The step of the first record difference, if any.
-        ezpickle_only
-            Every item of ``record`` is about the env's EzPickle record (see
-            :meth:`wrong_record`).
-        what
-            What differed, when not the rebuild: ``"the hash control"`` (a fresh interpreter
-            under another ``PYTHONHASHSEED`` that differs from the rebuild; ``rollout`` then
-            holds its differences).
-        """
+        reference, else None. ``record``: differences of a wrong record (``step``: the first's);
+        ``rollout``: those the confirmation ran for, of the rebuild or of ``what``."""
         repeat = list((self.confirmed or {}).get("repeat") or ())
         where = self.ctx.remote_label
         said = (f"{what} ({self.ctx.seed_name('control')}) differs from the rebuild in a "
@@ -246,12 +219,9 @@ class Job:
 
     def wrong_record(self, record: list[str], repeat: list[str], how: str,
                      step: int | None, *, ezpickle_only: bool = False) -> Finding:
-        """``not_identical`` for a wrong record (a wrapper that does not record an argument),
-        even when the rollouts do not repeat themselves (``repeat``, found as ``how`` says):
-        what ``make(env.spec)`` rebuilds from is wrong whatever the rollouts do. The record
-        comes first; the repeat's finding follows. When the only wrong record is the env's
-        EzPickle record (``ezpickle_only``) it is ``ezpickle_gap`` (:meth:`ezpickle_gap`): the
-        pack does not rebuild from it."""
+        """``not_identical`` for a wrong record even when the rollouts do not repeat themselves
+        (``repeat``, found as ``how`` says), the record first; ``ezpickle_gap`` instead when the
+        only wrong record is the env's EzPickle record (``ezpickle_only``)."""
         tail = f"its rollouts are not reproducible here either ({how}): {repeat[0]}"
         if ezpickle_only:
             found = self.ezpickle_gap(record, step)
@@ -259,10 +229,8 @@ class Job:
         return self.finish(NOT_IDENTICAL, record[0], step=step, differences=(*record, tail))
 
     def ezpickle_gap(self, gaps: list[str], step: int | None) -> Finding:
-        """``ezpickle_gap``: the env's EzPickle record does not rebuild the env it was built as
-        (``gaps``, from :func:`.checks.ezpickle_gaps` or a live capture's refusal), while the
-        pack, which never rebuilds from that record, has nothing else against it. The reason
-        says both, with a fix that works for a registered id."""
+        """``ezpickle_gap``: the env's EzPickle record does not rebuild it (``gaps``), while the
+        pack has nothing against it; the reason gives a fix that works for a registered id."""
         name = printable(self.name)
         reason = (
             f"{gaps[0]}. This is about pickling the env itself (pickle.dumps(env) rebuilds it "
@@ -274,8 +242,7 @@ class Job:
 
     def confirmation_noted(self, finding: Finding, rollout: list[str]) -> Finding:
         """``finding`` with a note on how a ``not_identical`` rollout difference was confirmed
-        (only the finding gets it: a ``not_identical`` from a reused worker is rerun in a clean
-        one, and the final finding may be another)."""
+        (only the final finding gets it: one from a reused worker is rerun in a clean one)."""
         found = self.confirmed
         if finding.status != NOT_IDENTICAL or not rollout or found is None:
             return finding
@@ -296,106 +263,61 @@ class Job:
             notes.append(
                 f"a first rebuild in a worker that had rebuilt other envs before gave "
                 f"{first.status} ({clip(first.reason, 300)}); in workers that ran nothing else "
-                f"it is {status}: the env depends on state that other envs leave in a process"
-            )
-        return Finding(
-            kind=self.kind,
-            name=self.name,
-            status=status,
-            reason=reason,
-            notes=tuple(notes),
-            elapsed=time.perf_counter() - self.t0,
-            **extra,
-        )
+                f"it is {status}: the env depends on state that other envs leave in a process")
+        return Finding(kind=self.kind, name=self.name, status=status, reason=reason,
+                       notes=tuple(notes), elapsed=time.perf_counter() - self.t0, **extra)
 
     def judge(self, differences: list[str], step: int | None, error: dict[str, Any] | None,
               uncompared: bool) -> Finding:
-        """The verdict once both sides' traces are compared: only a rollout that completed on
-        both sides and matched is ``identical``.
-
-        Parameters
-        ----------
-        differences
-            Everything that differed (``not_identical`` when there is any).
-        step
-            The first differing rollout step, if any.
-        error
-            The reference trace's record of a rollout that raised (the rebuild raised the same,
-            or it would be a difference): :meth:`raised_alike`, nothing after it was compared.
-        uncompared
-            The spec says ``nondeterministic=True``: everything else matched, the rollout was
-            not compared (``not_compared``).
-        """
-        unsaid = "rollout not compared: the spec says nondeterministic=True"
+        """The verdict once both sides' traces are compared (``error``: the rollout raised alike
+        on both sides; ``uncompared``: the spec says ``nondeterministic=True``)."""
         if differences:
             if uncompared:
-                self.notes.append(unsaid)
+                self.notes.append("rollout not compared: the spec says nondeterministic=True")
             return self.finish(NOT_IDENTICAL, differences[0], differences=tuple(differences),
                                step=step)
         if error is not None:
             return self.raised_alike(error)
         if uncompared:
-            return self.finish(
-                NOT_COMPARED,
-                "the spec says nondeterministic=True: the wrapper layers, spaces, render_mode "
-                "and spec fields are identical; the rollout was not compared",
-            )
+            return self.finish(NOT_COMPARED, "the spec says nondeterministic=True: the wrapper "
+                               "layers, spaces, render_mode and spec fields are identical; the "
+                               "rollout was not compared")
         return self.finish(IDENTICAL, "")
 
     def raised_alike(self, error: dict[str, Any]) -> Finding:
-        """The finding when the rollout raised the same on both sides: ``rollout_error`` (an
-        env that cannot run a rollout where it is registered is not known to be portable)."""
+        """``rollout_error`` (the rollout raised the same on both sides): an env that cannot run
+        a rollout where it is registered is not known to be portable."""
         reason = (f"the rollout raised {raised(error)} on both sides alike, so nothing after "
                   "it was compared")
         return self.finish(ROLLOUT_ERROR, reason, differences=(reason,), step=error.get("step"))
 
     def finish_failure(self, failure: dict[str, Any]) -> Finding:
         """The finding for a classified failure (see :func:`.classify.failure`)."""
-        return self.finish(
-            failure["status"],
-            failure["reason"],
-            package=failure.get("package"),
-            detail=failure.get("detail", ""),
-        )
+        return self.finish(failure["status"], failure["reason"], package=failure.get("package"),
+                           detail=failure.get("detail", ""))
 
-    def value(self, label: str, outcome: Outcome, side: str) -> Any:
-        """The value of a finished task, or raise :class:`Decided` with what went wrong.
-
-        On the reference side a failure is the env's here (``capture_error``/``timeout``),
-        on the remote side it is a rebuild error (the worker's traceback is the detail).
-        """
+    def value(self, outcome: Outcome, side: str) -> Any:
+        """The value of a finished task, or raise :class:`Decided` with what went wrong: on the
+        reference side the env's failure here, on the remote side a rebuild error."""
         if outcome.status == "ok":
             value = outcome.value
             if isinstance(value, dict) and isinstance(value.get("failed"), dict):
                 raise Decided(self.finish_failure(value["failed"]))
             return value
-        where = self.ctx.remote_label
+        here, where, limit = side == REFERENCE, self.ctx.remote_label, self.ctx.timeout
         if outcome.status == "timeout":
-            reason = (
-                f"building and rolling it out here did not finish within {self.ctx.timeout:g} s"
-                if side == REFERENCE
-                else f"the rebuild in a {where} did not finish within {self.ctx.timeout:g} s "
-                "(the worker was killed and replaced)"
-            )
+            reason = (f"building and rolling it out here did not finish within {limit:g} s"
+                      if here else f"the rebuild in a {where} did not finish within {limit:g} s "
+                      "(the worker was killed and replaced)")
             raise Decided(self.finish(TIMEOUT, reason, detail=outcome.stderr[-3000:]))
         detail = outcome.detail
         if outcome.stderr.strip():
             detail = f"{detail}\nstderr:\n{outcome.stderr[-3000:]}".strip()
         if outcome.status == "died":
             why = (outcome.error or outcome.detail).removeprefix("WorkerDied: ")
-            reason = (
-                f"building it here killed the process: {why}"
-                if side == REFERENCE
-                else f"the worker process died while rebuilding it: {why}"
-            )
+            reason = (f"building it here killed the process: {why}" if here
+                      else f"the worker process died while rebuilding it: {why}")
         else:
-            reason = (
-                f"building it here failed: {outcome.error}"
-                if side == REFERENCE
-                else f"the rebuild in a {where} failed: {outcome.error}"
-            )
-        raise Decided(
-            self.finish(
-                CAPTURE_ERROR if side == REFERENCE else REBUILD_ERROR, reason, detail=detail
-            )
-        )
+            reason = (f"building it here failed: {outcome.error}" if here
+                      else f"the rebuild in a {where} failed: {outcome.error}")
+        raise Decided(self.finish(CAPTURE_ERROR if here else REBUILD_ERROR, reason, detail=detail))

@@ -1,9 +1,5 @@
-"""The audit's option values that the command line shows before any audit runs.
-
-They live apart from :mod:`.api` so that building ``specpack``'s parsers (``--help``, a usage
-error) imports no audit machinery: the parsers take ``--timeout``'s default and
-``--reference``'s choices from here, and :mod:`.api` uses the same values.
-"""
+"""The audit's option values that the command line shows before any audit runs: apart from
+:mod:`.api` so that building ``specpack``'s parsers imports no audit machinery."""
 
 from __future__ import annotations
 

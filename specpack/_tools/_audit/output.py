@@ -1,21 +1,6 @@
-"""What env code prints during an audit: captured where it runs, kept per env, never on screen.
-
-Env code runs in three kinds of place, and what it writes to file descriptors 1 and 2 (Python
-prints, C-level writes, the processes it starts) is captured in each:
-
-- reference forks and remote workers: workers of :mod:`specpack._core._process`, which capture each
-  task's fds 1 and 2 in files and send the text back in the task's
-  :class:`~specpack._core._process.Outcome`;
-- the audit's own process: capturing each env (``specpack.capture(id)`` may import its entry
-  point), references built here (``reference="here"``), and importing the ``imports`` modules
-  and selecting the targets: :class:`Capture`, the workers' own mechanism
-  (:func:`specpack._core._process.child.captured`) around a block of this process.
-
-A job keeps its parts by source (``"capture (here)"``, ``"reference (here)"``,
-``"rebuild (fresh interpreter)"``...); :func:`sections` makes them the one text a finding
-carries as ``output``, each stream under a ``[source, stream]`` header line and cut to
-:data:`OUTPUT_LIMIT` characters (its head and tail, around a line saying how much was cut).
-"""
+"""What env code prints during an audit: captured where it runs (the workers capture their
+tasks' fds 1 and 2; :class:`Capture` does it in the audit's own process), kept per env as a
+finding's ``output`` (:func:`sections`), never on screen."""
 
 from __future__ import annotations
 
@@ -23,9 +8,10 @@ import contextlib
 import io
 import os
 import re
+import shutil
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from types import TracebackType
 
 from ..._core._process.child import captured
@@ -38,14 +24,13 @@ __all__ = ["OUTPUT_HEAD", "OUTPUT_LIMIT", "Capture", "cut", "sections"]
 OUTPUT_LIMIT = 8192
 #: Characters kept from the start of a stream that is cut.
 OUTPUT_HEAD = 2048
-#: The mark :func:`specpack._core._process.protocol.read_capture` leaves where it cut a capture file.
+#: The mark :func:`specpack._core._process.protocol.read_capture` leaves where it cut a capture.
 _WORKER_CUT = re.compile(r"\n\[\.\.\. (\d+) bytes cut \.\.\.\]\n")
 
 
 def cut(text: str, limit: int = OUTPUT_LIMIT, head: int = OUTPUT_HEAD) -> str:
-    """``text`` if it has at most ``limit`` characters, else its first ``head`` and last
-    ``limit - head`` characters around a line saying how many were cut (counting what the
-    worker already cut from its capture file, in bytes)."""
+    """``text``, or its first ``head`` and last ``limit - head`` characters around a line saying
+    how many were cut (and how many bytes the worker already cut from its capture file)."""
     if len(text) <= limit:
         return text
     tail = limit - head
@@ -72,37 +57,26 @@ def sections(parts: Iterable[tuple[str, str, str]]) -> str:
 
 
 class Capture:
-    """Capture fds 1 and 2 of this process (and ``sys.stdout``/``sys.stderr``) while a block
-    runs; afterwards :attr:`stdout` and :attr:`stderr` hold the text, bounded as a worker's
-    (:data:`specpack._core._process.protocol.CAPTURE_LIMIT`).
-
-    When the block raises, what it printed is written to ``sys.stderr`` once the fds are
-    back, so the output that explains a failure is not lost. Without fds 1 and 2 (an embedding
-    that closed them) only Python-level writes are captured. Example::
-
-        with Capture() as printed:
-            pack = specpack.capture(env_id)
-        job_output = printed.stdout, printed.stderr
-    """
+    """Capture fds 1 and 2 (or, where they are closed, ``sys.stdout``/``sys.stderr``) while a
+    block runs into :attr:`stdout` and :attr:`stderr`; when the block raises, what it printed
+    goes to ``sys.stderr`` afterwards, so the output that explains a failure is not lost."""
 
     def __init__(self) -> None:
         self.stdout = ""
         self.stderr = ""
         self._folder = ""
-        self._inner: contextlib.AbstractContextManager[object] | None = None
+        self._inner: contextlib.ExitStack | None = None
         self._buffers: tuple[io.StringIO, io.StringIO] | None = None
 
     def __enter__(self) -> Capture:
         self._folder = tempfile.mkdtemp(prefix="specpack-output-")
-        out, err = self._paths()
+        self._inner = inner = contextlib.ExitStack()
         try:
-            inner: contextlib.AbstractContextManager[object] = captured(out, err)
-            inner.__enter__()
+            inner.enter_context(captured(*self._paths()))
         except OSError:
             self._buffers = (io.StringIO(), io.StringIO())
-            inner = _python_level(*self._buffers)
-            inner.__enter__()
-        self._inner = inner
+            inner.enter_context(contextlib.redirect_stdout(self._buffers[0]))
+            inner.enter_context(contextlib.redirect_stderr(self._buffers[1]))
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
@@ -110,13 +84,13 @@ class Capture:
         inner, self._inner = self._inner, None
         try:
             if inner is not None:
-                inner.__exit__(None, None, None)
+                inner.close()
         finally:
             if self._buffers is not None:
                 self.stdout, self.stderr = (b.getvalue()[-CAPTURE_LIMIT:] for b in self._buffers)
             else:
                 self.stdout, self.stderr = (read_capture(p) for p in self._paths())
-            _remove(self._folder, self._paths())
+            shutil.rmtree(self._folder, ignore_errors=True)
         if kind is not None:
             for text in (self.stdout, self.stderr):
                 with contextlib.suppress(Exception):
@@ -125,17 +99,3 @@ class Capture:
 
     def _paths(self) -> tuple[str, str]:
         return os.path.join(self._folder, "stdout"), os.path.join(self._folder, "stderr")
-
-
-@contextlib.contextmanager
-def _python_level(out: io.StringIO, err: io.StringIO) -> Iterator[None]:
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        yield
-
-
-def _remove(folder: str, paths: tuple[str, str]) -> None:
-    for path in paths:
-        with contextlib.suppress(OSError):
-            os.remove(path)
-    with contextlib.suppress(OSError):
-        os.rmdir(folder)

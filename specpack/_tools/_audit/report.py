@@ -1,9 +1,5 @@
-"""What an audit found: :class:`AuditReport`, its findings (:mod:`.findings`) and its JSON.
-
-The statuses and :class:`Finding` are defined in :mod:`.findings` and handed on here; the
-summary table (``str(report)``) is drawn by :mod:`.table`, which reads the report and never
-imports this module.
-"""
+"""What an audit found: :class:`AuditReport` and its JSON; the statuses and :class:`Finding`
+(defined in :mod:`.findings`) are handed on here, the table is drawn by :mod:`.table`."""
 
 from __future__ import annotations
 
@@ -33,25 +29,10 @@ from .findings import (
 from .table import summary
 
 __all__ = [
-    "CAPTURE_ERROR",
-    "EZPICKLE_GAP",
-    "FAILING",
-    "IDENTICAL",
-    "MISSING_DEPENDENCY",
-    "NEEDS_ARGUMENTS",
-    "NOT_COMPARED",
-    "NOT_IDENTICAL",
-    "NOT_REPRODUCIBLE",
-    "REBUILD_ERROR",
-    "ROLLOUT_ERROR",
-    "SCHEMA",
-    "SKIPPED",
-    "STATUSES",
-    "TIMEOUT",
-    "UNSEEDED",
-    "AuditReport",
-    "Finding",
-    "clip",
+    "CAPTURE_ERROR", "EZPICKLE_GAP", "FAILING", "IDENTICAL", "MISSING_DEPENDENCY",
+    "NEEDS_ARGUMENTS", "NOT_COMPARED", "NOT_IDENTICAL", "NOT_REPRODUCIBLE", "REBUILD_ERROR",
+    "ROLLOUT_ERROR", "SCHEMA", "SKIPPED", "STATUSES", "TIMEOUT", "UNSEEDED", "AuditReport",
+    "Finding", "clip",
 ]
 
 #: The ``schema`` of ``--json`` (2: ``not_reproducible``/``needs_arguments`` and ``step``;
@@ -66,8 +47,8 @@ class AuditReport:
 
     ``envs`` and ``wrappers`` keep the order of selection; ``counts()`` gives the number per
     status, ``to_json()`` the machine-readable report, ``str(report)`` the summary table.
-    ``output`` is what the audit's own process printed outside any one env (importing the
-    ``imports`` modules, selecting the targets), in the form of :attr:`Finding.output`.
+    ``output`` is what the audit's own process printed outside any env (importing, selecting),
+    in the form of :attr:`Finding.output`.
     """
 
     envs: list[Finding]
@@ -116,16 +97,9 @@ class AuditReport:
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of ``specpack audit --json`` (schema :data:`SCHEMA`)."""
         return {
-            "schema": SCHEMA,
-            "portable": self.portable,
-            "elapsed": round(self.elapsed, 3),
-            "where": self.where,
-            "steps": self.steps,
-            "seed": self.seed,
-            "jobs": self.jobs,
-            "timeout": self.timeout,
-            "versions": dict(self.versions),
-            "output": self.output,
+            "schema": SCHEMA, "portable": self.portable, "elapsed": round(self.elapsed, 3),
+            "where": self.where, "steps": self.steps, "seed": self.seed, "jobs": self.jobs,
+            "timeout": self.timeout, "versions": dict(self.versions), "output": self.output,
             "counts": {"envs": self.counts("env"), "wrappers": self.counts("wrapper")},
             "envs": [f.to_dict() for f in self.envs],
             "wrappers": [f.to_dict() for f in self.wrappers],

@@ -1,26 +1,6 @@
-"""Driving audit jobs to findings over workers of the one worker protocol.
-
-Two pools of ``jobs`` slots for :class:`specpack._core._process.Worker` s, one task at a time each:
-
-- *reference* slots: each task gets a new ``fork`` worker, closed after it. It shares
-  everything this process did (imports, registrations, module globals, the hash seed), so it is
-  "here" in every way that matters, and it starts clean: this process never builds an env, so no
-  env's leftovers (a class attribute another env's ``reset`` set) reach the next one. A hanging
-  or crashing env costs only its fork. Without fork (``reference="here"``) references run in
-  this process, one at a time, under a ``SIGALRM`` time limit.
-- *remote* slots: long-lived ``where`` workers (a fresh ``python`` by default) that never ran
-  this process's imports or registration code, fed one env after another (an interpreter start
-  costs ~0.6 s, a fork ~0.02 s). A failure found in a worker that had rebuilt other envs before
-  is not trusted as such: the job's remote tasks run again, each in a worker that ran nothing
-  else, and that verdict stands (with a note when the two differ).
-
-- *control* slots (only for fresh interpreters): ``where`` workers like the remote ones, under
-  the next ``PYTHONHASHSEED`` (the remote ones run under verify's rebuild seed): the hash
-  control of :class:`.jobs.Context`.
-
-Every task has the per-env timeout, after which its worker is killed and replaced, as is a
-worker that died. Jobs are prepared (captured here) only as fast as reference slots free up,
-and at most ``4 * jobs`` are held undecided at once.
+"""Driving audit jobs to findings over workers of :mod:`specpack._core._process`: per side
+``jobs`` slots of one worker each, a new ``fork`` per reference task, long-lived remote and
+hash-control workers fed one env after another (docs/audit.md, "How it works", says why).
 """
 
 from __future__ import annotations
@@ -51,40 +31,30 @@ CONFIRMED = frozenset({NOT_IDENTICAL, REBUILD_ERROR, UNSEEDED})
 SIDES = (REMOTE, CONTROL, REFERENCE)
 
 
-def _outcome(status: str, *, value: Any = None, error: str = "", detail: str = "",
-             elapsed: float = 0.0) -> Outcome:
+def _outcome(status: str, *, value: Any = None, error: str = "", detail: str = "") -> Outcome:
     return Outcome(status=status, value=value, error=error, detail=detail,  # type: ignore[arg-type]
-                   stdout="", stderr="", elapsed=elapsed)
+                   stdout="", stderr="", elapsed=0.0)
 
 
 def run_here(task: Task, timeout: float) -> Outcome:
-    """Run a task's job function in this process, bounded by ``timeout`` where possible.
-
-    The value goes through typed JSON as it would from a worker, and what the job printed is
-    captured from fds 1 and 2 as a worker's would be, so both paths give the verdict the same.
-    """
+    """Run a task's job function in this process, bounded by ``timeout`` where possible: its
+    value through typed JSON and its output captured, as from a worker."""
     printed = Capture()
     with printed:
-        outcome = _run_here(task, timeout)
-    return replace(outcome, stdout=printed.stdout, stderr=printed.stderr)
-
-
-def _run_here(task: Task, timeout: float) -> Outcome:
-    start = time.perf_counter()
-    try:
-        with time_limit(timeout):
-            value = load_job(task.function)(task.payload, **task.params)
-        value = decode(encode(value), source="the job's result")
-    except Overtime:
-        return _outcome("timeout", error=f"TimeoutError: did not finish within {timeout:g} s",
-                        elapsed=time.perf_counter() - start)
-    except BaseException as e:
-        if isinstance(e, KeyboardInterrupt):
-            raise
-        return _outcome("error", error=one_line(e), detail=format_exception(e),
-                        elapsed=time.perf_counter() - start)
-    elapsed = time.perf_counter() - start
-    return _outcome("ok", value=value, elapsed=elapsed)
+        start = time.perf_counter()
+        try:
+            with time_limit(timeout):
+                value = load_job(task.function)(task.payload, **task.params)
+            outcome = _outcome("ok", value=decode(encode(value), source="the job's result"))
+        except Overtime:
+            outcome = _outcome("timeout",
+                               error=f"TimeoutError: did not finish within {timeout:g} s")
+        except BaseException as e:
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            outcome = _outcome("error", error=one_line(e), detail=format_exception(e))
+        elapsed = time.perf_counter() - start
+    return replace(outcome, stdout=printed.stdout, stderr=printed.stderr, elapsed=elapsed)
 
 
 class _Slot:
@@ -93,10 +63,9 @@ class _Slot:
     def __init__(self, where: str, base: str, single_use: bool,
                  hash_seed: int | None = None) -> None:
         self.where = where
-        # A fresh interpreter works in a directory of its own (a fork stays in this one, as a
-        # reference built here would); each worker gets its own TMPDIR, so that envs written to
-        # fixed temp file names (gymnasium-robotics' AntMaze-v3 /tmp/ant_maze.xml) do not
-        # race between the audit's concurrent workers.
+        # A fresh interpreter works in a folder of its own (a fork stays here); each worker has
+        # its own TMPDIR, so envs that write fixed temp names (AntMaze-v3's /tmp/ant_maze.xml)
+        # do not race between workers.
         self.cwd = None if where == "fork" else os.path.join(base, "cwd")
         tmp = os.path.join(base, "tmp")
         for path in (self.cwd, tmp):
@@ -136,14 +105,8 @@ class _Slot:
 class Scheduler:
     """Runs jobs to findings; see the module docstring."""
 
-    def __init__(
-        self,
-        jobs: list[Job],
-        n_workers: int,
-        ctx: Context,
-        on_done: Callable[[Finding], None] | None,
-        fork_refs: bool,
-    ) -> None:
+    def __init__(self, jobs: list[Job], n_workers: int, ctx: Context,
+                 on_done: Callable[[Finding], None] | None, fork_refs: bool) -> None:
         self.ctx = ctx
         self.n = n_workers
         self.on_done = on_done
@@ -153,14 +116,14 @@ class Scheduler:
         self.active: list[Job] = []
         self.findings: dict[int, Finding] = {}
         self.cap = 4 * n_workers
+
         def slot(where: str, name: str, single_use: bool, seed: int | None = None) -> _Slot:
             return _Slot(where, tempfile.mkdtemp(prefix=name, dir=ctx.tmp), single_use, seed)
 
         fresh = ctx.control_seed is not None  # the seeds of fresh interpreters are set
         self.slots: dict[str, list[_Slot]] = {
             REFERENCE: [slot("fork", f"reference{i}-", True) for i in range(n_workers)]
-            if fork_refs
-            else [],
+            if fork_refs else [],
             REMOTE: [slot(ctx.where, f"worker{i}-", False,
                           ctx.seeds.get("rebuild") if fresh else None)
                      for i in range(n_workers)],
@@ -177,13 +140,10 @@ class Scheduler:
             job.rerun_remote(finding)
             self.queue_tasks(job)
             return
-        if job.printed:
-            finding = replace(finding, output=job.output())
-        job.finding = finding
+        job.finding = finding = replace(finding, output=job.output())
         self.findings[self.order[id(job)]] = finding
         if job in self.active:
             self.active.remove(job)
-        job.close()
         if self.on_done is not None:
             self.on_done(finding)
 
@@ -324,9 +284,6 @@ class Scheduler:
         self.take(task, run_here(task, self.ctx.timeout))
         return True
 
-    def busy(self) -> bool:
-        return any(s.task is not None for slots in self.slots.values() for s in slots)
-
     def run(self) -> list[Finding]:
         """Every job's finding, in the order the jobs were given."""
         try:
@@ -335,7 +292,8 @@ class Scheduler:
                 if self.reference_here():
                     self.collect(0.0)
                     continue
-                if not self.busy() and not any(self.tasks.values()):
+                busy = any(s.task is not None for slots in self.slots.values() for s in slots)
+                if not busy and not any(self.tasks.values()):
                     if self.can_prepare():
                         continue
                     if self.queue:  # the cap is reached with nothing in flight
@@ -350,6 +308,4 @@ class Scheduler:
             for slots in self.slots.values():
                 for slot in slots:
                     slot.drop(kill=slot.task is not None)
-            for job in self.active:
-                job.close()
         return [self.findings[i] for i in sorted(self.findings)]

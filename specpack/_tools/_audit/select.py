@@ -1,12 +1,10 @@
-"""Which env ids an audit covers: targets matched against gymnasium's registry.
-
-A target is an env id, a namespace (``"ALE/"``), or an entry-point module prefix
-(``"minigrid"``; imported when nothing matches yet, since importing a package is what registers
-its envs). No target: the whole registry.
-"""
+"""Which env ids an audit covers: each target an env id, a namespace (``"ALE/"``) or an
+entry-point module prefix (``"minigrid"``; imported when nothing matches yet, since importing a
+package registers its envs); no target: the whole registry."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 from collections.abc import Sequence
@@ -21,38 +19,27 @@ __all__ = ["entry_of", "matches", "registry", "select"]
 
 
 def registry() -> Any:
-    """gymnasium's registry."""
     return gym_registration.registry
 
 
-def _entry_module(spec: Any) -> str:
-    """The module of a spec's entry point (or of its vector entry point when it has none); of
-    a ``functools.partial``, the module of the function it wraps (shimmy's, partialenvs')."""
-    ep = spec.entry_point if spec.entry_point is not None else spec.vector_entry_point
-    if isinstance(ep, str):
-        return ep.partition(":")[0]
-    while isinstance(ep, functools.partial):  # the module of the function it wraps
-        ep = ep.func
-    return str(getattr(ep, "__module__", "") or "")
+def _entry_point(spec: Any) -> Any:
+    """A spec's entry point, or its vector entry point when it has none."""
+    return spec.entry_point if spec.entry_point is not None else spec.vector_entry_point
 
 
 def entry_of(env_id: str) -> tuple[Any, dict[str, Any]] | None:
-    """The loaded entry point of a registered id and the kwargs it is registered with.
-
-    For a vector-only id it is the vector creator, with ``num_envs`` counted as given (the
-    build passes it). Returns None when the id is not registered, has no entry point, or it
-    does not load.
-    """
+    """The loaded entry point of a registered id and the kwargs it is registered with (for a
+    vector-only id: the vector creator, ``num_envs`` counted as given); None when the id is not
+    registered or its entry point is missing or does not load."""
     spec = registry().get(env_id)
     if spec is None:
         return None
-    ep = spec.entry_point if spec.entry_point is not None else spec.vector_entry_point
+    ep = _entry_point(spec)
     given = {} if spec.entry_point is not None else {"num_envs": None}
     if ep is None:
         return None
     if isinstance(ep, str):
         try:
-
             ep = gym_registration.load_env_creator(ep)
         except Exception:  # noqa: BLE001 - the capture reports what is wrong with it
             return None
@@ -63,34 +50,19 @@ def matches(target: str, spec: Any) -> bool:
     """Whether a namespace (``"ALE/"``) or module prefix names the spec."""
     if target.endswith("/"):
         return bool(spec.id.startswith(target) or (spec.namespace or "") == target[:-1])
-    module = _entry_module(spec)
+    ep = _entry_point(spec)
+    if isinstance(ep, str):
+        module = ep.partition(":")[0]
+    else:
+        while isinstance(ep, functools.partial):  # the module of the function it wraps
+            ep = ep.func
+        module = str(getattr(ep, "__module__", "") or "")
     return module == target or module.startswith(target + ".")
 
 
-def _looks_like_module(name: str) -> bool:
-    return all(part.isidentifier() for part in name.split("."))
-
-
 def select(targets: Sequence[str]) -> list[str]:
-    """The env ids the targets name, in registry order, each once.
-
-    Parameters
-    ----------
-    targets
-        Env ids, namespaces, module prefixes; empty for the whole registry.
-
-    Returns
-    -------
-    list of str
-        The ids.
-
-    Raises
-    ------
-    UnknownEnvError
-        A target matches nothing (with the closest id, and how to register it).
-    SpecPackError
-        A target is not a non-empty string.
-    """
+    """The env ids the targets name (empty: the whole registry), in registry order, each once;
+    :class:`UnknownEnvError` for a target that matches nothing."""
     reg = registry()
     if not targets:
         return list(reg)
@@ -102,11 +74,10 @@ def select(targets: Sequence[str]) -> list[str]:
             chosen[target] = None
             continue
         found = [k for k, s in reg.items() if matches(target, s)]
-        if not found and not target.endswith("/") and _looks_like_module(target):
-            try:
+        modular = all(part.isidentifier() for part in target.split("."))
+        if not found and not target.endswith("/") and modular:
+            with contextlib.suppress(ImportError):
                 importlib.import_module(target)
-            except ImportError:
-                pass
             reg = registry()
             found = [k for k, s in reg.items() if matches(target, s)]
         if not found:
@@ -119,4 +90,3 @@ def select(targets: Sequence[str]) -> list[str]:
             )
         chosen.update(dict.fromkeys(found))
     return list(chosen)
-

@@ -1,12 +1,5 @@
-"""The audit's summary table: ``str(report)``, what ``specpack audit`` prints.
-
-Counts per status, the findings that need a word (what fails, what is not reproducible, not
-compared, needs arguments, identical with notes, missing packages), the wrapper table, and,
-with ``verbose``, what the envs printed (:attr:`.findings.Finding.output`), each under its env.
-
-Nothing is cut: a reason, a difference, a note wraps within ``width`` columns (by default
-the terminal's, :func:`columns`), its continuation lines indented under its row.
-"""
+"""The audit's summary table (``str(report)``, what ``specpack audit`` prints): nothing is cut,
+a reason, a difference or a note wraps within ``width`` columns, indented under its row."""
 
 from __future__ import annotations
 
@@ -14,7 +7,8 @@ import re
 import shutil
 import textwrap
 from collections.abc import Callable
-from typing import Protocol
+from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from ..._core._text import printable
 from .findings import (
@@ -27,7 +21,10 @@ from .findings import (
     Finding,
 )
 
-__all__ = ["MIN_WIDTH", "columns", "summary"]
+if TYPE_CHECKING:  # report imports this module to draw str(report)
+    from .report import AuditReport
+
+__all__ = ["MIN_WIDTH", "summary"]
 
 #: The narrowest width the table wraps at (a narrower terminal wraps the lines again).
 MIN_WIDTH = 50
@@ -35,52 +32,25 @@ MIN_WIDTH = 50
 _ROOM = 30
 #: How :func:`summary` points at the full output when it does not show it.
 PYTHON_HINT = "report.summary(verbose=True), or each finding's .output"
+#: The blocks of findings that do not fail the audit but need a word, in order.
+_NOT_FAILING = (
+    (NOT_REPRODUCIBLE,
+     "not reproducible in one process (a property of the env, not a failure of the audit)"),
+    (NOT_COMPARED,
+     "rollout not compared: the spec says nondeterministic=True (not a failure of the audit)"),
+    (EZPICKLE_GAP, "the env's own EzPickle record is wrong: pickle.dumps(env) does not rebuild "
+     "it, a pack does (not a failure of the audit)"),
+    (NEEDS_ARGUMENTS, "need arguments to be built (not a failure of the audit)"),
+)
 #: A ``[source, stream]`` line of an output text (see :func:`.output.sections`).
 _HEADER = re.compile(r"\[[^\n]*, std(out|err)\]")
 
 
-class AuditReport(Protocol):
-    """What the table reads of a :class:`.report.AuditReport` (which imports this module to
-    draw ``str(report)``: the table stays below it)."""
-
-    envs: list[Finding]
-    wrappers: list[Finding]
-    elapsed: float
-    where: str
-    steps: int
-    seed: int
-    jobs: int
-    output: str
-
-    @property
-    def findings(self) -> list[Finding]: ...
-
-    @property
-    def failures(self) -> list[Finding]: ...
-
-    @property
-    def portable(self) -> bool: ...
-
-    def counts(self, kind: str = "env") -> dict[str, int]: ...
-
-
-def columns() -> int:
-    """The width to wrap at: ``COLUMNS``, else the terminal's, else 80
-    (``shutil.get_terminal_size``), at least :data:`MIN_WIDTH`."""
-    return max(shutil.get_terminal_size().columns, MIN_WIDTH)
-
-
-def _flat(text: str) -> str:
-    """``text`` on one line (whitespace runs collapsed, controls escaped), never cut."""
-    line = " ".join(text.split())
-    return printable(line, limit=len(line))
-
-
 def _wrap(head: str, text: str, width: int, indent: int) -> list[str]:
     """``head`` then ``text`` wrapped within ``width``, continuation lines indented by
-    ``indent``; ``text`` starts on the line below when it does not fit beside ``head`` and
-    ``head`` leaves less than ``_ROOM`` columns."""
-    body = _flat(text)
+    ``indent``; ``text`` starts below when it does not fit and ``head`` leaves < ``_ROOM``."""
+    body = " ".join(text.split())  # on one line, controls escaped, never cut
+    body = printable(body, limit=len(body))
     pad = " " * indent
     heads = [head.rstrip()]
     if len(heads[0]) > width:  # a long name: the status goes below it, a name too long is split
@@ -122,26 +92,12 @@ def _listing(title: str, findings: list[Finding], text: Callable[[Finding], str]
 
 def _env_lines(report: AuditReport, width: int) -> list[str]:
     lines = ["", f"  {'status':<20} {'envs':>5}"]
-    for status, count in report.counts("env").items():
-        lines.append(f"  {status:<20} {count:>5}")
+    lines += [f"  {status:<20} {count:>5}" for status, count in report.counts("env").items()]
     envs = report.envs
-
-    def reason(f: Finding) -> str:
-        return f.reason
-
+    reason = attrgetter("reason")
     lines += _listing("not portable", [f for f in envs if not f.portable], reason, width)
-    lines += _listing(
-        "not reproducible in one process (a property of the env, not a failure of the audit)",
-        [f for f in envs if f.status == NOT_REPRODUCIBLE], reason, width)
-    lines += _listing(
-        "rollout not compared: the spec says nondeterministic=True (not a failure of the audit)",
-        [f for f in envs if f.status == NOT_COMPARED], reason, width)
-    lines += _listing(
-        "the env's own EzPickle record is wrong: pickle.dumps(env) does not rebuild it, a pack "
-        "does (not a failure of the audit)",
-        [f for f in envs if f.status == EZPICKLE_GAP], reason, width)
-    lines += _listing("need arguments to be built (not a failure of the audit)",
-                      [f for f in envs if f.status == NEEDS_ARGUMENTS], reason, width)
+    for status, title in _NOT_FAILING:
+        lines += _listing(title, [f for f in envs if f.status == status], reason, width)
     noted = [f for f in envs if f.status == IDENTICAL and f.notes]
     shown = _listing("identical, with notes", noted[:10], lambda f: f.notes[0], width)
     if len(noted) > 10:
@@ -156,10 +112,8 @@ def _env_lines(report: AuditReport, width: int) -> list[str]:
         lines += _wrap("", f"missing dependencies (skipped, {sum(map(len, missing.values()))} "
                        "envs):", width, 2)
         for pkg, names in sorted(missing.items()):
-            shown_names = ", ".join(names[:4]) + (
-                f", ... ({len(names)} envs)" if len(names) > 4 else ""
-            )
-            lines += _wrap(f"  {printable(pkg)}: ", shown_names, width, 4)
+            more = f", ... ({len(names)} envs)" if len(names) > 4 else ""
+            lines += _wrap(f"  {printable(pkg)}: ", ", ".join(names[:4]) + more, width, 4)
     return lines
 
 
@@ -182,24 +136,17 @@ def _wrapper_lines(report: AuditReport, width: int) -> list[str]:
 
 def _printed(text: str, indent: int, width: int) -> list[str]:
     """An output text (see :func:`.output.sections`) as lines: ``[source, stream]`` lines at
-    ``indent``, what was printed two further in, controls escaped, a line longer than
-    ``width`` split across lines, nothing cut."""
+    ``indent``, what was printed two further in, controls escaped, long lines split."""
     out = []
     for line in text.splitlines():
-        if _HEADER.fullmatch(line):
-            out += _chunks(printable(line, limit=len(line)), indent, width)
-        else:
+        header = _HEADER.fullmatch(line)
+        if not header:
             line = line.expandtabs().rstrip()
-            out += _chunks(printable(line, limit=len(line)), indent + 2, width)
+        line = printable(line, limit=len(line))
+        pad = indent if header else indent + 2
+        room = max(width - pad, 1)  # split by length, not by words: a printed line keeps spaces
+        out += [" " * pad + line[i:i + room] for i in range(0, len(line), room)] or [""]
     return out
-
-
-def _chunks(line: str, indent: int, width: int) -> list[str]:
-    """``line`` indented, split into pieces that fit ``width`` (a printed line keeps its
-    spaces, so it is split by length, not wrapped by words)."""
-    room = max(width - indent, 1)
-    pad = " " * indent
-    return [pad + line[i:i + room] for i in range(0, len(line), room)] or [""]
 
 
 def _output_lines(report: AuditReport, verbose: bool, hint: str, width: int) -> list[str]:
@@ -228,27 +175,13 @@ def _output_lines(report: AuditReport, verbose: bool, hint: str, width: int) -> 
 
 def summary(report: AuditReport, *, verbose: bool = False, width: int | None = None,
             hint: str = PYTHON_HINT) -> str:
-    """The human summary: counts per status, what fails, what is not reproducible, notes,
-    missing packages, and the wrapper table; the last line says whether the audit passed.
-
-    Parameters
-    ----------
-    report
-        The audit's report.
-    verbose
-        Also show what each env printed, under its name (else one line says how many did).
-    width
-        The columns to wrap within (default: :func:`columns`); a row's reason, a title, a
-        difference and a printed line are never cut, only wrapped.
-    hint
-        Where the full output is, in the reader's terms (the CLI names ``--verbose``).
-    """
-    width = max(width or columns(), MIN_WIDTH)
+    """The human summary, wrapped within ``width`` columns (default: the terminal's), with
+    ``verbose`` what each env printed (else ``hint`` says where it is); the last line says
+    whether the audit passed."""
+    width = max(width or shutil.get_terminal_size().columns, MIN_WIDTH)
     n = len(report.envs)
-    head = (
-        f"{report.jobs} {report.where} worker{'s' if report.jobs != 1 else ''}, "
-        f"{report.steps} steps, seed {report.seed}"
-    )
+    head = (f"{report.jobs} {report.where} worker{'s' if report.jobs != 1 else ''}, "
+            f"{report.steps} steps, seed {report.seed}")
     lines = _wrap("", f"specpack audit: {n} env{'s' if n != 1 else ''}"
                   + (f" and {len(report.wrappers)} wrappers" if report.wrappers else "")
                   + f" in {report.elapsed:.1f} s ({head})", width, 2)
@@ -257,10 +190,6 @@ def summary(report: AuditReport, *, verbose: bool = False, width: int | None = N
     if report.wrappers:
         lines += _wrapper_lines(report, width)
     lines += _output_lines(report, verbose, hint, width)
-    lines.append("")
-    lines.append(
-        "portable"
-        if report.portable
-        else f"NOT portable: {len(report.failures)} finding(s) fail the audit"
-    )
+    failed = f"NOT portable: {len(report.failures)} finding(s) fail the audit"
+    lines += ["", "portable" if report.portable else failed]
     return "\n".join(lines)

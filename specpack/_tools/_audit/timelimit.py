@@ -1,8 +1,5 @@
-"""A time limit on work done in the audit's own process (capture, references built here).
-
-Work in a worker process is bounded by killing the worker; work here can only be interrupted,
-with ``SIGALRM``, in the main thread, when the caller has no alarm of its own running.
-"""
+"""A time limit on work in the audit's own process (a worker is bounded by killing it): a
+``SIGALRM`` interrupt, possible only in the main thread when the caller runs no alarm."""
 
 from __future__ import annotations
 
@@ -16,27 +13,14 @@ __all__ = ["Overtime", "time_limit"]
 
 
 class Overtime(BaseException):
-    """Raised by the alarm when work here exceeds the per-env timeout.
-
-    A ``BaseException`` so that an env's own ``except Exception`` cannot swallow it.
-    """
+    """Raised by the alarm when work here exceeds the per-env timeout (a ``BaseException`` so
+    that an env's own ``except Exception`` cannot swallow it)."""
 
 
 @contextlib.contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
-    """Interrupt the body with :class:`Overtime` after ``seconds``, where that is possible.
-
-    Parameters
-    ----------
-    seconds
-        The limit.
-
-    Yields
-    ------
-    None
-        The body runs unbounded off the main thread, without ``setitimer``, or while an
-        alarm of the caller is running.
-    """
+    """Interrupt the body with :class:`Overtime` after ``seconds``; the body runs unbounded off
+    the main thread, without ``setitimer``, or while an alarm of the caller is running."""
     usable = (
         hasattr(signal, "setitimer")
         and threading.current_thread() is threading.main_thread()

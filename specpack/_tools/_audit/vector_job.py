@@ -1,12 +1,6 @@
-"""Auditing a vector-only id (a spec with only a ``vector_entry_point``, Meta-World's MT10).
-
-Such a pack has no single env: ``specpack.make_vec(pack, n)`` builds it with its vector
-creator. Both sides build it with :data:`NUM_ENVS` sub-envs (or with the creator's own count
-when it has one: see :func:`sub_envs`) and the engine records and compares
-it like any env: :class:`Batched` shows the engine's ``record`` one batched step at a time (per
-sub-env flags kept, and no reset passed on after an episode ends: a vector env resets its own
-sub-envs).
-"""
+"""Auditing a vector-only id (only a ``vector_entry_point``, Meta-World's MT10): both sides
+build it with ``specpack.make_vec(pack, n)`` and the engine records it as :class:`Batched` shows
+it, one batched step at a time (a vector env resets its own sub-envs)."""
 
 from __future__ import annotations
 
@@ -19,7 +13,7 @@ from gymnasium.envs import registration as gym_registration
 from ...vector import make_vec
 from .._verify import plan_actions, record, writable
 from .._verify.jobs import carried_exactly
-from .classify import failure
+from .classify import guard
 from .control import Build, close_quietly, control, watched_make
 from .jobs import private_tmp
 from .select import registry
@@ -33,17 +27,13 @@ RUN_VECTOR_JOB = f"{__name__}:run_vector"
 
 
 def sub_envs(env_id: str) -> int | None:
-    """How many sub-envs the audit asks the vector creator of ``env_id`` for.
-
-    :data:`NUM_ENVS`, unless the creator picks its own count: a ``num_envs`` parameter that
-    defaults to None (Meta-World's benchmarks: one sub-env per task; ``ML10-test`` refuses
-    any other count). Asking those for two would report the audit's choice as the env's fault.
-    """
+    """How many sub-envs the audit asks the vector creator of ``env_id`` for: :data:`NUM_ENVS`,
+    or None (its own count) when its ``num_envs`` defaults to None (Meta-World's benchmarks:
+    one sub-env per task; asking those for two would blame the env for the audit's choice)."""
     spec = registry().get(env_id)
     creator = getattr(spec, "vector_entry_point", None)
     if isinstance(creator, str):
         try:
-
             creator = gym_registration.load_env_creator(creator)
         except Exception:  # noqa: BLE001 - the build reports what is wrong with it
             return NUM_ENVS
@@ -93,74 +83,47 @@ class Batched:
 
 
 def _build(pack: Any, actions: list[Any] | None, steps: int, seed: int, num_envs: int | None,
-           watch: bool = False) -> Build:
-    """One build of the vector pack and its batched rollout (watched: the builds here)."""
+           watch: bool = False) -> tuple[Build, list[Any]]:
+    """One build of the vector pack (watched: the builds here) and its batched rollout over
+    ``actions`` (None: planned from its action space), and those actions."""
     venv, watched = (watched_make(lambda: _make(pack, num_envs)) if watch else
                      (_make(pack, num_envs), None))
     try:
         env = Batched(venv)
         todo = plan_actions(env.action_space, steps, seed) if actions is None else actions
         trace = record(env, writable(todo), seed, watch=watched).to_dict()
-        return Build(trace, [] if watched is None else watched.touches)
+        return Build(trace, [] if watched is None else watched.touches), todo
     finally:
         close_quietly(venv)
 
 
-def _traces(pack: Any, actions: list[Any] | None, steps: int, seed: int, repeat: int,
-            num_envs: int | None) -> Any:
-    return {"traces": [_build(pack, actions, steps, seed, num_envs).trace
+def run_vector(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
+               actions: list[Any] | None = None,
+               num_envs: int | None = NUM_ENVS) -> dict[str, Any]:
+    """Build the pickled vector-only pack ``repeat`` times and record each (a job function,
+    answering as the engine's ``run_trace``: ``{"traces": [...]}``)."""
+    pack = pickle.loads(payload)
+    return {"traces": [_build(pack, actions, steps, seed, num_envs)[0].trace
                        for _ in range(repeat)]}
 
 
-def run_vector(
-    payload: bytes, *, steps: int, seed: int, repeat: int = 1, actions: list[Any] | None = None,
-    num_envs: int | None = NUM_ENVS,
-) -> dict[str, Any]:
-    """Build the pickled vector-only pack ``repeat`` times and record each (a job function;
-    ``num_envs``: as :func:`sub_envs` chose).
-
-    Returns
-    -------
-    dict
-        ``{"traces": [...]}``, as the engine's ``run_trace``.
-    """
-    traces: dict[str, Any] = _traces(pickle.loads(payload), actions, steps, seed, repeat,
-                                     num_envs)
-    return traces
-
-
-def reference_vector(
-    payload: bytes, *, steps: int, seed: int, timeout: float, needs: list[str], name: str,
-    live: bool = False, num_envs: int | None = NUM_ENVS,
-) -> dict[str, Any]:
-    """The reference side of a vector-only pack (a job function; see ``env_job.reference``).
-
-    The actions are planned from a fresh build's batched action space, and that build runs
-    the first rollout of the repeat control (:func:`.control.control`; every build here
-    watches the global generators, in this process: sub-envs an async vector env runs in
-    processes of its own are not seen); the EzPickle and live-stack checks do not apply
-    (there is no single env).
-    """
+def reference_vector(payload: bytes, *, steps: int, seed: int, timeout: float, needs: list[str],
+                     name: str, live: bool = False,
+                     num_envs: int | None = NUM_ENVS) -> dict[str, Any]:
+    """The reference side of a vector-only pack (a job function, as ``env_job.reference``
+    without the checks of a single env; sub-envs in processes of their own are not watched)."""
     private_tmp()
-    try:
+
+    def work() -> dict[str, Any]:
         pack = pickle.loads(payload)
-        venv, made = watched_make(lambda: _make(pack, num_envs))
-        try:
-            env = Batched(venv)
-            actions = plan_actions(env.action_space, steps, seed)
-            first = Build(record(env, writable(actions), seed, watch=made).to_dict(),
-                          made.touches)
-        finally:
-            close_quietly(venv)
+        first, actions = _build(pack, None, steps, seed, num_envs, watch=True)
         sent = actions if carried_exactly(actions) else None
 
         def again() -> Build:
-            return _build(pack, sent, steps, seed, num_envs, watch=True)
+            return _build(pack, sent, steps, seed, num_envs, watch=True)[0]
 
-        result = control(first, again, checked=False)
-    except BaseException as e:
-        if isinstance(e, KeyboardInterrupt):
-            raise
-        return {"failed": failure(e, "building it", timeout, needs, name)}
-    gaps: dict[str, Any] = {"failures": [], "notes": [], "step": None}
-    return {**result, "actions": sent, "gaps": gaps, "live": None}
+        gaps: dict[str, Any] = {"failures": [], "notes": [], "step": None}
+        return {**control(first, again, checked=False), "actions": sent, "gaps": gaps,
+                "live": None}
+
+    return guard("building it", timeout, work, needs, name)

@@ -1,13 +1,10 @@
-"""What the wrappers audit builds its wrappers around, and with which arguments.
-
-Every wrapper class of ``gymnasium.wrappers`` (and of the imported modules) is built around a
-suitable base env with **non-default** arguments where they can be guessed from the parameter's
-name, type or default; :func:`candidates` says which values to try, :func:`bases` which base
-envs, in order.
+"""What the wrappers audit builds its wrappers around (:func:`bases`), and with which
+**non-default** arguments, guessed from the parameter's name, type or default (:func:`candidates`).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -23,17 +20,8 @@ from ..._core._backends.gymnasium.compat import LINE
 from ..._core._text import short
 from .select import matches, registry
 
-__all__ = [
-    "LEAVE",
-    "FramesEnv",
-    "arg_text",
-    "args_text",
-    "bases",
-    "candidates",
-    "negate",
-    "package_bases",
-    "wrapper_classes",
-]
+__all__ = ["LEAVE", "FramesEnv", "arg_text", "args_text", "bases", "candidates", "negate",
+           "package_bases", "wrapper_classes"]
 
 
 def negate(x: Any) -> Any:
@@ -42,33 +30,18 @@ def negate(x: Any) -> Any:
 
 
 def _make(env_id: str, **kwargs: Any) -> Callable[[], Any]:
-    def build() -> Any:
-        return gymnasium.make(env_id, **kwargs)
-
-    return build
+    return functools.partial(gymnasium.make, env_id, **kwargs)
 
 
-def _pixels(render_only: bool) -> Callable[[], Any]:
-    def build() -> Any:
-        from gymnasium.wrappers import AddRenderObservation
+def _pixels(render_only: bool) -> Any:
+    from gymnasium.wrappers import AddRenderObservation
 
-        return AddRenderObservation(_make("CartPole-v1", render_mode="rgb_array")(), render_only)
-
-    return build
+    return AddRenderObservation(gymnasium.make("CartPole-v1", render_mode="rgb_array"), render_only)
 
 
 class FramesEnv(gymnasium.Env):  # type: ignore[type-arg]
-    """A small env of seeded RGB frames (with ``state``: a dict of a state vector and the
-    frame): pixel observations without a renderer, for the image and dict wrappers of
-    gymnasium 0.28/0.29, whose ``gymnasium.wrappers`` has no ``AddRenderObservation`` (and
-    whose ``PixelObservationWrapper`` needs pygame to render CartPole). Importable, so a
-    rebuild elsewhere finds it by reference.
-
-    Parameters
-    ----------
-    state
-        Observe ``{"state": 4 floats, "pixels": the frame}`` instead of the frame alone.
-    """
+    """Seeded RGB frames (``state``: with a state vector, in a dict): pixels without a renderer
+    for gymnasium 0.28/0.29's image wrappers; importable, so a rebuild finds it by reference."""
 
     metadata: dict[str, Any] = {"render_modes": []}
 
@@ -89,13 +62,12 @@ class FramesEnv(gymnasium.Env):  # type: ignore[type-arg]
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        """A fresh episode (seeded as every gymnasium env is)."""
         super().reset(seed=seed)
         self.t = 0
         return self._obs(), {}
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """The next frame; the reward is the action; 20 steps an episode."""
+        # the next frame; the reward is the action; 20 steps an episode
         self.t += 1
         return self._obs(), float(action), self.t >= 20, False, {}
 
@@ -106,13 +78,10 @@ def _atari() -> Any:
     return gymnasium.make("ALE/Pong-v5", frameskip=1)
 
 
-def _frames(state: bool) -> Callable[[], Any]:
-    def build() -> Any:
-        spec = EnvSpec("SpecpackFrames-v0", entry_point=f"{__name__}:FramesEnv",
-                       kwargs={"state": state}, max_episode_steps=50)
-        return gymnasium.make(spec)  # the spec records the kwargs a rebuild needs
-
-    return build
+def _frames(state: bool) -> Any:
+    spec = EnvSpec("SpecpackFrames-v0", entry_point=f"{__name__}:FramesEnv",
+                   kwargs={"state": state}, max_episode_steps=50)
+    return gymnasium.make(spec)  # the spec records the kwargs a rebuild needs
 
 
 _RGB = "CartPole-v1 (render_mode='rgb_array')"
@@ -120,11 +89,13 @@ _ATARI = "ALE/Pong-v5 (frameskip=1)"
 if LINE == "0":  # 0.28/0.29: no AddRenderObservation; seeded frames need no renderer
     _PIXELS = "FramesEnv (16x16 RGB frame observations)"
     _DICT = "FramesEnv(state=True) (dict observations: state and pixels)"
-    _IMAGE_BASES = {_PIXELS: _frames(False), _DICT: _frames(True)}
+    _IMAGE_BASES = {_PIXELS: functools.partial(_frames, False),
+                    _DICT: functools.partial(_frames, True)}
 else:
     _PIXELS = "AddRenderObservation(CartPole-v1) (pixel observations)"
     _DICT = "AddRenderObservation(CartPole-v1, render_only=False) (dict observations)"
-    _IMAGE_BASES = {_PIXELS: _pixels(True), _DICT: _pixels(False)}
+    _IMAGE_BASES = {_PIXELS: functools.partial(_pixels, True),
+                    _DICT: functools.partial(_pixels, False)}
 _BASES: dict[str, Callable[[], Any]] = {
     "CartPole-v1": _make("CartPole-v1"),
     "Pendulum-v1": _make("Pendulum-v1"),
@@ -132,67 +103,34 @@ _BASES: dict[str, Callable[[], Any]] = {
     "Pendulum-v1 (render_mode='rgb_array')": _make("Pendulum-v1", render_mode="rgb_array"),
     **_IMAGE_BASES,
 }
+#: The base envs a wrapper class is tried around first (``GrayScaleObservation`` is its
+#: 0.28/0.29 name, ``PixelObservationWrapper`` 0.28/0.29's ``AddRenderObservation``).
 _PREFERRED: dict[str, tuple[str, ...]] = {
     "AtariPreprocessing": (_ATARI,),
     "FilterObservation": (_DICT,),
-    "GrayscaleObservation": (_PIXELS,),
-    "GrayScaleObservation": (_PIXELS,),  # its 0.28/0.29 name
-    "ResizeObservation": (_PIXELS,),
-    "PixelObservationWrapper": (_RGB,),  # 0.28/0.29's AddRenderObservation
-    "DiscretizeObservation": ("Pendulum-v1",),
-    "RescaleObservation": ("Pendulum-v1",),
-    "ClipAction": ("Pendulum-v1",),
-    "DiscretizeAction": ("Pendulum-v1",),
-    "RescaleAction": ("Pendulum-v1",),
-    "TransformAction": ("Pendulum-v1",),
-    "AddRenderObservation": (_RGB,),
-    "AddWhiteNoise": (_RGB,),
-    "ObstructView": (_RGB,),
-    "RenderCollection": (_RGB,),
-    "RecordVideo": (_RGB,),
-    "HumanRendering": (_RGB,),
+    **dict.fromkeys(("GrayscaleObservation", "GrayScaleObservation", "ResizeObservation"),
+                    (_PIXELS,)),
+    **dict.fromkeys(("DiscretizeObservation", "RescaleObservation", "ClipAction",
+                     "DiscretizeAction", "RescaleAction", "TransformAction"), ("Pendulum-v1",)),
+    **dict.fromkeys(("PixelObservationWrapper", "AddRenderObservation", "AddWhiteNoise",
+                     "ObstructView", "RenderCollection", "RecordVideo", "HumanRendering"),
+                    (_RGB,)),
 }
 
 #: Plausible non-default values by parameter name (first choice first); gymnasium's wrappers.
 _NAMED: dict[str, tuple[Any, ...]] = {
-    "max_episode_steps": (7,),
-    "delay": (2,),
-    "stack_size": (3,),
-    "padding_type": ("zero",),
-    "num_repeats": (2,),
-    "skip": (2,),
-    "bins": (5, (5,)),
-    "multidiscrete": (True,),
-    "repeat_action_probability": (0.25,),
-    "repeat_action_duration": (2,),
-    "dtype": (np.float64,),
-    "shape": ((2, 2), (32, 32)),
-    "filter_keys": (["state"],),
-    "min_action": (-0.5,),
-    "max_action": (0.5,),
-    "min_obs": (-0.5,),
-    "max_obs": (0.5,),
-    "min_reward": (-0.5,),
-    "max_reward": (0.5,),
-    "func": (negate,),
-    "observation_space": (None,),
-    "action_space": (None,),
-    "probability_of_noise_per_pixel": (0.1,),
-    "obstructed_pixels_ratio": (0.1,),
-    "obstruction_width": (3,),
-    "epsilon": (1e-6,),
-    "gamma": (0.9,),
-    "buffer_length": (10,),
-    "stats_key": ("ep",),
-    "render_only": (False,),
-    "render_key": ("frame",),
-    "obs_key": ("observation",),
-    "dict_time_key": ("t",),
-    "name_prefix": ("audit",),
-    "fps": (10,),
-    "video_length": (5,),
-    "noop_max": (10,),
-    "frame_skip": (2,),
+    "max_episode_steps": (7,), "delay": (2,), "stack_size": (3,), "padding_type": ("zero",),
+    "num_repeats": (2,), "skip": (2,), "bins": (5, (5,)), "multidiscrete": (True,),
+    "repeat_action_probability": (0.25,), "repeat_action_duration": (2,),
+    "dtype": (np.float64,), "shape": ((2, 2), (32, 32)), "filter_keys": (["state"],),
+    "min_action": (-0.5,), "max_action": (0.5,), "min_obs": (-0.5,), "max_obs": (0.5,),
+    "min_reward": (-0.5,), "max_reward": (0.5,), "func": (negate,),
+    "observation_space": (None,), "action_space": (None,),
+    "probability_of_noise_per_pixel": (0.1,), "obstructed_pixels_ratio": (0.1,),
+    "obstruction_width": (3,), "epsilon": (1e-6,), "gamma": (0.9,), "buffer_length": (10,),
+    "stats_key": ("ep",), "render_only": (False,), "render_key": ("frame",),
+    "obs_key": ("observation",), "dict_time_key": ("t",), "name_prefix": ("audit",),
+    "fps": (10,), "video_length": (5,), "noop_max": (10,), "frame_skip": (2,),
     "screen_size": (64,),
 }
 #: Arguments better left alone (callables that would change when the episode is recorded).
@@ -234,13 +172,7 @@ def bases(cls_name: str, extra: Sequence[str]) -> list[tuple[str, Callable[[], A
     names = list(_PREFERRED.get(cls_name, ()))
     names += [n for n in extra if n not in names]
     names += [n for n in _BASES if n not in names]
-    out = []
-    for n in names:
-        if n == _ATARI:
-            out.append((n, _atari))
-        else:
-            out.append((n, _BASES.get(n) or _make(n)))
-    return out
+    return [(n, _atari if n == _ATARI else _BASES.get(n) or _make(n)) for n in names]
 
 
 def package_bases(modules: Sequence[str]) -> list[str]:
@@ -257,7 +189,6 @@ def package_bases(modules: Sequence[str]) -> list[str]:
 def wrapper_classes(modules: Sequence[str]) -> list[tuple[str, type | BaseException]]:
     """``(public name, class)`` of every wrapper in gymnasium.wrappers and the given modules;
     a name whose class cannot be loaded here comes with the exception instead."""
-
     out: dict[type, str] = {}
     failures: list[tuple[str, type | BaseException]] = []
     for attr in sorted(getattr(gw, "__all__", dir(gw))):

@@ -1,16 +1,9 @@
-"""Auditing one wrapper class: build it with guessed arguments, rebuild it across the boundary.
-
-The reference side (:func:`reference`, a job function run where the class is importable with
-this process's state) builds the wrapper around a base env with non-default arguments
-(:mod:`.wrapper_fixtures`), checks its own record (``_saved_kwargs``) against them, captures
-the live instance, reads what it shows for each argument and records a rollout. The remote side
-(:func:`rebuild`) rebuilds the pickled capture, reads the same attributes and records the same
-rollout; the verdict compares both.
-"""
+"""Auditing one wrapper class: :func:`reference` builds it around a base env with non-default
+arguments (:mod:`.wrapper_fixtures`), checks its record, captures it, probes what it shows of
+each argument and records a rollout; :func:`rebuild` does the same from the pickled capture."""
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import inspect
 import pickle
@@ -23,16 +16,14 @@ from ..._core._process import Outcome
 from ..._core._text import one_line
 from .._verify import Trace, compare, plan_actions, record, writable
 from .._verify.jobs import carried_exactly
-from .checks import first_step
-from .classify import failure, missing_package, raised, rollout_missing
-from .control import CONFIRM_BUILDS, LABELS
+from .classify import failure, guard, missing_package, raised, rollout_missing
+from .control import CONFIRM_BUILDS, LABELS, close_quietly
 from .control import confirm as confirm_builds
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
 from .report import (
     MISSING_DEPENDENCY,
     NOT_COMPARED,
     NOT_IDENTICAL,
-    NOT_REPRODUCIBLE,
     SKIPPED,
     Finding,
 )
@@ -96,75 +87,63 @@ def _build(cls: type, extra: Sequence[str], tmp: str) -> dict[str, Any]:
             except Exception as e:  # noqa: BLE001 - try other values, then the next base
                 first = first or e
                 errors.append(f"{base_name} with {args_text(args)}: {one_line(e)}")
-                with contextlib.suppress(Exception):
-                    env.close()
+                close_quietly(env)
                 continue
-            for name in choices:
-                if name not in args:
-                    defaulted[name] = (
-                        f"left at its default: the non-default values were rejected ({errors[-1]})"
-                    )
+            defaulted.update({name: "left at its default: the non-default values were rejected "
+                              f"({errors[-1]})" for name in choices if name not in args})
             return {"live": live, "base": base_name, "given": args, "defaulted": defaulted}
     assert first is not None
     package = missing_package(first)
     status = MISSING_DEPENDENCY if package is not None else SKIPPED
-    reason = (
-        f"needs {package}: {one_line(first)}"
-        if package is not None
-        else f"could not be built around any base env ({errors[0]})"
-    )
+    reason = (f"needs {package}: {one_line(first)}" if package is not None
+              else f"could not be built around any base env ({errors[0]})")
     detail = "\n".join(errors)
     return {"decided": {"status": status, "reason": reason, "package": package, "detail": detail}}
 
 
-def reference(
-    payload: bytes, *, name: str, extra: list[str], tmp: str, steps: int, seed: int, timeout: float
-) -> dict[str, Any]:
-    """The reference side of one wrapper class (a job function; ``payload`` is unused).
-
-    Returns ``{"decided": {...}}`` (skipped, missing dependency, refused capture) or the
-    pickled capture, the record check's differences, the probes and the rollout.
-    """
+def reference(payload: bytes, *, name: str, extra: list[str], tmp: str, steps: int, seed: int,
+              timeout: float) -> dict[str, Any]:
+    """The reference side of one wrapper class (a job function; ``payload`` is unused):
+    ``{"decided": {...}}`` (skipped, missing dependency, refused capture), or the pickled
+    capture, the record check's differences, the probes and the rollout."""
     private_tmp()
+    return guard("building it", timeout, lambda: _reference(name, extra, tmp, steps, seed))
+
+
+def _reference(name: str, extra: list[str], tmp: str, steps: int, seed: int) -> dict[str, Any]:
+    cls = _load(name)
+    built = _build(cls, extra, tmp)
+    if "decided" in built:
+        return built
+    live, given = built["live"], built["given"]
+    out: dict[str, Any] = {
+        "base": built["base"],
+        "given": {k: arg_text(v) for k, v in given.items()},
+        "defaulted": built["defaulted"],
+        "differences": record_check(name, cls, live, given, built["defaulted"]),
+    }
     try:
-        cls = _load(name)
-        built = _build(cls, extra, tmp)
-        if "decided" in built:
-            return built
-        live, given = built["live"], built["given"]
-        out: dict[str, Any] = {
-            "base": built["base"],
-            "given": {k: arg_text(v) for k, v in given.items()},
-            "defaulted": built["defaulted"],
-            "differences": record_check(name, cls, live, given, built["defaulted"]),
-        }
         try:
-            try:
-                pack = capture(live)
-            except UnrecordedArgumentsError as e:
-                diffs = [*out["differences"], f"capture(env) refuses: {e}"]
-                out["decided"] = {"status": NOT_IDENTICAL, "reason": diffs[0], "differences": diffs}
-                return out
-            out["pack"] = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
-            out["probes"] = probe(live, list(given))
-            actions = plan_actions(live.action_space, steps, seed)
-            out["actions"] = actions if carried_exactly(actions) else None
-            out["trace"] = record(live, writable(actions), seed).to_dict()
-        finally:
-            with contextlib.suppress(Exception):
-                live.close()
-        out["repeat"] = _repeat(cls, extra, tmp, Trace.from_dict(out["trace"]), actions, seed)
-        return out
-    except BaseException as e:
-        if isinstance(e, KeyboardInterrupt):
-            raise
-        return {"failed": failure(e, "building it", timeout)}
+            pack = capture(live)
+        except UnrecordedArgumentsError as e:
+            diffs = [*out["differences"], f"capture(env) refuses: {e}"]
+            out["decided"] = {"status": NOT_IDENTICAL, "reason": diffs[0], "differences": diffs}
+            return out
+        out["pack"] = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
+        out["probes"] = probe(live, list(given))
+        actions = plan_actions(live.action_space, steps, seed)
+        out["actions"] = actions if carried_exactly(actions) else None
+        out["trace"] = record(live, writable(actions), seed).to_dict()
+    finally:
+        close_quietly(live)
+    out["repeat"] = _repeat(cls, extra, tmp, Trace.from_dict(out["trace"]), actions, seed)
+    return out
 
 
 def _rollout(cls: type, extra: Sequence[str], tmp: str, actions: list[Any] | None, steps: int,
              seed: int) -> dict[str, Any]:
-    """A clean build with the same arguments, rolled out with ``actions`` (``None``: planned
-    from the build, as the reference planned them); raises when it cannot be built."""
+    """A clean build with the same arguments, rolled out with ``actions`` (None: planned from
+    the build); raises when it cannot be built."""
     again = _build(cls, extra, tmp)
     if "decided" in again:
         raise RuntimeError(again["decided"].get("reason", "?"))
@@ -173,15 +152,13 @@ def _rollout(cls: type, extra: Sequence[str], tmp: str, actions: list[Any] | Non
         todo = plan_actions(live.action_space, steps, seed) if actions is None else actions
         return record(live, writable(todo), seed).to_dict()
     finally:
-        with contextlib.suppress(Exception):
-            live.close()
+        close_quietly(live)
 
 
 def _repeat(cls: type, extra: Sequence[str], tmp: str, first: Trace, actions: list[Any],
             seed: int) -> list[str]:
-    """The local repeat control: a second build with the same arguments, the same actions;
-    what differs from the first (an info item that holds a wall-clock time, a random seed
-    drawn at construction) makes the wrapper ``not_reproducible`` here."""
+    """The local repeat control: what differs between the first rollout and a second build's
+    (an info item holding a wall-clock time makes the wrapper ``not_reproducible`` here)."""
     try:
         second = _rollout(cls, extra, tmp, actions, len(actions), seed)
     except RuntimeError as e:
@@ -192,18 +169,16 @@ def _repeat(cls: type, extra: Sequence[str], tmp: str, first: Trace, actions: li
 def confirm(payload: bytes, *, name: str, extra: list[str], tmp: str, trace: dict[str, Any],
             actions: list[Any] | None, steps: int, seed: int, builds: int,
             budget: float) -> dict[str, Any]:
-    """The confirmation of a wrapper whose rebuild's rollout differs (a job function run
-    where the class is importable; ``payload`` is unused): clean builds as the repeat
-    control's, held against the reference ``trace`` (see :func:`.control.confirm`)."""
+    """The confirmation of a wrapper whose rebuild's rollout differs (a job function;
+    ``payload`` is unused): the repeat control's clean builds against ``trace``."""
     private_tmp()
     cls = _load(name)
     return confirm_builds(trace, lambda: _rollout(cls, extra, tmp, actions, steps, seed),
                           builds, budget)
 
 
-def rebuild(
-    payload: bytes, *, steps: int, seed: int, probes: list[str], actions: list[Any] | None
-) -> dict[str, Any]:
+def rebuild(payload: bytes, *, steps: int, seed: int, probes: list[str],
+            actions: list[Any] | None) -> dict[str, Any]:
     """The remote side of one wrapper class (a job function): rebuild, probe, record with the
     reference's actions (or, when they could not be sent, ones planned the same way here)."""
     env = pickle.loads(payload).make()
@@ -212,8 +187,7 @@ def rebuild(
         todo = plan_actions(env.action_space, steps, seed) if actions is None else actions
         return {"probes": seen, "trace": record(env, writable(todo), seed).to_dict()}
     finally:
-        with contextlib.suppress(Exception):
-            env.close()
+        close_quietly(env)
 
 
 class WrapperJob(Job):
@@ -221,9 +195,8 @@ class WrapperJob(Job):
 
     kind = "wrapper"
 
-    def __init__(
-        self, name: str, cls: type | BaseException, ctx: Context, extra: list[str]
-    ) -> None:
+    def __init__(self, name: str, cls: type | BaseException, ctx: Context,
+                 extra: list[str]) -> None:
         super().__init__(name, ctx)
         self.cls = cls
         self.extra = extra
@@ -242,18 +215,9 @@ class WrapperJob(Job):
     def prepare(self) -> None:
         if isinstance(self.cls, BaseException):
             raise Decided(self.finish_failure(failure(self.cls, "importing it", self.ctx.timeout)))
-        self.add_task(
-            "reference",
-            REFERENCE,
-            REFERENCE_JOB,
-            b"",
-            name=self.name,
-            extra=list(self.extra),
-            tmp=self.ctx.tmp,
-            steps=self.ctx.steps,
-            seed=self.ctx.seed,
-            timeout=self.ctx.timeout,
-        )
+        self.add_task("reference", REFERENCE, REFERENCE_JOB, b"", name=self.name,
+                      extra=list(self.extra), tmp=self.ctx.tmp, steps=self.ctx.steps,
+                      seed=self.ctx.seed, timeout=self.ctx.timeout)
 
     def forget_remote(self) -> None:
         self.there = None
@@ -263,7 +227,7 @@ class WrapperJob(Job):
             self.take_confirmation(outcome)
             return
         if label == "rebuild":
-            self.there = self.value(label, outcome, REMOTE)
+            self.there = self.value(outcome, REMOTE)
             if self.confirmed is None and self.rollout_differences():
                 self.add_task(
                     "confirm", REFERENCE, CONFIRM_WRAPPER_JOB, b"", name=self.name,
@@ -271,50 +235,29 @@ class WrapperJob(Job):
                     actions=self.ref["actions"], steps=self.ctx.steps, seed=self.ctx.seed,
                     builds=CONFIRM_BUILDS, budget=self.ctx.timeout / 2)
             return
-        ref = self.value(label, outcome, REFERENCE)
+        ref = self.value(outcome, REFERENCE)
         self.base = ref.get("base")
         self.given = dict(ref.get("given", {}))
         self.defaulted = dict(ref.get("defaulted", {}))
         decided = ref.get("decided")
         if decided is not None:
-            raise Decided(
-                self.finish(
-                    decided["status"],
-                    decided["reason"],
-                    differences=tuple(decided.get("differences", ())),
-                    package=decided.get("package"),
-                    detail=decided.get("detail", ""),
-                )
-            )
-        self.ref = ref
-        repeat = list(ref.get("repeat") or ())
-        record = list(ref.get("differences") or ())
-        if repeat and record:
-            # A wrong record is wrong whatever the rollouts do: it is what make(env.spec)
-            # rebuilds from. Say it first; the repeat control's finding follows.
-            raise Decided(self.wrong_record(
-                record, repeat, "two builds in this process already differ", None))
-        if repeat:
             raise Decided(self.finish(
-                NOT_REPRODUCIBLE,
-                "two builds in this process already differ, so a rebuild elsewhere cannot be "
-                f"compared with them: {repeat[0]}", differences=tuple(repeat),
-                step=first_step(repeat)))
-        steps, seed = self.ctx.steps, self.ctx.seed
+                decided["status"], decided["reason"],
+                differences=tuple(decided.get("differences", ())),
+                package=decided.get("package"), detail=decided.get("detail", "")))
+        self.ref = ref
+        self.repeated(list(ref.get("repeat") or ()), list(ref.get("differences") or ()), None)
         error = Trace.from_dict(ref["trace"]).error
         missing = None if error is None else rollout_missing(error)
         if error is not None and missing is not None:
             raise Decided(self.finish(MISSING_DEPENDENCY, f"needs {missing}: the rollout here "
                                       f"raised {raised(error)}", package=missing))
-        self.add_task(
-            "rebuild", REMOTE, REBUILD_JOB, ref["pack"], steps=steps, seed=seed,
-            probes=list(self.given), actions=ref["actions"],
-        )
+        self.add_task("rebuild", REMOTE, REBUILD_JOB, ref["pack"], steps=self.ctx.steps,
+                      seed=self.ctx.seed, probes=list(self.given), actions=ref["actions"])
 
     def raised_alike(self, error: dict[str, Any]) -> Finding:
-        """A wrapper's rollout that raised the same on both sides is ``not_compared``: the base
-        env and arguments are the audit's guesses, so the failure is not the wrapper's to
-        answer for; its record and attributes were compared and matched."""
+        """``not_compared``: the base env and arguments are the audit's guesses, so a rollout
+        that raised alike on both sides is not the wrapper's to answer for."""
         return self.finish(
             NOT_COMPARED,
             f"the rollout around {self.base} with the guessed arguments raised {raised(error)} "

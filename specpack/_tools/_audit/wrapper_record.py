@@ -33,13 +33,10 @@ def probe(env: Any, names: Sequence[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def record_check(
-    name: str, cls: type, live: Any, given: dict[str, Any], defaulted: Any
-) -> list[str]:
-    """The wrapper's record against the arguments it was given: its own (``_saved_kwargs``,
-    from ``RecordConstructorArgs``), else what a registered recorder reads from the instance
-    (:func:`specpack.register_recorder`; capture uses the same one, so a wrapper a recorder
-    covers is faithful)."""
+def record_check(name: str, cls: type, live: Any, given: dict[str, Any],
+                 defaulted: Any) -> list[str]:
+    """The wrapper's record against the arguments it was given: its own (``_saved_kwargs``),
+    else what a registered recorder reads from the instance (capture uses the same one)."""
     saved = getattr(live, "_saved_kwargs", None)
     if saved is None:
         recorder = recorder_for(cls)
@@ -49,13 +46,11 @@ def record_check(
             except Exception as e:  # noqa: BLE001 - a broken recorder is this wrapper's finding
                 return [f"the recorder registered for {name} failed on an instance: "
                         f"{one_line(e)}"]
-    if saved is None:
-        if given or defaulted:
-            return [
-                f"{name} does not inherit gymnasium.utils.RecordConstructorArgs: its arguments "
-                "are not recorded, so env.spec cannot rebuild it"
-            ]
+    if saved is None and not (given or defaulted):
         return []
+    if saved is None:
+        return [f"{name} does not inherit gymnasium.utils.RecordConstructorArgs: its arguments "
+                "are not recorded, so env.spec cannot rebuild it"]
     out = []
     try:
         sig = inspect.signature(cls).parameters
@@ -65,28 +60,22 @@ def record_check(
         if key not in saved:
             param = sig.get(key) if sig is not None else None
             default = "?" if param is None or param.default is param.empty else short(param.default)
-            out.append(
-                f"{name} does not record {key} (given {short(value)}): a rebuild from its "
-                f"record uses the default {default}"
-            )
+            out.append(f"{name} does not record {key} (given {short(value)}): a rebuild from "
+                       f"its record uses the default {default}")
         elif not same(plain(saved[key]), plain(value)):
-            out.append(
-                f"{name} records {key}={short(saved[key])} but was given {key}={short(value)}"
-            )
+            out.append(f"{name} records {key}={short(saved[key])} but was given "
+                       f"{key}={short(value)}")
     if sig is not None and not any(p.kind is p.VAR_KEYWORD for p in sig.values()):
         for key in saved:
             if key not in sig and key != "env":
-                out.append(
-                    f"{name} records {key!r}, which its constructor does not take: a rebuild "
-                    "from its record raises TypeError"
-                )
+                out.append(f"{name} records {key!r}, which its constructor does not take: a "
+                           "rebuild from its record raises TypeError")
     return out
 
 
 def probe_differences(here: dict[str, dict[str, Any]],
                       there: dict[str, dict[str, Any]]) -> list[str]:
-    """What the rebuilt wrapper shows differently from the original (:func:`probe` of each):
-    an attribute or a recorded value the original shows and the rebuild does not."""
+    """An attribute or recorded value (:func:`probe`) the original shows and the rebuild not."""
     diffs = []
     for key, shown_here in here.items():
         seen_there = there.get(key, {})
@@ -95,8 +84,6 @@ def probe_differences(here: dict[str, dict[str, Any]],
             shown = shown_here[what]
             absent = isinstance(shown, str) and shown == _ABSENT
             if not absent and not same(shown, seen):
-                diffs.append(
-                    f"the rebuilt wrapper {verb} {key}={short(seen)} but the original "
-                    f"{verb} {key}={short(shown)}"
-                )
+                diffs.append(f"the rebuilt wrapper {verb} {key}={short(seen)} but the original "
+                             f"{verb} {key}={short(shown)}")
     return diffs

@@ -1,13 +1,8 @@
 """``specpack audit``: audit a registry with :func:`specpack.audit` and show its report.
 
-The library does the work; this handler imports the ``--import`` modules (the one
-``--import``, so ``envs/ant_envs.py`` and ``ant_envs`` both work), runs the audit, and prints
-the report's summary (``--verbose``: with what each env printed, under it) or JSON. While
-it runs, file descriptors 1 and 2 are captured (:class:`specpack._tools._audit.output.Capture`):
-the envs' prints are kept per env by the audit itself, and what the modules print while
-imported, or anything else that reaches this process's fds, is the report's own ``output``;
-nothing but the progress bar (on a terminal, drawn on a copy of the terminal's stderr) reaches
-the screen before the report. Exit code 0 portable, 1 not, 2 bad input.
+While it runs, fds 1 and 2 are captured: what the imports and this process print goes into
+the report's ``output``, and only the progress bar (drawn on a copy of the terminal's stderr)
+reaches the screen before the report. Exit code 0 portable, 1 not, 2 bad input.
 """
 
 from __future__ import annotations
@@ -38,10 +33,8 @@ HINT = "--verbose, or each finding's \"output\" in --json"
 
 
 def _terminal() -> IO[str] | None:
-    """A stream on a copy of stderr's fd when stderr is a terminal, else None.
-
-    The progress bar draws on it, so capturing fds 1 and 2 meanwhile does not hide it.
-    """
+    """A stream on a copy of stderr's fd when stderr is a terminal (for the progress bar, so
+    capturing fds 1 and 2 does not hide it), else None."""
     try:
         if not sys.stderr.isatty():
             return None
@@ -53,8 +46,7 @@ def _terminal() -> IO[str] | None:
 
 
 def _check_numbers(ns: argparse.Namespace) -> None:
-    """Refuse an out-of-range ``--steps``/``--jobs``/``--timeout`` naming the flag (the audit
-    itself would name its Python keyword)."""
+    """Refuse an out-of-range ``--steps``/``--jobs``/``--timeout`` naming the flag."""
     if ns.steps is not None and ns.steps < 0:
         raise SpecPackError(f"--steps {ns.steps}: must be 0 or more")
     if ns.jobs is not None and ns.jobs < 1:
@@ -86,8 +78,7 @@ def _after_import(argv: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def _importable(name: str) -> bool:
-    """Whether ``name`` is a module that ``--import`` would find (installed or in the working
-    directory), without importing it."""
+    """Whether ``--import`` would find a module ``name``, without importing it."""
     if not name or not all(part.isidentifier() for part in name.split(".")):
         return False
     try:
@@ -100,13 +91,9 @@ def _importable(name: str) -> bool:
 
 
 def check_old_import_form(ns: argparse.Namespace) -> None:
-    """Refuse the 0.2 form ``--import a b`` when ``b`` would be audited as a TARGET while it
-    is a module that registers no env yet: in 0.3 ``--import`` takes one value, so ``b`` is a
-    TARGET, and auditing it silently (every env it registers) is rarely what was meant.
-
-    A TARGET that names registered envs already (an id, a namespace, a module prefix of a
-    registered entry point) is read as a TARGET; so is anything after ``--``. Called after the
-    ``--import`` modules ran (they may register what ``b`` names).
+    """Refuse the 0.2 form ``--import a b`` when ``b``, now a TARGET, is a module that
+    registers no env yet (auditing every env it registers is rarely what was meant). Called
+    after the ``--import`` modules ran, as they may register what ``b`` names.
     """
     targets = set(ns.targets or ())
     for value, name in _after_import(getattr(ns, "argv", None) or ()):

@@ -1,8 +1,7 @@
-"""``specpack capture``: resolve a registered env id here and write its pack file.
+"""``specpack capture``: resolve a registered env id (or an entry point) and write its pack file.
 
-``--self-contained``, ``--asset PATH`` and ``--seal STEPS [--seed S]`` are ``capture``'s
-``self_contained=``/``assets=`` and ``specpack.seal(pack, STEPS, S)``: the command line alone
-makes a file that ``specpack check`` accepts on another node.
+With ``--self-contained``, ``--asset`` and ``--seal`` the command line alone makes a file that
+``specpack check`` accepts on another node.
 """
 
 from __future__ import annotations
@@ -36,14 +35,7 @@ _OPTION = "--entry-point"
 
 def entry_point(text: str) -> Any:
     """The object ``--entry-point MODULE:QUALNAME`` names: the module imported as ``--import``
-    imports it (a name, or a path ending in ``.py``), then the dotted qualname looked up in it.
-
-    Raises
-    ------
-    CaptureError
-        Not of the form ``MODULE:QUALNAME``, the module cannot be imported, or it has no such
-        name (with a did-you-mean among its names).
-    """
+    imports it, then the dotted qualname looked up in it (a did-you-mean when it is not)."""
     module_name, sep, qualname = text.rpartition(":")
     if not sep or not module_name or not all(p.isidentifier() for p in qualname.split(".")):
         raise CaptureError(
@@ -65,9 +57,8 @@ def entry_point(text: str) -> Any:
 
 
 def command(ns: argparse.Namespace) -> int:
-    """Import the ``--import`` modules, capture ``ns.id`` (or the ``--entry-point`` class),
-    warn about references a fresh interpreter cannot import, and write the file (signed with
-    ``--key-file``)."""
+    """Capture ``ns.id`` (or the ``--entry-point`` class), warn about references a fresh
+    interpreter cannot import, and write the file (signed with ``--key-file``)."""
     if (ns.id is None) == (ns.entry_point is None):
         raise CaptureError(
             "give either an env ID (e.g. specpack capture CartPole-v1 -o cartpole.pack) or "
@@ -123,11 +114,10 @@ def command(ns: argparse.Namespace) -> int:
 
 def unimportable_references(pack: SpecPack) -> list[str]:
     """The modules the pack refers to by name that a fresh interpreter could not import."""
-    modules = {
+    return sorted({
         ref.module for ref in pack.carried()
         if isinstance(ref, CodeRef) and not ref.by_value and not fresh_importable(ref.module)
-    }
-    return sorted(modules)
+    })
 
 
 def parse_kwarg(item: str) -> tuple[str, Any]:

@@ -1,13 +1,7 @@
 """``specpack check``: rebuild a sealed pack file and compare it with the seal it carries.
 
-``verify`` compares two builds on this machine; ``check`` compares this machine's build with the
-rollout sealed when the file was made (:func:`specpack._tools._seal.check_seal`), so a second machine,
-a container or a later version proves it builds the env that was captured. The core is
-:func:`check_file` (a path, a seal, the loading options); :func:`command` only reads the
-options and prints. Exit code 0 identical, 1 anything else, 2 an unsealed or unreadable file
-and what the user can fix before anything is built (an untrusted file, a missing distribution
-or file: one line, as ``specpack run`` says it, see :func:`.packfile.preflight`). The file's
-id and every line of the report are shown through :func:`specpack._core._text.printable`.
+Exit code 0 identical, 1 anything else, 2 an unsealed or unreadable file and what the user can
+fix before anything is built (see :func:`.packfile.preflight`); every line shown is escaped.
 """
 
 from __future__ import annotations
@@ -39,8 +33,7 @@ SEAL_ON_CLI = ("capture it again sealed: specpack capture ID --seal STEPS -o FIL
 
 
 def seal_of(pack: Any, path: str) -> Seal:
-    """The seal a loaded pack carries (``pack.sealed``), or an error naming the fix (as Python
-    and as the command line say it)."""
+    """The seal a loaded pack carries, or an error naming the fix (in Python and on the CLI)."""
     seal = getattr(pack, "sealed", None)
     if not isinstance(seal, Seal):
         raise SpecPackError(f"{path}: {NOT_SEALED}", python=SEAL_IN_PYTHON, cli=SEAL_ON_CLI)
@@ -51,31 +44,9 @@ def check_file(path: str, seal: Seal | None = None, *, trust: bool = False,
                key: bytes | None = None, allow: Sequence[str] | None = None,
                where: str = "subprocess", timeout: float = 120.0,
                before: Callable[[Any], None] | None = None) -> tuple[Any, CheckReport]:
-    """Load the pack file ``path`` and check it against ``seal`` (default: the one it carries).
-
-    Parameters
-    ----------
-    path
-        A pack file.
-    seal
-        The seal to check against; ``None``: the file's own (``pack.sealed``).
-    trust, key, allow
-        As for :func:`specpack.load` (``--trust``, ``--key-file``, ``--allow``).
-    where, timeout
-        As for :func:`specpack._tools._seal.check_seal`.
-    before
-        Called with the loaded pack before the check (the command line's
-        :func:`.packfile.preflight`).
-
-    Returns
-    -------
-    (SpecPack, CheckReport)
-
-    Raises
-    ------
-    SpecPackError
-        The file cannot be read or trusted, or it carries no seal and none was given.
-    """
+    """Load the pack file ``path`` (``trust``, ``key``, ``allow`` as for
+    :func:`specpack.load`) and check it against ``seal`` (default: the one it carries);
+    ``before`` is called with the pack first. Returns ``(pack, report)``."""
     check_path(path)
     pack = load(path, trust=trust, key=key, allow=allow)
     if seal is None:
@@ -111,9 +82,8 @@ def command(ns: argparse.Namespace) -> int:
 
 
 def _failed_build(report: CheckReport) -> str | None:
-    """The one finding of a check whose rebuild could not be built or run at all (a failed
-    build, said as ``specpack run`` says it: one line, exit code 2, the worker's traceback
-    with ``--debug``), else None."""
+    """The one finding of a check whose rebuild could not be built or run at all (said as
+    ``specpack run`` says it: one line, exit code 2), else None."""
     if report.status == REBUILD_ERROR and len(report.differences) == 1:
         return public_names(str(report.differences[0]))
     return None

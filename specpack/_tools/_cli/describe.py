@@ -1,14 +1,7 @@
 """``specpack inspect``: what a pack file holds, as a table or JSON; nothing in it is run.
 
-The file's own strings (ids, kwarg names and values, notes, versions, asset paths, ``requires``
-entries) may be hostile: each row of the table goes through :func:`specpack._core._text.printable`
-whole, so a line break, a control character or a bidi mark in any of them is shown escaped on
-that row and can never pose as a line of its own, and ``--json`` is ASCII (every other
-character escaped).
-
-A kwarg whose value is an asset's path (or lies inside an asset folder) is marked ``[file:
-asset ...]``: make() checks that file (or writes the carried one) before the env gets it; any
-other kwarg is passed exactly as shown.
+The file's strings may be hostile: each table row is escaped whole (no string can pose as a
+row of its own) and ``--json`` is ASCII. A kwarg naming an asset's path is marked ``[file: ...]``.
 """
 
 from __future__ import annotations
@@ -16,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +48,9 @@ def command(ns: argparse.Namespace) -> int:
 
 def render_description(path: str, desc: dict[str, Any]) -> str:
     """The table ``specpack inspect`` prints for ``files.describe(path)``."""
-    m = _manifest_of(desc)
+    m = desc.get("manifest") if isinstance(desc, dict) else None
+    if not isinstance(m, dict):
+        raise PackFormatError("the file's description holds no manifest")
     raw_payloads = m.get("payloads")
     payloads: dict[str, Any] = raw_payloads if isinstance(raw_payloads, dict) else {}
 
@@ -72,9 +68,8 @@ def render_description(path: str, desc: dict[str, Any]) -> str:
     kwargs = m.get("kwargs")
     if isinstance(kwargs, dict) and kwargs:
         files = _asset_paths(m)
-        rows += [("kwargs" if i == 0 else "",
-                  f"{k} = {value(v)}{_file_mark(kwargs.get(k), files)}")
-                 for i, (k, v) in enumerate(render_items(kwargs, payloads))]
+        rows += _rows("kwargs", [f"{k} = {value(v)}{_file_mark(kwargs.get(k), files)}"
+                                 for k, v in render_items(kwargs, payloads)])
     else:
         rows.append(("kwargs", "(none)"))
     layers = m.get("layers") if isinstance(m.get("layers"), list) else []
@@ -103,13 +98,10 @@ def render_description(path: str, desc: dict[str, Any]) -> str:
     rows.append(_fingerprint(desc, m))
     rows += _needs(m)
     code = [(d, p) for d, p in payloads.items() if isinstance(p, dict)]
-    for i, (digest, p) in enumerate(code):
-        rows.append((
-            "payloads" if i == 0 else "",
-            f"{p.get('kind')} {p.get('name')}: {size_text(_int(p.get('size')))}, {digest}, "
-            f"{p.get('format', 'cloudpickle')} for Python {p.get('python')} "
-            f"({p.get('note', 'unpickled when loaded')})",
-        ))
+    rows += _rows("payloads", [
+        f"{p.get('kind')} {p.get('name')}: {size_text(_int(p.get('size')))}, {digest}, "
+        f"{p.get('format', 'cloudpickle')} for Python {p.get('python')} "
+        f"({p.get('note', 'unpickled when loaded')})" for digest, p in code])
     if not code:
         rows.append(("payloads", "none: no code travels by value; loads without --trust"))
     rows.append(("signature", _signature(desc)))
@@ -117,15 +109,20 @@ def render_description(path: str, desc: dict[str, Any]) -> str:
         rows.append(("trust", _trust(desc)))
     notes = m.get("notes")
     if isinstance(notes, list):
-        rows += [("notes" if i == 0 else "", str(n)) for i, n in enumerate(notes)]
+        rows += _rows("notes", map(str, notes))
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {printable(str(v), limit=10_000)}".rstrip()
                      for k, v in rows)
 
 
+def _rows(label: str, texts: Iterable[str]) -> list[tuple[str, str]]:
+    """One row per text, ``label`` on the first."""
+    return [("" if i else label, text) for i, text in enumerate(texts)]
+
+
 def _trust(desc: dict[str, Any]) -> str:
-    """What loading a file with payloads needs: with a valid signature for the key given,
-    that key; else ``--trust`` or the key that signed it."""
+    """What loading a file with payloads needs: the key given (when its signature is valid),
+    else ``--trust`` or the key that signed it."""
     sig = desc.get("signature")
     if isinstance(sig, dict) and sig.get("status") == "valid":
         return ("signed with the key given: it loads with this --key-file and needs no "
@@ -135,8 +132,7 @@ def _trust(desc: dict[str, Any]) -> str:
 
 
 def _asset_paths(m: dict[str, Any]) -> list[tuple[str, int, dict[str, Any]]]:
-    """``(normalised path, number, asset)`` of each asset the manifest records (numbered
-    from 1, as the ``assets`` rows list them)."""
+    """``(normalised path, number from 1, asset)`` of each asset the manifest records."""
     assets = m.get("assets")
     if not isinstance(assets, list):
         return []
@@ -147,14 +143,14 @@ def _asset_paths(m: dict[str, Any]) -> list[tuple[str, int, dict[str, Any]]]:
 
 def _file_mark(node: Any, files: list[tuple[str, int, dict[str, Any]]]) -> str:
     """``"  [file: asset 1, carried]"`` when the kwarg's value is (or holds) an asset's path
-    or a path inside an asset folder, else ``""``: that kwarg is treated as a file."""
+    or a path inside an asset folder, else ``""``."""
     if not files:
         return ""
     found: list[int] = []
     for text in _strings(node, 0):
-        path = os.path.normpath(text) if os.path.isabs(text) else None
-        if path is None:
+        if not os.path.isabs(text):
             continue
+        path = os.path.normpath(text)
         for base, i, asset in files:
             inside = asset.get("kind") == "dir" and path.startswith(base.rstrip(os.sep) + os.sep)
             if (path == base or inside) and i not in found:
@@ -180,8 +176,8 @@ def _strings(node: Any, depth: int) -> list[str]:
 
 
 def _built(m: dict[str, Any], payloads: dict[str, Any]) -> str:
-    """What a spec without an entry-point string (an env registered with a class or a
-    callable) builds: the pack's entry point, ``module:qualname`` or ``<by value: name>``."""
+    """What a spec without an entry-point string builds: the pack's entry point,
+    ``module:qualname`` or ``<by value: name>``."""
     name, origin = render_code(m.get("entry_point"), payloads, full=True)
     return f"<by value: {name}>" if origin.startswith("by value") else name
 
@@ -190,32 +186,21 @@ def _needs(m: dict[str, Any]) -> list[tuple[str, str]]:
     """Rows for what a rebuild needs: distributions (one a line), assets, the seal."""
     rows: list[tuple[str, str]] = []
     requires = m.get("requires")
-    if isinstance(requires, dict) and requires:
-        rows += [("requires" if i == 0 else "", f"{k}=={v}")
-                 for i, (k, v) in enumerate(requires.items())]
+    if isinstance(requires, dict):
+        rows += _rows("requires", [f"{k}=={v}" for k, v in requires.items()])
     assets = m.get("assets")
     if isinstance(assets, list):
-        for i, a in enumerate(x for x in assets if isinstance(x, dict)):
-            how = "carried" if a.get("carried") else "not carried: checked at make()"
-            rows.append(("assets" if i == 0 else "",
-                         f"{i + 1}. {a.get('path')} ({size_text(_int(a.get('size')))}, sha256 "
-                         f"{str(a.get('sha256'))[:12]}, {how})"))
+        rows += _rows("assets", [
+            f"{i}. {a.get('path')} ({size_text(_int(a.get('size')))}, sha256 "
+            f"{str(a.get('sha256'))[:12]}, "
+            f"{'carried' if a.get('carried') else 'not carried: checked at make()'})"
+            for i, a in enumerate((x for x in assets if isinstance(x, dict)), start=1)])
     seal = m.get("seal")
     if isinstance(seal, dict):
         rows.append(("seal", f"{seal.get('steps')} steps, seed {seal.get('seed')}: "
                              "specpack.check(pack) / specpack check FILE compares a rebuild "
                              "with it"))
     return rows
-
-
-def _manifest_of(desc: Any) -> dict[str, Any]:
-    if isinstance(desc, dict):
-        m = desc.get("manifest")
-        if isinstance(m, dict):
-            return m
-        if "format" in desc and "entry_point" in desc:
-            return desc
-    raise PackFormatError("the file's description holds no manifest")
 
 
 def _fingerprint(desc: dict[str, Any], m: dict[str, Any]) -> tuple[str, str]:
@@ -233,16 +218,11 @@ def _int(x: Any) -> int:
 
 
 def _signature(desc: dict[str, Any]) -> str:
-    sig = desc.get("signature", desc.get("signature_status"))
-    if sig is None:
+    sig = desc.get("signature")
+    if not isinstance(sig, dict):
         return "unknown"
-    if isinstance(sig, dict):
-        status = sig.get("status")
-        rest = ", ".join(f"{k}: {v}" for k, v in sig.items() if k != "status")
-        if status is not None:
-            return f"{status}" + (f" ({rest})" if rest else "")
-        return rest or "unknown"
-    return str(sig)
+    rest = ", ".join(f"{k}: {v}" for k, v in sig.items() if k != "status")
+    return f"{sig.get('status')}" + (f" ({rest})" if rest else "")
 
 
 def _short_name(node: Any) -> str:

@@ -1,20 +1,14 @@
 """``specpack``'s entry point: parse, run one command, turn errors into a message and an exit code.
 
-Exit codes: 0 ok, 1 not identical (``verify``, ``check``) or not portable (``audit``), 2 bad
-input or a failed build, 130 interrupted. An error is ONE ``specpack: error: ...`` line on stderr
-naming the culprit and the fix as the command line applies it (a :class:`SpecPackError`'s
-``cli`` fix: its flags, not Python's arguments); a line break in the message (from a file's
-string or an env's exception) is escaped like every other string from a file or an env
-(:func:`specpack._core._text.printable`), so it cannot pose as a line of its own. Only the refusal
-of an untrusted file keeps its list of payloads, one escaped item a line. ``--debug``
-(anywhere on the line) prints the traceback first, with specpack's classes named as users
-import them (``specpack.BuildError``, never a private module's path). Warnings (e.g.
-``VersionSkewWarning``) are one ``specpack: warning: ...`` line each.
+An error is ONE escaped ``specpack: error: ...`` line naming the culprit and the command line's
+fix (only an untrusted file's refusal lists its payloads, one a line); ``--debug`` prints the
+traceback first, specpack's classes under their public names. A warning is one line too.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -28,39 +22,22 @@ from .parsers import parse
 
 __all__ = ["main"]
 
-#: Subcommand -> the module of this package whose ``command(ns)`` runs it (imported on use,
-#: so ``specpack --help`` stays fast).
-_HANDLERS = {
-    "capture": "capture",
-    "inspect": "describe",
-    "verify": "verify",
-    "run": "run",
-    "demo": "demo",
-    "audit": "audit",
-    "check": "check",
-}
+#: Each subcommand is run by ``command(ns)`` of the module of its name in this package (but
+#: ``inspect``: :mod:`.describe`), imported on use so ``specpack --help`` stays fast.
+_MODULES = {"inspect": "describe"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``specpack`` command line and return its exit code.
-
-    Parameters
-    ----------
-    argv
-        The arguments after the program name (default: ``sys.argv[1:]``).
-
-    Returns
-    -------
-    int
-        0 ok, 1 not identical / not portable, 2 bad input or a failed build, 130 interrupted.
-    """
+    """Run the ``specpack`` command line on ``argv`` (default: ``sys.argv[1:]``) and return its
+    exit code: 0 ok, 1 not identical / not portable, 2 bad input or a failed build, 130
+    interrupted."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         ns = parse(args)
     except SystemExit as e:  # --help, --version, or a usage error already printed
         return e.code if isinstance(e.code, int) else EXIT_BAD_INPUT
     debug = bool(getattr(ns, "debug", False))
-    module = importlib.import_module(f".{_HANDLERS[ns.command]}", __package__)
+    module = importlib.import_module(f".{_MODULES.get(ns.command, ns.command)}", __package__)
     handler: Callable[[argparse.Namespace], int] = module.command
     previous = warnings.formatwarning
     warnings.formatwarning = _format_warning
@@ -85,10 +62,8 @@ def _guard(run: Callable[[], int], debug: bool) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (e.g. `specpack inspect f | head`): not an error of ours.
-        try:
+        with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
         return EXIT_OK
     except (SpecPackError, OSError) as e:
         message, worker = _message(e)
@@ -111,8 +86,8 @@ def _guard(run: Callable[[], int], debug: bool) -> int:
 
 
 def print_traceback(e: BaseException, worker: str = "") -> None:
-    """``--debug``'s traceback of ``e`` on stderr (and a worker's, when it carries one or its
-    message holds one), each line escaped, specpack's classes under their public names."""
+    """``--debug``'s traceback of ``e`` (and a worker's) on stderr, each line escaped,
+    specpack's classes under their public names."""
     text = format_exception(e)
     child = getattr(e, "child_traceback", "")
     for tail in (child if isinstance(child, str) else "", worker):
@@ -135,10 +110,8 @@ _TRACEBACK = "\nTraceback (most recent call last):"
 
 
 def _message(e: SpecPackError | OSError) -> tuple[str, str]:
-    """The error's message as the command line says it (its CLI fix, when it has one), on one
-    line, escaped for the terminal, and the worker's traceback the message held (for
-    ``--debug``). An untrusted file's refusal keeps its list of payloads (built escaped, one
-    item a line)."""
+    """The error's message as the command line says it, on one escaped line (an untrusted
+    file's refusal keeps its payload lines), and the worker's traceback it held."""
     if isinstance(e, SpecPackError):
         text = e.for_surface("cli")
     elif e.filename is not None and e.strerror:

@@ -1,10 +1,5 @@
-"""What the command line writes: exit codes, warnings, progress, and env output kept off stdout.
-
-An env may print (from Python or from C) while it is built or stepped; when a command's stdout
-is a JSON document (``--json``) or a table, those prints must not end up inside it. Commands
-that run env code do so inside :func:`stdout_to_stderr` and write their own result after it
-(``audit`` goes further: it captures them per env, see :mod:`specpack.audit`).
-"""
+"""What the command line writes: exit codes, warnings, progress, and env output kept off stdout
+(:func:`stdout_to_stderr`: an env's prints must never end up inside a ``--json`` document)."""
 
 from __future__ import annotations
 
@@ -20,18 +15,8 @@ from typing import IO, Any
 
 from ..._core._text import printable
 
-__all__ = [
-    "EXIT_BAD_INPUT",
-    "EXIT_INTERRUPTED",
-    "EXIT_NOT_IDENTICAL",
-    "EXIT_OK",
-    "PROG",
-    "AuditProgress",
-    "one_line_text",
-    "spinner",
-    "stdout_to_stderr",
-    "warn",
-]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_NOT_IDENTICAL", "EXIT_OK", "PROG",
+           "AuditProgress", "one_line_text", "spinner", "stdout_to_stderr", "warn"]
 
 PROG = "specpack"
 
@@ -44,16 +29,14 @@ EXIT_INTERRUPTED = 130
 
 
 def one_line_text(text: str, limit: int = 4000) -> str:
-    """``text`` as one line: runs of spaces and tabs folded, the ends stripped, and every other
-    non-printable character (a line break too) escaped by :func:`printable`, the one escaping
-    of every string from a file or an env."""
+    """``text`` as one line: spaces and tabs folded, the ends stripped, and every other
+    non-printable character (a line break too) escaped by :func:`printable`."""
     folded = " ".join(part for part in text.strip().replace("\t", " ").split(" ") if part)
     return printable(folded, limit=limit)
 
 
 def warn(text: str) -> None:
-    """One ``specpack: warning: ...`` line on stderr (spaces folded, line breaks and controls
-    escaped)."""
+    """One ``specpack: warning: ...`` line on stderr (see :func:`one_line_text`)."""
     print(f"{PROG}: warning: {one_line_text(text, 2000)}", file=sys.stderr)
 
 
@@ -62,9 +45,8 @@ _PIECE_LIMIT = 4000
 
 
 def _show(text: str, fd: int) -> None:
-    """Write one piece of an env's output to ``fd`` as one line: :func:`printable`, so its
-    own line breaks are escaped as verify's report escapes a child's output (one trailing line
-    break is the end of the line, not part of it)."""
+    """Write one piece of an env's output to ``fd`` as one escaped line (a trailing line break
+    ends the line)."""
     if text.endswith("\n"):
         text = text[:-1]
     with contextlib.suppress(OSError):
@@ -73,16 +55,9 @@ def _show(text: str, fd: int) -> None:
 
 @contextlib.contextmanager
 def stdout_to_stderr() -> Iterator[None]:
-    """Show whatever the env prints meanwhile (Python or C code, on fd 1 or 2) on stderr, one
-    escaped line per line it wrote.
-
-    The command writes its own output (the JSON document, the table) after the block, to the
-    real stdout, so an env that prints cannot corrupt it; and everything the env writes passes
-    through :func:`printable` (the one escaping of strings from a file or an env), so a line
-    break, an escape sequence or a bidi mark in it cannot start a line or move the cursor. The
-    pieces are shown as they are read (a pipe read by a thread, each read one line), so a long
-    rollout's output is not held back.
-    """
+    """Show whatever the env prints meanwhile (Python or C code, on fd 1 or 2) on stderr,
+    escaped, as it is read (a pipe read by a thread), so the command's own output written
+    after the block cannot be corrupted and no escape sequence reaches the terminal."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -184,11 +159,8 @@ def _columns(stream: IO[str]) -> int:
 
 
 class AuditProgress:
-    """``specpack audit``'s one-line progress bar on a terminal (the ``progress=`` callback).
-
-    The line fits the terminal's width (a narrower bar, the env's name shortened), so that
-    ``\r`` redraws it in place instead of leaving a wrapped line behind each time.
-    """
+    """``specpack audit``'s one-line progress bar on a terminal (the ``progress=`` callback),
+    as wide as the terminal so that ``\r`` redraws it in place."""
 
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream

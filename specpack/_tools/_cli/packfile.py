@@ -44,19 +44,11 @@ def check_file(path: str) -> None:
 def load_pack(ns: argparse.Namespace) -> SpecPack:
     """Load ``ns.file`` with ``--trust``, ``--key-file`` and ``--allow`` (nothing is built)."""
     check_file(ns.file)
-    key = read_key(ns.key_file)
-    pack: SpecPack = load(ns.file, trust=bool(ns.trust), key=key, allow=ns.allow)
-    return pack
+    return load(ns.file, trust=bool(ns.trust), key=read_key(ns.key_file), allow=ns.allow)
 
 
 def preflight(pack: SpecPack) -> None:
-    """What a build checks before it runs any of the env's code, done here and now: the
-    distributions the pack requires are installed, its files are here with the captured bytes
-    (or carried and written to the cache).
-
-    ``run``, ``verify`` and ``check`` call it right after loading, so what the user can fix
-    (``pip install ...``, a missing or other file) is the one-line error and exit code 2 that
-    ``pack.make()`` raises (:class:`~specpack.BuildError`, :class:`~specpack.AssetError`),
-    named in the command line's words, not a failed rebuild with a worker's traceback.
-    """
+    """What a build checks before running any env code, done now (required distributions, the
+    pack's files): what the user can fix is then a one-line error and exit code 2, not a failed
+    rebuild with a worker's traceback."""
     order_of(pack).prepare({})

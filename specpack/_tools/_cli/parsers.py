@@ -1,10 +1,8 @@
-"""The ``specpack`` argument parsers: every subcommand, ``audit`` included, and typo checks.
+"""The ``specpack`` argument parsers: every subcommand, and typo checks.
 
-Usage errors are one line on stderr with exit code 2, as argparse does, plus what specpack
-adds: a did-you-mean for a mistyped command, option or choice (:func:`specpack._core._text.suggest`).
-No parser takes an abbreviated option (``allow_abbrev=False``): ``--max-episode-step 20`` is
-an unknown option with a did-you-mean, not silently ``--max-episode-steps``. ``--import`` and
-``--allow`` take one value each and may be repeated (``--import a --import b``).
+Usage errors are one line with exit code 2 and a did-you-mean for a mistyped command, option
+or choice. No parser takes an abbreviated option: ``--max-episode-step 20`` is an unknown
+option, not silently ``--max-episode-steps``.
 """
 
 from __future__ import annotations
@@ -69,14 +67,10 @@ class CliParser(argparse.ArgumentParser):
             else f"invalid choice: {value!r} (choose from {listed})")
 
 
-def _options(parser: argparse.ArgumentParser) -> list[str]:
-    # argparse keeps a parser's option strings (parents and groups included) in this map.
-    return list(parser._option_string_actions)
-
-
 def _check_option(parser: argparse.ArgumentParser, token: str) -> None:
     """Stop at an option ``parser`` does not know, suggesting the closest one."""
-    options = _options(parser)
+    # argparse keeps a parser's option strings (parents and groups included) in this map.
+    options = list(parser._option_string_actions)
     name = token.split("=", 1)[0] if token.startswith("--") else token
     if name in options:
         return
@@ -94,21 +88,17 @@ def _check_tokens(parser: argparse.ArgumentParser, commands: dict[str, argparse.
                   args: Sequence[str]) -> None:
     """Refuse unknown options before argparse would (it reports a missing required option or
     argument first, which hides the typo that caused it)."""
-    for i, token in enumerate(args):
+    current = parser
+    for token in args:
         if token == "--":
             return
         if _is_option(token):
-            _check_option(parser, token)
-            continue
-        sub = commands.get(token)
-        if sub is None:
-            return  # argparse reports the unknown command, with a suggestion
-        for t in args[i + 1:]:
-            if t == "--":
-                return
-            if _is_option(t):
-                _check_option(sub, t)
-        return
+            _check_option(current, token)
+        elif current is parser:  # the command: its own options follow
+            sub = commands.get(token)
+            if sub is None:
+                return  # argparse reports the unknown command, with a suggestion
+            current = sub
 
 
 def parse(args: Sequence[str]) -> argparse.Namespace:
@@ -128,12 +118,9 @@ def parse(args: Sequence[str]) -> argparse.Namespace:
 
 
 def _list_form(argv: Sequence[str], *, strict: bool = True) -> str | None:
-    """How to write an option of :data:`_REPEATED` given a list (the form before 0.3, ``--import
-    a b -- ID``), or None.
-
-    ``strict``: only a list ended by ``--`` with more values or options after it, which
-    argparse would otherwise misread (the options after ``--`` as positionals); else any
-    value run of two or more (said after argparse found arguments it did not expect).
+    """How to write an option of :data:`_REPEATED` given a list (before 0.3: ``--import a b --
+    ID``), or None. ``strict``: only a list ended by ``--`` with more after it, which argparse
+    would misread; else any run of two or more values (once argparse found extra arguments).
     """
     for i, token in enumerate(argv):
         if token not in _REPEATED:
@@ -165,40 +152,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _common() -> CliParser:
     common = CliParser(add_help=False)
-    common.add_argument(
-        "--debug", action="store_true", default=argparse.SUPPRESS,
-        help="on an error, print the full traceback as well",
-    )
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="on an error, print the full traceback as well")
     return common
 
 
 def _imports(p: argparse.ArgumentParser, what: str) -> None:
-    p.add_argument(
-        "--import", dest="imports", metavar="MODULE", action="append", default=[],
-        help=f"import this module first ({what}); a path ending in .py is loaded from that "
-        "file; the working directory is searched too. Repeat it for more modules",
-    )
+    p.add_argument("--import", dest="imports", metavar="MODULE", action="append", default=[],
+                   help=f"import this module first ({what}); a path ending in .py is loaded "
+                   "from that file; the working directory is searched too. Repeat it for more "
+                   "modules")
 
 
 def _loading(p: argparse.ArgumentParser) -> None:
     """Options of the commands that load and build a pack file."""
     p.add_argument("file", metavar="FILE", help="a pack file written by 'specpack capture'")
-    p.add_argument(
-        "--trust", action="store_true",
-        help="accept code carried by value in the file (it runs when the env is built); "
-        "only for files you trust",
-    )
-    p.add_argument(
-        "--key-file", metavar="PATH",
-        help="a file holding the HMAC key (its bytes, exactly): the file must be signed with "
-        "it and intact",
-    )
-    p.add_argument(
-        "--allow", metavar="MODULE", action="append",
-        help="only accept code this entry admits: a module (its env and wrapper classes "
-             "and values) or an exact module:qualname (e.g. a factory function); repeat it "
-             "for more entries",
-    )
+    p.add_argument("--trust", action="store_true",
+                   help="accept code carried by value in the file (it runs when the env is "
+                   "built); only for files you trust")
+    p.add_argument("--key-file", metavar="PATH",
+                   help="a file holding the HMAC key (its bytes, exactly): the file must be "
+                   "signed with it and intact")
+    p.add_argument("--allow", metavar="MODULE", action="append",
+                   help="only accept code this entry admits: a module (its env and wrapper "
+                   "classes and values) or an exact module:qualname (e.g. a factory function); "
+                   "repeat it for more entries")
     _imports(p, "e.g. one the file's code refers to")
 
 
@@ -235,11 +213,10 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
                    help="capture this env class (or factory) instead of a registered id, as "
                    "specpack.capture(Class, **kwargs) does; MODULE may be a path ending in .py")
     _imports(p, "e.g. the one that registers the env")
-    p.add_argument(
-        "--kwarg", dest="kwargs", metavar="KEY=JSON", action="append", default=[],
-        help="an env constructor kwarg, the value as JSON (strings quoted: title='\"x\"'); "
-        "typed-manifest tags such as {\"$tuple\": [1, 2]} are understood",
-    )
+    p.add_argument("--kwarg", dest="kwargs", metavar="KEY=JSON", action="append", default=[],
+                   help="an env constructor kwarg, the value as JSON (strings quoted: "
+                   "title='\"x\"'); typed-manifest tags such as {\"$tuple\": [1, 2]} are "
+                   "understood")
     p.add_argument("--max-episode-steps", type=int, metavar="N",
                    help="as gymnasium.make(max_episode_steps=N); -1 for no TimeLimit")
     p.add_argument("--disable-env-checker", action="store_true", default=None,
@@ -354,7 +331,8 @@ def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="number of worker processes (default: the CPU count)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help=f"seconds per env before its worker is killed (default {DEFAULT_TIMEOUT:g})")
+                   help="seconds per env before its worker is killed (default "
+                   f"{DEFAULT_TIMEOUT:g})")
     p.add_argument("--reference", choices=REFERENCES, default=None,
                    help="where the reference is built: in forks of this process (the default "
                    "on Linux) or here, one at a time")

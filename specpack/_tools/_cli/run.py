@@ -1,14 +1,13 @@
 """``specpack run``: build a pack file's env and play a seeded rollout; print the figures.
 
-The actions are planned as the comparison engine plans them (``plan_actions``: sampled from a
-seeded copy of the freshly built env's action space, before the first reset), so ``run`` and
-``verify`` with the same seed step the env the same way. An env that raises is reported with
-the method and the step: ``env.step raised ZeroDivisionError at step 3: division by zero``.
+The actions are planned as verify plans them, so ``run`` and ``verify`` with one seed step the
+env alike; an env that raises is reported with the method and the step.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
 from typing import Any
@@ -36,10 +35,8 @@ def command(ns: argparse.Namespace) -> int:
         try:
             figures = rollout(env, ns.steps, ns.seed, label=pack.label)
         finally:
-            try:
+            with contextlib.suppress(Exception):  # closing is best effort
                 env.close()
-            except Exception:  # noqa: BLE001 - closing is best effort
-                pass
     figures = {"file": ns.file, "id": pack.id, "build_seconds": round(build, 6), **figures}
     if ns.json:
         print(json.dumps(figures, indent=2, ensure_ascii=True))
@@ -72,14 +69,8 @@ def _raised(label: str, method: str, step: int, e: Exception, after: str = "") -
 
 
 def rollout(env: Any, steps: int, seed: int, *, label: str = "env") -> dict[str, Any]:
-    """A seeded rollout with planned actions and auto-reset; episodes, returns, speed.
-
-    Raises
-    ------
-    RolloutError
-        The env raised; the message names the method (``reset``, ``step``) and the step
-        (0 is the first reset), the env's exception is chained.
-    """
+    """A seeded rollout with planned actions and auto-reset; episodes, returns, speed. Raises
+    :class:`RolloutError` naming the method and the step (0: the first reset), chained."""
     try:
         actions = plan_actions(env.action_space, steps, seed)
     except Exception as e:

@@ -1,14 +1,7 @@
 """``specpack verify``: rebuild a pack file in a fresh process, compare, show the verdict.
 
-The comparison is the engine's (:func:`specpack.verify`); this module only shows its report:
-the status, every difference (a rollout error names the method and step), and what the env
-printed when that helps explain a failure. Exit code 0 identical, 1 anything else, 2 for
-what the user can fix before anything is built (an untrusted file, a missing distribution or
-file: one line, as ``specpack run`` says it, see :func:`.packfile.preflight`).
-
-Every string from the file or the env (the id, the differences, notes, the env's output) is
-shown through :func:`specpack._core._text.printable`, and specpack's classes in a child's traceback
-by their public names (:func:`specpack._core._text.public_names`).
+Exit code 0 identical, 1 anything else, 2 for what the user can fix before anything is built
+(see :func:`.packfile.preflight`). Every string from the file or the env is shown escaped.
 """
 
 from __future__ import annotations
@@ -43,7 +36,7 @@ def command(ns: argparse.Namespace) -> int:
             stdout_to_stderr():
         report = verify(pack, steps=ns.steps, seed=ns.seed, where=ns.where, timeout=ns.timeout,
                         ignore_info=getattr(ns, "ignore_info", None) or ())
-    status = report_status(report)
+    status = str(report.status)
     built_here = _failed_here(report)
     if built_here is not None and not ns.json:
         first, _, rest = built_here.partition("\n")
@@ -75,10 +68,9 @@ def command(ns: argparse.Namespace) -> int:
 
 
 def _failed_here(report: Any) -> str | None:
-    """The finding of a build that failed here, in this process's fork, when that is the
-    report's only finding (the pack does not build on this machine at all: a failed build,
-    as ``specpack run`` reports it, not a difference between two builds), else None."""
-    if report_status(report) != "rebuild_error":
+    """The finding of a build that failed here, when it is the report's only one (the pack
+    does not build on this machine at all: reported as ``specpack run`` does), else None."""
+    if str(report.status) != "rebuild_error":
         return None
     differences = [public_names(str(d)) for d in report.differences]
     if len(differences) == 1 and differences[0].startswith(f"{HERE} failed"):
@@ -86,14 +78,9 @@ def _failed_here(report: Any) -> str | None:
     return None
 
 
-def report_status(report: Any) -> str:
-    """The verdict's status (``"identical"``, ``"not_identical"``, ``"rollout_error"``...)."""
-    return str(report.status)
-
-
 def render_report(report: Any, label: str, where: str, timeout: float) -> str:
     """The text ``specpack verify`` prints for a report of ``label`` rebuilt in ``where``."""
-    status = report_status(report)
+    status = str(report.status)
     differences = [public_names(str(d)) for d in report.differences]
     label = printable(label, limit=2000)
     steps, seed = report.steps, report.seed

@@ -12,18 +12,16 @@ from .report import IDENTICAL, STATUSES, Status
 
 __all__ = ["CheckReport", "versions_text"]
 
-#: How many lines of one finding (a rebuild's traceback) ``str(report)`` shows.
-_LINES = 12
-#: The most characters of one line ``str(report)`` shows.
-_WIDTH = 2000
+_LINES = 12  # of one finding (a rebuild's traceback) ``str(report)`` shows
+_WIDTH = 2000  # characters of one line ``str(report)`` shows
 #: The versions a report always names (the backend is whichever the seal has).
 _BASE = ("python", "gymnasium", "gym", "numpy")
 _HIDDEN = ("PYTHONHASHSEED",)
 
 
 def versions_text(sealed: Mapping[str, str], checked: Mapping[str, str]) -> str:
-    """``"sealed under gymnasium 1.4.0, numpy 2.3.1; checked under gymnasium 1.0.0, numpy
-    2.3.1"``: python, the backend and numpy, then every other entry that differs."""
+    """``"sealed under gymnasium 1.4.0, ...; checked under gymnasium 1.0.0, ..."``: python,
+    the backend and numpy, then every other entry that differs."""
     keys = [k for k in _BASE if k in sealed or k in checked]
     keys += [k for k in dict.fromkeys([*sealed, *checked])
              if k not in keys and sealed.get(k) != checked.get(k)
@@ -39,7 +37,7 @@ def versions_text(sealed: Mapping[str, str], checked: Mapping[str, str]) -> str:
 
 @dataclass
 class CheckReport:
-    """The outcome of :func:`specpack._tools._seal.check_seal`: truthy iff ``status == "identical"``.
+    """The outcome of :func:`specpack.check`: truthy iff ``status == "identical"``.
 
     Attributes
     ----------
@@ -100,8 +98,7 @@ class CheckReport:
             head += f" ({n} finding{'s' if n > 1 else ''})"
         lines = [f"check against the seal ({place}, {self.steps} steps, seed {self.seed}, "
                  f"{self.elapsed:.2f} s): {head}"]
-        # Each line escaped (the seal's versions and a rebuild's reasons come from the file
-        # and the env): no string in them can pose as a line of the report.
+        # Each line escaped (the file and the env wrote them): none can pose as a report line.
         for d in self.differences:
             first, *rest = d.splitlines() or [""]
             lines.append(f"  - {printable(first, _WIDTH)}")
@@ -110,7 +107,8 @@ class CheckReport:
                 lines.append(f"    ... ({len(rest) - _LINES} more lines)")
         lines += [f"  note: {printable(str(n), _WIDTH)}" for n in self.notes]
         if self.checked_with:
-            lines.append(f"  {printable(versions_text(self.sealed_with, self.checked_with), _WIDTH)}")
+            versions = versions_text(self.sealed_with, self.checked_with)
+            lines.append(f"  {printable(versions, _WIDTH)}")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,17 +1,14 @@
 """Comparing two traces: what differs, the rollout up to its first divergence.
 
-Values are compared by their exact encodings (:mod:`specpack._core._exact.exact`): type and bits, so ``1`` is not
-``1.0`` nor ``True``, ``-0.0`` is not ``0.0``, a float32 array is not a float64 one, an
-``np.matrix`` is not an ndarray, and a NaN equals a NaN of the same bits (in a Python float, a
-numpy array or scalar, at any depth; a difference shows them: ``nan (0x7ff8000000000001)``); every info item is compared by value. A
-value with no exact encoding is never equal to anything: :func:`not_comparable` lists where a
-trace holds one. Each difference is one line naming the field, where inside it the values
-first differ (``info['note']``, ``observation.inner[3]``), and both values shown exactly
-(:func:`.render.show`).
+Values are compared by their exact encodings (:mod:`specpack._core._exact.exact`): type and
+bits, so ``1`` is not ``1.0``, ``-0.0`` is not ``0.0``, and a NaN equals a NaN of the same bits.
+A value with no exact encoding equals nothing (:func:`not_comparable` lists them). Each
+difference is one line: the field, where inside it the values first differ, both values shown.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..._core._exact.describe import same
@@ -19,15 +16,16 @@ from ..._core._exact.nodes import DIGEST, NOT_COMPARABLE, children, equal, marke
 from .render import detail, show
 from .trace import Trace
 
-__all__ = ["compare", "difference", "not_comparable", "same", "show"]
+__all__ = ["FIELDS", "RESET_FIELDS", "compare", "difference", "error_text", "not_comparable",
+           "same", "show"]
 
-_STEP_FIELDS = ("action", "observation", "reward", "terminated", "truncated", "info")
-_RESET_FIELDS = ("observation", "info")
+#: The fields of a step event, in trace order (and the order a seal holds their digests).
+FIELDS = ("action", "observation", "reward", "terminated", "truncated", "info")
+#: The fields of a reset event.
+RESET_FIELDS = ("observation", "info")
 _MISSING = ["<missing>"]
 _LEAVES = ("array", "scalar", "tensor", "bytes", "str", "int", "complex", "global", "nan", DIGEST,
            NOT_COMPARABLE)
-
-
 
 
 def _places(node: Any) -> list[tuple[str, Any]] | None:
@@ -41,12 +39,10 @@ def _places(node: Any) -> list[tuple[str, Any]] | None:
     return children(node)
 
 
-def difference(u: Any, v: Any, path: str = "") -> tuple[str, Any, Any] | None:
+def difference(u: Any, v: Any) -> tuple[str, Any, Any] | None:
     """Where two encodings first differ: ``(path, part of u, part of v)``, or None if equal.
-
-    The path descends while both sides are containers of one kind and type with the same
-    places (indices, keys, attributes), to the first place that differs.
-    """
+    The path descends while both sides are containers of one kind with the same places."""
+    path = ""
     for _ in range(1000):
         if equal(u, v):
             return None
@@ -81,14 +77,14 @@ def _line(what: str, u: Any, v: Any, la: str, lb: str, at: str = "") -> str:
 
 
 def _space_difference(name: str, x: Any, y: Any, la: str, lb: str) -> str | None:
-    found = _first(x, y, "")
+    found = _first(x, y)
     if found is None:
         return None
     path, u, v = found
     return _line(name, u, v, la, lb, at=path.lstrip("."))
 
 
-def _first(x: Any, y: Any, path: str) -> tuple[str, Any, Any] | None:
+def _first(x: Any, y: Any, path: str = "") -> tuple[str, Any, Any] | None:
     """The first place two space descriptions differ: (path, x's value, y's value)."""
     if type(x) is dict and type(y) is dict:
         for k in list(x) + [k for k in y if k not in x]:
@@ -107,7 +103,8 @@ def _first(x: Any, y: Any, path: str) -> tuple[str, Any, Any] | None:
     return None if same(x, y) else (path, x, y)
 
 
-def _error_text(e: dict[str, Any]) -> str:
+def error_text(e: Mapping[str, Any]) -> str:
+    """A rollout error as one phrase: ``"ValueError: bad in step() at step 3"``."""
     message = f": {e.get('message')}" if e.get("message") else ""
     return f"{e.get('type')}{message} in {e.get('method')}() at step {e.get('step')}"
 
@@ -118,13 +115,13 @@ def _errors(a: Trace, b: Trace, la: str, lb: str, shared: bool) -> list[str]:
         return []
     if ea is not None and eb is not None:
         if same(ea, eb):
-            return [f"the rollout raised the same on both sides: {_error_text(ea)}"] * shared
-        return [f"the rollout raised differently: {la} {_error_text(ea)}; "
-                f"{lb} {_error_text(eb)}"]
+            return [f"the rollout raised the same on both sides: {error_text(ea)}"] * shared
+        return [f"the rollout raised differently: {la} {error_text(ea)}; "
+                f"{lb} {error_text(eb)}"]
     if ea is not None:
-        return [f"the rollout raised {_error_text(ea)} on {la} only ({lb} did not)"]
+        return [f"the rollout raised {error_text(ea)} on {la} only ({lb} did not)"]
     assert eb is not None
-    return [f"the rollout raised {_error_text(eb)} on {lb} only ({la} did not)"]
+    return [f"the rollout raised {error_text(eb)} on {lb} only ({la} did not)"]
 
 
 def _replanned(t: Trace) -> str | None:
@@ -139,22 +136,10 @@ def compare(a: Trace, b: Trace, labels: tuple[str, str] = ("a", "b"), *,
             shared: bool = True) -> list[str]:
     """What differs between two traces, one line each; ``[]`` means identical.
 
-    Parameters
-    ----------
-    a, b
-        The traces (from :func:`~specpack._tools._verify.trace.record`).
-    labels
-        How the lines name the two sides (e.g. ``("here", "fresh interpreter")``).
-    shared
-        Also list findings both traces share (a rollout that raised the same on both sides,
-        an action space that changed on reset alike); ``False`` lists only what differs.
-
-    Returns
-    -------
-    list of str
-        Rollout errors first, then layers, spaces, ``render_mode``, spec fields, and the
-        rollout's first divergence (``"step 5: observation differs: ..."``). The rollout is
-        not compared when either spec says ``nondeterministic=True``.
+    ``labels`` name the two sides in the lines; ``shared`` also lists findings both traces
+    share (the same rollout error, the same action space change on reset). Rollout errors come
+    first, then layers, spaces, ``render_mode``, spec fields, and the rollout's first
+    divergence (not compared when either spec says ``nondeterministic=True``).
     """
     la, lb = labels
     out = _errors(a, b, la, lb, shared)
@@ -189,7 +174,7 @@ def _events(a: Trace, b: Trace, la: str, lb: str) -> list[str]:
     for x, y in zip(a.events, b.events):
         if x[0] != y[0]:
             return [f"step {x[1]}: {la} did {x[0]} but {lb} did {y[0]}"]
-        fields = _RESET_FIELDS if x[0] == "reset" else _STEP_FIELDS
+        fields = RESET_FIELDS if x[0] == "reset" else FIELDS
         prefix = "reset " if x[0] == "reset" else ""
         for name, u, v in zip(fields, x[2:], y[2:]):
             if not equal(u, v):
@@ -200,35 +185,25 @@ def _events(a: Trace, b: Trace, la: str, lb: str) -> list[str]:
     return []
 
 
-def _step_prefix(event: list[Any] | None) -> str:
-    """How a line names the event a value comes from (``""`` for the spaces and the spec)."""
-    if event is None:
-        return ""
-    return f"step {event[1]} " + ("reset " if event[0] == "reset" else "")
-
-
 def not_comparable(trace: Trace) -> list[str]:
-    """Where ``trace`` holds a value that has no exact encoding, one line per kind and place.
-
-    ``"step 3 observation: <mymod.Obs> cannot be pickled: ..."``; the same value at the same
-    place in later steps is counted on its first line (``"(and at 99 later steps)"``). A
-    comparison of such a trace proves nothing about those values: verify's verdict is then
-    ``not_compared``.
-    """
+    """Where ``trace`` holds a value with no exact encoding, one line per kind and place
+    (``"step 3 observation: <mymod.Obs> cannot be pickled: ... (and at 99 later steps)"``)."""
     seen: dict[tuple[str, str, str], list[Any]] = {}
-    places: list[tuple[str, list[Any] | None, Any]] = [
-        ("observation_space", None, trace.observation_space),
-        ("action_space", None, trace.action_space),
-        ("action_space after reset", None, trace.action_space_after_reset),
-        ("render_mode", None, trace.render_mode), ("spec", None, trace.spec)]
+    places: list[tuple[str, str, Any]] = [  # (event named as a line says it, field, value)
+        ("", "observation_space", trace.observation_space),
+        ("", "action_space", trace.action_space),
+        ("", "action_space after reset", trace.action_space_after_reset),
+        ("", "render_mode", trace.render_mode), ("", "spec", trace.spec)]
     for event in trace.events:
-        fields = _RESET_FIELDS if event[0] == "reset" else _STEP_FIELDS
-        places += [(name, event, node) for name, node in zip(fields, event[2:])]
-    for name, where, node in places:
+        reset = event[0] == "reset"
+        where = f"step {event[1]} " + ("reset " if reset else "")
+        places += [(where, name, node)
+                   for name, node in zip(RESET_FIELDS if reset else FIELDS, event[2:])]
+    for where, name, node in places:
         for path, kind, why in markers(node):
             key = (f"{name}{path}", kind, why)
             if key in seen:
                 seen[key][1] += 1
             else:
-                seen[key] = [f"{_step_prefix(where)}{name}{path}: <{kind}> {why}", 0]
+                seen[key] = [f"{where}{name}{path}: <{kind}> {why}", 0]
     return [text + (f" (and at {n} later steps)" if n else "") for text, n in seen.values()]

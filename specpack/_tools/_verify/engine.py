@@ -1,19 +1,7 @@
 """Proving a rebuild is identical: ``verify`` (across a process boundary) and ``diff``.
 
-``verify`` runs its sides at once under one deadline (:mod:`.judge`). The *rebuild* runs in a
-worker of ``where`` (a fresh interpreter by default, under a fixed, recorded
-``PYTHONHASHSEED``); the *reference* runs in a fork of this process, so it sees this process's
-state (a module global set at run time, a registration made here) without this process
-running, or hanging in, the env's code. The reference side builds the env once to plan the
-actions (from its fresh action space, before any reset), then the sides build and roll out with
-those actions; the reference side does it twice, and if its two runs already differ the verdict
-is ``not_reproducible`` (so ``not_identical`` always means reproducible here, different there).
-The two builds here also watch the global generators (:mod:`.generators`): an env that draws
-from ``random``, ``numpy.random``'s global generator or torch's default one gets ``unseeded``,
-naming the generator and the call. A second fresh interpreter under another hash seed (the
-*control*) tells an env that depends on hash order (``unseeded`` too) from one that differs for
-a reason; a ``not_identical`` is confirmed by a second rebuild before it is reported. Traces come back as typed JSON: nothing a
-child sends is unpickled here.
+``verify`` starts its workers and hands them to :mod:`.judge`; traces come back as typed JSON,
+so nothing a child sends is unpickled here (docs/how-it-works.md tells the whole story).
 """
 
 from __future__ import annotations
@@ -41,11 +29,11 @@ from ..._core._process import (
 )
 from ..._core._process.launch import FRESH
 from ..._core._text import short, suggest
-from .compare import compare as _differences
+from .compare import compare
 from .jobs import STASH
 from .judge import NO_CONTROL, Sides, Verdict, control_is_cheap, hash_seeds, judge, seeded_env
 from .report import IDENTICAL, VerifyReport
-from .trace import Trace, plan_actions, record
+from .trace import plan_actions, record
 
 
 class SpecPack(Protocol):
@@ -59,16 +47,16 @@ class SpecPack(Protocol):
 
     def make(self, **kwargs: Any) -> Any: ...
 
-__all__ = ["WHERE", "Trace", "check_ignore_info", "check_pack", "check_rollout_options", "diff", "verify"]
+
+__all__ = ["WHERE", "check_ignore_info", "check_pack", "check_rollout_options", "diff", "verify"]
 
 WHERE = BOUNDARIES
 _TOKENS = itertools.count()
-_HERE = "the build here"
 
 
 def check_rollout_options(steps: Any, seed: Any, where: Any, timeout: Any) -> None:
-    """Refuse, naming it, a ``steps``/``seed``/``where``/``timeout`` that verify and the audit
-    cannot use (one check for both)."""
+    """Refuse, naming it, a ``steps``/``seed``/``where``/``timeout`` verify and the audit
+    cannot use."""
     if where not in WHERE:
         raise SpecPackError(f"where={where!r} is not one of {', '.join(WHERE)};"
                             f"{suggest(str(where), WHERE) or ' use where=' + repr(WHERE[0])}")
@@ -86,14 +74,12 @@ def check_rollout_options(steps: Any, seed: Any, where: Any, timeout: Any) -> No
 def check_pack(pack: Any, what: str) -> None:
     """Refuse, naming :func:`specpack.capture`, a ``pack`` that is not a SpecPack.
 
-    ``verify`` proves a pack: an id, a class or a live env is captured first, by the caller,
-    so that what is proven is the very pack that travels (a pack made here would be thrown
-    away). The pack module is loaded whenever a pack exists: when it is not, ``pack`` is none.
+    The caller captures first, so what is proven is the very pack that travels. The pack
+    module is loaded whenever a pack exists: when it is not, ``pack`` is none.
     """
     cls = getattr(sys.modules.get("specpack._core._pack"), "SpecPack", None)
     if cls is not None and isinstance(pack, cls):
         return
-
     given = short(pack, 60) if isinstance(pack, str) else f"a {type(pack).__name__}"
     if isinstance(pack, str):
         example = repr(pack) if len(pack) <= 60 else "'<env id>'"
@@ -107,14 +93,7 @@ def check_pack(pack: Any, what: str) -> None:
 
 
 def check_ignore_info(ignore_info: Any) -> tuple[str, ...]:
-    """The ``info`` keys to leave out, checked: a list (or tuple, set) of strings.
-
-    Raises
-    ------
-    SpecPackError
-        ``ignore_info`` is a single string, not iterable, or holds something else than
-        strings.
-    """
+    """The ``info`` keys to leave out, checked: an iterable of strings (not one string)."""
     if isinstance(ignore_info, (str, bytes)):
         raise SpecPackError(f"ignore_info={ignore_info!r} must be a list of info keys, not one "
                             f"string: use ignore_info=[{ignore_info!r}]")
@@ -141,16 +120,11 @@ def verify(
 ) -> VerifyReport:
     """Rebuild ``pack`` in another process and compare it with a build here.
 
-    The rebuild runs in a worker of ``where``, the reference in a fork of this process, all at
-    once; both step through the same actions (planned once from a seeded copy of the fresh
-    action space); the reference runs twice, so an env that is not reproducible even here gets
-    its own verdict. A fresh-interpreter rebuild runs under a fixed ``PYTHONHASHSEED`` (this
-    process's, when set), and a second fresh interpreter under the next seed is the hash
-    control: when the two disagree, the env depends on hash order and the verdict is
-    ``unseeded``, naming both seeds. An env that draws from a global generator (``random``,
-    ``np.random.rand()``..., torch's default one) is ``unseeded`` too, naming the generator and
-    the call; a ``not_identical`` is confirmed by a second rebuild (a new worker of ``where``
-    under the same seed) before it is reported.
+    The rebuild runs in a worker of ``where``, the reference twice in a fork of this process,
+    all at once and with the same actions. A fresh-interpreter rebuild runs under a fixed
+    ``PYTHONHASHSEED``, and a second one under the next seed is the hash control; an env that
+    follows hash order or draws from a global generator is ``unseeded``. A ``not_identical``
+    is confirmed by a second rebuild before it is reported.
 
     Parameters
     ----------
@@ -159,29 +133,28 @@ def verify(
     steps, seed
         The seeded rollout both sides run.
     where
-        ``"subprocess"`` (a fresh ``python``, the default), ``"bare"`` (a fresh ``python`` that
-        sees only what an installed node would have: no ``PYTHONPATH``, no user site, an
+        ``"subprocess"`` (a fresh ``python``, the default), ``"bare"`` (a fresh ``python``
+        that sees only what an installed node would have: no ``PYTHONPATH``, no user site, an
         empty working directory, this process's own folders hidden; the report names what a
-        bare node would lack), ``"spawn"`` or ``"forkserver"`` (their hash seed is not set
-        by specpack, and there is no hash control).
+        bare node would lack), ``"spawn"`` or ``"forkserver"`` (their hash seed is not set by
+        specpack, and there is no hash control).
     check
         Raise instead of returning a falsy report.
     timeout
-        One deadline, in seconds, for the whole call: every child, and this process's own
-        reading and comparing (a child still running then is killed with its process group).
+        One deadline, in seconds, for the whole call (a child still running then is killed
+        with its process group).
     ignore_info
         ``info`` keys left out of the comparison on every side (values that vary by nature,
-        such as wall-clock times in episode statistics); the report lists them.
+        such as wall-clock times); the report lists them.
 
     Returns
     -------
     VerifyReport
         Truthy only when both rollouts completed, were compared and matched
         (``identical``); otherwise ``status`` is one of ``not_identical`` (confirmed by a
-        second rebuild), ``not_reproducible``, ``unseeded`` (the rollout draws from a global
-        generator or follows hash order: ``cause`` says which, the first finding names the
-        generator and the call, or the hash seeds, and the fix), ``not_compared`` (the spec
-        says ``nondeterministic=True``, or a value has no exact encoding),
+        second rebuild), ``not_reproducible``, ``unseeded`` (a global generator or hash
+        order: ``cause`` says which, the first finding names it and the fix),
+        ``not_compared`` (``nondeterministic=True``, or a value has no exact encoding),
         ``rollout_error``, ``rebuild_error``, ``timeout``.
 
     Raises
@@ -189,9 +162,8 @@ def verify(
     NotIdenticalError
         With ``check=True``, when the report is falsy (``.differences`` lists why).
     ArgumentTypeError
-        ``pack`` is not a :class:`~specpack.SpecPack` (an id, a class, a live env: capture it
-        first, ``specpack.verify(specpack.capture("CartPole-v1"))``), or ``check`` is not a
-        bool.
+        ``pack`` is not a :class:`~specpack.SpecPack` (capture it first,
+        ``specpack.verify(specpack.capture("CartPole-v1"))``), or ``check`` is not a bool.
     SpecPackError
         Bad options.
     """
@@ -200,12 +172,12 @@ def verify(
     check_rollout_options(steps, seed, where, timeout)
     ignored = check_ignore_info(ignore_info)
     start = time.monotonic()
-    deadline = start + timeout
     nondeterministic = pack.nondeterministic
     cheap = control_is_cheap()
     seeds = hash_seeds(where, control=not nondeterministic and cheap)
     # a bare rebuild does not see the folders of the pack's files either
     hide = [os.path.dirname(str(a.path)) for a in getattr(pack, "assets", ())]
+
     def rebuild_worker() -> Worker:
         return Worker(where, env=seeded_env(seeds.get("rebuild")) if where in FRESH else None,
                       hide=hide)  # type: ignore[arg-type]  # checked above
@@ -222,7 +194,8 @@ def verify(
         try:
             v = judge(token, Sides(local, remote, control, seeds, again=rebuild_worker),
                       {"steps": steps, "seed": seed, "ignore_info": list(ignored)},
-                      nondeterministic=nondeterministic, deadline=deadline, timeout=timeout)
+                      nondeterministic=nondeterministic, deadline=start + timeout,
+                      timeout=timeout)
             if where == "bare":
                 _bare_findings(v, remote)
         finally:
@@ -255,8 +228,8 @@ def verify(
 
 
 def _bare_findings(v: Verdict, remote: Worker) -> None:
-    """What a bare node would lack, first among the findings (read from the rebuild's errors),
-    and a note naming the mechanism that hid this machine's folders."""
+    """Put what a bare node would lack first among the findings, and note what hid the
+    folders."""
     report = bare.read_report(remote.child.report if remote.child is not None else None)
     out = v.outcome
     texts = [*v.differences, *((out.error, out.detail, out.stderr) if out else ())]
@@ -268,10 +241,9 @@ def _bare_findings(v: Verdict, remote: Worker) -> None:
 def diff(env_a: Any, env_b: Any, *, steps: int = 100, seed: int = 0) -> list[str]:
     """Compare two envs of this process by their traces; ``[]`` means identical.
 
-    Both get the same actions, planned from a seeded copy of ``env_a``'s action space; both
-    are reset and stepped (their state changes). Two envs whose rollouts raise the same
-    exception at the same step behave alike: that is not a difference here (``verify``
-    reports it as a ``rollout_error``). Example::
+    Both get the same actions, planned from a seeded copy of ``env_a``'s action space, and are
+    reset and stepped (their state changes). Two rollouts that raise the same exception at the
+    same step are not a difference here (``verify`` reports a ``rollout_error``). Example::
 
         assert specpack.diff(pack.make(), gymnasium.make("CartPole-v1"), steps=50) == []
 
@@ -292,4 +264,4 @@ def diff(env_a: Any, env_b: Any, *, steps: int = 100, seed: int = 0) -> list[str
     actions = plan_actions(env_a.action_space, steps, seed)
     a = record(env_a, copy.deepcopy(actions), seed)
     b = record(env_b, copy.deepcopy(actions), seed)
-    return _differences(a, b, shared=False)
+    return compare(a, b, shared=False)

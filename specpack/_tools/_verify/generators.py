@@ -1,25 +1,10 @@
 """Global random generators in the proof: which call of a rollout draws from them.
 
-``reset(seed=...)`` seeds the env's own generator (``self.np_random``), never the process-wide
-ones: Python's ``random``, numpy's legacy global ``RandomState`` (``np.random.rand``...) and
-torch's default generator. An env that draws from one of those follows whatever state the
-process happens to have, so its rollout is a different one in every process, and a verdict
-from comparing two of them would be chance.
-
-:class:`Watch` tells it apart deterministically, without relying on the values drawn: it looks
-at each generator's state (a digest) before and after every call of a rollout (the build,
-each ``reset`` and ``step``) and records a *touch* ``[call, step, generator, after-digest]`` for
-each call that changed one. Two builds in one process start from different states: a watch
-moves every loaded generator one draw on before it reads the state a build starts from (a
-build that drew nothing would otherwise hand the next one its own starting state, and one whose
-seeded draws end where the next build's seeded call ends would make that call look like no
-touch at all). So :func:`first_unseeded` finds the first touch on which they disagree: a call
-that drew from a generator the env did not seed itself. An env that seeds the global
-generator from its own seed (``np.random.seed(seed)`` in ``reset``) and then draws leaves the
-same state behind in both builds, and is not flagged: its rollout follows its seed.
-
-Only generators already loaded are looked at (``numpy.random``, ``torch``: a module in
-``sys.modules``): nothing is imported to watch.
+``reset(seed=...)`` never seeds ``random``, numpy's legacy global ``RandomState`` or torch's
+default generator: an env drawing from them rolls out differently in every process.
+:class:`Watch` records each call that changed a generator's state (a *touch*); two builds in
+one process disagree on the first touch the env did not seed (:func:`first_unseeded`). Only
+generators already loaded are watched: nothing is imported to watch.
 """
 
 from __future__ import annotations
@@ -31,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = ["GENERATORS", "HASH_FIX", "MAX_TOUCHES", "Watch", "call_name", "drawn",
-           "first_unseeded", "fix", "generator_finding", "snapshot"]
+           "first_unseeded", "generator_finding"]
 
 #: The generators watched, by the name a finding gives them.
 GENERATORS = ("random", "numpy.random", "torch")
@@ -90,9 +75,8 @@ _MT_BYTES = 4 + 624 * 4
 
 def _random_raw() -> Any:
     """A reader of ``random``'s global generator's state as raw bytes (a few microseconds,
-    where ``getstate()`` builds 625 ints), or None where it does not read what ``getstate``
-    says (another interpreter, another layout): checked once against ``getstate()``."""
-
+    where ``getstate()`` builds 625 ints), or None where that does not read what
+    ``getstate()`` says (checked once)."""
     module = sys.modules.get("random")
     inst = getattr(module, "_inst", None)
     head = object.__basicsize__
@@ -115,12 +99,10 @@ def _random_raw() -> Any:
 
 
 def _numpy_raw() -> Any:
-    """A reader of numpy's global generator's MT19937 state as raw bytes, through the state
-    address numpy's ``BitGenerator.ctypes`` gives (``get_state()`` copies it into an array),
-    or None where that does not read what ``get_state`` says: checked once. numpy's cached
-    Gaussian (``has_gauss``) is not in it: a call that only takes the cached value of a pair
-    drawn before leaves no touch (the call that drew the pair does)."""
-
+    """A reader of numpy's global MT19937 state as raw bytes at ``BitGenerator.ctypes``'
+    address (``get_state()`` copies it), or None where that does not read what
+    ``get_state`` says (checked once). The cached Gaussian is not in it: taking the second
+    value of a pair leaves no touch (the call that drew the pair does)."""
     rand = _numpy_rand()
     bit = getattr(rand, "_bit_generator", None)
     try:
@@ -140,8 +122,8 @@ def _numpy_raw() -> Any:
 
 
 def _readers() -> list[Callable[[], Any]]:
-    """One reader per generator in :data:`GENERATORS` order: raw bytes where checked, else
-    the generator's own state API (a generator not loaded reads ``None``)."""
+    """One reader per generator of :data:`GENERATORS`: raw bytes where checked, else the
+    generator's own state API (a generator not loaded reads ``None``)."""
     fast_random = _random_raw()
     fast_numpy = _numpy_raw() if _numpy_rand() is not None else None
     return [fast_random or _random_state, fast_numpy or _numpy_state, _torch_state]
@@ -158,8 +140,9 @@ def _read(readers: list[Callable[[], Any]]) -> tuple[Any, ...]:
 
 
 def _move_on() -> None:
-    """Draw once from each loaded generator: the state a watched build starts from is never the
-    one the previous build (or the process) left (see the module's docstring)."""
+    """Draw once from each loaded generator, so a watched build never starts from the state the
+    previous one left (a build that drew nothing, or whose seeded draws end where the next
+    build's seeded call ends, would hide a touch)."""
     for module, name, args in (("random", "random", ()), (None, "random_sample", ()),
                                ("torch", "rand", (1,))):
         owner = _numpy_rand() if module is None else sys.modules.get(module)
@@ -171,30 +154,20 @@ def _move_on() -> None:
                 pass
 
 
-def snapshot() -> tuple[Any, ...]:
-    """Each watched generator's state (``None`` for one not loaded, or unreadable)."""
-    return _read([_random_state, _numpy_state, _torch_state])
-
-
 def _digest(state: Any) -> str:
     return hashlib.sha256(repr(state).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 class Watch:
-    """The touches of one build: call :meth:`after` at the end of each call (the build, each
-    ``reset`` and ``step``); the state is read once per call boundary, and the code between
-    two calls (the trace's own) draws from no global generator.
+    """The touches ``[call, step, generator, state digest]`` of one build: call :meth:`after`
+    at the end of each call (the build, each ``reset`` and ``step``).
 
-    Example::
-
-        watch = Watch()          # reads the states now
-        env = make()
-        watch.after("make", 0)   # a touch for each generator whose state changed
+    An env that seeds a global generator from its own seed and then draws leaves the same state
+    in both builds, so it is not flagged: its rollout follows its seed.
     """
 
     def __init__(self) -> None:
         self.touches: list[list[Any]] = []
-        self.more = 0  # touches past MAX_TOUCHES (counted, not kept)
         _move_on()
         self._readers = _readers()
         self._numpy = _numpy_rand() is not None
@@ -203,20 +176,15 @@ class Watch:
     def after(self, call: str, step: int) -> None:
         """Record a touch for each generator whose state changed since the last call.
 
-        A generator that was not loaded (or not readable) before the call and is after it has
-        no state to compare with: its first state is where the watch starts, not a touch. (An
-        env that imports torch in its first ``reset`` would otherwise touch torch in the first
-        of two builds in a process and not in the second, and look unseeded; one that also
-        draws from it unseeded still differs in the second build, where torch is loaded.)
+        A generator loaded during the call is not touched by it (an env importing torch in its
+        first ``reset`` would otherwise look unseeded: only the first build would load it).
         """
         now = _read(self._readers)
         if now != self._last:
             for name, old, new in zip(GENERATORS, self._last, now):
-                if old is not None and new is not None and old != new:
-                    if len(self.touches) < MAX_TOUCHES:
-                        self.touches.append([call, step, name, _digest(new)])
-                    else:
-                        self.more += 1
+                if (old is not None and new is not None and old != new
+                        and len(self.touches) < MAX_TOUCHES):
+                    self.touches.append([call, step, name, _digest(new)])
         self._last = now
         if not self._numpy and now[1] is not None:  # numpy.random loaded meanwhile
             self._numpy = True
@@ -225,8 +193,8 @@ class Watch:
 
 
 def drawn(value: Any) -> tuple[str, int, str] | None:
-    """``[call, step, generator]`` as a child sent it (:func:`first_unseeded`'s answer), checked;
-    None for anything else."""
+    """``[call, step, generator]`` as a child sent it (:func:`first_unseeded`'s), checked, or
+    None."""
     if (type(value) is list and len(value) == 3 and type(value[0]) is str
             and type(value[1]) is int and value[2] in GENERATORS):
         return value[0], value[1], value[2]
@@ -235,23 +203,14 @@ def drawn(value: Any) -> tuple[str, int, str] | None:
 
 def _touches(value: Any) -> list[tuple[str, int, str, str]]:
     """A build's touches as sent back (malformed entries left out)."""
-    out = []
-    for t in value if type(value) is list else ():
-        if (type(t) is list and len(t) == 4 and type(t[0]) is str and type(t[1]) is int
-                and t[2] in GENERATORS and type(t[3]) is str):
-            out.append((t[0], t[1], t[2], t[3]))
-    return out
+    return [(t[0], t[1], t[2], t[3]) for t in (value if type(value) is list else ())
+            if type(t) is list and len(t) == 4 and type(t[0]) is str and type(t[1]) is int
+            and t[2] in GENERATORS and type(t[3]) is str]
 
 
 def first_unseeded(first: Any, second: Any) -> tuple[str, int, str] | None:
-    """The first call that drew from a global generator the env did not seed:
-    ``(call, step, generator)``, or None.
-
-    ``first`` and ``second`` are the touches of two builds in one process, one after the other
-    (:attr:`Watch.touches`, as sent back): the first place they disagree (another call,
-    another generator, or another state left behind) is a draw that depended on the state the
-    build found.
-    """
+    """The first call that drew from a global generator the env did not seed, ``(call, step,
+    generator)``, or None: where the touches of two builds in one process first disagree."""
     a, b = _touches(first), _touches(second)
     for x, y in zip(a, b):
         if x != y:
@@ -273,15 +232,10 @@ def call_name(call: str, step: int) -> str:
     return f"step {step}"
 
 
-def fix(generator: str) -> str:
-    """How to make an env that draws from ``generator`` reproducible."""
-    return _FIX.get(generator, "seed it, or give the env its own generator")
-
-
 def generator_finding(found: tuple[str, int, str]) -> str:
     """The finding line for :func:`first_unseeded`'s answer."""
     call, step, generator = found
     return (f"{call_name(call, step)} drew from {_WHAT.get(generator, generator)}, which "
             "reset(seed=...) does not seed: two builds in this process drew different values, "
             "so the rollout differs in every process and no rebuild can be compared with it; "
-            f"{fix(generator)}")
+            f"{_FIX.get(generator, 'seed it, or give the env its own generator')}")

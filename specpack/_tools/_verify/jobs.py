@@ -1,9 +1,7 @@
 """The jobs workers run for a comparison: plan the actions, record traces.
 
-Both run in a worker (:mod:`specpack._process`) on a payload of ``pickle.dumps(pack)`` (or of
-any picklable zero-argument env factory) and return typed-JSON-able data: the parent never
-unpickles anything a child sends. verify's planning job (:func:`plan_here`) also makes that
-payload, in a fork of the parent, from the pack the parent stashed.
+Each runs on ``pickle.dumps(pack)`` (or of a zero-argument env factory) and returns
+typed-JSON-able data: the parent never unpickles what a child sends.
 """
 
 from __future__ import annotations
@@ -23,7 +21,8 @@ from ..._core._typedjson import canonical_json, encode
 from .generators import Watch, first_unseeded
 from .trace import plan_actions, record, writable
 
-__all__ = ["PLAN_HERE_JOB", "PLAN_JOB", "RUN_JOB", "STASH", "carried_exactly", "digest", "multi_agent", "plan", "run_trace"]
+__all__ = ["PLAN_HERE_JOB", "PLAN_JOB", "RUN_JOB", "STASH", "carried_exactly", "digest",
+           "multi_agent", "plan", "run_trace"]
 
 PLAN_JOB = f"{__name__}:plan"
 PLAN_HERE_JOB = f"{__name__}:plan_here"
@@ -31,9 +30,8 @@ RUN_JOB = f"{__name__}:run_trace"
 
 _EXACT = (type(None), bool, int, float, complex, str, bytes)
 
-#: Packs being verified, by token, for :func:`plan_here`: a fork of this process finds its copy
-#: here and pickles it there (pickling the spaces and metadata a pack recorded runs their
-#: classes' code, the env's, which verify's parent never runs).
+#: Packs being verified, by token: a fork of this process pickles its copy (pickling a pack's
+#: recorded spaces runs the env's code, which verify's parent never runs).
 STASH: dict[str, Any] = {}
 
 
@@ -56,20 +54,13 @@ def carried_exactly(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def _build(payload: bytes) -> Any:
-    return _make(pickle.loads(payload))
-
-
 def _make(obj: Any) -> Any:
     return obj.make() if hasattr(obj, "make") else obj()
 
 
 def _recorded_surface(obj: Any) -> dict[str, Any] | None:
-    """The description of the spaces a pack recorded at capture (``pack.surface``), or None.
-
-    Described here, in the child, like the rebuilt env's: a space's ``__repr__`` is the env's
-    code, and the parent runs none of it.
-    """
+    """The description of the spaces a pack recorded (``pack.surface``), or None: made in the
+    child, as a space's ``__repr__`` is the env's code."""
     surface = getattr(obj, "surface", None)
     if surface is None:
         return None
@@ -83,12 +74,8 @@ def _close(env: Any) -> None:
 
 
 def _single_agent(env: Any) -> bool:
-    """Whether ``env`` is a gymnasium (or gym) env or wrapper: never a multi-agent one.
-
-    Asked first, so that no attribute a gymnasium wrapper does not have is looked up through
-    it (gymnasium 0.29's ``Wrapper.__getattr__`` warns on every such lookup: "env.X to get
-    variables from other wrappers is deprecated").
-    """
+    """Whether ``env`` is a gymnasium (or gym) env or wrapper. Asked first: gymnasium 0.29's
+    ``Wrapper.__getattr__`` warns on every lookup of an attribute a wrapper lacks."""
     for name in ("gymnasium", "gym"):
         module = sys.modules.get(name)
         base = getattr(module, "Env", None)
@@ -108,16 +95,9 @@ def multi_agent(env: Any) -> Any:
 
 
 def plan(payload: bytes, *, steps: int, seed: int) -> dict[str, Any]:
-    """Build the env once and plan ``steps`` actions from its fresh action space.
-
-    Returns
-    -------
-    dict
-        ``{"actions": [...], "action_space": description, "surface": ...}``; ``actions`` is
-        ``None`` (with a ``"why"``) when the actions are not values typed JSON carries exactly:
-        each side then plans its own from its own fresh space. ``surface`` describes the
-        spaces the pack recorded at capture (``None`` when it recorded none).
-    """
+    """Build the env once and plan ``steps`` actions from its fresh action space:
+    ``{"actions", "action_space", "surface"}``. ``actions`` is ``None`` (with a ``"why"``) when
+    typed JSON cannot carry them exactly: each side then plans its own."""
     obj = pickle.loads(payload)
     surface = _recorded_surface(obj)
     env = _make(obj)
@@ -140,9 +120,8 @@ def plan(payload: bytes, *, steps: int, seed: int) -> dict[str, Any]:
 
 
 def plan_here(payload: bytes, *, token: str, steps: int, seed: int) -> dict[str, Any]:
-    """:func:`plan` for the pack stashed under ``token`` (in a fork of the process that stashed
-    it), with ``"payload"``: its pickle, for the other sides (``payload`` itself is unused).
-    """
+    """:func:`plan` for the pack stashed under ``token`` (in a fork), with ``"payload"``: its
+    pickle, for the other sides (``payload`` itself is unused)."""
     data = pickle.dumps(STASH[token], protocol=pickle.HIGHEST_PROTOCOL)
     return {**plan(data, steps=steps, seed=seed), "payload": data}
 
@@ -150,31 +129,12 @@ def plan_here(payload: bytes, *, token: str, steps: int, seed: int) -> dict[str,
 def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
               actions: list[Any] | None = None,
               ignore_info: Sequence[str] = (), watch: bool = False) -> dict[str, Any]:
-    """Build the env ``repeat`` times here, one after the other, and record each rollout.
+    """Build the env ``repeat`` times, one after the other, and record each rollout.
 
-    Parameters
-    ----------
-    payload
-        ``pickle.dumps(pack)`` (or of a zero-argument env factory).
-    steps, seed
-        The rollout: ``reset(seed=seed)`` then ``steps`` actions.
-    repeat
-        How many builds (2 on the local side: the reproducibility control).
-    actions
-        The planned actions (from :func:`plan`); ``None``: plan from each fresh env.
-    ignore_info
-        ``info`` keys left out of the traces (``verify(ignore_info=...)``).
-    watch
-        Watch the global generators (:mod:`.generators`) around each build and each call.
-
-    Returns
-    -------
-    dict
-        ``{"traces": [Trace.to_dict(), ...], "digests": [...]}``: each trace's
-        :func:`digest` (equal digests, identical traces: the parent compares only unequal
-        ones); with ``watch``, also ``"unseeded"``: ``[call, step, generator]``, the first call
-        on which the first two builds' global-generator touches disagree
-        (:func:`~.generators.first_unseeded`: a draw the env did not seed), or ``None``.
+    ``actions`` are :func:`plan`'s (``None``: plan from each fresh env); ``watch`` watches the
+    global generators around each call. Returns ``{"traces", "digests"}`` (equal digests,
+    identical traces) and, with ``watch``, ``"unseeded"``: the first call on which the first
+    two builds' generator touches disagree (:func:`~.generators.first_unseeded`), or ``None``.
     """
     traces = []
     touches: list[list[Any]] = []
@@ -182,7 +142,7 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
     for _ in range(repeat):
         w = Watch() if watch else None
         try:
-            env = _build(payload)
+            env = _make(pickle.loads(payload))
         finally:
             if w is not None:
                 w.after("make", 0)
@@ -213,12 +173,8 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
 
 
 def digest(trace: Any) -> str | None:
-    """The sha256 of a trace's (or any trace data's) canonical typed-JSON encoding (``None``
-    if it has none).
-
-    Every value of a trace is compared by that encoding, so two traces with one digest have no
-    difference to list; computing it here, in the child, spares the parent a comparison.
-    """
+    """The sha256 of trace data's canonical typed-JSON encoding (``None`` if it has none):
+    computed in the child, it spares the parent comparing two equal traces."""
     try:
         text = canonical_json(encode(trace))
     except Exception:  # noqa: BLE001 - compared value by value instead

@@ -1,17 +1,9 @@
 """Running verify's sides under one deadline and judging what they sent back.
 
-The sides: *here* (a fork of this process: pickle the pack for the other sides, plan the
-actions, then two builds one after the other), the *rebuild* (a worker of ``where``) and, for a fresh interpreter, the *control* (a
-second fresh interpreter under another ``PYTHONHASHSEED``). All run at once; this process
-only reads their typed-JSON answers and compares data: it never runs the env's code (even the
-pack's recorded spaces are described in a child).
-
-Why a control: a fork of this process shares its hash secret, and it cannot be changed after
-start, so two builds here agree on every hash order; a fresh interpreter draws its own. An env
-whose behaviour depends on hash order (a set of strings iterated, ``hash(str)``) would make the
-verdict a coin flip. The rebuild and the control run under fixed, recorded seeds: when their
-traces differ, the env depends on hash randomisation and the verdict says so (the same for
-that env every time, whatever this process's seed).
+The sides: *here* (a fork of this process: it pickles the pack, plans the actions, then builds
+twice), the *rebuild* (a worker of ``where``) and, for a fresh interpreter, the *control* (one
+under another ``PYTHONHASHSEED``: a fork shares this process's hash secret, so only the control
+tells an env that depends on hash order). This process compares data only, never env code.
 """
 
 from __future__ import annotations
@@ -44,20 +36,17 @@ from .report import (
 )
 from .trace import Trace
 
-__all__ = ["CONTROL_HASH_SEED", "HERE", "NO_CONTROL", "REBUILD_HASH_SEED", "Sides", "Verdict",
-           "control_is_cheap", "hash_seeds", "judge", "seeded_env"]
+__all__ = ["HERE", "NO_CONTROL", "REBUILD_HASH_SEED", "Sides", "Verdict", "control_is_cheap",
+           "hash_seeds", "judge", "seeded_env"]
 
 #: The rebuild's ``PYTHONHASHSEED`` when this process's is random (else this process's own).
 REBUILD_HASH_SEED = 1
-#: The control runs under the rebuild's seed + 1 (this default when the rebuild's is 1).
-CONTROL_HASH_SEED = REBUILD_HASH_SEED + 1
 _SEEDS = 1 << 32
 HERE = "the build here"
 _NONDETERMINISTIC = "rollout not compared: the spec says nondeterministic=True"
 #: The note of a verify without a hash control (one CPU).
 NO_CONTROL = ("no hash control ran (this process has one CPU): an env whose behaviour depends "
               "on hash order is not told apart from one that differs for another reason")
-
 
 
 def this_process_seed() -> int | None:
@@ -71,14 +60,13 @@ def this_process_seed() -> int | None:
 def hash_seeds(where: str, control: bool) -> dict[str, int | None]:
     """The ``PYTHONHASHSEED`` of each process verify starts (the report's ``hash_seeds``).
 
-    A fresh interpreter (``"subprocess"`` or ``"bare"``) runs under this process's seed when it has one (so the rebuild and the
-    build here hash alike) or :data:`REBUILD_HASH_SEED`; the control under the next one. A
-    spawn child inherits this process's environment; a forkserver child's seed is the
-    forkserver's, which specpack does not know (left out).
+    A fresh interpreter runs under this process's seed (so it hashes as the build here does)
+    or :data:`REBUILD_HASH_SEED`, the control under the next one; a spawn child inherits this
+    process's; a forkserver child's is unknown (left out).
     """
     here = this_process_seed()
     seeds: dict[str, int | None] = {"here": here}
-    if where in FRESH:  # a bare interpreter is a fresh one too
+    if where in FRESH:
         rebuild = REBUILD_HASH_SEED if here is None else here
         seeds["rebuild"] = rebuild
         if control:
@@ -89,8 +77,8 @@ def hash_seeds(where: str, control: bool) -> dict[str, int | None]:
 
 
 def control_is_cheap() -> bool:
-    """Whether the hash control runs alongside the rebuild at little cost: this process may use
-    two CPUs or more (on one, a second interpreter would double verify's wall time)."""
+    """Whether this process may use two CPUs or more (on one, the hash control would double
+    verify's wall time)."""
     try:
         return len(os.sched_getaffinity(0)) >= 2
     except (AttributeError, OSError):  # no sched_getaffinity (macOS, Windows)
@@ -110,9 +98,8 @@ class Sides:
     rebuild: Worker
     control: Worker | None
     seeds: dict[str, int | None]
-    #: Starts another worker like the rebuild's (same start method, same hash seed): the
-    #: confirmation of a ``not_identical`` verdict or of hash order (None: no confirmation).
-    again: Callable[[], Worker] | None = None
+    #: Starts another worker like the rebuild's, to confirm a verdict that rests on one rebuild.
+    again: Callable[[], Worker]
 
 
 @dataclass
@@ -123,7 +110,7 @@ class Verdict:
     differences: list[str]
     notes: list[str] = field(default_factory=list)
     outcome: Outcome | None = None  # the rebuild's (its stdout/stderr go into the report)
-    rollout_compared: bool = False  # the rollouts were compared value by value
+    rollout_compared: bool = False
     here: list[Outcome] = field(default_factory=list)  # the build here's tasks (replayed)
     cause: str | None = None  # for UNSEEDED: GLOBAL_GENERATOR or HASH_ORDER
 
@@ -132,18 +119,8 @@ def judge(token: str, sides: Sides, params: Mapping[str, Any], *, nondeterminist
           deadline: float, timeout: float) -> Verdict:
     """Plan here, roll out on every side at once, and judge, all by ``deadline``.
 
-    Parameters
-    ----------
-    token
-        The pack's key in :data:`~.jobs.STASH` (the side here pickles it for the others).
-    sides
-        The started workers.
-    params
-        ``steps``, ``seed`` and ``ignore_info`` for the jobs.
-    nondeterministic
-        The pack's spec says ``nondeterministic=True``.
-    deadline, timeout
-        The absolute deadline (``time.monotonic()``) and the ``timeout`` it came from.
+    ``token`` is the pack's key in :data:`~.jobs.STASH`; ``params`` holds ``steps``, ``seed``
+    and ``ignore_info``; ``timeout`` is what ``deadline`` came from (for the messages).
     """
     here: list[Outcome] = []
     verdict = _judge(token, sides, params, nondeterministic, deadline, timeout, here)
@@ -176,8 +153,8 @@ def _judge(token: str, sides: Sides, params: Mapping[str, Any], nondeterministic
     if sides.control is not None:
         workers["control"] = sides.control
     for name, worker in workers.items():
-        # the two builds here watch the global generators (.generators): one after the other,
-        # they start from different states, so a draw the env did not seed shows
+        # the two builds here watch the global generators: one after the other, they start
+        # from different states, so a draw the env did not seed shows
         extra = {"repeat": 2, "watch": True} if name == "here" else {"repeat": 1}
         worker.submit(RUN_JOB, payload, {**run, **extra})
     done = collect_all(workers, deadline)
@@ -204,16 +181,15 @@ def _judge(token: str, sides: Sides, params: Mapping[str, Any], nondeterministic
     unseeded = drawn(h.value.get("unseeded")) if isinstance(h.value, dict) else None
     verdict = _compared(first, again, rebuilt, done.get("control"), sides.seeds, there, notes,
                         digests, unseeded)
-    if sides.again is not None and (verdict.status == NOT_IDENTICAL or verdict.cause == HASH_ORDER):
+    if verdict.status == NOT_IDENTICAL or verdict.cause == HASH_ORDER:
         _confirm(verdict, sides, payload, run, rebuilt, digests[1][0], there, deadline)
     verdict.outcome = r
     surface_differences(planned.get("surface"), rebuilt, verdict)
-    if verdict.status == IDENTICAL and (nondeterministic or first.nondeterministic
-                                        or rebuilt.nondeterministic):
-        verdict.status, verdict.rollout_compared = NOT_COMPARED, False
-    if not verdict.rollout_compared and (nondeterministic or first.nondeterministic
-                                         or rebuilt.nondeterministic):
-        verdict.notes.insert(0, _NONDETERMINISTIC)
+    if nondeterministic or first.nondeterministic or rebuilt.nondeterministic:
+        if verdict.status == IDENTICAL:
+            verdict.status, verdict.rollout_compared = NOT_COMPARED, False
+        if not verdict.rollout_compared:
+            verdict.notes.insert(0, _NONDETERMINISTIC)
     return verdict
 
 
@@ -231,23 +207,21 @@ def _alike(a: str | None, b: str | None) -> bool:
 
 def _compared(first: Trace, again: Trace, rebuilt: Trace, control: Outcome | None,
               seeds: dict[str, int | None], there: str, notes: list[str],
-              digests: list[list[str | None]] | None = None,
-              unseeded: tuple[str, int, str] | None = None) -> Verdict:
+              digests: list[list[str | None]], unseeded: tuple[str, int, str] | None) -> Verdict:
     """The verdict from the traces: the global generators, the repeat here, the hash control,
-    then the rebuild.
-
-    ``digests``: ``[[here, here again], [rebuild]]`` (:func:`~.jobs.digest`); equal ones
-    skip a comparison that cannot find anything. ``unseeded``: the call of the builds here
-    that drew from a global generator they did not seed (:func:`~.generators.first_unseeded`).
-    """
-    (d_first, d_again), (d_rebuilt,) = digests or [[None, None], [None]]
+    then the rebuild. Equal ``digests`` (``[[here, here again], [rebuild]]``) skip a
+    comparison that cannot find anything."""
+    (d_first, d_again), (d_rebuilt,) = digests
     deterministic = not (first.nondeterministic or rebuilt.nondeterministic)
     compared = deterministic and bool(first.events) and bool(rebuilt.events)
+
+    def repeat() -> list[str]:
+        return [] if _alike(d_first, d_again) else compare(
+            first, again, labels=("the first build here", "the second"), shared=False)
+
     if deterministic and unseeded is not None:
         found = [generator_finding(unseeded)]
-        repeat = [] if _alike(d_first, d_again) else compare(
-            first, again, labels=("the first build here", "the second"), shared=False)
-        found += [f"what the two builds here show: {d}" for d in repeat[:3]]
+        found += [f"what the two builds here show: {d}" for d in repeat()[:3]]
         return Verdict(UNSEEDED, found, notes, cause=GLOBAL_GENERATOR)
     # A value with no exact encoding equals nothing, itself included: judged before any
     # comparison, so it is never taken for a build that is not reproducible or not identical.
@@ -256,10 +230,9 @@ def _compared(first: Trace, again: Trace, rebuilt: Trace, control: Outcome | Non
     if odd:
         return Verdict(NOT_COMPARED, [], [
             "rollout not compared: values with no exact encoding: " + "; ".join(odd), *notes])
-    repeat = [] if _alike(d_first, d_again) else compare(
-        first, again, labels=("the first build here", "the second"), shared=False)
-    if repeat:
-        head, *rest = repeat
+    repeated = repeat()
+    if repeated:
+        head, *rest = repeated
         return Verdict(NOT_REPRODUCIBLE, [
             "two builds in this process already differ, so a rebuild elsewhere cannot be "
             f"compared with them: {head}", *rest], notes)
@@ -283,16 +256,11 @@ def _compared(first: Trace, again: Trace, rebuilt: Trace, control: Outcome | Non
 
 def _confirm(verdict: Verdict, sides: Sides, payload: bytes, run: Mapping[str, Any],
              rebuilt: Trace, d_rebuilt: str | None, there: str, deadline: float) -> None:
-    """Confirm a verdict that rests on one rebuild with a second rebuild in a new worker of the
-    same kind (same hash seed), as the audit confirms its own: a ``not_identical`` one, and an
-    ``unseeded`` one from the hash control (the rebuild and the control differ).
+    """Confirm a ``not_identical`` verdict, or an ``unseeded`` one from the hash control, with a
+    second rebuild in a new worker of the same kind and hash seed.
 
-    When the two rebuilds differ, the rebuild is not reproducible under one hash seed either:
-    the difference proves nothing about the boundary, nor about hash order (an env that draws
-    entropy of its own at import, say), and the verdict is ``not_reproducible``. When they
-    agree, a note says so; when the second cannot run, a note says the verdict rests on one
-    rebuild."""
-    assert sides.again is not None
+    Two rebuilds that differ prove nothing about the boundary nor about hash order: the
+    verdict becomes ``not_reproducible``. Otherwise a note says whether it was confirmed."""
     second = f"a second {there}"
     worker: Worker | None = None
     try:
@@ -330,8 +298,7 @@ def _confirm(verdict: Verdict, sides: Sides, payload: bytes, run: Mapping[str, A
             verdict.differences[:] = lines
         else:
             verdict.differences[:0] = lines
-        return
-    if verdict.cause == HASH_ORDER:
+    elif verdict.cause == HASH_ORDER:
         verdict.notes.append(f"confirmed: {second}{under} rebuilt the same rollout as the "
                              "first, so the hash seed decides it")
     else:
@@ -344,9 +311,9 @@ def _seed_name(seeds: dict[str, int | None], side: str) -> str:
 
 
 def _hash_control(rebuilt: Trace, control: Outcome | None, seeds: dict[str, int | None],
-                  d_rebuilt: str | None = None) -> list[str]:
-    """The findings that show the env depends on hash order: the rebuild and the control, two
-    fresh interpreters that differ only in ``PYTHONHASHSEED``, disagree (``[]``: they agree)."""
+                  d_rebuilt: str | None) -> list[str]:
+    """The findings that show the env depends on hash order (the rebuild and the control
+    disagree), or ``[]``."""
     if control is None:
         return []
     a, b = _seed_name(seeds, "rebuild"), _seed_name(seeds, "control")
@@ -371,9 +338,8 @@ def _hash_control(rebuilt: Trace, control: Outcome | None, seeds: dict[str, int 
 
 
 def surface_differences(recorded: Any, rebuilt: Trace, verdict: Verdict) -> None:
-    """Hold the spaces the pack recorded at capture (described by the child that planned the
-    actions) against the rebuilt env's; a difference is a finding (``make_vec`` hands the
-    recorded spaces to the vector env)."""
+    """Hold the spaces the pack recorded at capture against the rebuilt env's (``make_vec``
+    hands the recorded ones to the vector env): a difference is a finding."""
     if not isinstance(recorded, dict):
         return
     for name in ("observation_space", "action_space"):
@@ -398,7 +364,7 @@ def failure(o: Outcome, side: str) -> str:
 
 
 def collect_all(workers: Mapping[str, Worker | ThreadWorker],
-                deadline: float) -> dict[str, Outcome]:
+                 deadline: float) -> dict[str, Outcome]:
     """Every worker's outcome by ``deadline`` (those still running then are killed)."""
     done: dict[str, Outcome] = {}
     pending = dict(workers)

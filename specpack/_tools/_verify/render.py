@@ -1,12 +1,8 @@
 """Showing exact encodings in difference lines: every number as the value it is.
 
-:func:`show` renders an encoding (:mod:`specpack._core._exact.exact`) or trace data, bounded in length: floats by
-their shortest round-trip ``repr`` (``1.000000000001``, never ``1.0`` for it), numpy scalars
-and arrays with every element unique (``np.array2string(floatmode="unique")``), bytes, enums,
-namedtuples and objects by type and content, a digest by what it stands for and the start of
-its sha256, a not-comparable value by its type and why. :func:`detail` adds where two arrays
-or byte strings of one shape first differ, so a difference is visible even when the values
-are cut.
+:func:`show` renders an encoding (:mod:`specpack._core._exact.exact`), bounded in length: floats
+by their shortest round-trip ``repr``, arrays with every element unique; :func:`detail` adds
+where two arrays or byte strings first differ, visible even when the values are cut.
 """
 
 from __future__ import annotations
@@ -32,14 +28,13 @@ _TORCH = {"torch.float64": "<f8", "torch.float32": "<f4", "torch.float16": "<f2"
 
 
 def show(value: Any, width: int = WIDTH) -> str:
-    """``value`` (an encoding or trace data) as readable, exact text of about ``width``
-    characters at most; never raises."""
+    """``value`` (an encoding or trace data) as exact text of about ``width`` characters at
+    most; never raises."""
     try:
         text = _show(value, width)
     except Exception:  # noqa: BLE001 - a malformed encoding is shown as data
         text = short(value, width)
-    # A name from the env (a class, an enum member, a reason) may hold a line break or a
-    # bidi mark: escaped as every string from a file or an env is.
+    # A name from the env may hold a line break or a bidi mark: escaped.
     text = printable(text, limit=len(text))
     return text if len(text) <= width else text[: width - 3] + "..."
 
@@ -51,31 +46,24 @@ def _dtype(text: Any) -> np.dtype:
 
 
 def array_of(node: Any) -> np.ndarray | None:
-    """The numpy array (or scalar array) an ``array``/``scalar``/``tensor`` encoding holds,
-    or None."""
+    """The numpy array an ``array``/``scalar``/``tensor`` encoding holds, or None."""
     if type(node) is not list or not node:
         return None
     kind = node[0]
-    arr: np.ndarray
     if kind == "scalar" and len(node) == 4:
-        arr = np.frombuffer(base64.b64decode(node[3]), _dtype(node[2])).reshape(())
-    elif kind in ("array", "tensor") and len(node) >= 5 and type(node[4]) is str:
-        data = base64.b64decode(node[4])
-        if kind == "array":
-            arr = np.frombuffer(data, _dtype(node[2]))
-        elif node[2] == "torch.bfloat16":  # its bits are a float32's upper half
-            arr = (np.frombuffer(data, "<u2").astype("<u4") << 16).view("<f4")
-        else:
-            arr = np.frombuffer(data, _TORCH[node[2]])
-        arr = arr.reshape(node[3])
-    else:
+        return np.frombuffer(base64.b64decode(node[3]), _dtype(node[2])).reshape(())
+    if kind not in ("array", "tensor") or len(node) < 5 or type(node[4]) is not str:
         return None
+    data = base64.b64decode(node[4])
+    arr: np.ndarray
+    if kind == "array":
+        arr = np.frombuffer(data, _dtype(node[2]))
+    elif node[2] == "torch.bfloat16":  # its bits are a float32's upper half
+        arr = (np.frombuffer(data, "<u2").astype("<u4") << 16).view("<f4")
+    else:
+        arr = np.frombuffer(data, _TORCH[node[2]])
+    arr = arr.reshape(node[3])
     return arr
-
-
-def _array_text(arr: np.ndarray, width: int) -> str:
-    return np.array2string(arr, floatmode="unique", threshold=SMALL, separator=", ",
-                           max_line_width=max(width, 80) * 4)
 
 
 def _join(parts: list[Any], width: int, key: bool = False) -> str:
@@ -115,7 +103,9 @@ def _show(v: Any, width: int) -> str:
     if arr is not None:
         if kind == "scalar":
             return element(arr[()], repr(arr[()]))
-        shown = f"{_array_text(arr, width)} ({arr.dtype if kind == 'array' else v[2]})"
+        text = np.array2string(arr, floatmode="unique", threshold=SMALL, separator=", ",
+                               max_line_width=max(width, 80) * 4)
+        shown = f"{text} ({arr.dtype if kind == 'array' else v[2]})"
         return shown if name == "numpy.ndarray" else f"{name}({shown})"
     if kind == "int" or (kind == "complex" and len(rest) == 3):
         return str(rest[1]) if kind == "int" else _complex(rest[1], rest[2])
@@ -174,8 +164,8 @@ def _complex(real: str, imag: str) -> str:
 
 
 def element(x: Any, text: str | None = None) -> str:
-    """An array element (or numpy scalar) as text; a NaN with its bits:
-    ``"nan (0x7ff8000000000001)"``, so two NaNs that differ are told apart."""
+    """An array element (or numpy scalar) as text; a NaN with its bits, so two NaNs that
+    differ are told apart: ``"nan (0x7ff8000000000001)"``."""
     shown = str(x) if text is None else text
     try:
         arr = np.asarray(x)

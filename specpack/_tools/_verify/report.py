@@ -7,23 +7,9 @@ from typing import Any, Literal
 
 from ..._core._process.launch import label
 
-__all__ = [
-    "GLOBAL_GENERATOR",
-    "HASH_ORDER",
-    "IDENTICAL",
-    "NOT_COMPARED",
-    "NOT_IDENTICAL",
-    "NOT_REPRODUCIBLE",
-    "REBUILD_ERROR",
-    "ROLLOUT_ERROR",
-    "STATUSES",
-    "TIMEOUT",
-    "UNSEEDED",
-    "UNSEEDED_CAUSES",
-    "Status",
-    "VerifyReport",
-    "seeds_text",
-]
+__all__ = ["GLOBAL_GENERATOR", "HASH_ORDER", "IDENTICAL", "NOT_COMPARED", "NOT_IDENTICAL",
+           "NOT_REPRODUCIBLE", "REBUILD_ERROR", "ROLLOUT_ERROR", "STATUSES", "TIMEOUT", "UNSEEDED",
+           "UNSEEDED_CAUSES", "Status", "VerifyReport", "seeds_text"]
 
 Status = Literal["identical", "not_identical", "not_reproducible", "unseeded", "not_compared",
                  "rollout_error", "rebuild_error", "timeout"]
@@ -31,16 +17,11 @@ Status = Literal["identical", "not_identical", "not_reproducible", "unseeded", "
 IDENTICAL: Status = "identical"
 #: Reproducible here (two builds in this process agree), different across the boundary.
 NOT_IDENTICAL: Status = "not_identical"
-#: Two builds in this process already differ (or two rebuilds in fresh interpreters under one
-#: hash seed do) for a reason not found: nothing stable to compare the rebuild with.
+#: Two builds here (or two rebuilds under one hash seed) already differ: nothing stable to
+#: compare the rebuild with.
 NOT_REPRODUCIBLE: Status = "not_reproducible"
-#: The rollout depends on process state that ``reset(seed=...)`` does not seed, found
-#: deterministically: a global generator it draws from (``random``, ``numpy.random``'s legacy
-#: global ``RandomState``, torch's default generator; :mod:`.generators`), or hash order (two
-#: fresh interpreters that differ only in ``PYTHONHASHSEED`` differ). The report's ``cause``
-#: says which (:data:`UNSEEDED_CAUSES`) and its first finding names the generator and the call,
-#: or both hash seeds, with the fix. Falsy; a portability failure (the rollout is a different
-#: one in every process), never chance.
+#: The rollout depends on state ``reset(seed=...)`` does not seed: a global generator or hash
+#: order (``cause`` says which, the first finding names it with the fix). Never chance.
 UNSEEDED: Status = "unseeded"
 #: ``cause`` of an ``unseeded`` report: a global generator was drawn from.
 GLOBAL_GENERATOR = "global_generator"
@@ -48,8 +29,7 @@ GLOBAL_GENERATOR = "global_generator"
 HASH_ORDER = "hash_order"
 #: Every ``cause`` an ``unseeded`` report can have.
 UNSEEDED_CAUSES = (GLOBAL_GENERATOR, HASH_ORDER)
-#: The rollout was not compared: the spec says ``nondeterministic=True``, or a value in a trace
-#: has no exact encoding. Nothing else differed, but nothing proves the rollouts match.
+#: The rollout was not compared (``nondeterministic=True``, or a value has no exact encoding).
 NOT_COMPARED: Status = "not_compared"
 #: The rollout raised (on one side or both).
 ROLLOUT_ERROR: Status = "rollout_error"
@@ -76,13 +56,8 @@ _HEADLINES = {
 class VerifyReport:
     """The outcome of :func:`specpack.verify`: truthy iff ``status == "identical"``.
 
-    ``identical`` means both rollouts completed, were compared (``rollout_compared``) and
-    matched, and the rebuild agreed with the build here on everything else compared. Every
-    other status is falsy: a rollout that raised (``rollout_error``), a spec that says
-    ``nondeterministic=True`` or a value with no exact encoding (``not_compared``), an env
-    whose behaviour already differs between two builds here (``not_reproducible``), an env
-    whose rollout draws from a global generator or follows hash order (``unseeded``, with
-    ``cause``).
+    ``identical``: both rollouts completed, were compared and matched, and the rebuild agreed
+    with the build here on everything else compared. Every other status is falsy.
 
     Attributes
     ----------
@@ -97,9 +72,7 @@ class VerifyReport:
     steps, seed
         The rollout compared.
     rollout_compared
-        True when the two rollouts were compared value by value (False when the spec says
-        ``nondeterministic=True``, a value has no exact encoding, or a side never got to
-        run one).
+        True when the two rollouts were compared value by value.
     elapsed
         Seconds the whole call took.
     notes
@@ -109,10 +82,8 @@ class VerifyReport:
     ignore_info
         The ``info`` keys left out of the comparison (``verify(ignore_info=...)``).
     hash_seeds
-        The ``PYTHONHASHSEED`` of each process: ``"here"`` (this process, as its environment
-        says), ``"rebuild"`` (the fresh interpreter) and ``"control"`` (a second fresh
-        interpreter, the hash-order control); ``None`` where it is random or not set by
-        specpack (a spawn or forkserver child, no control run).
+        The ``PYTHONHASHSEED`` of ``"here"``, ``"rebuild"`` and ``"control"`` (the hash-order
+        control); ``None`` where it is random or not set by specpack.
     cause
         For ``unseeded``: ``"global_generator"`` or ``"hash_order"``; else ``None``.
     """

@@ -1,12 +1,8 @@
 """A rollout as digests: the job that seals (and checks) a pack, and where two of them part.
 
-A *seal* holds, for one seeded rollout, the sha256 of each field of each event (the exact
-encoding :mod:`specpack._core._exact.exact` gives the value, in its canonical typed-JSON text: equal digests,
-identical values), the wrapper layers and one digest of the spaces' descriptions. The job
-:func:`rollout_digests` runs in a worker (:mod:`specpack._core._process`) on ``pickle.dumps(pack)``:
-it records the rollout with verify's own :func:`~.jobs.run_trace` and sends back only those
-digests, as typed JSON (the parent never unpickles what a child sends). :func:`first_divergence`
-compares two digest lists, data only: the parent runs no env code.
+A seal holds the sha256 of each field of each event (of its canonical exact encoding), the
+wrapper layers and one digest of the spaces. :func:`rollout_digests` makes them in a worker
+with verify's :func:`~.jobs.run_trace`; :func:`first_divergence` compares data only.
 """
 
 from __future__ import annotations
@@ -18,19 +14,14 @@ from typing import Any
 
 from ..._core._backends import DEFAULT_BACKEND
 from ..._core._versions import _dist_version, current_versions
-from .compare import not_comparable
+from .compare import FIELDS, RESET_FIELDS, not_comparable
 from .jobs import STASH, digest, run_trace
 from .trace import Trace
 
-__all__ = ["FIELDS", "NO_DIGEST", "PICKLE_JOB", "RESET_FIELDS", "SEAL_JOB", "event_fields",
+__all__ = ["FIELDS", "NO_DIGEST", "PICKLE_JOB", "RESET_FIELDS", "event_fields",
            "first_divergence", "pickled", "rollout_digests"]
 
-SEAL_JOB = "specpack._tools._verify.sealing:rollout_digests"
 PICKLE_JOB = "specpack._tools._verify.sealing:pickled"
-#: The fields of a step event, in the order a seal holds their digests.
-FIELDS = ("action", "observation", "reward", "terminated", "truncated", "info")
-#: The fields of a reset event.
-RESET_FIELDS = ("observation", "info")
 #: A field whose value has no digest (its encoding cannot be written): never equal.
 NO_DIGEST = "<no digest>"
 
@@ -53,44 +44,22 @@ def _versions(backend: str, names: Sequence[str]) -> dict[str, str]:
 
 def pickled(payload: bytes, *, token: str) -> dict[str, Any]:
     """The pickle of the pack stashed under ``token`` (run in a fork of the process that
-    stashed it: pickling a pack's recorded spaces runs their classes' code, the env's)."""
-
+    stashed it: pickling a pack's recorded spaces runs the env's code)."""
     return {"payload": pickle.dumps(STASH[token], protocol=pickle.HIGHEST_PROTOCOL)}
 
 
 def rollout_digests(payload: bytes, *, steps: int, seed: int, ignore_info: Sequence[str] = (),
                     backend: str = DEFAULT_BACKEND, names: Sequence[str] = ()) -> dict[str, Any]:
-    """Build the pack in ``payload``, roll it out, and return the digests a seal holds.
+    """Build the pack in ``payload``, roll it out as verify does, and return what a seal holds.
 
-    Parameters
-    ----------
-    payload
-        ``pickle.dumps(pack)``.
-    steps, seed
-        The rollout: ``reset(seed=seed)``, then ``steps`` actions planned from a seeded copy
-        of the fresh env's action space (as verify plans them).
-    ignore_info
-        ``info`` keys left out of the digests.
-    backend
-        The pack's backend (``"gymnasium"``, ``"gym"``): whose version to report.
-    names
-        Distributions whose versions to report too (the pack's ``requires``).
-
-    Returns
-    -------
-    dict
-        ``events`` (``[head, digest, ...]`` per event), ``layers``, ``spaces`` (one digest),
-        ``error`` (the rollout's exception, or None), ``nondeterministic``,
-        ``not_comparable`` (lines naming values with no exact encoding), ``ignored_info``
-        and ``versions``.
+    ``backend`` and ``names`` (the pack's ``requires``) say whose versions to report. Returns
+    ``events`` (``[head, digest, ...]`` per event), ``layers``, ``spaces`` (one digest),
+    ``error``, ``nondeterministic``, ``not_comparable``, ``ignored_info`` and ``versions``.
     """
     trace = run_trace(payload, steps=steps, seed=seed, ignore_info=ignore_info)["traces"][0]
-
     t = Trace.from_dict(trace)
-    events = []
-    for event in t.events:
-        head = f"{event[0]} {event[1]}"
-        events.append([head, *(digest(v) or NO_DIGEST for v in event[2:])])
+    events = [[f"{event[0]} {event[1]}", *(digest(v) or NO_DIGEST for v in event[2:])]
+              for event in t.events]
     spaces = {"observation_space": t.observation_space, "action_space": t.action_space,
               "action_space_after_reset": t.action_space_after_reset}
     return {
@@ -109,9 +78,8 @@ def first_divergence(sealed: Sequence[Sequence[str]],
                      rebuilt: Sequence[Sequence[str]]) -> tuple[int, str, str] | None:
     """Where two rollouts' digests first part: ``(step, field, line)``, or None if they agree.
 
-    ``field`` is one of :data:`FIELDS` (a reset's fields are named ``"reset observation"``,
-    ``"reset info"``), ``"event"`` when one did a reset where the other did a step, or
-    ``"length"`` when one rollout is a prefix of the other.
+    ``field`` is one of :data:`FIELDS` (``"reset observation"``, ``"reset info"`` for a
+    reset), ``"event"`` (a reset against a step) or ``"length"`` (one is a prefix of the other).
     """
     for x, y in zip(sealed, rebuilt):
         step = _step(x[0])

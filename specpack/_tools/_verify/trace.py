@@ -1,20 +1,13 @@
-"""Recording what an env shows from outside: the action plan and the trace.
+"""Recording what an env shows from outside: the action plan and the :class:`Trace`.
 
-A :class:`Trace` is an env's wrapper layers (outside in), its spaces (described structurally,
-before and after the first reset), ``render_mode``, the ``spec`` fields that shape it, and a
-seeded rollout: ``reset(seed=seed)``, then the planned actions one by one with auto-reset on
-termination or truncation. A rollout that raises is recorded (method, step, exception), not
-raised. Every value the env returns (observation, reward, flags, each info item) and every
-action is recorded by its exact encoding (:func:`.describe.plain`), so a trace crosses processes
-as typed-JSON-able data whose size is bounded per value; info keys a caller names in
-``ignore_info`` are left out (and listed in ``Trace.ignored_info``).
-
-Both sides of a comparison get the same actions: :func:`plan_actions` samples them once from a
-seeded copy of the freshly built env's action space, before any reset.
+A trace holds the wrapper layers, the spaces (before and after the first reset),
+``render_mode``, the spec fields and a seeded rollout with auto-reset, every value by its exact
+encoding: typed-JSON-able data, bounded per value. A rollout that raises is recorded, not raised.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Collection
 from dataclasses import dataclass, field, fields
@@ -38,11 +31,9 @@ class Trace:
     """What an env shows from outside over a seeded rollout (typed-JSON-able data).
 
     ``events`` holds ``["reset", step, observation, info]`` and
-    ``["step", step, action, observation, reward, terminated, truncated, info]`` lists of
-    exact encodings (the info without the keys named in ``ignore_info``); ``error`` is ``None``
-    or ``{"method": "reset"|"step", "step": n, "type": ..., "message": ...}`` for a rollout
-    that raised; ``ignored_info`` lists the info keys left out that the env did return, in the
-    order first seen.
+    ``["step", step, action, observation, reward, terminated, truncated, info]`` lists;
+    ``error`` is ``None`` or ``{"method", "step", "type", "message"}``; ``ignored_info`` lists
+    the ignored info keys the env did return, in the order first seen.
     """
 
     layers: list[str]
@@ -57,11 +48,8 @@ class Trace:
     ignored_info: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """The trace as a dict (what a worker sends back): its fields, not copies of them.
-
-        Every caller encodes it (or hands it on to be encoded) as it is; a deep copy
-        (``dataclasses.asdict``) cost twice the rollout it copied (100 CartPole steps).
-        """
+        """The trace as a dict of its fields, not copies (``dataclasses.asdict``'s deep copy
+        cost twice the rollout it copied: 100 CartPole steps)."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
@@ -72,17 +60,8 @@ class Trace:
 
 
 def plan_actions(action_space: Any, steps: int, seed: int) -> list[Any]:
-    """The actions both sides run: ``steps`` samples from a seeded deep copy of the space.
-
-    Parameters
-    ----------
-    action_space
-        The freshly built env's action space (it is copied; the env's own is not touched).
-    steps
-        How many actions.
-    seed
-        Seed of the copy's random generator.
-    """
+    """The actions both sides run: ``steps`` samples from a copy of the freshly built env's
+    action space seeded with ``seed`` (the env's own space is not touched)."""
     space = copy.deepcopy(action_space)
     space.seed(seed)
     return [space.sample() for _ in range(steps)]
@@ -108,9 +87,8 @@ def _layers(env: Any) -> list[str]:
     for _ in range(1000):
         names.append(type_name(type(node)))
         inner = getattr(node, "env", None)
-        if inner is None or inner is node or not hasattr(node, "unwrapped"):
-            break
-        if node is getattr(node, "unwrapped", node):
+        if (inner is None or inner is node or not hasattr(node, "unwrapped")
+                or node is getattr(node, "unwrapped", node)):
             break
         node = inner
     return names
@@ -158,45 +136,20 @@ def info_value(info: Any, ignore: Collection[str], ignored: list[str]) -> Any:
                     ignored.append(k)
             else:
                 kept[k] = v
-        return plain(kept if type(info) is dict else _like(info, kept))
+        if type(info) is not dict:  # a dict of info's own type when it builds from a dict
+            with contextlib.suppress(Exception):  # a dict subclass with another constructor
+                kept = type(info)(kept)
+        return plain(kept)
     return plain(info)
-
-
-def _like(info: dict[Any, Any], items: dict[Any, Any]) -> Any:
-    """``items`` as a dict of ``info``'s own type when it builds from a dict (else a dict)."""
-    try:
-        return type(info)(items)
-    except Exception:  # noqa: BLE001 - a dict subclass with another constructor
-        return items
 
 
 def record(env: Any, actions: list[Any], seed: int, *,
            ignore_info: Collection[str] = (), watch: Watch | None = None) -> Trace:
-    """Record ``env``'s trace, running ``actions`` after ``reset(seed=seed)``.
+    """Record ``env``'s trace, running ``actions`` after ``reset(seed=seed)`` (later
+    auto-resets are unseeded); a failing rollout is recorded in ``Trace.error``, not raised.
 
-    This runs a rollout on ``env`` (it changes the env's state). Describe a freshly built env
-    to compare construction too: the spaces are described before the first reset and again
-    after it.
-
-    Parameters
-    ----------
-    env
-        The env.
-    actions
-        The planned actions (:func:`plan_actions`), one per step.
-    seed
-        The seed of the first reset (later auto-resets are unseeded).
-    ignore_info
-        Info keys left out of the trace (values that vary by nature, such as wall-clock
-        times); those the env returned are listed in ``Trace.ignored_info``.
-    watch
-        Records which ``reset``/``step`` calls changed a global generator's state
-        (:class:`~.generators.Watch`).
-
-    Returns
-    -------
-    Trace
-        Never raises for a failing rollout: the exception is recorded in ``Trace.error``.
+    Give it a freshly built env to compare construction too. ``watch`` records which calls
+    changed a global generator's state (:class:`~.generators.Watch`).
     """
     ignore = frozenset(k for k in ignore_info if type(k) is str)
     spec = _spec(env)
@@ -211,48 +164,34 @@ def record(env: Any, actions: list[Any], seed: int, *,
     )
     dropped = t.ignored_info
     method, step = "reset", 0
-    calls = _Calls(watch)
     try:
-        obs, info = calls.reset(env, 0, seed=seed)
+        obs, info = _call(env, watch, "reset", 0, seed=seed)
         t.events.append(["reset", 0, plain(obs), info_value(info, ignore, dropped)])
         t.action_space_after_reset = describe_space(_attr(env, "action_space"))
         for step, action in enumerate(actions, 1):
             method = "step"
             shown = plain(action)  # before the step: an env may change its action in place
-            obs, reward, terminated, truncated, info = calls.step(env, step, action)
+            obs, reward, terminated, truncated, info = _call(env, watch, "step", step, action)
             t.events.append(["step", step, shown, plain(obs), plain(reward),
                              plain(terminated), plain(truncated),
                              info_value(info, ignore, dropped)])
             if terminated or truncated:
                 method = "reset"
-                obs, info = calls.reset(env, step)
+                obs, info = _call(env, watch, "reset", step)
                 t.events.append(["reset", step, plain(obs), info_value(info, ignore, dropped)])
     except Exception as e:  # noqa: BLE001 - a failing rollout is part of the trace
         t.error = _error(method, step, e)
     return t
 
 
-class _Calls:
-    """``env.reset``/``env.step``, each watched when there is a :class:`~.generators.Watch`."""
-
-    def __init__(self, watch: Watch | None) -> None:
-        self.watch = watch
-
-    def reset(self, env: Any, step: int, **kwargs: Any) -> Any:
-        if self.watch is None:
-            return env.reset(**kwargs)
-        try:
-            return env.reset(**kwargs)
-        finally:
-            self.watch.after("reset", step)
-
-    def step(self, env: Any, step: int, action: Any) -> Any:
-        if self.watch is None:
-            return env.step(action)
-        try:
-            return env.step(action)
-        finally:
-            self.watch.after("step", step)
+def _call(env: Any, watch: Watch | None, method: str, step: int, *args: Any,
+          **kwargs: Any) -> Any:
+    """``env.<method>(*args, **kwargs)``, then ``watch.after(method, step)`` when watched."""
+    try:
+        return getattr(env, method)(*args, **kwargs)
+    finally:
+        if watch is not None:
+            watch.after(method, step)
 
 
 def _attr(env: Any, name: str) -> Any:

@@ -1,6 +1,5 @@
 """The legacy ``gym`` (0.26.x) backend: resolution (:mod:`.resolve`), building (:mod:`.build`),
-the recorders of gym's own wrappers (:mod:`.wrappers`) and numpy-2 diagnosis (:mod:`.numpy2`),
-behind the :class:`~specpack._core._backends.Backend` interface."""
+the recorders of gym's own wrappers (:mod:`.wrappers`) and numpy-2 diagnosis (:mod:`.numpy2`)."""
 
 from __future__ import annotations
 
@@ -8,9 +7,8 @@ import gym
 
 from ..library import LibraryBackend
 from . import build, resolve
-from .numpy2 import numpy2_problem
 
-__all__ = ["BACKEND", "numpy2_problem"]
+__all__ = ["BACKEND"]
 
 BACKEND = LibraryBackend(
     gym, resolve=resolve, build=build,

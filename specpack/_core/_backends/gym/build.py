@@ -1,8 +1,6 @@
-"""Building a gym 0.26 env from a :class:`~specpack._core._backends.Blueprint`, as ``gym.make`` does.
-
-Every build of a blueprint in a process shares one plan (loaded classes, the numpy-2 check, the
-``EnvSpec`` template, ready kwargs for plain wrappers), kept here keyed by the blueprint. Each
-build gets a fresh copy of the whole spec (``TimeLimit`` writes into it, as in ``gym.make``).
+"""Building a gym 0.26 env from a :class:`~specpack._core._backends.Blueprint` as ``gym.make``
+does, from a plan per blueprint; each build gets a fresh copy of the whole spec (``TimeLimit``
+writes into it, as in ``gym.make``).
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ from gym.envs.registration import EnvSpec as GymSpec
 
 from ..._carry.values import materialize
 from ..._errors import BuildError
-from .._shared import Plans, construct, fresh_spec, load_steps, raise_wrapped
+from .._shared import HUMAN_RENDERING, Plans, construct, fresh_spec, load_steps, raise_wrapped
 from ..recipe import Blueprint
 from .numpy2 import COMPAT, SPEC_DEFAULTS, numpy2_hint, numpy2_problem
 
@@ -25,7 +23,7 @@ __all__ = ["build", "build_vector"]
 
 
 class _Plan:
-    """What every build of one blueprint in this process shares."""
+    """What every build of one blueprint in this process shares (the numpy-2 check done)."""
 
     __slots__ = ("compat", "creator", "spec", "steps")
 
@@ -38,9 +36,8 @@ class _Plan:
         self.steps = load_steps(bp)
         # gym.make's apply_api_compatibility: the render mode goes to EnvCompatibility.
         first = bp.layers[0] if bp.layers else None
-        self.compat = bool(
-            bp.auto_render and first is not None and first[0].name == COMPAT and not first[1]
-        )
+        self.compat = bool(bp.auto_render and first is not None and first[0].name == COMPAT
+                           and not first[1])
         self.spec = _spec_template(bp, self.creator) if bp.spec else None
 
 
@@ -54,9 +51,7 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
     human = collection = False
     if bp.auto_render:
         human, collection = _render_plan(creator, kwargs, bp.label)
-    compat_kwargs: dict[str, Any] | None = None
-    if plan.compat:
-        compat_kwargs = {"render_mode": kwargs.pop("render_mode", None)}
+    compat_kwargs = {"render_mode": kwargs.pop("render_mode", None)} if plan.compat else None
     env = construct(bp.label, bp.entry.name, creator, kwargs,
                     gym.Env if compat_kwargs is None else None,
                     "for a gymnasium env capture without backend='gym'", numpy2_hint)
@@ -86,50 +81,33 @@ def _render_plan(creator: Any, kwargs: dict[str, Any], label: str) -> tuple[bool
         return False, False
     metadata = creator.metadata
     if not isinstance(metadata, dict):
-        raise BuildError(
-            f"pack {label}: the env creator's metadata must be a dict (gym.make asserts it), "
-            f"got {type(metadata).__name__}"
-        )
+        raise BuildError(f"pack {label}: the env creator's metadata must be a dict (gym.make "
+                         f"asserts it), got {type(metadata).__name__}")
     if "render_modes" not in metadata:
-        gym.logger.warn(
-            "The environment creator metadata doesn't include `render_modes`, contains: "
-            f"{list(metadata.keys())}"
-        )
+        gym.logger.warn("The environment creator metadata doesn't include `render_modes`, "
+                        f"contains: {list(metadata.keys())}")
         return False, False
     modes = metadata["render_modes"]
-    if mode == "human" and "human" not in modes and (
-        "rgb_array" in modes or "rgb_array_list" in modes
-    ):
-        gym.logger.warn(
-            "You are trying to use 'human' rendering for an environment that doesn't natively "
-            "support it. The HumanRendering wrapper is being applied to your environment."
-        )
+    if mode == "human" and "human" not in modes and ("rgb_array" in modes
+                                                      or "rgb_array_list" in modes):
+        gym.logger.warn(HUMAN_RENDERING)
         kwargs["render_mode"] = "rgb_array" if "rgb_array" in modes else "rgb_array_list"
         return True, False
     if mode not in modes and mode.endswith("_list") and mode[: -len("_list")] in modes:
         kwargs["render_mode"] = mode[: -len("_list")]
         return False, True
     if mode not in modes:
-        gym.logger.warn(
-            f"The environment is being initialised with mode ({mode}) that is not in the "
-            f"possible render_modes ({modes})."
-        )
+        gym.logger.warn(f"The environment is being initialised with mode ({mode}) that is not "
+                        f"in the possible render_modes ({modes}).")
     return False, False
 
 
 def _spec_template(bp: Blueprint, creator: Any) -> Any:
     """The whole ``EnvSpec`` every build copies (``gym.make`` deep-copies the spec)."""
     meta = {**SPEC_DEFAULTS, **materialize(dict(bp.spec))}
-    entry: Any
-    if "entry_point" not in meta:
-        entry = bp.entry.name
-    else:
-        entry = meta["entry_point"] if meta["entry_point"] is not None else creator
-    return GymSpec(
-        id=meta.get("id") or "env",
-        entry_point=entry,
-        **{k: meta[k] for k in SPEC_DEFAULTS},
-    )
+    entry = meta.get("entry_point", bp.entry.name)  # None: the spec's entry was a callable
+    return GymSpec(id=meta.get("id") or "env", entry_point=creator if entry is None else entry,
+                   **{k: meta[k] for k in SPEC_DEFAULTS})
 
 
 def build_vector(bp: Blueprint, num_envs: int | None, kwargs: dict[str, Any]) -> Any:

@@ -1,8 +1,6 @@
-"""gym 0.26.2 predates numpy 2: which of its classes fail under numpy 2, and the fix.
-
-gym's ``PassiveEnvChecker`` uses ``np.bool8`` and ``AcrobotEnv`` uses ``np.float_``. Where numpy
-lacks them, capture and build raise a :class:`~specpack.SpecPackError` with the fix
-instead of an ``AttributeError`` at the first ``step()``.
+"""gym 0.26.2 predates numpy 2: which of its classes fail under numpy 2 (``np.bool8``,
+``np.float_``), so that capture and build say the fix instead of an ``AttributeError`` at the
+first ``step()``; gym's ``EnvSpec`` defaults and the names of the wrappers that need them.
 """
 
 from __future__ import annotations
@@ -14,8 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["CHECKER", "COMPAT", "SPEC_DEFAULTS", "TIME_LIMIT", "Numpy2Problem", "name_of",
-           "numpy2_hint", "numpy2_problem"]
+__all__ = ["CHECKER", "COMPAT", "SPEC_DEFAULTS", "TIME_LIMIT", "Numpy2Problem", "numpy2_hint",
+           "numpy2_problem"]
 
 #: gym's EnvSpec field defaults: fields at these values are left out of a pack's spec record.
 SPEC_DEFAULTS: dict[str, object] = {
@@ -33,15 +31,8 @@ COMPAT = "gym.wrappers.compatibility:EnvCompatibility"
 TIME_LIMIT = "gym.wrappers.time_limit:TimeLimit"
 
 
-def name_of(cls: object) -> str:
-    """``module:qualname`` of a class or function (how entry points are written)."""
-    return f"{getattr(cls, '__module__', '?')}:{getattr(cls, '__qualname__', '?')}"
-
-
 class Numpy2Problem(NamedTuple):
-    """Why a gym env fails under this numpy (:attr:`problem`), and the fix as Python
-    (:attr:`python`) and the ``specpack`` command line (:attr:`cli`) say it: the ``python=`` and
-    ``cli=`` of the :class:`~specpack.SpecPackError` raised with it."""
+    """Why a gym env fails under this numpy, and the fix (the ``python=``/``cli=`` of its error)."""
 
     problem: str
     python: str
@@ -75,23 +66,16 @@ def _numpy_lacks(alias: str) -> bool:
 
 
 def numpy2_problem(names: Iterable[str]) -> Numpy2Problem | None:
-    """Why an env made of the classes ``names`` (``module:qualname``) fails under this numpy,
-    with the fix per surface (raise it as ``Error(f"...: {p.problem}", python=p.python,
-    cli=p.cli)``).
-
-    ``None`` when numpy here has every alias those gym classes use (numpy < 2, or the alias
-    was put back, e.g. ``np.bool8 = np.bool_``).
-    """
+    """Why an env made of the classes ``names`` (``module:qualname``) fails under this numpy;
+    None when numpy has every alias they use (numpy < 2, or ``np.bool8 = np.bool_`` put back)."""
     for name in names:
         known = _NUMPY2.get(name)
         if known is not None and _numpy_lacks(known[0]):
             alias, why, python, cli = known
-            problem = (
+            return Numpy2Problem(
                 f"{why}, but numpy {np.__version__} here has no np.{alias} (numpy 2 removed it), "
                 f"so the env would raise AttributeError: module 'numpy' has no attribute "
-                f"'{alias}'. gym 0.26 predates numpy 2;"
-            )
-            return Numpy2Problem(problem, python, cli)
+                f"'{alias}'. gym 0.26 predates numpy 2;", python, cli)
     return None
 
 

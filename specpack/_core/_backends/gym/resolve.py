@@ -1,12 +1,8 @@
 """Resolving a gym 0.26 env exactly as ``gym.make`` would: id, spec, class, live stack.
 
-``gym.make`` in 0.26 differs from gymnasium's in ways a rebuild must follow exactly: the env
-gets a deep copy of the *whole* ``EnvSpec``; the wrappers are, from the inside out,
-``EnvCompatibility`` (``apply_api_compatibility``, which takes the ``render_mode`` away from the
-constructor), ``PassiveEnvChecker`` (unless disabled), ``OrderEnforcing`` (if
-``order_enforce``), ``TimeLimit`` (the call's ``max_episode_steps``, else the spec's; there is no
-``-1``), ``AutoResetWrapper`` (only the call's ``autoreset``: gym ignores ``spec.autoreset``);
-the render wrappers are decided at build time (:mod:`.build`).
+Unlike gymnasium's, ``gym.make`` gives the env a copy of the *whole* ``EnvSpec``, wraps
+``EnvCompatibility`` innermost (it takes the ``render_mode``), has no ``max_episode_steps=-1``
+and ignores ``spec.autoreset``; the render wrappers are decided at build time.
 """
 
 from __future__ import annotations
@@ -23,33 +19,27 @@ from ..._text import suggest
 from .._args import wrapper_kwargs
 from .._live import live_recipe
 from .._registry import import_id_module, versioned_spec
+from .._shared import name_of
 from ..recipe import Recipe
 from . import wrappers  # noqa: F401 - registers the recorders of gym's own wrappers
-from .numpy2 import SPEC_DEFAULTS, name_of, numpy2_problem
+from .numpy2 import SPEC_DEFAULTS, numpy2_problem
 
 #: gym's partial type hints do not help here: treat the package as untyped.
 gym: Any = _gym
 
 __all__ = ["from_env", "from_id", "from_spec", "spec_meta"]
 
-_OPTIONS = frozenset(
-    {"max_episode_steps", "disable_env_checker", "autoreset", "apply_api_compatibility"}
-)
+_OPTIONS = frozenset({"max_episode_steps", "disable_env_checker", "autoreset",
+                      "apply_api_compatibility"})
 
 
 def spec_meta(spec: Any) -> dict[str, Any]:
-    """The ``EnvSpec`` fields ``gym.make`` copies onto ``env.unwrapped.spec`` (non-defaults).
-
-    ``entry_point`` is left out when it is the string the pack's entry point came from, and
-    ``None`` when the spec's entry point is a callable (the rebuild then puts the callable).
-    """
+    """The ``EnvSpec`` fields ``gym.make`` copies onto ``env.unwrapped.spec`` (non-defaults;
+    ``entry_point`` left out when a string, else ``None``: the rebuild puts the callable)."""
     meta: dict[str, Any] = {"id": spec.id}
     if not isinstance(spec.entry_point, str):
         meta["entry_point"] = None
-    for k, default in SPEC_DEFAULTS.items():
-        v = getattr(spec, k, default)
-        if v != default:
-            meta[k] = v
+    meta.update((k, v) for k, d in SPEC_DEFAULTS.items() if (v := getattr(spec, k, d)) != d)
     return meta
 
 
@@ -77,21 +67,15 @@ def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
 
 def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
     if not isinstance(spec, GymSpec):
-        raise CaptureError(
-            f"backend='gym' expects a gym EnvSpec, got {type(spec).__module__}."
-            f"{type(spec).__qualname__}; drop backend='gym' for a gymnasium spec"
-        )
+        raise CaptureError(f"backend='gym' expects a gym EnvSpec, got {type(spec).__module__}."
+                           f"{type(spec).__qualname__}; drop backend='gym' for a gymnasium spec")
     unknown = sorted(set(options) - _OPTIONS)
     if unknown:
-        raise CaptureError(
-            f"gym.make has no option {', '.join(map(repr, unknown))}; its options are "
-            f"{', '.join(sorted(_OPTIONS))}"
-        )
+        raise CaptureError(f"gym.make has no option {', '.join(map(repr, unknown))}; its options "
+                           f"are {', '.join(sorted(_OPTIONS))}")
     if spec.entry_point is None:
-        raise CaptureError(
-            f"the gym spec {spec.id!r} has no entry_point; register it with "
-            "entry_point='module:Class' or a callable"
-        )
+        raise CaptureError(f"the gym spec {spec.id!r} has no entry_point; register it with "
+                           "entry_point='module:Class' or a callable")
     steps = options.get("max_episode_steps")
     if steps == -1:
         raise CaptureError(
@@ -103,56 +87,38 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
             cli="Give a positive --max-episode-steps N, or register the spec without "
             "max_episode_steps",
         )
-    flags = {}
     for key in ("autoreset", "apply_api_compatibility", "disable_env_checker"):
         value = options.get(key)
         if value is not None and not isinstance(value, bool):
             raise CaptureError(f"{key}={value!r} for {spec.id!r} must be True or False")
-        flags[key] = value
-    compat = flags["apply_api_compatibility"]
-    checker = flags["disable_env_checker"]
-    env_kwargs = dict(spec.kwargs)
-    env_kwargs.update(kwargs)
-    # gym.make's order, innermost first.
-    layers: list[tuple[type, dict[str, Any]]] = []
+    compat = options.get("apply_api_compatibility")
+    checker = options.get("disable_env_checker")
+    layers: list[tuple[type, dict[str, Any]]] = []  # gym.make's order, innermost first
     if compat is True or (compat is None and spec.apply_api_compatibility is True):
         layers.append((EnvCompatibility, {}))  # its render_mode is decided at build time
     if checker is False or (checker is None and spec.disable_env_checker is False):
         layers.append((gym.wrappers.env_checker.PassiveEnvChecker, {}))
     if spec.order_enforce:
         layers.append((gym.wrappers.OrderEnforcing, {}))
+    steps = spec.max_episode_steps if steps is None else steps
     if steps is not None:
         layers.append((gym.wrappers.TimeLimit, {"max_episode_steps": steps}))
-    elif spec.max_episode_steps is not None:
-        layers.append((gym.wrappers.TimeLimit, {"max_episode_steps": spec.max_episode_steps}))
-    if flags["autoreset"]:
+    if options.get("autoreset"):
         layers.append((gym.wrappers.AutoResetWrapper, {}))
     layers.reverse()  # outermost first
     entry = spec.entry_point
-    if isinstance(entry, str):
-        entry_string: str | None = entry
-        entry_obj: Any = None
-        entry_name = entry
-    else:
-        if not callable(entry):
-            raise CaptureError(
-                f"the gym spec {spec.id!r} has entry_point={entry!r}, which is not "
-                "callable; use a class, a factory function or a 'module:Class' string"
-            )
-        entry_string, entry_obj, entry_name = None, entry, name_of(entry)
+    string = entry if isinstance(entry, str) else None
+    if string is None and not callable(entry):
+        raise CaptureError(f"the gym spec {spec.id!r} has entry_point={entry!r}, which is not "
+                           "callable; use a class, a factory function or a 'module:Class' string")
+    entry_name = name_of(entry) if string is None else string
     problem = numpy2_problem([entry_name, *(name_of(c) for c, _ in layers)])
     if problem:
         raise CaptureError(f"the gym env {spec.id!r} cannot run here: {problem.problem}",
                            python=problem.python, cli=problem.cli)
-    return Recipe(
-        id=spec.id,
-        entry=entry_obj,
-        entry_string=entry_string,
-        kwargs=env_kwargs,
-        spec=spec_meta(spec),
-        layers=layers,
-        auto_render=True,
-    )
+    return Recipe(id=spec.id, entry=entry if string is None else None, entry_string=string,
+                  kwargs={**spec.kwargs, **kwargs}, spec=spec_meta(spec), layers=layers,
+                  auto_render=True)
 
 
 def from_env(env: Any) -> Recipe:
@@ -160,17 +126,11 @@ def from_env(env: Any) -> Recipe:
         raise CaptureError(f"expected a gym.Env, got {type(env).__name__}")
     layers: list[tuple[type, dict[str, Any]]] = []
     node: Any = env
-    while True:
+    # gym's EnvCompatibility is an Env holding the old-API env, not a Wrapper.
+    while isinstance(node, (gym.Wrapper, EnvCompatibility)):
         cls = type(node)
-        if isinstance(node, gym.Wrapper):
-            layers.append((cls, wrapper_kwargs(node, cls)))
-            node = node.env
-        elif isinstance(node, EnvCompatibility):
-            # gym's EnvCompatibility is an Env holding the old-API env, not a Wrapper.
-            layers.append((cls, wrapper_kwargs(node, cls)))
-            node = node.env
-        else:
-            break
+        layers.append((cls, wrapper_kwargs(node, cls)))
+        node = node.env
     spec = getattr(node, "spec", None)
     problem = numpy2_problem([name_of(type(node)), *(name_of(c) for c, _ in layers)])
     if problem:

@@ -1,12 +1,5 @@
-"""Where gym 0.26's own wrappers keep their constructor arguments: their recorders.
-
-gym has no ``RecordConstructorArgs``. A live gym stack's arguments are read like any other
-(:func:`~specpack._core._backends._args.wrapper_kwargs`, :func:`~specpack._core._backends._args.base_kwargs`):
-first from a registered recorder, which for gym's own wrappers is this table (checked against
-their sources); then from a ``_saved_kwargs`` record (a gym wrapper may inherit
-``gymnasium.utils.RecordConstructorArgs``), from EzPickle, or from an ``__init__`` that takes
-only ``env``; anything else is refused.
-"""
+"""The recorders of gym 0.26's own wrappers (gym has no ``RecordConstructorArgs``): where each
+keeps its constructor arguments."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Which env ids does importing a module register, in a *fresh* interpreter?
-
-Capture asks before it refers to a callable as "what importing this module registers under
-this id": the answer must come from an interpreter that never ran this process's code. It runs
-as a job of the one worker protocol (:mod:`specpack._core._process`): whatever the module prints on
-import cannot be mistaken for the answer, and nothing from the child is unpickled.
+"""Which env ids does importing a module register, in a *fresh* interpreter (one that never ran
+this process's code)? Run as a job of the worker protocol (:mod:`specpack._core._process`): what
+the module prints cannot be mistaken for the answer, and nothing from the child is unpickled.
 """
 
 from __future__ import annotations
@@ -26,11 +23,8 @@ def registered_ids(payload: bytes, *, module: str) -> list[str]:
 
 @functools.lru_cache(maxsize=64)
 def registered_in_fresh_interpreter(module: str, timeout: float = 120.0) -> frozenset[str]:
-    """The ids gymnasium's registry holds after ``import module`` in a fresh ``python``.
-
-    Empty when the import fails or takes longer than ``timeout`` seconds (checked once per
-    module and process).
-    """
+    """The ids gymnasium's registry holds after ``import module`` in a fresh ``python``; empty
+    when the import fails or takes longer than ``timeout`` seconds."""
     from ..._process import run_one  # lazy: only capture probes; a worker that builds never does
 
     outcome = run_one("subprocess", f"{__name__}:registered_ids", b"", {"module": module},

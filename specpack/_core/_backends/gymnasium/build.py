@@ -1,17 +1,10 @@
-"""Building a gymnasium env from a :class:`~specpack._core._backends.Blueprint`.
-
-Every build in a process shares one plan per blueprint (the loaded entry point and wrapper
-classes, the ``env.spec`` template, and ready kwargs for wrappers whose kwargs are plain
-scalars of this gymnasium release, with cross-release adaptations already applied); the plan is
-kept here, keyed by the blueprint, never inside the pack. The render-mode wrappers
-(``HumanRendering``/``RenderCollection``) follow ``gymnasium.make`` from the final
-``render_mode``. ``env.unwrapped.spec`` is set to the same minimal ``EnvSpec`` that ``make``
-sets.
+"""Building a gymnasium env from a :class:`~specpack._core._backends.Blueprint` as
+``gymnasium.make`` does (render-mode wrappers and ``env.unwrapped.spec`` included), from a plan
+per blueprint that every build in the process shares.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
@@ -20,15 +13,14 @@ from gymnasium.envs.registration import EnvSpec, WrapperSpec
 
 from ..._carry.tree import materialize
 from ..._errors import BuildError, BuildGymnasiumError
-from .._shared import Plans, construct, fresh_spec, load_steps, no_hint, raise_wrapped
+from .._shared import HUMAN_RENDERING, Plans, construct, fresh_spec, load_steps, raise_wrapped
 from ..recipe import Blueprint
 from .compat import GYMNASIUM_VERSION, adapt_layer_kwargs, cross_line, vector_api
 from .lines import line_hint, other_line_blueprint
 
 __all__ = ["META_DEFAULTS", "build", "build_vector"]
 
-#: EnvSpec field values that a pack's spec record leaves out (those ``make`` sets on
-#: ``env.unwrapped.spec``); keeps pickles and manifests small.
+#: EnvSpec field values that a pack's spec record leaves out (keeps pickles small).
 META_DEFAULTS: dict[str, Any] = {
     "reward_threshold": None,
     "nondeterministic": False,
@@ -41,7 +33,8 @@ META_DEFAULTS: dict[str, Any] = {
 
 
 class _Plan:
-    """What every build of one blueprint in this process shares."""
+    """What every build of one blueprint in this process shares (loaded classes, the spec
+    template, plain kwargs ready and fitted to this release)."""
 
     __slots__ = ("creator", "hint", "skewed", "spec", "steps")
 
@@ -70,8 +63,7 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
         human, collection = _render_plan(creator, kwargs)
     try:
         env = construct(bp.label, bp.entry.name, creator, kwargs, gymnasium.Env,
-                        "for a legacy gym env capture with backend='gym'",
-                        (lambda e: plan.hint) if plan.hint else no_hint)
+                        "for a legacy gym env capture with backend='gym'", plan.hint)
     except BuildError as e:
         if human and isinstance(e.__cause__, TypeError) and "'render_mode'" in str(e.__cause__):
             raise BuildGymnasiumError(
@@ -88,8 +80,11 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
         for wcls, fixed, lowered in steps:
             if fixed is not None:
                 env = wcls(env, **fixed) if fixed else wcls(env)
-            else:
-                env = wcls(env, **_layer_kwargs(bp, plan, wcls, lowered))
+            else:  # fresh kwargs: callables loaded, containers copied, versions fitted
+                kw = materialize(dict(lowered))
+                if kw and plan.skewed:
+                    kw = adapt_layer_kwargs(wcls, kw, bp.versions.get("gymnasium"), bp.label)
+                env = wcls(env, **kw)
         if human:
             env = gymnasium.wrappers.HumanRendering(env)
         elif collection:
@@ -105,12 +100,8 @@ _MAKES_OWN = ("PassiveEnvChecker", "OrderEnforcing", "TimeLimit")
 
 def _not_applied(steps: tuple[Any, ...], env: Any) -> tuple[Any, ...]:
     """``steps`` less the spec wrappers an entry point that returns a wrapped env already
-    applied, as ``gymnasium.make`` skips them.
-
-    The entry point's own wrappers are the ones its env's ``spec.additional_wrappers`` lists;
-    when the first additional layers of the pack (those over make's checker, order enforcing
-    and time limit) are those wrappers, in that order, they are not applied a second time.
-    """
+    applied (its env's ``spec.additional_wrappers``, in that order, right over make's own), as
+    ``gymnasium.make`` skips them."""
     try:
         prior = [w.name for w in env.spec.additional_wrappers]
     except Exception:  # noqa: BLE001 - an env whose spec cannot be read keeps every layer
@@ -120,18 +111,10 @@ def _not_applied(steps: tuple[Any, ...], env: Any) -> tuple[Any, ...]:
     start = 0
     while start < len(steps) and steps[start][0].__name__ in _MAKES_OWN:
         start += 1
-    names = [step[0].__name__ for step in steps[start:start + len(prior)]]
-    if names != prior:
+    end = start + len(prior)
+    if [step[0].__name__ for step in steps[start:end]] != prior:
         return steps
-    return steps[:start] + steps[start + len(prior):]
-
-
-def _layer_kwargs(bp: Blueprint, plan: _Plan, wcls: Any, lowered: Mapping[str, Any]) -> Any:
-    """Fresh kwargs for one wrapper (callables loaded, containers copied, versions fitted)."""
-    kw: dict[str, Any] = materialize(dict(lowered))
-    if kw and plan.skewed:
-        kw = adapt_layer_kwargs(wcls, kw, bp.versions.get("gymnasium"), bp.label)
-    return kw
+    return steps[:start] + steps[end:]
 
 
 def _render_plan(creator: Any, kwargs: dict[str, Any]) -> tuple[bool, bool]:
@@ -140,48 +123,33 @@ def _render_plan(creator: Any, kwargs: dict[str, Any]) -> tuple[bool, bool]:
     if render_mode is None:
         return False, False
     metadata = getattr(creator, "metadata", None)
-    if not isinstance(metadata, dict):
-        return False, False
-    render_modes = metadata.get("render_modes")
+    render_modes = metadata.get("render_modes") if isinstance(metadata, dict) else None
     if render_modes is None or render_mode in render_modes:
         return False, False
     displayable = {"rgb_array", "rgb_array_list"}.intersection(render_modes)
     if render_mode == "human" and displayable:
-        gymnasium.logger.warn(
-            "You are trying to use 'human' rendering for an environment that doesn't natively "
-            "support it. The HumanRendering wrapper is being applied to your environment."
-        )
+        gymnasium.logger.warn(HUMAN_RENDERING)
         kwargs["render_mode"] = displayable.pop()
         return True, False
     if render_mode.endswith("_list") and render_mode[: -len("_list")] in render_modes:
         kwargs["render_mode"] = render_mode[: -len("_list")]
         return False, True
-    gymnasium.logger.warn(
-        f"The environment is being initialised with render_mode={render_mode!r} "
-        f"that is not in the possible render_modes ({render_modes})."
-    )
+    gymnasium.logger.warn(f"The environment is being initialised with render_mode={render_mode!r} "
+                          f"that is not in the possible render_modes ({render_modes}).")
     return False, False
 
 
 def _spec_template(bp: Blueprint, creator: Any) -> EnvSpec:
     """The ``env.unwrapped.spec`` every build copies (with its own kwargs)."""
     meta = {**META_DEFAULTS, **bp.spec}
-    if "entry_point" not in meta:
-        entry: Any = bp.entry.name
-    else:
-        entry = meta["entry_point"] if meta["entry_point"] is not None else creator
+    entry = meta.get("entry_point", bp.entry.name)  # None: the spec's entry was a callable
+    wrappers = tuple(WrapperSpec(name, ep, materialize(kw) if kw is not None else None)
+                     for name, ep, kw in materialize(meta["additional_wrappers"]))
     return EnvSpec(
-        id=meta.get("id") or "env",
-        entry_point=entry,
-        reward_threshold=meta["reward_threshold"],
-        nondeterministic=bool(meta["nondeterministic"]),
-        max_episode_steps=meta["max_episode_steps"],
-        order_enforce=bool(meta["order_enforce"]),
-        disable_env_checker=bool(meta["disable_env_checker"]),
-        additional_wrappers=tuple(
-            WrapperSpec(name, ep, materialize(kw) if kw is not None else None)
-            for name, ep, kw in materialize(meta["additional_wrappers"])
-        ),
+        id=meta.get("id") or "env", entry_point=creator if entry is None else entry,
+        reward_threshold=meta["reward_threshold"], nondeterministic=bool(meta["nondeterministic"]),
+        max_episode_steps=meta["max_episode_steps"], order_enforce=bool(meta["order_enforce"]),
+        disable_env_checker=bool(meta["disable_env_checker"]), additional_wrappers=wrappers,
         vector_entry_point=meta["vector_entry_point"],
     )
 
@@ -193,26 +161,20 @@ def build_vector(bp: Blueprint, num_envs: int | None, kwargs: dict[str, Any]) ->
     try:
         env = creator(num_envs=num_envs, **kwargs)
     except Exception as e:
-        raise BuildError(
-            f"the vector env creator of pack {bp.label} ({bp.entry.name}) raised "
-            f"{type(e).__name__}: {e}"
-        ) from e
+        raise BuildError(f"the vector env creator of pack {bp.label} ({bp.entry.name}) raised "
+                         f"{type(e).__name__}: {e}") from e
     # 0.28/0.29: a vector entry point may return either of that release's vector APIs
     kinds = tuple(dict.fromkeys((vector_api().VectorEnv, gymnasium.vector.VectorEnv)))
     if not isinstance(env, kinds):
-        raise BuildError(
-            f"the vector entry point of pack {bp.label} returned {type(env).__name__}, not a "
-            f"{' or '.join(f'{k.__module__}.VectorEnv' for k in kinds)}"
-        )
+        raise BuildError(f"the vector entry point of pack {bp.label} returned "
+                         f"{type(env).__name__}, not a "
+                         f"{' or '.join(f'{k.__module__}.VectorEnv' for k in kinds)}")
     meta = {**META_DEFAULTS, **bp.spec}
-    spec = EnvSpec(
-        id=meta.get("id") or "env",
-        entry_point=None,
-        reward_threshold=meta["reward_threshold"],
+    env.unwrapped.spec = EnvSpec(
+        id=meta.get("id") or "env", entry_point=None, reward_threshold=meta["reward_threshold"],
         nondeterministic=bool(meta["nondeterministic"]),
         vector_entry_point=meta["vector_entry_point"] or bp.entry.name,
         kwargs={**kwargs, **({"num_envs": num_envs} if num_envs != 1 else {}),
                 "vectorization_mode": "vector_entry_point"},
     )
-    env.unwrapped.spec = spec
     return env

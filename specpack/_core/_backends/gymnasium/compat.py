@@ -1,21 +1,6 @@
-"""What differs between gymnasium 1.x releases where specpack reads or rebuilds a wrapper.
-
-Measured between gymnasium 1.0.0 and 1.4.0 (``EnvSpec`` fields, ``make``'s wrapper order and
-the wrapper module paths are the same in both):
-
-- ``RecordConstructorArgs`` records of 1.0 are incomplete or wrong for three wrappers:
-  ``RecordEpisodeStatistics`` records nothing (``buffer_length``, ``stats_key`` are lost),
-  ``RecordVideo`` leaves out ``fps``, and ``AddRenderObservation`` records
-  ``pixels_only``/``pixels_key`` for its parameters ``render_only``/``render_key``. Capture
-  repairs each from where the wrapper keeps the value, so a rebuild (under any 1.x) is
-  faithful.
-- Later releases added wrapper parameters: ``StickyAction(repeat_action_duration=1)`` and
-  ``RecordVideo(gc_trigger=<default lambda>)``. A pack from a newer release rebuilt under an
-  older one drops such a kwarg when it holds the value that means "the old behaviour", and
-  otherwise raises a :class:`~specpack.BuildError` that names the wrapper, the kwarg
-  and both versions. A kwarg that is the very default object of the signature (the
-  ``gc_trigger`` lambda) is not recorded at all: it is what the rebuild gets by default, and
-  carrying gymnasium's own lambda by value would tie the pack to this Python for nothing.
+"""What differs between gymnasium releases where specpack reads or rebuilds a wrapper: the
+line of a release, 1.0's wrong ``RecordConstructorArgs`` records (repaired at capture), and
+wrapper parameters later 1.x releases added (fitted at build). Measured from 1.0.0 to 1.4.0.
 """
 
 from __future__ import annotations
@@ -29,9 +14,10 @@ from typing import Any
 import gymnasium
 
 from ..._errors import BuildError
+from .._shared import name_of
 
-__all__ = ["GYMNASIUM_VERSION", "LINE", "adapt_layer_kwargs", "cross_line", "line_of", "repair_record",
-           "vector_api"]
+__all__ = ["GYMNASIUM_VERSION", "LINE", "adapt_layer_kwargs", "cross_line", "line_of",
+           "repair_record", "vector_api"]
 
 GYMNASIUM_VERSION: str = gymnasium.__version__
 
@@ -49,9 +35,8 @@ LINE: str | None = line_of(gymnasium.__version__)
 
 
 def vector_api() -> ModuleType:
-    """The module of gymnasium's 1.x vector API here: ``gymnasium.vector`` in 1.x,
-    ``gymnasium.experimental.vector`` in 0.28/0.29 (whose ``gymnasium.vector`` is the older,
-    autoresetting API that ``gymnasium.make_vec`` of 0.29 does not return)."""
+    """The module of gymnasium's 1.x vector API here (in 0.28/0.29 the experimental one: its
+    ``gymnasium.vector`` is the older API, which its ``make_vec`` does not return)."""
     return importlib.import_module(
         "gymnasium.experimental.vector" if LINE == "0" else "gymnasium.vector"
     )
@@ -62,16 +47,13 @@ def cross_line(captured_under: str | None) -> bool:
     captured = line_of(captured_under)
     return captured is not None and LINE is not None and captured != LINE
 
+
 #: Parameters added after 1.0, with the value that reproduces the older behaviour.
 _ADDED_LATER: dict[str, dict[str, Any]] = {
     "gymnasium.wrappers.stateful_action:StickyAction": {"repeat_action_duration": 1},
 }
 
 _RENAMED_1_0 = {"pixels_only": "render_only", "pixels_key": "render_key"}
-
-
-def _name(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 @functools.lru_cache(maxsize=256)
@@ -83,16 +65,15 @@ def _signature(cls: type) -> inspect.Signature | None:
 
 
 def repair_record(node: Any, cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """``kwargs`` (what ``RecordConstructorArgs`` recorded) completed and corrected.
-
-    Only gymnasium's own wrappers are touched, and only where a release records less than the
-    constructor took; values come from where the wrapper stores them.
-    """
+    """``kwargs`` (what ``RecordConstructorArgs`` recorded) completed and corrected from where
+    gymnasium's own wrappers store the values: in 1.0, ``RecordEpisodeStatistics`` records
+    nothing, ``RecordVideo`` leaves out ``fps`` and ``AddRenderObservation`` records its
+    ``render_*`` parameters under their old ``pixels_*`` names."""
     if not cls.__module__.startswith("gymnasium."):
         return kwargs
     sig = _signature(cls)
     d = vars(node)
-    name = _name(cls)
+    name = name_of(cls)
     out = dict(kwargs)
     if name == "gymnasium.wrappers.common:RecordEpisodeStatistics":
         if "buffer_length" not in out and "return_queue" in d:
@@ -113,19 +94,18 @@ def repair_record(node: Any, cls: type, kwargs: dict[str, Any]) -> dict[str, Any
         for k in list(out):
             p = sig.parameters.get(k)
             if p is not None and callable(p.default) and out[k] is p.default:
-                del out[k]  # the signature's own default function (RecordVideo.gc_trigger)
+                # the signature's own default (RecordVideo's gc_trigger lambda): the rebuild gets
+                # it anyway, and carrying it by value would tie the pack to this Python
+                del out[k]
     return out
 
 
 def adapt_layer_kwargs(
     cls: type, kwargs: dict[str, Any], captured_under: str | None, label: str
 ) -> dict[str, Any]:
-    """The kwargs of a gymnasium wrapper from a pack of another 1.x release, fitted to this one.
-
-    A kwarg this release's constructor does not take is dropped when it holds the value of
-    the older behaviour (see ``_ADDED_LATER``); otherwise the rebuild would differ, so this
-    raises :class:`~specpack.BuildError` naming the wrapper, the kwarg and the versions.
-    """
+    """The kwargs of a gymnasium wrapper from a pack of another 1.x release, fitted to this one:
+    a kwarg this release does not take is dropped when it holds the older behaviour's value
+    (``_ADDED_LATER``), else refused (the rebuild would differ)."""
     if not cls.__module__.startswith("gymnasium."):
         return kwargs
     sig = _signature(cls)
@@ -134,16 +114,15 @@ def adapt_layer_kwargs(
     unknown = [k for k in kwargs if k not in sig.parameters]
     if not unknown:
         return kwargs
-    neutral = _ADDED_LATER.get(_name(cls), {})
+    neutral = _ADDED_LATER.get(name_of(cls), {})
     lost = [k for k in unknown if not (k in neutral and _equal(kwargs[k], neutral[k]))]
     if lost:
-        raise BuildError(
-            f"pack {label}: the wrapper {cls.__qualname__} was captured under gymnasium "
-            f"{captured_under or 'unknown'} with {', '.join(f'{k}={kwargs[k]!r}' for k in lost)}"
-            f", which gymnasium {GYMNASIUM_VERSION} here does not take; upgrade gymnasium here "
-            f"to {captured_under or 'that release'}, or capture the env under "
-            f"gymnasium {GYMNASIUM_VERSION}"
-        )
+        raise BuildError(f"pack {label}: the wrapper {cls.__qualname__} was captured under "
+                         f"gymnasium {captured_under or 'unknown'} with "
+                         f"{', '.join(f'{k}={kwargs[k]!r}' for k in lost)}, which gymnasium "
+                         f"{GYMNASIUM_VERSION} here does not take; upgrade gymnasium here to "
+                         f"{captured_under or 'that release'}, or capture the env under gymnasium "
+                         f"{GYMNASIUM_VERSION}")
     return {k: v for k, v in kwargs.items() if k not in unknown}
 
 

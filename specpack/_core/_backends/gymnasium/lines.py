@@ -1,19 +1,9 @@
-"""Packs across gymnasium's two lines: 0.28/0.29 and 1.x.
+"""Packs across gymnasium's two lines, 0.28/0.29 and 1.x.
 
-gymnasium 1.0 moved and rewrote the wrappers: the classes ``make`` adds itself kept their
-names, arguments and behaviour but moved module (``gymnasium.wrappers.time_limit:TimeLimit``
-in 0.29 is ``gymnasium.wrappers.common:TimeLimit`` in 1.x); every other wrapper was renamed,
-re-signed or changed behaviour (``RecordEpisodeStatistics(deque_size)`` became
-``(buffer_length, stats_key)``, ``FrameStack`` became ``FrameStackObservation`` with another
-observation layout, ``NormalizeObservation`` changed its observation space, ...).
-
-A pack from the other line rebuilds here when every gymnasium wrapper it holds is one of the
-wrappers that are the same in both lines (:data:`SAME_IN_BOTH`): each is taken from this
-release's ``gymnasium.wrappers``. Any other gymnasium wrapper, or a gymnasium entry point this
-release does not have, is refused with a :class:`~specpack.BuildError` that names it,
-both versions and the fix: a rebuild under the other line's class would be another env.
-The env's own code (the entry point) is what the pack names; when it comes from gymnasium
-itself its behaviour may still differ between releases, which the version-skew warning says.
+gymnasium 1.0 moved the wrappers ``make`` adds (same names, arguments and behaviour) and renamed,
+re-signed or changed every other one (``FrameStack``, ``RecordEpisodeStatistics(deque_size)``,
+...). A pack from the other line rebuilds here only when its gymnasium wrappers are all in
+:data:`SAME_IN_BOTH`; anything else is refused: the other line's class would make another env.
 """
 
 from __future__ import annotations
@@ -42,14 +32,12 @@ def _describe(line: str | None) -> str:
 
 def _refusal(label: str, what: str, captured_under: str | None) -> BuildError:
     here = gymnasium.__version__
-    return BuildError(
-        f"pack {label}: {what} was captured under gymnasium {captured_under} (the "
-        f"{_describe(line_of(captured_under))} line) and gymnasium {here} here (the "
-        f"{_describe(LINE)} line) has no same one (gymnasium 1.0 renamed, re-signed or changed "
-        "its wrappers; only those make adds itself are the same in both). Install "
-        f"gymnasium=={captured_under} here to rebuild it, or capture the env again under "
-        f"gymnasium {here}"
-    )
+    return BuildError(f"pack {label}: {what} was captured under gymnasium {captured_under} (the "
+                      f"{_describe(line_of(captured_under))} line) and gymnasium {here} here (the "
+                      f"{_describe(LINE)} line) has no same one (gymnasium 1.0 renamed, re-signed "
+                      "or changed its wrappers; only those make adds itself are the same in "
+                      f"both). Install gymnasium=={captured_under} here to rebuild it, or capture "
+                      f"the env again under gymnasium {here}")
 
 
 def line_hint(captured_under: str | None) -> str:
@@ -63,11 +51,8 @@ def line_hint(captured_under: str | None) -> str:
 
 
 def other_line_blueprint(bp: Blueprint, captured_under: str | None) -> Blueprint:
-    """``bp`` with each gymnasium wrapper of the other line replaced by this line's class.
-
-    Raises :class:`~specpack.BuildError` for a gymnasium wrapper outside
-    :data:`SAME_IN_BOTH` and for a gymnasium entry point this release cannot import.
-    """
+    """``bp`` with each gymnasium wrapper of the other line replaced by this line's class; a
+    BuildError for one outside :data:`SAME_IN_BOTH` or an entry point this release lacks."""
     layers = []
     for ref, lowered, plain in bp.layers:
         if ref.module.startswith("gymnasium."):

@@ -1,13 +1,6 @@
-"""Resolving a gymnasium env: an id, an ``EnvSpec``, a class or factory, or a live stack.
-
-Resolution follows ``gymnasium.make`` step for step (gymnasium 0.28.1 through 1.4 share it):
-the spec's kwargs updated with the call's, then ``PassiveEnvChecker`` (unless disabled),
-``OrderEnforcing`` (if ``order_enforce``), ``TimeLimit`` (the call's ``max_episode_steps``,
-else the spec's; ``-1`` means none), ``AutoResetWrapper`` (0.28/0.29, a spec with
-``autoreset=True``) and the spec's ``additional_wrappers``. What 0.28/0.29's make does that a
-pack does not rebuild (``TimeLimit(env, -1)``, ``EnvCompatibility``) is refused at capture. The render-mode
-wrappers depend on the final ``render_mode`` and are decided at build time
-(:mod:`.build`). Kwargs the entry point cannot take are refused here, with a suggestion.
+"""Resolving a gymnasium env (an id, an ``EnvSpec``, a class or factory, or a live stack) as
+``gymnasium.make`` does, step for step (0.28.1 through 1.4). What 0.28/0.29's make does that a
+pack does not rebuild is refused; the render-mode wrappers are decided at build time.
 """
 
 from __future__ import annotations
@@ -38,61 +31,36 @@ from ._probe import registered_in_fresh_interpreter
 from .build import META_DEFAULTS
 from .compat import LINE, repair_record
 
-__all__ = ["META_DEFAULTS", "from_env", "from_id", "from_spec", "spec_meta"]
-
-
+__all__ = ["from_env", "from_id", "from_spec", "spec_meta"]
 
 
 def spec_meta(spec: EnvSpec, *, minimal: bool) -> dict[str, Any]:
-    """The ``EnvSpec`` fields a rebuilt env must carry as ``env.unwrapped.spec``.
-
-    ``minimal`` gives what ``gymnasium.make`` sets (no TimeLimit/checker/order fields, no
-    additional wrappers). Fields at their default are left out; ``entry_point`` is left out
-    when it is the string the pack's entry point was resolved from, and ``None`` when the
-    spec's entry point is a callable (the rebuilt env then gets the callable).
-    """
+    """The non-default ``EnvSpec`` fields a rebuilt env must carry as ``env.unwrapped.spec``
+    (``minimal``: those ``gymnasium.make`` sets); ``entry_point`` left out when a string, else
+    ``None`` (the rebuilt env gets the callable)."""
     meta: dict[str, Any] = {"id": spec.id}
     if not isinstance(spec.entry_point, str):
         meta["entry_point"] = None
-    defaults = META_DEFAULTS
-    value: Any = spec.reward_threshold
-    if value != defaults["reward_threshold"]:
-        meta["reward_threshold"] = value
-    value = spec.nondeterministic
-    if value != defaults["nondeterministic"]:
-        meta["nondeterministic"] = value
-    value = spec.vector_entry_point
-    if not isinstance(value, str):
-        value = None
-    if value != defaults["vector_entry_point"]:
-        meta["vector_entry_point"] = value
+    vector = spec.vector_entry_point
+    fields: dict[str, Any] = {
+        "reward_threshold": spec.reward_threshold,
+        "nondeterministic": spec.nondeterministic,
+        "vector_entry_point": vector if isinstance(vector, str) else None,
+    }
     if not minimal:
-        fields: dict[str, Any] = {
-            "max_episode_steps": spec.max_episode_steps,
-            "order_enforce": spec.order_enforce,
-            "disable_env_checker": spec.disable_env_checker,
-            "additional_wrappers": tuple(
-                (w.name, w.entry_point, w.kwargs) for w in spec.additional_wrappers
-            ),
-        }
-        for k, v in fields.items():
-            if v != defaults[k]:
-                meta[k] = v
+        fields.update(max_episode_steps=spec.max_episode_steps, order_enforce=spec.order_enforce,
+                      disable_env_checker=spec.disable_env_checker,
+                      additional_wrappers=tuple((w.name, w.entry_point, w.kwargs)
+                                                for w in spec.additional_wrappers))
+    meta.update((k, v) for k, v in fields.items() if v != META_DEFAULTS[k])
     return meta
 
 
 def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
-    """Resolve a registered id as ``gymnasium.make`` does, its warnings and errors included.
-
-    An unversioned id takes the latest version (with gymnasium's warning), an outdated
-    version gets gymnasium's deprecation warning, and an unknown id raises the
-    :class:`~specpack.UnknownEnvError` subclass matching gymnasium's own error
-    (``NameNotFound``, ``VersionNotFound``, ``DeprecatedEnv``, ``NamespaceNotFound``), with a
-    suggestion.
-    """
-    reg = _registration
+    """Resolve a registered id as ``gymnasium.make`` does, its warnings included; an unknown
+    id raises the :class:`~specpack.UnknownEnvError` subclass matching gymnasium's error."""
     full_id = import_id_module(env_id)
-    spec, _ = versioned_spec(reg, full_id, library=gymnasium,
+    spec, _ = versioned_spec(_registration, full_id, library=gymnasium,
                              outdated=gymnasium.logger.deprecation, not_an_id=UnknownEnvNameError)
     if spec is None:
         cls: type[UnknownEnvError] = UnknownEnvError
@@ -101,13 +69,10 @@ def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
             gymnasium.spec(full_id)
         except gymnasium.error.Error as e:
             why = str(e).split(". Did you")[0]
-            for base, sub in _UNKNOWN:
-                if isinstance(e, base):
-                    cls = sub
-                    break
+            cls = next((sub for base, sub in _UNKNOWN if isinstance(e, base)), cls)
         raise cls(
             f"no env registered as {full_id!r} in gymnasium's registry ({why});"
-            f"{suggest(full_id, reg.registry.keys())}",
+            f"{suggest(full_id, _registration.registry.keys())}",
             python="Register it first (or import the package that registers it), or pass the "
             "env class: specpack.capture(MyEnv)",
             cli="Import the module that registers it first (--import MODULE), or capture the "
@@ -132,21 +97,15 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
     if entry is None:
         if spec.vector_entry_point is not None:
             return _vector_only(spec, options, kwargs)
-        raise CaptureError(
-            f"the spec {spec.id!r} has no entry_point; register it with "
-            "entry_point='module:Class' or a callable"
-        )
+        raise CaptureError(f"the spec {spec.id!r} has no entry_point; register it with "
+                           "entry_point='module:Class' or a callable")
     max_episode_steps = options.get("max_episode_steps")
-    disable_env_checker = options.get("disable_env_checker")
+    checker = options.get("disable_env_checker")
     autoreset = options.get("autoreset")  # taken only on 0.28/0.29 (capture checks)
     if LINE == "0":
         _refuse_0x_only(spec, options)
-    env_kwargs = dict(spec.kwargs)
-    env_kwargs.update(kwargs)
-    layers: list[tuple[type, dict[str, Any]]] = []
-    if disable_env_checker is False or (
-        disable_env_checker is None and spec.disable_env_checker is False
-    ):
+    layers: list[tuple[type, dict[str, Any]]] = []  # gymnasium.make's order, innermost first
+    if (spec.disable_env_checker if checker is None else checker) is False:
         layers.append((gymnasium.wrappers.PassiveEnvChecker, {}))
     if spec.order_enforce:
         layers.append((gymnasium.wrappers.OrderEnforcing, {}))
@@ -159,52 +118,33 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
         layers.append((gymnasium.wrappers.AutoResetWrapper, {}))
     for w in spec.additional_wrappers:
         if w.kwargs is None:
-            raise CaptureError(
-                f"the spec {spec.id!r} lists a wrapper without recorded kwargs: {w.name} "
-                "wrapper does not inherit from `gymnasium.utils.RecordConstructorArgs`, "
-                "therefore, the wrapper cannot be recreated. Make the wrapper record its "
-                "arguments (inherit gymnasium.utils.RecordConstructorArgs)"
-            )
-        wcls = _load_entry(w.entry_point, f"wrapper {w.name} of {spec.id!r}")
+            raise CaptureError(f"the spec {spec.id!r} lists a wrapper without recorded kwargs: "
+                               f"{w.name} wrapper does not inherit from "
+                               "`gymnasium.utils.RecordConstructorArgs`, therefore, the wrapper "
+                               "cannot be recreated. Make the wrapper record its arguments "
+                               "(inherit gymnasium.utils.RecordConstructorArgs)")
+        wcls: Any = w.entry_point if callable(w.entry_point) else code_ref_from_string(
+            str(w.entry_point), by_value=None, what=f"wrapper {w.name} of {spec.id!r}")[1]
         layers.append((wcls, dict(w.kwargs)))
     layers.reverse()  # outermost first
-    entry_ref = None
+    string = entry if isinstance(entry, str) else None
+    if string is None and not callable(entry):
+        raise CaptureError(f"the spec {spec.id!r} has entry_point={entry!r}, which is not "
+                           "callable; use a class, a factory function or a 'module:Class' string")
     notes: list[str] = []
-    if isinstance(entry, str):
-        entry_string: str | None = entry
-        entry_obj: Any = None
-    else:
-        entry_string, entry_obj = None, entry
-        if not callable(entry):
-            raise CaptureError(
-                f"the spec {spec.id!r} has entry_point={entry!r}, which is not callable; "
-                "use a class, a factory function or a 'module:Class' string"
-            )
-        entry_ref = registered_ref(spec, entry, notes)
     return Recipe(
-        id=spec.id,
-        entry=entry_obj,
-        entry_string=entry_string,
-        kwargs=env_kwargs,
-        spec=spec_meta(spec, minimal=True),
-        layers=layers,
-        auto_render=True,
-        notes=notes,
-        entry_ref=entry_ref,
+        id=spec.id, entry=entry if string is None else None, entry_string=string,
+        kwargs={**spec.kwargs, **kwargs}, spec=spec_meta(spec, minimal=True), layers=layers,
+        auto_render=True, notes=notes,
+        entry_ref=registered_ref(spec, entry, notes) if string is None else None,
     )
 
 
 def _refuse_0x_only(spec: EnvSpec, options: dict[str, Any]) -> None:
-    """Refuse what gymnasium 0.28/0.29's ``make`` does but a pack does not rebuild.
-
-    ``max_episode_steps=-1`` means "no TimeLimit" to specpack and gymnasium 1.x, while 0.29's
-    make wraps ``TimeLimit(env, -1)``, which truncates every step; a spec with
-    ``apply_api_compatibility=True`` makes 0.29 build an ``EnvCompatibility`` env around an
-    old-API env, which gymnasium 1.0 removed; so does the call's ``apply_api_compatibility=True``
-    (the call's value, when given, decides over the spec's, as in that ``make``). The call's
-    ``autoreset``/``apply_api_compatibility`` must be a bool: that ``make`` tests ``is True``,
-    so ``autoreset=1`` would silently add no wrapper.
-    """
+    """Refuse what gymnasium 0.28/0.29's ``make`` does but a pack does not rebuild:
+    ``TimeLimit(env, -1)`` and ``EnvCompatibility`` (the call's ``apply_api_compatibility``
+    decides over the spec's). ``autoreset``/``apply_api_compatibility`` must be bools: that
+    ``make`` tests ``is True``, so ``autoreset=1`` would silently add no wrapper."""
     version = gymnasium.__version__
     max_episode_steps = options.get("max_episode_steps")
     for key in ("autoreset", "apply_api_compatibility"):
@@ -213,37 +153,29 @@ def _refuse_0x_only(spec: EnvSpec, options: dict[str, Any]) -> None:
             raise CaptureError(f"{key}={value!r} for {spec.id!r} must be True or False")
     apply_api_compatibility = options.get("apply_api_compatibility")
     if max_episode_steps == -1:
-        raise CaptureError(
-            f"max_episode_steps=-1 means no TimeLimit in specpack and gymnasium 1.x, but "
-            f"gymnasium {version}'s make would wrap TimeLimit(env, -1), which truncates every "
-            "step; to capture the env without a TimeLimit under this gymnasium, register it "
-            "with max_episode_steps=None or capture its class: specpack.capture(EnvClass, ...)"
-        )
+        raise CaptureError("max_episode_steps=-1 means no TimeLimit in specpack and gymnasium "
+                           f"1.x, but gymnasium {version}'s make would wrap TimeLimit(env, -1), "
+                           "which truncates every step; to capture the env without a TimeLimit "
+                           "under this gymnasium, register it with max_episode_steps=None or "
+                           "capture its class: specpack.capture(EnvClass, ...)")
     if apply_api_compatibility:
-        raise CaptureError(
-            f"apply_api_compatibility={apply_api_compatibility!r}: gymnasium {version}'s make "
-            f"would build {spec.id!r} inside EnvCompatibility (deprecated, removed in gymnasium "
-            "1.0), which specpack does not rebuild; capture a legacy env with backend='gym', or "
-            "port it to the gymnasium API and capture it without apply_api_compatibility"
-        )
+        raise CaptureError(f"apply_api_compatibility={apply_api_compatibility!r}: gymnasium "
+                           f"{version}'s make would build {spec.id!r} inside EnvCompatibility "
+                           "(deprecated, removed in gymnasium 1.0), which specpack does not "
+                           "rebuild; capture a legacy env with backend='gym', or port it to the "
+                           "gymnasium API and capture it without apply_api_compatibility")
     if apply_api_compatibility is None and getattr(spec, "apply_api_compatibility", False):
-        raise CaptureError(
-            f"the spec {spec.id!r} sets apply_api_compatibility=True: gymnasium {version}'s "
-            "make would build its old-API env inside EnvCompatibility (deprecated, removed in "
-            "gymnasium 1.0), which specpack does not rebuild; capture the legacy env with "
-            "backend='gym', or port it to the gymnasium API and register it without "
-            "apply_api_compatibility"
-        )
+        raise CaptureError(f"the spec {spec.id!r} sets apply_api_compatibility=True: gymnasium "
+                           f"{version}'s make would build its old-API env inside EnvCompatibility "
+                           "(deprecated, removed in gymnasium 1.0), which specpack does not "
+                           "rebuild; capture the legacy env with backend='gym', or port it to the "
+                           "gymnasium API and register it without apply_api_compatibility")
 
 
 def registered_ref(spec: EnvSpec, entry: Any, notes: list[str]) -> CodeRef | None:
     """A reference to ``entry`` as *the callable that importing its module registers under
-    spec.id*, when that is how a fresh interpreter gets it (Meta-World's lambdas, any
-    ``register()`` inside a function), or None.
-
-    Used only for a callable with no importable name whose module a fresh interpreter can
-    import, and only when importing that module in a fresh interpreter registers the same id
-    (checked once per module and process). The pack then carries no code for it.
+    spec.id* (Meta-World's lambdas, any ``register()`` inside a function), or None: only for a
+    callable with no importable name whose module registers the same id in a fresh interpreter.
     """
     module = getattr(entry, "__module__", None)
     if (
@@ -257,39 +189,26 @@ def registered_ref(spec: EnvSpec, entry: Any, notes: list[str]) -> CodeRef | Non
     ):
         return None
     qualname = str(getattr(entry, "__qualname__", None) or type(entry).__qualname__)
-    notes.append(
-        f"entry point: {qualname} is made inside {module}, with no importable name; the pack "
-        f"refers to it as the callable that importing {module} registers under {spec.id!r} "
-        "(checked in a fresh interpreter), so it travels by reference"
-    )
+    notes.append(f"entry point: {qualname} is made inside {module}, with no importable name; the "
+                 f"pack refers to it as the callable that importing {module} registers under "
+                 f"{spec.id!r} (checked in a fresh interpreter), so it travels by reference")
     return CodeRef(module, qualname, registered=spec.id)
 
 
 def _vector_only(spec: EnvSpec, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
-    """A spec with only a ``vector_entry_point``, resolved as ``gymnasium.make_vec`` would.
-
-    The pack builds with :func:`specpack.make_vec`, which calls the vector creator with
-    ``num_envs`` and these kwargs (the spec's ``max_episode_steps`` among them unless given);
-    ``pack.make()`` refuses. ``make_vec`` passes no wrappers in this mode, so the spec's
-    ``additional_wrappers`` must be empty, as gymnasium requires.
-    """
+    """A spec with only a ``vector_entry_point``, resolved as ``gymnasium.make_vec`` would (it
+    applies no wrappers in this mode); the pack builds with :func:`specpack.make_vec` only."""
     if options.get("disable_env_checker") is not None:
-        raise CaptureError(
-            f"{spec.id!r} is vector-only (vector_entry_point, no entry_point): "
-            "disable_env_checker does not apply to a vector creator"
-        )
+        raise CaptureError(f"{spec.id!r} is vector-only (vector_entry_point, no entry_point): "
+                           "disable_env_checker does not apply to a vector creator")
     if spec.additional_wrappers:
-        raise CaptureError(
-            f"{spec.id!r} is vector-only but lists additional_wrappers; gymnasium.make_vec "
-            "cannot apply them in vector_entry_point mode either"
-        )
+        raise CaptureError(f"{spec.id!r} is vector-only but lists additional_wrappers; "
+                           "gymnasium.make_vec cannot apply them in vector_entry_point mode either")
     env_kwargs = dict(spec.kwargs)
     for key in ("num_envs", "vectorization_mode", "vector_kwargs", "wrappers"):
         if key in env_kwargs:
-            raise CaptureError(
-                f"{spec.id!r}: its spec kwargs set {key!r}, a make_vec option; pass it to "
-                "specpack.make_vec instead"
-            )
+            raise CaptureError(f"{spec.id!r}: its spec kwargs set {key!r}, a make_vec option; "
+                               "pass it to specpack.make_vec instead")
     env_kwargs.update(kwargs)
     steps = options.get("max_episode_steps")
     if steps is not None and steps != -1:
@@ -300,15 +219,8 @@ def _vector_only(spec: EnvSpec, options: dict[str, Any], kwargs: dict[str, Any])
     entry_string = entry if isinstance(entry, str) else None
     notes: list[str] = []
     return Recipe(
-        id=spec.id,
-        entry=None if entry_string else entry,
-        entry_string=entry_string,
-        kwargs=env_kwargs,
-        spec=spec_meta(spec, minimal=True),
-        layers=[],
-        auto_render=False,
-        notes=notes,
-        vector=True,
+        id=spec.id, entry=None if entry_string else entry, entry_string=entry_string,
+        kwargs=env_kwargs, spec=spec_meta(spec, minimal=True), notes=notes, vector=True,
         entry_ref=None if entry_string else registered_ref(spec, entry, notes),
     )
 
@@ -327,14 +239,5 @@ def from_env(env: Any) -> Recipe:
         spec_meta=lambda spec: spec_meta(spec, minimal=False),
         base_fix="capture the class with its arguments, specpack.capture({cls}, ...), or build "
         "the env with gymnasium.make so its spec records them",
-        make_inner=_MAKE_INNER,
+        make_inner=frozenset({"PassiveEnvChecker", "OrderEnforcing"}),
     )
-
-
-def _load_entry(entry: Any, what: str) -> Any:
-    if callable(entry):
-        return entry
-    return code_ref_from_string(str(entry), by_value=None, what=what)[1]
-
-
-_MAKE_INNER = frozenset({"PassiveEnvChecker", "OrderEnforcing"})
