@@ -66,10 +66,9 @@ if TYPE_CHECKING:
     from ._core._sealed import Seal
     from ._tools._audit.api import audit
     from ._tools._audit.report import AuditReport, Finding
-    from ._tools._proof import check, seal
-    from ._tools._verify.check_report import CheckReport
+    from ._tools._seal import check, seal
     from ._tools._verify.engine import diff, verify
-    from ._tools._verify.report import VerifyReport
+    from ._tools._verify.report import CheckReport, VerifyReport
     from .vector import make_vec
 
 __all__ = ["ArgumentTypeError", "Asset", "AssetError", "AuditReport", "BackendUnavailableError",
@@ -86,30 +85,22 @@ __all__ = ["ArgumentTypeError", "Asset", "AssetError", "AuditReport", "BackendUn
            "check", "diff", "dump", "load", "make_vec", "register_recorder", "seal", "testing",
            "verify"]
 
-#: Public name -> (module, attribute) it is loaded from on first use.
-_LAZY = {
-    "capture": ("specpack._core._capture", "capture"),
-    "SpecPack": ("specpack._core._pack", "SpecPack"),
-    "Layer": ("specpack._core._pack", "Layer"),
-    "Blob": ("specpack._core._carry", "Blob"),
-    "CodeRef": ("specpack._core._carry", "CodeRef"),
-    "EnumRef": ("specpack._core._carry", "EnumRef"),
-    "Asset": ("specpack._core._assets", "Asset"),
-    "Seal": ("specpack._core._sealed", "Seal"),
-    "register_recorder": ("specpack._core._backends.recorders", "register_recorder"),
-    "diff": ("specpack._tools._verify.engine", "diff"),
-    "verify": ("specpack._tools._verify.engine", "verify"),
-    "seal": ("specpack._tools._proof", "seal"),
-    "check": ("specpack._tools._proof", "check"),
-    "VerifyReport": ("specpack._tools._verify.report", "VerifyReport"),
-    "CheckReport": ("specpack._tools._verify.check_report", "CheckReport"),
-    "dump": ("specpack.files", "dump"),
-    "load": ("specpack.files", "load"),
-    "make_vec": ("specpack.vector", "make_vec"),
-    "audit": ("specpack._tools._audit.api", "audit"),
-    "AuditReport": ("specpack._tools._audit.report", "AuditReport"),
-    "Finding": ("specpack._tools._audit.report", "Finding"),
-}
+#: The module each public name is loaded from on first use.
+_LAZY = {name: module for module, names in {
+    "specpack._core._capture": ("capture",),
+    "specpack._core._pack": ("SpecPack", "Layer"),
+    "specpack._core._carry": ("Blob", "CodeRef", "EnumRef"),
+    "specpack._core._assets": ("Asset",),
+    "specpack._core._sealed": ("Seal",),
+    "specpack._core._backends.recorders": ("register_recorder",),
+    "specpack._tools._verify.engine": ("diff", "verify"),
+    "specpack._tools._seal": ("seal", "check"),
+    "specpack._tools._verify.report": ("VerifyReport", "CheckReport"),
+    "specpack.files": ("dump", "load"),
+    "specpack.vector": ("make_vec",),
+    "specpack._tools._audit.api": ("audit",),
+    "specpack._tools._audit.report": ("AuditReport", "Finding"),
+}.items() for name in names}
 
 #: The public modules that load on first use as attributes (``specpack.vector.make_vec``).
 _SUBMODULES = ("testing", "vector", "files", "ray", "adapters")
@@ -120,12 +111,9 @@ claim(__name__, globals())  # the errors: tracebacks say specpack.BuildError
 def _bind_loaded() -> None:
     """Bind and claim every lazy name whose module is already imported (no import), so a class
     that ``capture`` or an unpickle loaded reports ``specpack`` from the first name used."""
-    ready = []
-    for name, (module, attr) in _LAZY.items():
-        value = getattr(sys.modules.get(module), attr, None)
-        if value is not None and name not in globals():
-            globals()[name] = value
-            ready.append(name)
+    ready = {name: value for name, module in _LAZY.items() if name not in globals()
+             and (value := getattr(sys.modules.get(module), name, None)) is not None}
+    globals().update(ready)
     claim(__name__, globals(), ready)
 
 
@@ -135,8 +123,7 @@ def __getattr__(name: str) -> Any:
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY:
-        module, attr = _LAZY[name]
-        value = getattr(importlib.import_module(module), attr)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
         _bind_loaded()
         return value
     raise AttributeError(f"module 'specpack' has no attribute {name!r}")

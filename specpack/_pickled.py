@@ -1,12 +1,8 @@
-"""Every global a pickle made by this specpack names: the ``restore_*`` functions.
+"""Every global a pickle made by this specpack names: the ``restore_*`` functions (not public).
 
-Every specpack value reduces to one of them, so a pickled pack names only this module (not
-public API). Each is defined next to the class it rebuilds, labelled ``specpack._pickled.<name>``
-(:func:`specpack._core._restorer.restorer`), and handed out here on first use: importing
-nothing, this module is always loaded, so cloudpickle saves them by reference. ``restore_pack``
-refuses a pickle of another specpack version with :class:`~specpack.PackFormatError` (a pickle
-is a message between processes; files are the stored format); ``restore_sources`` is named
-inside by-value payloads, which files carry; ``restore_order`` only travels to workers.
+Each is defined next to the class it rebuilds, labelled ``specpack._pickled.<name>``
+(:func:`specpack._core._restorer.restorer`) and handed out here on first use: importing
+nothing, this module is always loaded, so cloudpickle saves them by reference.
 """
 
 from __future__ import annotations
@@ -33,8 +29,7 @@ __all__ = sorted(_HOMES)
 
 def __getattr__(name: str) -> Any:
     """A ``restore_*`` function, from the module that defines it."""
-    home = _HOMES.get(name)
-    if home is not None:
+    if (home := _HOMES.get(name)) is not None:
         value = getattr(importlib.import_module(home, __package__), name)
         globals()[name] = value
         return value

@@ -1,9 +1,6 @@
-"""Cluster-wide env ids for Ray: the captured envs registered in every Ray worker process.
-
-Ray's workers are fresh interpreters, where an env registered in the driver raises
-``NameNotFound``. :func:`runtime_env` returns a ``runtime_env`` whose setup hook registers the
-captured envs in every worker of the job (docs/recipes/cluster.md). This module imports no Ray.
-"""
+"""Cluster-wide env ids for Ray: :func:`runtime_env`'s setup hook registers the captured envs
+in every Ray worker process of the job, where an id registered in the driver is unknown
+(docs/recipes/cluster.md). This module imports no Ray."""
 
 from __future__ import annotations
 
@@ -25,14 +22,12 @@ __all__ = ["RegisterPacks", "runtime_env"]
 HOOK_KEY = "worker_process_setup_hook"
 
 
-def runtime_env(
-    *ids_or_packs: str | SpecPack, base: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
+def runtime_env(*ids_or_packs: str | SpecPack,
+                base: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A Ray ``runtime_env`` that registers the given envs in every Ray worker of the job.
 
-    Pass it to ``ray.init(runtime_env=...)``: each worker process, on every node, then has the
-    ids registered as ``pack.register(id)`` does, so ``gymnasium.make(id)`` there builds
-    exactly ``pack.make()``::
+    Pass it to ``ray.init(runtime_env=...)``: in each worker process, on every node,
+    ``gymnasium.make(id)`` then builds exactly ``pack.make()`` (``pack.register(id)``)::
 
         if __name__ == "__main__":
             gymnasium.register("CustomAnt-v0", entry_point=CustomAnt, max_episode_steps=500)
@@ -70,8 +65,7 @@ def runtime_env(
     packs: dict[str, SpecPack] = {}
     for item in ids_or_packs:
         env_id, pack = _resolve(item)
-        earlier = packs.get(env_id)
-        if earlier is not None and earlier != pack:
+        if (earlier := packs.get(env_id)) is not None and earlier != pack:
             raise CaptureError(
                 f"specpack.ray.runtime_env() got two different packs for {env_id!r} "
                 f"({earlier.label} and {pack.label}); pass one per id"
@@ -134,9 +128,7 @@ def _merged(base: Mapping[str, Any] | None, hook: RegisterPacks) -> dict[str, An
     out = {k: (dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v)
            for k, v in base.items()}
     then = out.get(HOOK_KEY)
-    if then is not None and not (
-        callable(then) or (isinstance(then, str) and "." in then.strip("."))
-    ):
+    if not (then is None or callable(then) or (isinstance(then, str) and "." in then.strip("."))):
         raise CaptureError(
             f"base[{HOOK_KEY!r}] must be a callable or a 'module.function' string (as Ray "
             f"takes it), got {type(then).__name__} {short(then)}"
@@ -148,10 +140,8 @@ def _merged(base: Mapping[str, Any] | None, hook: RegisterPacks) -> dict[str, An
 class RegisterPacks:
     """The ``worker_process_setup_hook``: registers the carried packs in the worker it runs in.
 
-    Each pack is held as plain-pickle bytes, so Ray loads the hook wherever specpack is
-    installed and a pack that fails to load is named in the error. Ray runs it once per worker
-    process, before its first task; an error stops that worker (tasks fail with
-    ``WorkerCrashedError``).
+    Each pack is held as plain-pickle bytes (a pack that fails to load is named in the error).
+    Ray runs it once per worker process, before its first task; an error stops that worker.
 
     Parameters
     ----------
@@ -165,11 +155,8 @@ class RegisterPacks:
     #: Ray names the hook by ``__name__`` (in its logs and the runtime_env it records).
     __name__ = "specpack.ray.runtime_env"
 
-    def __init__(
-        self,
-        packs: tuple[tuple[str, bytes], ...],
-        then: Callable[[], Any] | str | None = None,
-    ) -> None:
+    def __init__(self, packs: tuple[tuple[str, bytes], ...],
+                 then: Callable[[], Any] | str | None = None) -> None:
         self.packs = packs
         self.then = then
 

@@ -21,23 +21,16 @@ from ._tools._audit.report import IDENTICAL, Finding
 __all__ = ["assert_portable"]
 
 
-def assert_portable(
-    env_or_id: Any,
-    *,
-    steps: int = 50,
-    seed: int = 0,
-    where: Boundary = "subprocess",
-    timeout: float = DEFAULT_TIMEOUT,
-) -> Finding:
+def assert_portable(env_or_id: Any, *, steps: int = 50, seed: int = 0,
+                    where: Boundary = "subprocess", timeout: float = DEFAULT_TIMEOUT) -> Finding:
     """Assert that ``env_or_id`` survives a process boundary; return the audit's finding.
 
-    ``env_or_id`` is a registered id, a live env (inspected, never stepped), an ``EnvSpec``,
-    an env class or factory, or a :class:`~specpack.SpecPack`. It is captured here, rebuilt in
-    a fresh interpreter (or a ``where="spawn"``/``"forkserver"`` child), and both roll out
-    ``steps`` steps seeded with ``seed``; the spaces, the wrapper stack and the rollout are
-    compared, and the env must record its constructor arguments. Anything but an identical
-    rebuild raises ``AssertionError`` with the finding: its status, every difference or error,
-    and the worker's traceback where there is one.
+    ``env_or_id`` is a registered id, a live env (inspected, never stepped), an ``EnvSpec``, an
+    env class or factory, or a :class:`~specpack.SpecPack`. It is captured here and rebuilt in a
+    fresh interpreter (or a ``where`` child); the spaces, the wrapper stack and a ``steps``-step
+    rollout seeded with ``seed`` are compared, and the env must record its constructor
+    arguments. Anything else raises ``AssertionError`` with the finding (status, differences,
+    the worker's traceback).
     """
     finding = audit_one(env_or_id, steps=steps, seed=seed, where=where, timeout=timeout)
     if finding.status != IDENTICAL:

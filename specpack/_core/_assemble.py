@@ -1,19 +1,18 @@
-"""A backend's :class:`~specpack._core._backends.Recipe` turned into a capture's draft.
-
-Every kwarg is checked against the constructor's (and each wrapper's) signature; the entry
-point and wrapper classes become :class:`~specpack.CodeRef` values, the kwargs are lowered,
-and what travels by value gets a note. :mod:`specpack._core._capture` adds what the pack needs.
-"""
+"""A backend's :class:`~specpack._core._backends.Recipe` turned into a capture's draft: kwargs
+checked against the signatures and capture's own options (a near miss of one is a typo), code
+made :class:`~specpack.CodeRef` values, kwargs lowered, a note for what travels by value."""
 
 from __future__ import annotations
 
+import difflib
 import functools
+import inspect
 from collections.abc import Mapping
 from typing import Any
 
 from ._backends import Backend, Recipe
 from ._backends._args import check_kwargs
-from ._capture_options import check_near_misses, options_of
+from ._backends.gymnasium.compat import LINE
 from ._carry.code import CodeRef, code_ref, code_ref_from_string
 from ._carry.values import MAX_INT_BITS, SCALAR_TYPES, Blob, exact_key, iter_carried, lower_mapping
 from ._draft import Draft
@@ -23,16 +22,83 @@ from ._needs import user_by_value
 from ._provenance import distribution_of
 from ._versions import current_versions
 
-__all__ = ["assembled"]
+__all__ = ["assembled", "check_options", "near_misses", "refuse_near_miss"]
+
+#: The options ``capture`` takes besides env kwargs.
+_OPTIONS = ("max_episode_steps", "disable_env_checker", "autoreset", "apply_api_compatibility",
+            "backend", "by_value", "env_kwargs", "record_spaces", "assets", "self_contained",
+            "max_asset_bytes")
+#: ``make`` options only gym's and gymnasium 0.28/0.29's ``make`` take (1.0 removed both).
+_LEGACY_OPTIONS = ("autoreset", "apply_api_compatibility")
+_MODERN_OPTIONS = tuple(o for o in _OPTIONS if o not in _LEGACY_OPTIONS)
 
 #: Library wrappers with scalar kwargs, as shared Layers (Layers are immutable).
 _layer_cache: dict[Any, Layer] = {}
 
 
+def near_misses(kwargs: Mapping[str, Any]) -> dict[str, str] | None:
+    """The ``**kwargs`` of ``capture`` named as a near miss of a capture option, each with the
+    option, or None: stored as env kwargs, they would fail only at ``make()``."""
+    found = {k: o for k in kwargs if type(k) is str and (o := _near_option(k)) is not None}
+    return found or None
+
+
+@functools.lru_cache(maxsize=4096)  # most captures pass the same few kwargs
+def _near_option(name: str) -> str | None:
+    """The capture option ``name`` nearly is (case, ``_``/``-``, a character or two aside), or
+    None. Cutoff 0.8: not an env's own ``max_steps`` (0.69 to ``max_episode_steps``)."""
+    folded = name.lower().replace("-", "").replace("_", "")
+    found = [o for o in _OPTIONS if o.replace("_", "") == folded]
+    found = found or difflib.get_close_matches(name, _OPTIONS, n=1, cutoff=0.8)
+    return found[0] if found else None
+
+
+def refuse_near_miss(name: str, option: str, what: str | None) -> UnexpectedKwargError:
+    """The refusal of ``name``, a near miss of ``option``, for the env ``what`` (None: live)."""
+    head = (f"capture() got the keyword argument {name!r}, a near miss of the capture option "
+            f"{option!r}")
+    if what is None:
+        return UnexpectedKwargError(f"{head}; a live env is captured as it is and takes no env "
+                                    f"kwargs. Write {option}=... for the option")
+    return UnexpectedKwargError(
+        f"{head}. {what[0].upper()}{what[1:]} takes **kwargs, so it would be stored as an env "
+        f"kwarg and fail (or be ignored) only at make(). Write {option}=... for the option; to "
+        f"pass {name!r} to the env on purpose, give it in env_kwargs: "
+        f"specpack.capture(..., env_kwargs={{{name!r}: ...}})")
+
+
+def _check_near_misses(entry: Any, suspects: Mapping[str, str], what: str) -> None:
+    """Refuse each near miss ``entry`` does not name as a parameter (one it names is its own)."""
+    try:
+        params = inspect.signature(entry).parameters
+    except (TypeError, ValueError):
+        params = {}  # type: ignore[assignment]  # unreadable: nothing is named
+    for name, option in suspects.items():
+        param = params.get(name)
+        if param is None or param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+            raise refuse_near_miss(name, option, what)
+
+
+def _legacy(impl: Backend) -> bool:
+    """Whether ``impl``'s ``make`` takes the legacy options: gym's, gymnasium's up to 0.29."""
+    return impl.name == "gym" or (impl.name == "gymnasium" and LINE == "0")
+
+
+def check_options(impl: Backend, options: dict[str, Any]) -> None:
+    """Refuse the legacy ``make`` options for a backend whose ``make`` has no such option."""
+    gym_only = [k for k in _LEGACY_OPTIONS if k in options]
+    if gym_only and not _legacy(impl):
+        raise UnexpectedKwargError(
+            f"{' and '.join(gym_only)}: only the legacy gym.make takes "
+            f"{'this option' if len(gym_only) == 1 else 'these options'} (backend='gym'); "
+            "gymnasium 1.x's make has none. For a gymnasium env, apply the wrapper yourself "
+            "(e.g. gymnasium.wrappers.Autoreset) and capture the live env. If it is a kwarg of "
+            "your env, pass it in env_kwargs={...}")
+
+
 def _old_render_api(entry: Any, kwargs: Mapping[str, Any], label: str,
                     refused: UnexpectedKwargError) -> None:
-    """Raise ``gymnasium.make``'s error when ``render_mode='human'`` would need the
-    ``HumanRendering`` wrapper on an env whose constructor takes no ``render_mode``."""
+    """Raise ``gymnasium.make``'s error for ``render_mode='human'`` on an old render API env."""
     modes = (getattr(entry, "metadata", None) or {}).get("render_modes", ())
     if (kwargs.get("render_mode") == "human" and "human" not in modes
             and "argument 'render_mode'" in str(refused)):
@@ -63,47 +129,45 @@ def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
 
 
 def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
-               self_contained: bool = False,
-               suspects: Mapping[str, str] | None = None) -> tuple[Draft, bool]:
+              self_contained: bool = False,
+              suspects: Mapping[str, str] | None = None) -> tuple[Draft, bool]:
     """The draft of ``recipe``, and whether it may carry code by value (False: all its code
     is by reference, and nothing else in it can hold code)."""
     label = recipe.id or getattr(recipe.entry, "__qualname__", None) or "env"
+    what = f"entry point of {label!r}"
     if recipe.entry_ref is not None and by_value is not True:
         entry, entry_obj = recipe.entry_ref, recipe.entry
     elif recipe.entry_string is not None:
-        entry, entry_obj = code_ref_from_string(
-            recipe.entry_string, by_value=by_value, what=f"entry point of {label!r}"
-        )
+        entry, entry_obj = code_ref_from_string(recipe.entry_string, by_value=by_value, what=what)
     else:
         if not callable(recipe.entry):
             raise CaptureError(f"the entry point of {label!r} ({recipe.entry!r}) is not callable")
-        entry_obj = recipe.entry
-        entry = code_ref(recipe.entry, by_value=by_value, what=f"entry point of {label!r}")
+        entry, entry_obj = code_ref(recipe.entry, by_value=by_value, what=what), recipe.entry
     if self_contained:
-        entry = user_by_value(entry, entry_obj, self_contained, f"entry point of {label!r}")
+        entry = user_by_value(entry, entry_obj, self_contained, what)
     if recipe.kwargs:
         for k in recipe.kwargs:
             if type(k) is not str:
                 raise CaptureError(f"env kwarg names must be strings, got {k!r} for {label!r}")
         try:
             check_kwargs(entry_obj, recipe.kwargs, lambda: f"the env {label!r} ({entry.name})",
-                         lambda: options_of(impl))
+                         lambda: _OPTIONS if _legacy(impl) else _MODERN_OPTIONS)
         except UnexpectedKwargError as e:
             _old_render_api(entry_obj, recipe.kwargs, label, e)
             raise
     if suspects:
-        check_near_misses(entry_obj, suspects, f"the env {label!r} ({entry.name})")
+        _check_near_misses(entry_obj, suspects, f"the env {label!r} ({entry.name})")
     kwargs, plain = lower_mapping(recipe.kwargs, label, "kwargs", by_value)
     spec, _ = lower_mapping(recipe.spec, label, "spec field", by_value)
     layers = []
     carries = entry.by_value or not plain
     code_by_value = carries
-    refs: list[CodeRef] | None = [entry] if plain else None  # None: kwargs may hold code
+    all_plain = plain  # then no kwargs can hold code: the code is the entry and the wrappers
     prefixes = impl.library_prefixes
     for cls, lkw in recipe.layers:
-        if lkw:
-            what = functools.partial("the wrapper {} of {!r}".format, cls.__qualname__, label)
-            check_kwargs(cls, lkw, what)  # ``what`` is made only on an error
+        if lkw:  # the text naming the wrapper is made only on an error
+            check_kwargs(cls, lkw, functools.partial("the wrapper {} of {!r}".format,
+                                                     cls.__qualname__, label))
         lib = cls.__module__.startswith(prefixes)
         layer = _library_layer(cls, lkw) if lib else None
         if layer is None:
@@ -115,23 +179,22 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
             layer = Layer(ref, lowered)
             carries = carries or ref.by_value or not lplain
             code_by_value = code_by_value or carries
-            if not lplain:
-                refs = None
+            all_plain = all_plain and lplain
         elif layer.cls.by_value:
             code_by_value = True  # a library wrapper no fresh interpreter imports (no note)
         layers.append(layer)
-        if refs is not None:
-            refs.append(layer.cls)
     notes = [*recipe.notes, *_carry_notes(entry, kwargs, layers)] if carries else recipe.notes
     versions = current_versions(impl.name,
                                 None if entry.by_value else distribution_of(entry.module))
     fields = dict(backend=impl.name, id=recipe.id, entry_point=entry, _kwargs=kwargs, spec=spec,
                   layers=tuple(layers), auto_render=bool(recipe.auto_render), versions=versions,
                   notes=tuple(notes), vector=bool(recipe.vector))
-    return Draft(fields, plain, None if refs is None else tuple(refs)), code_by_value
+    refs = (entry, *(layer.cls for layer in layers)) if all_plain else None
+    return Draft(fields, plain, refs), code_by_value
 
 
 def _carry_notes(entry: CodeRef, kwargs: dict[str, Any], layers: list[Layer]) -> list[str]:
+    """A note for each piece of code or opaque object that travels by value."""
     carried: list[tuple[str, Any]] = [("entry point", entry)]
     carried += [("kwargs", c) for c in iter_carried(kwargs)]
     for layer in layers:
@@ -141,15 +204,11 @@ def _carry_notes(entry: CodeRef, kwargs: dict[str, Any], layers: list[Layer]) ->
     for where, c in carried:
         if isinstance(c, CodeRef) and c.by_value:
             kind = "a lambda" if "<lambda>" in c.qualname else c.qualname
-            notes.append(
-                f"{where}: {kind} ({c.module}) travels by value (cloudpickle, "
-                f"{len(c.payload or b'')} bytes): it is tied to Python {c.python} and cannot be "
-                "loaded from a file unless trusted (trust=True; --trust on the command line) "
-                "or signed with a key (key=; --key-file)"
-            )
+            notes.append(f"{where}: {kind} ({c.module}) travels by value (cloudpickle, "
+                         f"{len(c.payload or b'')} bytes): it is tied to Python {c.python} and "
+                         "cannot be loaded from a file unless trusted (trust=True; --trust on the "
+                         "command line) or signed with a key (key=; --key-file)")
         elif isinstance(c, Blob):
-            notes.append(
-                f"{where}: a {c.type_name} object travels as a pickle payload "
-                f"({len(c.payload)} bytes), tied to Python {c.python}"
-            )
+            notes.append(f"{where}: a {c.type_name} object travels as a pickle payload "
+                         f"({len(c.payload)} bytes), tied to Python {c.python}")
     return notes

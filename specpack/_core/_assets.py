@@ -37,17 +37,14 @@ _OTHER_SEPARATORS = "".join(sorted({os.sep, os.altsep or "/"} - {"/"}))
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Asset:
-    """A file or folder an env reads, as captured. Immutable; compared and hashed by every
-    field but ``data``.
+    """A file or folder an env reads, as captured; immutable, compared and hashed without ``data``.
 
     Parameters
     ----------
-    path: absolute path, as the user named it (resolved against the capture's cwd, ``~``
-        expanded; links not resolved).
+    path: the path as named, made absolute against the capture's cwd (``~`` expanded, links kept).
     kind: ``"file"`` or ``"dir"``.
     size: bytes (a folder: the sum of its files).
-    sha256: hex digest of the file, or of the folder's canonical listing (names, sizes and
-        each file's digest; not mtimes or modes).
+    sha256: hex digest of the file, or of the folder's canonical listing (names, sizes, digests).
     carried: whether the bytes travel in the pack.
     data: the bytes when carried (a folder: specpack's own archive format); not compared.
     """
@@ -69,8 +66,7 @@ class Asset:
     @classmethod
     def from_state(cls, state: tuple[Any, ...]) -> Asset:
         """The asset :meth:`state` gave."""
-        path, kind, size, sha256, carried, data = state
-        return cls(path=path, kind=kind, size=size, sha256=sha256, carried=carried, data=data)
+        return cls(*state)
 
 
 @restorer
@@ -108,14 +104,12 @@ def path_of(value: Any, cwd: str | None = None) -> str | None:
     return None if isinstance(value, str) and not written_as_path(value) else _resolve(value, cwd)
 
 
-def counts_as_file(value: Any, named: Iterable[str] = (), cwd: str | None = None) -> str | None:
+def counts_as_file(value: Any, named: Iterable[str] = ()) -> str | None:
     """The absolute path ``value`` names when :func:`path_of` gives an existing file or a folder
     in ``named`` (the paths of ``capture(assets=[...])``), or a str names one of ``named``."""
-    path = path_of(value, cwd)
+    path = path_of(value)
     if path is None:
-        if not named or not isinstance(value, str):
-            return None
-        path = _resolve(value, cwd)
+        path = _resolve(value) if named and isinstance(value, str) else None
         return path if path is not None and path in set(named) else None
     if os.path.dirname(path) != path and (  # a filesystem root never counts
             os.path.isfile(path) or (any(inside(path, f) for f in named) and os.path.isdir(path))):
@@ -147,10 +141,9 @@ def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAUL
         raise CaptureError(f"the asset {path!r} is not a path to a file or folder; name it as "
                            "a str or pathlib.Path")
     try:
-        found = scan(absolute, carry=carry, limit=limit)
+        kind, sha256, size, data = scan(absolute, carry=carry, limit=limit)
     except LimitExceeded as e:
-        what = (f"its {e.size:,} bytes and its path"
-                if e.size + len(os.fsencode(e.path)) == e.carried
+        what = (f"its {e.size:,} bytes and its path" if carried_size(e.path, e.size) == e.carried
                 else f"its files' {e.size:,} bytes, and every name and entry header in it and "
                      "its path")
         raise CaptureError(
@@ -164,8 +157,7 @@ def read_asset(path: str | os.PathLike[str], *, carry: bool, limit: int = DEFAUL
         if isinstance(cause, OSError):  # missing, a directory, not permitted: an OSError too
             raise file_error_for(cause, message, cause.filename or absolute) from None
         raise CaptureError(message) from None
-    kind: Literal["file", "dir"] = "file" if found.kind == "file" else "dir"
-    return Asset(absolute, kind, found.size, found.sha256, carry, found.data)
+    return Asset(absolute, kind, size, sha256, carry, data)
 
 
 def carried_bytes(asset: Asset) -> int:
@@ -176,9 +168,9 @@ def carried_bytes(asset: Asset) -> int:
 
 
 #: The other fix for a file missing or different on a node, in Python and on the CLI.
-_CARRY_IN_PYTHON = "or capture(..., self_contained=True) so the pack carries it"
-_CARRY_ON_CLI = ("or capture it again with specpack capture ... --self-contained so the pack file "
-                 "carries it")
+_CARRY = {"python": "or capture(..., self_contained=True) so the pack carries it",
+          "cli": "or capture it again with specpack capture ... --self-contained so the pack file "
+                 "carries it"}
 
 
 def check_assets(assets: Sequence[Asset], *, label: str) -> None:
@@ -188,20 +180,17 @@ def check_assets(assets: Sequence[Asset], *, label: str) -> None:
         if asset.carried:
             continue
         if not os.path.lexists(asset.path):
-            raise AssetError(
-                f"{label}: the asset {asset.path} is missing on this node; copy the same "
-                f"{asset.kind} there (sha256 {asset.sha256}),",
-                python=_CARRY_IN_PYTHON, cli=_CARRY_ON_CLI)
+            raise AssetError(f"{label}: the asset {asset.path} is missing on this node; copy the "
+                             f"same {asset.kind} there (sha256 {asset.sha256}),", **_CARRY)
         try:
             kind, sha, size = check_one(asset.path)
         except Refused as e:
             raise AssetError(f"{label}: the asset {asset.path} cannot be checked: {e}") from None
         if kind != asset.kind or sha != asset.sha256:
-            raise AssetError(
-                f"{label}: the asset {asset.path} differs from the captured one: sha256 {sha} "
-                f"({kind}, {size:,} bytes) here, {asset.sha256} ({asset.kind}, "
-                f"{asset.size:,} bytes) captured; put the captured {asset.kind} there,",
-                python=_CARRY_IN_PYTHON, cli=_CARRY_ON_CLI)
+            raise AssetError(f"{label}: the asset {asset.path} differs from the captured one: "
+                             f"sha256 {sha} ({kind}, {size:,} bytes) here, {asset.sha256} "
+                             f"({asset.kind}, {asset.size:,} bytes) captured; put the captured "
+                             f"{asset.kind} there,", **_CARRY)
 
 
 def materialize(assets: Sequence[Asset], *, label: str = "the pack") -> dict[str, str]:
@@ -211,38 +200,33 @@ def materialize(assets: Sequence[Asset], *, label: str = "the pack") -> dict[str
     check_assets(assets, label=label)
     mapping: dict[str, str] = {}
     root = cache_root()
-    if any(a.carried for a in assets):
-        try:
+    what = "the carried assets"
+    try:
+        if any(a.carried for a in assets):
             own_root(root, sum(a.size for a in assets if a.carried))
-        except Unsafe as e:
-            raise AssetError(f"{label}: {e}") from None
-        except Refused as e:
-            raise AssetError(f"{label}: the carried assets cannot be materialised: {e}") from None
-    for asset in assets:
-        if not asset.carried:
-            mapping[asset.path] = asset.path
-            continue
-        name = os.path.basename(asset.path)
-        if (asset.data is None or not _SHA.fullmatch(asset.sha256) or name in ("", ".", "..")
-                or "\0" in name or asset.kind not in ("file", "dir")):
-            raise AssetError(f"{label}: the carried asset {asset.path!r} is malformed (no bytes, "
-                             "a bad digest or name); capture the pack again")
-        try:
+        for asset in assets:
+            if not asset.carried:
+                mapping[asset.path] = asset.path
+                continue
+            name = os.path.basename(asset.path)
+            if (asset.data is None or not _SHA.fullmatch(asset.sha256) or name in ("", ".", "..")
+                    or "\0" in name or asset.kind not in ("file", "dir")):
+                raise AssetError(f"{label}: the carried asset {asset.path!r} is malformed (no "
+                                 "bytes, a bad digest or name); capture the pack again")
+            what = f"the carried asset {asset.path}"
             mapping[asset.path] = place(root, asset.sha256, name, asset.kind, asset.size,
                                         asset.data)
-        except Unsafe as e:
-            raise AssetError(f"{label}: {e}") from None
-        except Refused as e:
-            raise AssetError(f"{label}: the carried asset {asset.path} cannot be "
-                             f"materialised: {e}") from None
+    except Unsafe as e:
+        raise AssetError(f"{label}: {e}") from None
+    except Refused as e:
+        raise AssetError(f"{label}: {what} cannot be materialised: {e}") from None
     return mapping
 
 
 def remap(value: Any, mapping: Mapping[str, str], *, cwd: str | None = None) -> Any:
-    """A copy of the kwargs ``value`` with each path (:func:`path_of`) that is or lies in a
-    carried asset of ``mapping`` (:func:`materialize`'s) replaced by its local one; the
-    outermost folder wins, so a file keeps its neighbours (an XML's ``<include>``). ``cwd``:
-    what relative paths were written against (packs of earlier versions)."""
+    """A copy of the kwargs ``value`` with each path (:func:`path_of`) in a carried asset of
+    ``mapping`` (:func:`materialize`'s) made its local one; the outermost folder wins, so a file
+    keeps its neighbours (an XML's ``<include>``). ``cwd``: relative paths' base (old packs)."""
     keys = sorted((os.path.normpath(k), v) for k, v in mapping.items()
                   if os.path.normpath(k) != os.path.normpath(v))  # outermost first
     return _remap(value, keys, cwd, 0) if keys else value
@@ -253,7 +237,12 @@ def _remap(value: Any, keys: list[tuple[str, str]], cwd: str | None, depth: int)
     if path is not None:
         for key, local in keys:
             if inside(path, key):
-                return _replace(value, path, local + path[len(key):] if path != key else local)
+                moved = local + path[len(key):]
+                if moved == path:
+                    return value
+                if os.fspath(value).endswith(os.sep) and not moved.endswith(os.sep):
+                    moved += os.sep
+                return type(value)(moved) if isinstance(value, pathlib.PurePath) else moved
         return value
     if depth >= _MAX_DEPTH or not isinstance(value, (dict, list, tuple, set, frozenset)):
         return value
@@ -265,25 +254,14 @@ def _remap(value: Any, keys: list[tuple[str, str]], cwd: str | None, depth: int)
         copied.update(items)
         return copied
     parts = [_remap(v, keys, cwd, depth + 1) for v in value]
-    if type(value) in (list, tuple, set, frozenset):
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*parts)  # a namedtuple
+    if type(value) in (list, set) or isinstance(value, (tuple, frozenset)):
         return type(value)(parts)
-    if isinstance(value, tuple):
-        return type(value)(*parts) if hasattr(value, "_fields") else type(value)(parts)
-    new = copy.copy(value)
+    new = copy.copy(value)  # a list or set subclass: its other state kept
     if isinstance(new, list):
         new[:] = parts
-    elif isinstance(new, set):
+    else:
         new.clear()
         new.update(parts)
-    else:  # a frozenset subclass
-        new = type(value)(parts)
     return new
-
-
-def _replace(value: Any, path: str, new: str) -> Any:
-    """``new`` in the type of ``value`` (the original itself when nothing changes)."""
-    if new == path:
-        return value
-    if os.fspath(value).endswith(os.sep) and not new.endswith(os.sep):
-        new += os.sep
-    return type(value)(new) if isinstance(value, pathlib.PurePath) else new

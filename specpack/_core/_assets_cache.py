@@ -1,10 +1,8 @@
 """The node's private asset cache: carried assets written once, atomically, and found again.
 
-Entries ``<root>/<sha256>/<name>`` are renamed into place whole and trusted only once their
-digest is checked (:func:`check_one`, again when their stat changes). The cache must be the
-user's alone, so no other user can swap a checked file before the env opens it: folders 0700,
-files 0600, and a root, entry or folder above it that another user could change is refused
-(:class:`Unsafe`; ``/tmp``'s sticky ``1777`` is fine).
+Entries ``<root>/<sha256>/<name>`` are renamed into place whole, trusted once their digest is
+checked (again when their stat changes). All is the user's alone (0700/0600; what another user
+could change is :class:`Unsafe`, a sticky ``/tmp`` above aside): no one can swap a checked file.
 """
 
 from __future__ import annotations
@@ -19,10 +17,10 @@ import tempfile
 import time
 from contextlib import suppress
 
-from ._assets_tree import Refused, digest_tree, listing, makedirs_private, unpack
+from ._assets_tree import NEW_FILE, Refused, ancestors, listing, makedirs_private, scan, unpack
 from ._text import size_text
 
-if sys.platform != "win32":  # no POSIX owners on Windows: _owner is never called there
+if sys.platform != "win32":  # no POSIX owners on Windows: _unsafe_why never reads them
     import pwd
 
 __all__ = ["Unsafe", "cache_root", "check_one", "own_root", "place"]
@@ -36,11 +34,9 @@ _CHECKED: dict[str, tuple[_Signature, tuple[str, str, int]]] = {}
 def cache_root() -> str:
     """The folder carried assets are written to: ``$SPECPACK_CACHE/assets``, else
     ``$XDG_CACHE_HOME/specpack/assets``, else ``~/.cache/specpack/assets``."""
-    own = os.environ.get("SPECPACK_CACHE")
-    if own:
+    if own := os.environ.get("SPECPACK_CACHE"):
         return os.path.join(os.path.abspath(own), "assets")
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg and os.path.isabs(xdg):
+    if (xdg := os.environ.get("XDG_CACHE_HOME")) and os.path.isabs(xdg):
         return os.path.join(xdg, "specpack", "assets")
     home = os.path.expanduser("~")
     if not os.path.isabs(home):  # no HOME and no passwd entry
@@ -58,22 +54,17 @@ _OWN_FOLDER = ("set SPECPACK_CACHE to a folder of your own that only you can wri
                "folder)")
 
 
-def _owner(uid: int) -> str:
-    """``uid`` and its user name (never called on Windows, which has no ``pwd``)."""
-    try:
-        return f"uid {uid} ({pwd.getpwuid(uid).pw_name})"
-    except KeyError:
-        return f"uid {uid}"
-
-
 def _unsafe_why(st: os.stat_result, *, sticky_ok: bool) -> str | None:
     """Why another user could change what ``st``'s file or folder holds (``None``: nobody can):
     owned by another user than root, or group/world-writable (unless ``sticky_ok`` and sticky)."""
-    getuid = getattr(os, "getuid", None)
-    if getuid is None:  # Windows: no POSIX owners or modes to read
+    if sys.platform == "win32":  # no POSIX owners or modes to read
         return None
-    if st.st_uid not in (getuid(), 0):
-        return f"owned by {_owner(st.st_uid)}, not by you"
+    if st.st_uid not in (os.getuid(), 0):
+        try:
+            owner = f"uid {st.st_uid} ({pwd.getpwuid(st.st_uid).pw_name})"
+        except KeyError:
+            owner = f"uid {st.st_uid}"
+        return f"owned by {owner}, not by you"
     if stat.S_ISLNK(st.st_mode):
         return None  # a link's own mode means nothing; its folder and target are checked
     if st.st_mode & 0o022 and not (sticky_ok and stat.S_ISDIR(st.st_mode)
@@ -81,16 +72,6 @@ def _unsafe_why(st: os.stat_result, *, sticky_ok: bool) -> str | None:
         who = "everyone" if st.st_mode & 0o002 else "its group"
         return f"writable by {who} (mode {stat.S_IMODE(st.st_mode):04o})"
     return None
-
-
-def _ancestors(path: str) -> list[str]:
-    out: list[str] = []
-    while True:
-        parent = os.path.dirname(path)
-        if parent == path:
-            return out
-        out.append(parent)
-        path = parent
 
 
 def own_root(root: str, need: int) -> None:
@@ -101,9 +82,7 @@ def own_root(root: str, need: int) -> None:
     except OSError as e:
         raise _cache_error(root, e, need) from e
     try:
-        own = os.lstat(root)
-        if stat.S_ISLNK(own.st_mode):
-            own = os.stat(root)  # a link to the folder: the folder itself must be private
+        own = os.stat(root)  # through a link: the folder itself must be private
         if not stat.S_ISDIR(own.st_mode):
             raise Unsafe(f"the asset cache {root} is not a folder; {_OWN_FOLDER}")
         why = _unsafe_why(own, sticky_ok=False)
@@ -113,8 +92,8 @@ def own_root(root: str, need: int) -> None:
                          f"{_OWN_FOLDER}")
         real = os.path.realpath(root)
         # every folder above, as written and as resolved: another user may not rename in them
-        for path, st in [*((p, os.lstat(p)) for p in _ancestors(root)),
-                         *((p, os.stat(p)) for p in (real, *_ancestors(real)))]:
+        for path, st in [*((p, os.lstat(p)) for p in ancestors(root)),
+                         *((p, os.stat(p)) for p in (real, *ancestors(real)))]:
             why = _unsafe_why(st, sticky_ok=path != real)
             if why is not None:
                 raise Unsafe(f"the asset cache {root} is not yours alone: the folder {path} "
@@ -144,12 +123,10 @@ def _check_entry(parent: str, final: str) -> None:
 
 
 def _signature(path: str) -> _Signature:
-    def sig(name: bytes, st: os.stat_result) -> tuple[bytes, int, int, int, int, int]:
-        return (name, st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
     top = os.stat(path)
     entries = listing(path, inside_only=False) if stat.S_ISDIR(top.st_mode) else ()
-    return (sig(b"", top), *(sig(e.name, e.st) for e in entries))
+    return tuple((name, st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                 for name, st in [(b"", top), *((e.name, e.st) for e in entries)])
 
 
 def check_one(path: str) -> tuple[str, str, int]:
@@ -162,7 +139,7 @@ def check_one(path: str) -> tuple[str, str, int]:
     known = _CHECKED.get(path)
     if known is not None and known[0] == before:
         return known[1]
-    found = digest_tree(path)
+    found = scan(path, carry=False, limit=0)[:3]
     with suppress(OSError):
         if _signature(path) == before:
             _CHECKED[path] = (before, found)
@@ -212,15 +189,14 @@ def place(root: str, sha: str, name: str, kind: str, size: int, data: bytes) -> 
         staged = os.path.join(tmp, name)
         try:
             if kind == "file":
-                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-                with os.fdopen(os.open(staged, flags, 0o600), "wb") as fh:
+                with os.fdopen(os.open(staged, NEW_FILE, 0o600), "wb") as fh:
                     fh.write(data)
             else:
                 os.mkdir(staged, 0o700)
                 unpack(data, staged)
         except OSError as e:
             raise _cache_error(root, e, len(data)) from e
-        if kind == "dir" and digest_tree(staged)[1:] != (sha, size):
+        if kind == "dir" and scan(staged, carry=False, limit=0)[1:3] != (sha, size):
             raise Refused(f"its archive does not unpack to its declared sha256 ({sha}) and size "
                           f"({size:,} bytes); the pack was altered: capture it again")
         placed = _rename_into_place(staged, final, kind, sha, tmp)
@@ -235,11 +211,8 @@ def _rename_into_place(staged: str, final: str, kind: str, sha: str, tmp: str) -
     """Atomically move ``staged`` to ``final``; an intact entry a racing worker put there first
     wins, an altered one is moved aside (into ``tmp``, removed with it) and replaced."""
     for attempt in range(8):
-        try:
-            if kind == "file":
-                os.replace(staged, final)  # atomic, also over an altered file
-            else:
-                os.rename(staged, final)  # fails when a non-empty folder is there
+        try:  # replace: atomic, also over an altered file; rename fails over a non-empty folder
+            (os.replace if kind == "file" else os.rename)(staged, final)
             return final
         except OSError as e:
             if e.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.EISDIR, errno.ENOTDIR):

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import itertools
 import os
 import stat
 from contextlib import suppress
-from dataclasses import dataclass
+from typing import Literal, NamedTuple
 
-__all__ = ["LimitExceeded", "Refused", "Scan", "archive_size", "carried_size", "digest_tree",
-           "inside", "listing", "makedirs_private", "scan", "unpack"]
+__all__ = ["NEW_FILE", "LimitExceeded", "Refused", "ancestors", "carried_size", "inside",
+           "kind_of", "listing", "makedirs_private", "scan", "unpack"]
 
 _MAGIC = b"specpack-folder-1\0"
 _END = b"E"
@@ -28,11 +29,12 @@ _CHUNK = 1 << 20
 MAX_ENTRIES = 100_000
 _MAX_NAME = 4096
 _DISK = (errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT)
+#: How a new file is opened for writing: never over an existing file or through a link.
+NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
 
 class Refused(Exception):
-    """A path cannot be read or unpacked as an asset; the message says what and why (callers
-    raise it as :class:`~specpack.CaptureError` or :class:`~specpack.AssetError`)."""
+    """A path cannot be read or unpacked as an asset (raised again as a :mod:`specpack` error)."""
 
 
 class LimitExceeded(Refused):
@@ -43,18 +45,7 @@ class LimitExceeded(Refused):
         self.path, self.size, self.carried, self.limit = path, size, carried, limit
 
 
-@dataclass(frozen=True)
-class Scan:
-    """What reading a file or folder found; ``data``: the carried bytes (a folder's archive)."""
-
-    kind: str
-    size: int
-    sha256: str
-    data: bytes | None
-
-
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One entry of a folder: ``/``-separated name, kind (``b"d"``/``b"f"``), path, size, stat."""
 
     name: bytes
@@ -64,12 +55,11 @@ class Entry:
     st: os.stat_result
 
 
-def _kind_of(mode: int) -> str:
-    return next((what for test, what in ((stat.S_ISFIFO, "a FIFO (named pipe)"),
-                                         (stat.S_ISCHR, "a character device"),
-                                         (stat.S_ISBLK, "a block device"),
-                                         (stat.S_ISSOCK, "a socket"))
-                 if test(mode)), "not a regular file or folder")
+def kind_of(mode: int, other: str = "not a regular file or folder") -> str:
+    """What a ``stat`` mode that is not a regular file's or folder's names (else ``other``)."""
+    kinds = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",
+             stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+    return kinds.get(stat.S_IFMT(mode), other)
 
 
 def inside(path: str, root: str) -> bool:
@@ -114,7 +104,7 @@ def listing(root: str, *, inside_only: bool) -> list[Entry]:
             elif stat.S_ISREG(st.st_mode):
                 entries.append(Entry(name, b"f", path, st.st_size, st))
             else:
-                raise Refused(f"{path} is {_kind_of(st.st_mode)}; an asset folder may hold only "
+                raise Refused(f"{path} is {kind_of(st.st_mode)}; an asset folder may hold only "
                               "regular files and folders")
             if len(entries) > MAX_ENTRIES:
                 raise Refused(f"{root} holds more than {MAX_ENTRIES:,} entries; name the folder "
@@ -134,12 +124,9 @@ def _read_file(path: str, size: int, sha: hashlib._Hash, out: list[bytes] | None
     with os.fdopen(fd, "rb", buffering=0) as fh:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise Refused(f"{path} is {_kind_of(mode)}, not a regular file")
+            raise Refused(f"{path} is {kind_of(mode)}, not a regular file")
         total = 0
-        while total <= size:
-            chunk = fh.read(min(_CHUNK, size + 1 - total))
-            if not chunk:
-                break
+        while total <= size and (chunk := fh.read(min(_CHUNK, size + 1 - total))):
             sha.update(chunk)
             if out is not None:
                 out.append(chunk)
@@ -154,15 +141,10 @@ def carried_size(path: str, size: int) -> int:
     return len(os.fsencode(path)) + size
 
 
-def archive_size(entries: list[Entry]) -> int:
-    """The length of the folder archive of ``entries``, without reading a file."""
-    return (len(_MAGIC) + len(_END)
-            + sum(5 + len(e.name) + (8 + e.size if e.kind == b"f" else 0) for e in entries))
-
-
-def scan(path: str, *, carry: bool, limit: int) -> Scan:
-    """Read the file or folder ``path``: size, digest and (``carry``) the bytes to carry, or
-    :class:`LimitExceeded` before any file is read if they are over ``limit``."""
+def scan(path: str, *, carry: bool,
+         limit: int) -> tuple[Literal["file", "dir"], str, int, bytes | None]:
+    """``(kind, sha256, size, bytes to carry or None)`` of the file or folder ``path``, or
+    :class:`LimitExceeded` before any file is read if it would carry over ``limit`` bytes."""
     try:
         st = os.stat(path)
     except OSError as e:
@@ -173,16 +155,17 @@ def scan(path: str, *, carry: bool, limit: int) -> Scan:
     elif stat.S_ISDIR(st.st_mode):
         entries = listing(path, inside_only=carry)
         size = sum(e.size for e in entries)
-        data_size = archive_size(entries)
+        data_size = len(_MAGIC) + len(_END) + sum(  # the archive's length, no file read
+            5 + len(e.name) + (8 + e.size if e.kind == b"f" else 0) for e in entries)
     else:
-        raise Refused(f"{path} is {_kind_of(st.st_mode)}; an asset is a regular file or a folder")
+        raise Refused(f"{path} is {kind_of(st.st_mode)}; an asset is a regular file or a folder")
     if carry and carried_size(path, data_size) > limit:
         raise LimitExceeded(path, size, carried_size(path, data_size), limit)
     if entries is None:
         sha = hashlib.sha256()
         out: list[bytes] | None = [] if carry else None
         _read_file(path, size, sha, out)
-        return Scan("file", size, sha.hexdigest(), None if out is None else b"".join(out))
+        return "file", sha.hexdigest(), size, None if out is None else b"".join(out)
     digest = hashlib.sha256(_MAGIC)
     parts: list[bytes] | None = [_MAGIC] if carry else None
     for entry in entries:
@@ -196,21 +179,7 @@ def scan(path: str, *, carry: bool, limit: int) -> Scan:
             _read_file(entry.path, entry.size, sha, parts)
             digest.update(size8 + sha.digest())
     data = None if parts is None else b"".join([*parts, _END])
-    return Scan("dir", size, digest.hexdigest(), data)
-
-
-def digest_tree(path: str) -> tuple[str, str, int]:
-    """``(kind, sha256, size)`` of the file or folder ``path``."""
-    found = scan(path, carry=False, limit=0)
-    return found.kind, found.sha256, found.size
-
-
-def _check_name(name: bytes) -> None:
-    parts = name.split(b"/")
-    if (not name or len(name) > _MAX_NAME or b"\0" in name or b"\\" in name
-            or any(p in (b"", b".", b"..") or len(p) > 255 for p in parts)):
-        raise Refused(f"the archive names {name[:200]!r}: not a plain relative path (absolute, "
-                      "empty, '.', '..', NUL, backslash or too long)")
+    return "dir", digest.hexdigest(), size, data
 
 
 def _parse(data: bytes) -> list[tuple[bytes, bytes, int, int]]:
@@ -235,7 +204,10 @@ def _parse(data: bytes) -> list[tuple[bytes, bytes, int, int]]:
         at += 4 + n
         if len(name) != n:
             raise Refused("the folder archive is cut short (in an entry name)")
-        _check_name(name)
+        if (not name or len(name) > _MAX_NAME or b"\0" in name or b"\\" in name
+                or any(p in (b"", b".", b"..") or len(p) > 255 for p in name.split(b"/"))):
+            raise Refused(f"the archive names {name[:200]!r}: not a plain relative path "
+                          "(absolute, empty, '.', '..', NUL, backslash or too long)")
         if name in seen:
             raise Refused(f"the folder archive names {name[:200]!r} twice")
         seen.add(name)
@@ -257,25 +229,27 @@ def _parse(data: bytes) -> list[tuple[bytes, bytes, int, int]]:
     return entries
 
 
+def ancestors(path: str) -> list[str]:
+    """The folders ``path`` is in, innermost first."""
+    out: list[str] = []
+    while (parent := os.path.dirname(path)) != path:
+        out.append(parent)
+        path = parent
+    return out
+
+
 def makedirs_private(path: str) -> None:
     """Create the missing folders of ``path`` (absolute), 0700; never through or over a link
     (``lexists``), and one a racing process made first is left for the caller to check."""
-    missing = []
-    while not os.path.lexists(path):
-        missing.append(path)
-        parent = os.path.dirname(path)
-        if parent == path:
-            break
-        path = parent
-    for folder in reversed(missing):
+    missing = itertools.takewhile(lambda p: not os.path.lexists(p), [path, *ancestors(path)])
+    for folder in reversed(list(missing)):
         with suppress(FileExistsError):
             os.mkdir(folder, 0o700)
 
 
 def unpack(data: bytes, dest: str) -> None:
-    """Write the folder archive ``data`` into the new, empty folder ``dest``: only folders (0700)
-    and new files (0600, ``O_EXCL``). A bad archive raises :class:`Refused`, maybe leaving part
-    of it in ``dest``; ``OSError`` for a full or read-only disk passes."""
+    """Write the folder archive ``data`` into the new, empty folder ``dest``: folders 0700, new
+    files 0600 (``O_EXCL``). A bad archive: :class:`Refused`, part of it maybe written."""
     view = memoryview(data)
     for kind, name, at, size in _parse(data):
         target = os.path.join(dest, os.fsdecode(name))
@@ -286,8 +260,7 @@ def unpack(data: bytes, dest: str) -> None:
                     raise FileExistsError(errno.EEXIST, "not a folder", target)
                 continue
             makedirs_private(os.path.dirname(target))
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-            with os.fdopen(os.open(target, flags, 0o600), "wb") as fh:
+            with os.fdopen(os.open(target, NEW_FILE, 0o600), "wb") as fh:
                 fh.write(view[at:at + size])
         except OSError as e:
             if e.errno in _DISK:  # the cache's fault, not the archive's: the caller says so

@@ -1,9 +1,5 @@
-"""Values derived from an object, kept beside it instead of in it.
-
-What is computed once per pack (its fingerprint, pickled state, build order) is kept in a
-:class:`Beside` table keyed by the pack's identity and dropped with the pack (a weak
-reference): equal packs never share an entry, and a pack's fields never change.
-"""
+"""What is computed once per pack (fingerprint, pickled state, build order), kept beside it by
+identity and dropped with it."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""How a pack becomes an env: its build order (:class:`Order`), made once per pack.
-
-An order is everything a build reads of a pack and nothing else; it pickles on its own, and is
-what spawn and forkserver workers are sent, so they build without the pack's class
-(docs/how-it-works.md). Nothing here imports the pack module or writes a pack.
-"""
+"""How a pack becomes an env: its build order (:class:`Order`), made once per pack: everything a
+build reads of a pack. It pickles on its own and is what spawn and forkserver workers are sent,
+so they build without the pack's class (docs/how-it-works.md)."""
 
 from __future__ import annotations
 
@@ -53,11 +50,9 @@ class Order:
     def make(self, kwargs: Mapping[str, Any]) -> Any:
         """Build the env here, ``kwargs`` merged over the pack's (see :meth:`SpecPack.make`)."""
         if self.vector:
-            raise SpecPackError(
-                f"pack {self.label} is vector-only (its spec has a vector_entry_point and no "
-                f"entry_point), so there is no single env to make; use "
-                f"specpack.make_vec(pack, num_envs)"
-            )
+            raise SpecPackError(f"pack {self.label} is vector-only (its spec has a "
+                                "vector_entry_point and no entry_point), so there is no single "
+                                "env to make; use specpack.make_vec(pack, num_envs)")
         backend, kw = self.prepare(kwargs)
         return backend.build(self.blueprint, kw)
 
@@ -67,8 +62,8 @@ class Order:
         return backend.build_vector(self.blueprint, num_envs, kw)
 
     def prepare(self, kwargs: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
-        """The backend and fresh kwargs (``kwargs`` over the pack's, carried files' local
-        paths), the files checked at every build and the versions at the first."""
+        """The backend and fresh kwargs (``kwargs`` over the pack's, carried files' local paths);
+        checks the files at every build and the versions at the first."""
         # The backend first: a library's version is then read from its module, not from the
         # installed distributions' metadata (about 20 ms of imports).
         backend = get_backend(self.backend)
@@ -90,11 +85,9 @@ class Order:
         bp = self.blueprint
         layers = tuple((cls, pickle_exact(kw), plain) for cls, kw, plain in bp.layers)
         return (restore_order, (
-            self.backend, bp.label, bp.entry, layers, pickle_exact(dict(bp.spec)),
-            bp.auto_render, dict(bp.versions),
-            self.kwargs if self.plain else pickle_exact(self.kwargs), self.plain,
-            tuple(self.assets), dict(self.requires), self.vector,
-        ))
+            self.backend, bp.label, bp.entry, layers, pickle_exact(dict(bp.spec)), bp.auto_render,
+            dict(bp.versions), self.kwargs if self.plain else pickle_exact(self.kwargs), self.plain,
+            tuple(self.assets), dict(self.requires), self.vector))
 
     def __repr__(self) -> str:
         return f"Order({self.label}, backend={self.backend!r})"
@@ -102,13 +95,11 @@ class Order:
 
 @restorer
 def restore_order(backend: str, label: str, entry: CodeRef,
-                  layers: tuple[tuple[CodeRef, Mapping[str, Any], bool], ...],
-                  spec: dict[str, Any], auto_render: bool, versions: dict[str, str],
-                  kwargs: dict[str, Any], plain: bool, assets: tuple[Asset, ...],
-                  requires: dict[str, str], vector: bool) -> Order:
+                  layers: tuple[tuple[CodeRef, Mapping[str, Any], bool], ...], spec: dict[str, Any],
+                  auto_render: bool, versions: dict[str, str], kwargs: dict[str, Any], plain: bool,
+                  assets: tuple[Asset, ...], requires: dict[str, str], vector: bool) -> Order:
     """A pickled :class:`Order` (never written to a file: its layout may change freely)."""
-    blueprint = Blueprint(label=label, entry=entry, layers=layers, spec=spec,
-                          auto_render=auto_render, versions=versions)
+    blueprint = Blueprint(label, entry, layers, spec, auto_render, versions)
     return Order(backend, blueprint, kwargs, plain, assets, requires, vector)
 
 
@@ -122,14 +113,12 @@ def order_of(pack: PackValue) -> Order:
     if order is None:
         layers = tuple((layer.cls, layer._kwargs, all(map(is_plain, layer._kwargs.values())))
                        for layer in reversed(pack.layers))
-        blueprint = Blueprint(label=pack.label, entry=pack.entry_point, layers=layers,
-                              spec=pack.spec, auto_render=pack.auto_render,
-                              versions=pack.versions)
+        blueprint = Blueprint(pack.label, pack.entry_point, layers, pack.spec, pack.auto_render,
+                              pack.versions)
         order = _orders.put(pack, Order(pack.backend, blueprint, pack._kwargs, pack._plain,
                                         pack.assets, pack.requires, pack.vector))
     return order
 
 
-def order_to_send(pack: PackValue) -> Order:
-    """The order a worker is sent: :func:`order_of` (a pack's ``requires`` never changes)."""
-    return order_of(pack)
+#: The order a worker is sent: :func:`order_of` (a pack's ``requires`` never changes).
+order_to_send = order_of

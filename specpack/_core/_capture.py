@@ -1,21 +1,16 @@
-"""``capture``: resolve an env where it is known, and carry it into a :class:`SpecPack`.
-
-Everything is resolved here, in the calling process (registry, ``make``'s options, wrappers,
-kwargs, code by reference or by value): the pack then depends on none of it. Captures of an id
-are memoised on the *exact* kwargs (``0``, ``0.0``, ``-0.0``, ``False`` differ), each hit
-re-validated against the registry.
-"""
+"""``capture``: resolve an env where it is known (registry, ``make``'s options, wrappers, kwargs,
+code) and carry it into a :class:`SpecPack` that depends on none of it. Captures of an id are
+memoised on the *exact* kwargs (``0``, ``0.0``, ``-0.0``, ``False`` differ)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from typing import Any
 
-from ._assemble import assembled
+from ._assemble import assembled, check_options, near_misses, refuse_near_miss
 from ._assets import DEFAULT_LIMIT
 from ._backends import Backend, detect_backend, get_backend
-from ._capture_options import check_options, near_misses, refuse_near_miss
 from ._carry.code import CodeRef, witness_of
 from ._carry.payload import Witness, by_value_modules
 from ._carry.values import SCALAR_TYPES, exact_key
@@ -24,7 +19,6 @@ from ._errors import CaptureError, _CaptureTypeError
 from ._keywords import check_flag
 from ._needs import check_needs_options, user_code, with_needs
 from ._pack import SpecPack
-from ._provenance import imported_during
 from ._reach import built_requires
 from ._surface import record_surface
 
@@ -59,30 +53,27 @@ def capture(
         As in ``gymnasium.make`` (``-1``: no ``TimeLimit``).
     disable_env_checker
         As in ``gymnasium.make``.
-    autoreset
-        A ``gym.make`` option (``backend="gym"`` only).
-    apply_api_compatibility
+    autoreset, apply_api_compatibility
         A ``gym.make`` option (``backend="gym"`` only).
     backend
         ``"gymnasium"`` (default) or ``"gym"``; detected from a spec, class or live env.
     by_value
         Force how user code travels (``None``: by whether a fresh interpreter imports it).
     env_kwargs
-        Env constructor kwargs as a mapping, merged with ``**kwargs``: for a kwarg named like
-        a capture option (``{"backend": "jax"}``) or like a near miss of one (the keyword
-        argument ``record_space=`` is refused as a typo unless the constructor names it).
+        Env constructor kwargs as a mapping, merged with ``**kwargs``: for one named like a
+        capture option (``{"backend": "jax"}``) or a near miss of one (``record_space=`` as a
+        keyword is refused as a typo unless the constructor names it).
     record_spaces
         Build the env once now to record its spaces, metadata and render mode in the pack
-        (``pack.observation_space``...): ``make_vec`` then builds none in its process. A live
-        env's are always recorded. What the build imports is added to ``pack.requires``.
+        (``pack.observation_space``...): ``make_vec`` then builds none in its process (a live
+        env's are always recorded). What the build imports is added to ``pack.requires``.
     assets
         More files or folders the env reads (an XML's ``<include>``s, meshes) than the kwargs
-        and entry-point defaults naming an existing file (found on their own); each is
-        recorded in ``pack.assets`` with its sha256.
+        and entry-point defaults name; each is recorded in ``pack.assets`` with its sha256.
     self_contained
-        Carry the user's own code (modules from no installed distribution) by value, and the
-        assets' bytes, so that the pack builds on a node without the project folder
-        (installed distributions' code stays by reference: ``pack.requires`` names them).
+        Carry the user's own code (from no installed distribution) and the assets' bytes by
+        value, so that the pack builds without the project folder (``pack.requires`` names
+        the installed distributions, whose code stays by reference).
     max_asset_bytes
         The most asset bytes a self-contained pack carries (default 64 MiB).
     **kwargs
@@ -96,10 +87,9 @@ def capture(
     Raises
     ------
     CaptureError
-        Naming the culprit: an unknown id (:class:`~specpack.UnknownEnvError`), a kwarg the
-        constructor cannot take or a near miss of an option
-        (:class:`~specpack.UnexpectedKwargError`), an uncarriable value, a wrapper's
-        unrecorded arguments.
+        Naming the culprit: an unknown id (:class:`~specpack.UnknownEnvError`), a kwarg the env
+        cannot take or a near miss of an option (:class:`~specpack.UnexpectedKwargError`), an
+        uncarriable value, a wrapper's unrecorded arguments.
     ArgumentTypeError
         A flag that is not ``True``/``False`` (or ``None`` where that is its default).
 
@@ -120,19 +110,16 @@ def capture(
     suspects = near_misses(kwargs) if kwargs else None
     if env_kwargs is not None:
         if not isinstance(env_kwargs, Mapping):
-            raise CaptureError(
-                f"env_kwargs must be a mapping of env constructor kwargs, got "
-                f"{type(env_kwargs).__name__}"
-            )
+            raise CaptureError("env_kwargs must be a mapping of env constructor kwargs, got "
+                               f"{type(env_kwargs).__name__}")
         both = sorted(set(env_kwargs) & set(kwargs))
         if both:
             raise CaptureError(f"{', '.join(map(repr, both))} given both in env_kwargs and as "
                                "a keyword argument; give each once")
         kwargs = {**env_kwargs, **kwargs}
     if max_episode_steps is not None and type(max_episode_steps) is not int:
-        raise CaptureError(
-            f"max_episode_steps={max_episode_steps!r} must be an int (or -1 for no TimeLimit)"
-        )
+        raise CaptureError(f"max_episode_steps={max_episode_steps!r} must be an int (or -1 for "
+                           "no TimeLimit)")
     options = {k: v for k, v in (
         ("max_episode_steps", max_episode_steps), ("disable_env_checker", disable_env_checker),
         ("autoreset", autoreset), ("apply_api_compatibility", apply_api_compatibility),
@@ -150,38 +137,30 @@ def capture(
                         self_contained, max_asset_bytes, suspects)
 
 
-def _capture(
-    target: Any, options: dict[str, Any], kwargs: dict[str, Any], backend: str | None,
-    by_value: bool | None, record_spaces: bool, assets: tuple[Any, ...],
-    self_contained: bool, limit: int, suspects: Mapping[str, str] | None,
-) -> SpecPack:
-    """``capture`` once its options are checked; ``suspects`` are the ``**kwargs`` that are
-    near misses of a capture option (refused unless the entry point names them)."""
+def _capture(target: Any, options: dict[str, Any], kwargs: dict[str, Any], backend: str | None,
+             by_value: bool | None, record_spaces: bool, assets: tuple[Any, ...],
+             self_contained: bool, limit: int, suspects: Mapping[str, str] | None) -> SpecPack:
+    """``capture`` once its options are checked (``suspects``: the near misses of an option)."""
     if type(target) is str:
-        draft = _capture_id(target, options, kwargs, backend, by_value, self_contained,
-                            suspects)
+        draft = _capture_id(target, options, kwargs, backend, by_value, self_contained, suspects)
     elif isinstance(target, SpecPack):
         if options or kwargs or backend or by_value is not None or assets or self_contained:
-            raise CaptureError(
-                "capture(pack, ...) got options: a pack is already resolved; capture the "
-                "original target again with the new options"
-            )
+            raise CaptureError("capture(pack, ...) got options: a pack is already resolved; "
+                               "capture the original target again with the new options")
         return target
     else:
         impl = get_backend(backend) if backend else detect_backend(target)
         check_options(impl, options)
         if impl.owns(target) and not _is_spec(target):  # a live env
             if suspects:
-                name, option = next(iter(suspects.items()))
-                raise refuse_near_miss(name, option, None)
+                raise refuse_near_miss(*next(iter(suspects.items())), None)
             if options or kwargs:
-                raise CaptureError(
-                    f"capture(env) takes no options or kwargs (got {sorted([*options, *kwargs])})"
-                    ": a live env is captured as it is; to change it, capture its id or class "
-                    "with those arguments instead"
-                )
+                raise CaptureError(f"capture(env) takes no options or kwargs (got "
+                                   f"{sorted([*options, *kwargs])}): a live env is captured as "
+                                   "it is; to change it, capture its id or class with those "
+                                   "arguments instead")
             draft = assembled(impl, impl.from_env(target), by_value, self_contained)[0]
-            more: dict[str, Any] = {"requires": built_requires(target, ())}
+            more: dict[str, Any] = {"requires": built_requires(target)}
             if not callable(getattr(target, "observation_space", None)):
                 more["surface"] = record_surface(target)  # (multi-agent: spaces per agent)
             return with_needs(draft, assets, self_contained, limit, **more)
@@ -190,34 +169,29 @@ def _capture(
         elif callable(target):
             recipe = impl.from_callable(target, options, kwargs)
         else:
-            raise _CaptureTypeError(
-                f"cannot capture {type(target).__name__} {target!r}: pass an env id, an "
-                "EnvSpec, an env class or factory, or a live env"
-            )
+            raise _CaptureTypeError(f"cannot capture {type(target).__name__} {target!r}: pass an "
+                                    "env id, an EnvSpec, an env class or factory, or a live env")
         draft = assembled(impl, recipe, by_value, self_contained, suspects)[0]
     pack = with_needs(draft, assets, self_contained, limit)
     return _with_spaces(pack) if record_spaces else pack
 
 
 def _with_spaces(pack: SpecPack) -> SpecPack:
-    """``pack`` with its surface recorded from one build here (vector-only packs: as is), and
-    the distributions the build needed added to ``requires``."""
+    """``pack`` with one build's surface, and what the built env's code needs added to
+    ``requires``."""
     if pack.vector or pack.surface is not None:
         return pack
-    env, imported = imported_during(pack.make)
+    env = pack.make()
     try:
-        requires = {**pack.requires, **built_requires(env, imported)}
+        requires = {**pack.requires, **built_requires(env)}
         return pack.evolve(surface=record_surface(env), requires=requires)
     finally:
-        try:
+        with suppress(Exception):  # closing is best effort
             env.close()
-        except Exception:  # noqa: BLE001 - closing is best effort
-            pass
 
 
-#: capture(id) results, keyed on the exact form of the call. Each hit is re-validated against
-#: the registry (same EnvSpec object, fields and kwargs unchanged under their exact key, same
-#: entry point) and, for code carried by value, the witness of each payload (carry.payload).
+#: capture(id) drafts, keyed on the exact form of the call. Each hit is re-validated against the
+#: registry (backend.memo_valid) and, for code carried by value, each payload's witness.
 _memo: dict[Any, tuple[Backend, Any, Draft, tuple[Witness, ...]]] = {}
 
 
@@ -231,11 +205,9 @@ def _capture_id(
     if not options and not kwargs:
         key = (target, backend, by_value, self_contained, (), ())
     elif not suspects and all(type(v) in SCALAR_TYPES for v in kwargs.values()):
-        key = (
-            target, backend, by_value, self_contained,
-            tuple((k, exact_key(options[k])) for k in sorted(options)),
-            tuple((k, exact_key(kwargs[k])) for k in sorted(kwargs)),
-        )
+        key = (target, backend, by_value, self_contained,
+               tuple((k, exact_key(options[k])) for k in sorted(options)),
+               tuple((k, exact_key(kwargs[k])) for k in sorted(kwargs)))
     if key is not None:
         hit = _memo.get(key)
         if (hit is not None and hit[0].memo_valid(target, hit[1])
@@ -250,12 +222,10 @@ def _capture_id(
     draft, code_by_value = assembled(impl, impl.from_id(target, options, kwargs), by_value,
                                       self_contained, suspects)
     if token is not None and draft.plain and impl.memo_valid(target, token):
-        witnesses: tuple[Witness, ...] = ()
-        if code_by_value:
-            found = [witness_of(c) for c in draft.carried()
-                     if isinstance(c, CodeRef) and c.by_value]
-            witnesses = tuple(w for w in found if w is not None)
-        if not code_by_value or len(witnesses) == len(found):
+        found = [witness_of(c) for c in draft.carried()
+                 if isinstance(c, CodeRef) and c.by_value] if code_by_value else []
+        witnesses = tuple(w for w in found if w is not None)
+        if len(witnesses) == len(found):
             if len(_memo) > 4096:
                 _memo.clear()
             _memo[key] = (impl, token, draft, witnesses)

@@ -1,9 +1,5 @@
-"""A resolved env before its :class:`SpecPack` is made: capture's fields, gathered once.
-
-Capture resolves an env, then adds what the pack needs (:mod:`specpack._core._needs`) and, for
-a live env, its surface; a :class:`Draft` holds the resolved fields meanwhile, so a capture
-makes one pack instead of one per step.
-"""
+"""A resolved env before its :class:`SpecPack` is made, held while capture adds what the pack
+needs (:mod:`specpack._core._needs`): it makes one pack, not one per step."""
 
 from __future__ import annotations
 
@@ -39,24 +35,22 @@ class Draft:
 
     @property
     def label(self) -> str:
-        """As :attr:`SpecPack.label`: the id, else the entry point's qualified name."""
+        """As :attr:`SpecPack.label`."""
         id_ = self.fields["id"]
         return cast(str, id_ if id_ is not None else self.entry_point.name)
 
     def carried(self) -> Iterator[CodeRef | Blob]:
-        """As :meth:`SpecPack.carried`: the code and opaque objects, entry point first."""
+        """As :meth:`SpecPack.carried`."""
         return carried_by(self.entry_point, self.kwargs, self.fields["layers"])
 
     def code_refs(self) -> list[CodeRef]:
-        """The :class:`CodeRef` among :meth:`carried`, in its order (what ``requires`` is read
-        from)."""
+        """The :class:`CodeRef` among :meth:`carried`, in order."""
         if self.refs is not None:
             return list(self.refs)
         return [c for c in self.carried() if isinstance(c, CodeRef)]
 
     def pack(self, **changes: Any) -> SpecPack:
-        """The pack of these fields with ``changes`` applied (``plain`` only when given there:
-        else the pack computes it from its kwargs, as ``evolve`` of the resolved pack did)."""
+        """The pack of these fields with ``changes`` (``plain`` given there or computed)."""
         if "requires" in changes:
             changes["_requires"] = changes.pop("requires")
         return SpecPack(**{**self.fields, **changes})

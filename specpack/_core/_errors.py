@@ -1,16 +1,14 @@
-"""Every exception and warning specpack raises, in one module (docs/errors.md).
+"""Every exception and warning specpack raises (docs/errors.md); :mod:`specpack` claims them.
 
 Where a cause had a type of its own, the error is also of that type (a *twin*: ``except
-TypeError`` around ``gymnasium.make`` or ``except OSError`` around ``open`` keeps working); the
-``*_error_for`` functions pick the twin for a cause. The public classes are claimed by
-:mod:`specpack` (``__module__ == "specpack"``: tracebacks and pickles name them there).
+TypeError`` around ``gymnasium.make`` keeps working); the ``*_error_for`` functions pick it.
 """
 
 from __future__ import annotations
 
 import errno as _errno
 import os
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from gymnasium import error as _gym_error
 
@@ -27,25 +25,20 @@ __all__ = [
     "capture_error_for", "file_error_for",
 ]
 
-#: Where a message is read: from Python (``str(error)``) or on the ``specpack`` command line.
-Surface = Literal["python", "cli"]
-
-
 class SpecPackError(Exception):
     """Base class of every error specpack raises on bad input or a failed rebuild.
 
-    An error whose fix depends on where it is read carries one fix per surface: ``python``
-    (joined to the message, so ``str(error)`` says it) and ``cli`` (printed by the ``specpack``
-    command line instead). :attr:`problem` is the message without a fix; :meth:`for_surface`
-    gives the whole text as one surface reads it.
+    A fix that depends on where the error is read is given per surface: ``python`` (joined to
+    the message: ``str(error)`` says it) and ``cli`` (printed by the command line instead).
+    :attr:`problem` is the message without a fix; :meth:`for_surface`, the text a surface reads.
 
     Parameters
     ----------
     *args
         As for ``Exception``; the first is the message (the problem, without its fix).
     python, cli
-        The fix as said in Python (``"pass trust=True ..."``) and on the command line
-        (``"add --trust ..."``). Either may be omitted: that surface reads the message alone.
+        The fix in Python (``"pass trust=True ..."``) and on the command line (``"add --trust
+        ..."``); either may be omitted (that surface reads the message alone).
     """
 
     def __init__(self, *args: object, python: str | None = None, cli: str | None = None) -> None:
@@ -55,7 +48,7 @@ class SpecPackError(Exception):
             args = (_join(self.problem, python), *args[1:])
         super().__init__(*args)
 
-    def for_surface(self, surface: Surface) -> str:
+    def for_surface(self, surface: Literal["python", "cli"]) -> str:
         """The message with the fix for ``surface`` (``str(self)`` when it has none)."""
         fix = self.fixes.get(surface)
         return _join(self.problem, fix) if fix else str(self)
@@ -71,8 +64,7 @@ class CaptureError(SpecPackError, ValueError):
 
 
 class UnknownKeywordError(SpecPackError, TypeError):
-    """A specpack function or option got a keyword argument it does not take (``make_vec(...,
-    shared_memroy=False)``, ``load(path, trsut=True)``); the message suggests the name."""
+    """A specpack function got a keyword it does not take; the message suggests the name."""
 
 
 class BackendUnavailableError(SpecPackError, ImportError):
@@ -82,15 +74,13 @@ class BackendUnavailableError(SpecPackError, ImportError):
 class BuildError(SpecPackError, RuntimeError):
     """``pack.make()`` could not build the env (its constructor raised, or code failed to load).
 
-    The constructor's exception is the ``__cause__``, and the error is also of its type where
-    safe (:func:`build_error_for`): ``except TypeError`` catches it as around ``gymnasium.make``.
-    """
+    The constructor's exception is the ``__cause__``; the error is also of its type where safe
+    (:func:`build_error_for`), so ``except TypeError`` works as around ``gymnasium.make``."""
 
 
 class AssetError(BuildError):
     """A file the pack needs is missing or differs on this node, or a carried one cannot be
-    materialised. Raised by ``make()`` before the env is built, naming the path and the fix
-    (carry the file with ``capture(..., self_contained=True)``, or put the same file there)."""
+    materialised; raised by ``make()`` before the build, naming the path and the fix."""
 
 
 class WorkerError(SpecPackError, RuntimeError):
@@ -110,24 +100,20 @@ class NotIdenticalError(SpecPackError, AssertionError):
 
 
 class PackFormatError(SpecPackError, ValueError):
-    """A manifest or pack file is malformed (the message names the file and the field), or a
-    pickled pack was made by another specpack version (the message says what to use)."""
+    """A pack file or manifest is malformed, or a pickled pack is from another specpack version."""
 
 
 class PackFileError(PackFormatError, OSError):
     """A pack or key file could not be read or written: missing, a directory, not permitted.
 
-    Also the ``OSError`` the system gave (its :attr:`errno`, :attr:`filename`, :attr:`strerror`),
-    so ``except OSError`` around ``specpack.load(path)`` works as around ``open(path)``.
-    """
+    Also the system's ``OSError`` (:attr:`errno`, :attr:`filename`, :attr:`strerror`), so
+    ``except OSError`` around ``specpack.load(path)`` works as around ``open(path)``."""
 
     __str__ = BaseException.__str__  # the message, not OSError's "[Errno 2] ..." form
 
-    def __reduce__(self) -> Any:
-        # OSError's fields are not in __dict__: keep them across pickling.
-        state = dict(self.__dict__, errno=self.errno, strerror=self.strerror,
-                     filename=self.filename)
-        return type(self), self.args, state
+    def __reduce__(self) -> Any:  # OSError's fields are not in __dict__: pickle them too
+        fields = {"errno": self.errno, "strerror": self.strerror, "filename": self.filename}
+        return type(self), self.args, {**self.__dict__, **fields}
 
 
 class UntrustedPackError(SpecPackError, PermissionError):
@@ -144,8 +130,7 @@ class VersionSkewWarning(UserWarning):
 
 class UnknownEnvError(CaptureError, LookupError):
     """The env id is not in the registry (the message suggests the closest ids); raised as the
-    subclass that is also the error ``gymnasium.make`` raises (:class:`UnknownEnvNameError`...).
-    """
+    subclass that is also the error ``gymnasium.make`` raises (:class:`UnknownEnvNameError`...)."""
 
 
 class UnknownNamespaceError(UnknownEnvError, _gym_error.NamespaceNotFound):
@@ -173,8 +158,7 @@ class UncarriableValueError(CaptureError, TypeError):
 
 
 class UnrecordedArgumentsError(CaptureError):
-    """A live env or wrapper holds constructor arguments that were not recorded: rebuilding
-    it would silently fall back to defaults (the EzPickle gap)."""
+    """A live env or wrapper holds unrecorded arguments: a rebuild would silently use defaults."""
 
 
 class _CaptureDependencyError(CaptureError, _gym_error.DependencyNotInstalled):
@@ -198,29 +182,29 @@ class _CaptureTypeError(CaptureError, TypeError):
 
 
 class ArgumentTypeError(SpecPackError, TypeError):
-    """A specpack function got an argument of the wrong type: a flag that is not ``True`` or
-    ``False`` (``load(path, trust="False")``), or something else than a
-    :class:`~specpack.SpecPack` where a pack is needed (``verify("CartPole-v1")``). The message
-    names the argument and what to pass instead."""
+    """A specpack function got an argument of the wrong type: a flag not ``True`` or ``False``
+    (``load(path, trust="False")``), or not a :class:`~specpack.SpecPack` where a pack is needed
+    (``verify("CartPole-v1")``). The message names the argument and what to pass instead."""
+
+
+_E = TypeVar("_E", bound=SpecPackError)
+
+
+def _twin(cause: BaseException, default: type[_E], *twins: type[_E]) -> type[_E]:
+    """Of ``twins`` (most specific first), the first whose second base (the type it twins) is
+    one of ``cause``'s types; else ``default``."""
+    return next((cls for cls in twins if isinstance(cause, cls.__bases__[1])), default)
 
 
 def capture_error_for(cause: BaseException) -> type[CaptureError]:
     """The :class:`CaptureError` for an entry point that failed to load with ``cause``: also
     of the type ``gymnasium.make`` lets through for it."""
-    if isinstance(cause, _gym_error.DependencyNotInstalled):
-        return _CaptureDependencyError
-    if isinstance(cause, ModuleNotFoundError):
-        return _CaptureModuleNotFoundError
-    if isinstance(cause, ImportError):
-        return _CaptureImportError
-    if isinstance(cause, AttributeError):
-        return _CaptureAttributeError
-    return CaptureError
+    return _twin(cause, CaptureError, _CaptureDependencyError, _CaptureModuleNotFoundError,
+                 _CaptureImportError, _CaptureAttributeError)
 
 
 class _OldRenderAPIError(UnexpectedKwargError, _gym_error.Error):
-    """``render_mode='human'`` for an env that renders only through the old API, as
-    ``gymnasium.make`` says it (also a ``gymnasium.error.Error``)."""
+    """``render_mode='human'`` for an env rendering only through the old API (a gymnasium Error)."""
 
 
 class BuildTypeError(BuildError, TypeError):
@@ -259,23 +243,11 @@ class BuildGymnasiumError(BuildError, _gym_error.Error):
     """The constructor raised another ``gymnasium.error.Error``."""
 
 
-#: Most specific first: the first base the cause is an instance of decides.
-_BUILD_ERRORS: tuple[tuple[type[BaseException], type[BuildError]], ...] = (
-    (_gym_error.DependencyNotInstalled, BuildDependencyError),
-    (_gym_error.Error, BuildGymnasiumError),
-    (TypeError, BuildTypeError),
-    (ValueError, BuildValueError),
-    (AttributeError, BuildAttributeError),
-    (LookupError, BuildLookupError),
-    (ImportError, BuildImportError),
-    (ArithmeticError, BuildArithmeticError),
-    (NotImplementedError, BuildNotImplementedError),
-)
-
-
 def build_error_for(cause: BaseException) -> type[BuildError]:
     """The :class:`BuildError` subclass to raise for a constructor failure ``cause``."""
-    return next((cls for base, cls in _BUILD_ERRORS if isinstance(cause, base)), BuildError)
+    return _twin(cause, BuildError, BuildDependencyError, BuildGymnasiumError, BuildTypeError,
+                 BuildValueError, BuildAttributeError, BuildLookupError, BuildImportError,
+                 BuildArithmeticError, BuildNotImplementedError)
 
 
 class PackFileNotFoundError(PackFileError, FileNotFoundError):
@@ -298,14 +270,6 @@ class RolloutError(SpecPackError):
     """The env raised during ``specpack run``'s rollout (the message names method and step)."""
 
 
-#: Most specific first.
-_FILE_ERRORS: tuple[tuple[type[OSError], type[PackFileError]], ...] = (
-    (FileNotFoundError, PackFileNotFoundError),
-    (IsADirectoryError, PackIsADirectoryError),
-    (PermissionError, PackPermissionError),
-)
-
-
 def file_error_for(cause: OSError | int, message: str, filename: str,
                    **fixes: str) -> PackFileError:
     """The :class:`PackFileError` with ``message`` (and ``python=``/``cli=`` ``fixes``) for an
@@ -313,7 +277,8 @@ def file_error_for(cause: OSError | int, message: str, filename: str,
     if isinstance(cause, int):
         text = os.strerror(cause) if cause in _errno.errorcode else "error"
         cause = OSError(cause, text, filename)
-    cls = next((sub for base, sub in _FILE_ERRORS if isinstance(cause, base)), PackFileError)
+    cls = _twin(cause, PackFileError, PackFileNotFoundError, PackIsADirectoryError,
+                PackPermissionError)
     error = cls(message, **fixes)
     error.errno = cause.errno
     error.strerror = cause.strerror

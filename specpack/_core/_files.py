@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from contextlib import suppress
 from typing import Any, Union
 
+from ._assets_tree import kind_of
 from ._errors import PackFormatError, SignatureError, SpecPackError, file_error_for
 from ._fileformat.manifest import code_payloads, decode_fields, parse_manifest
 from ._fileformat.signed import ALG, MAX_KEY, SignedFile, check_key, key_id, sign
@@ -84,17 +85,11 @@ def _read(path: Any) -> SignedFile:
     return SignedFile(source, raw)
 
 
-#: ``stat`` file types that are not regular files, by how a message names them.
-_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                (stat.S_ISSOCK, "a socket"))
-
-
 def _check_regular(mode: int, source: str) -> None:
     """Refuse (:class:`PackFormatError`) a ``stat`` mode that is not a regular file's."""
     if stat.S_ISREG(mode):
         return
-    what = next((name for test, name in _NOT_REGULAR if test(mode)), "not a regular file")
+    what = "a directory" if stat.S_ISDIR(mode) else kind_of(mode, "not a regular file")
     message = (f"{source}: is {what}, not a pack file; a pack file is a regular file "
                "(written by specpack.dump): give its path")
     if stat.S_ISDIR(mode):
@@ -150,13 +145,8 @@ def dump(pack: SpecPack, path: PathLike, *, key: bytes | None = None) -> None:
 
 
 @checked_keywords
-def load(
-    path: PathLike,
-    *,
-    trust: bool = False,
-    key: bytes | None = None,
-    allow: Iterable[str] | str | None = None,
-) -> SpecPack:
+def load(path: PathLike, *, trust: bool = False, key: bytes | None = None,
+         allow: Iterable[str] | str | None = None) -> SpecPack:
     """Read a pack file written by :func:`dump`; nothing in it is imported or unpickled now.
 
     Parameters
@@ -268,15 +258,15 @@ def _describe(f: SignedFile, k: bytes | None) -> dict[str, Any]:
     elif k is not None:
         signature["detail"] = "a key was given, but the file is not signed"
     pack = SpecPack(**decode_fields(data, f.source))
+
+    def no_data(entry: dict[str, Any]) -> dict[str, Any]:
+        return {name: v for name, v in entry.items() if name != "data"}
+
     uses = payload_uses(data)
-    payloads = [{**{kk: v for kk, v in e.items() if kk != "data"},
-                 "used_at": uses.get(e["digest"], [])} for e in code_payloads(data)]
-    shown = dict(data)
-    shown["payloads"] = {d: {kk: v for kk, v in e.items() if kk != "data"}
-                         for d, e in data["payloads"].items()}
+    payloads = [{**no_data(e), "used_at": uses.get(e["digest"], [])} for e in code_payloads(data)]
+    shown = {**data, "payloads": {d: no_data(e) for d, e in data["payloads"].items()}}
     if isinstance(data.get("assets"), list):  # carried bytes left out, as payloads' are
-        shown["assets"] = [{kk: v for kk, v in e.items() if kk != "data"}
-                           if isinstance(e, dict) else e for e in data["assets"]]
+        shown["assets"] = [no_data(e) if isinstance(e, dict) else e for e in data["assets"]]
     recorded = data.get("fingerprint")
     return {
         "path": f.source,

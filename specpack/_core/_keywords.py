@@ -1,9 +1,4 @@
-"""Argument checks of specpack's own public functions: keyword typos and non-bool flags.
-
-:func:`checked_keywords` turns Python's ``load() got an unexpected keyword argument 'trsut'``
-into an :class:`~specpack.UnknownKeywordError` (also a ``TypeError``) suggesting ``trust``,
-worded as every keyword typo specpack reports (:func:`specpack._core._text.unexpected_keywords`).
-"""
+"""Argument checks of specpack's public functions: keyword typos and flags that are not bools."""
 
 from __future__ import annotations
 
@@ -22,14 +17,11 @@ R = TypeVar("R")
 
 
 def checked_keywords(fn: Callable[P, R]) -> Callable[P, R]:
-    """``fn`` (a function or method), refusing a keyword argument it does not take with a
-    did-you-mean (``fn`` itself when it takes ``**kwargs``); ``functools.wraps`` keeps its name,
-    docstring and signature for help, docs and pickling by reference."""
-    taken = _keywords_of(fn)
-    if taken is None:
+    """``fn`` refusing, with a did-you-mean, a keyword it does not take (unless ``**kwargs``)."""
+    names = _keywords_of(fn)
+    if names is None:
         return fn
-    names = list(taken)
-    if names[:1] in (["self"], ["cls"]) and "." in fn.__qualname__:
+    if names[:1] in (("self",), ("cls",)) and "." in fn.__qualname__:
         names = names[1:]  # a method's own first parameter is not a keyword to suggest
     accepted = frozenset(names)
     what = f"{fn.__qualname__}()"
@@ -68,7 +60,6 @@ def check_flag(value: Any, name: str, where: str, *, optional: bool = False) -> 
     choices = [f"{name}={c}" for c in ("True", "False", "None")[:3 if optional else 2]]
     hint = (f" (a non-empty string such as {short(value)} is true in Python)"
             if isinstance(value, str) else "")
-    raise ArgumentTypeError(
-        f"{where} got {name}={short(value)} ({type(value).__name__}); {name} must be a bool"
-        f"{hint}: pass {', '.join(choices[:-1])} or {choices[-1]}"
-    )
+    raise ArgumentTypeError(f"{where} got {name}={short(value)} ({type(value).__name__}); {name} "
+                            f"must be a bool{hint}: pass {', '.join(choices[:-1])} or "
+                            f"{choices[-1]}")

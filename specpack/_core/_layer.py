@@ -17,9 +17,8 @@ __all__ = ["Layer"]
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Layer:
-    """One wrapper of a stack: its class and the (lowered) constructor kwargs it was built
-    with. Two layers are equal when their classes are and their kwargs are identical (``1``
-    and ``1.0`` differ)."""
+    """One wrapper of a stack: its class and the lowered constructor kwargs it was built with.
+    Layers are equal if their classes are and their kwargs identical (``1`` and ``1.0`` differ)."""
 
     cls: CodeRef
     _kwargs: dict[str, Any]
@@ -36,9 +35,8 @@ class Layer:
 
     @property
     def kwargs(self) -> Mapping[str, Any]:
-        """The constructor kwargs (without ``env``), as a read-only mapping of fresh values
-        (imports referenced code, unpickles by-value code and objects: a pack read from a file
-        needs the file's trust)."""
+        """The constructor kwargs (without ``env``): a read-only mapping of fresh values (imports
+        referenced code, unpickles by-value values: a pack from a file needs its trust)."""
         return MappingProxyType(materialize(self._kwargs))
 
     def _exact(self) -> Any:

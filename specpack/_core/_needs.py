@@ -1,8 +1,7 @@
 """What a pack needs where it is built, found at capture: ``requires`` and ``assets``.
 
-Applies :mod:`._reach` and the asset rule of :mod:`._assets` (kwargs, absolute-path defaults of
-the entry point, ``capture(assets=...)``) to a capture's draft to make its one pack
-(:func:`with_needs`); nothing is looked at on disk unless something could name a file.
+:func:`with_needs` applies :mod:`._reach` and the asset rule of :mod:`._assets` to a draft;
+nothing is read from disk unless a kwarg, a default or ``assets=[...]`` could name a file.
 """
 
 from __future__ import annotations
@@ -39,8 +38,7 @@ _MAX_DEPTH = 32  # kwargs nested deeper are not looked at (as in _assets)
 
 def check_needs_options(assets: Any, self_contained: bool, limit: Any,
                         by_value: bool | None) -> tuple[Any, ...]:
-    """Check ``capture``'s ``assets``, ``self_contained`` and ``max_asset_bytes``; the named
-    assets as a tuple (one path alone is one asset)."""
+    """Check ``assets``, ``self_contained`` and ``max_asset_bytes``; the named assets as a tuple."""
     if type(limit) is not int or limit < 0:
         raise CaptureError(f"max_asset_bytes={limit!r} must be a number of bytes (an int >= 0)")
     if self_contained and by_value is False:
@@ -56,11 +54,9 @@ def check_needs_options(assets: Any, self_contained: bool, limit: Any,
 
 
 def entry_defaults(entry: Any, given: Mapping[str, Any]) -> dict[str, Any]:
-    """The entry point's defaults that are absolute paths, not overridden by ``given`` (a
-    relative one, Ant's ``"ant.xml"``, is the env's to resolve). Read from ``__defaults__``
-    where it can (capture's hot path), else through ``inspect.signature`` once per object."""
-    found = _file_defaults(entry)
-    return {name: value for name, value in found if name not in given} if found else {}
+    """The entry point's absolute-path defaults not overridden by ``given`` (a relative one,
+    Ant's ``"ant.xml"``, is the env's); memoised, read without ``inspect.signature`` if it can."""
+    return {name: value for name, value in _file_defaults(entry) if name not in given}
 
 
 #: ``entry -> (token, found)``: the token is ``(function, __defaults__, __kwdefaults__)`` when
@@ -78,28 +74,20 @@ def _file_defaults(entry: Any) -> tuple[tuple[str, Any], ...]:
     """``(name, default)`` of ``entry``'s keyword parameters whose default is an absolute path."""
     if entry is None:
         return ()
-    try:
+    hit = None
+    with suppress(TypeError):  # unhashable: read every time
         hit = _defaults_memo.get(entry)
-    except TypeError:  # unhashable: read every time
-        hit = None
     if hit is not None and (hit[0] is None or all(map(operator.is_, _token(entry), hit[0]))):
         return hit[1]
-    plain = _plain_constructor(entry)
-    memo: tuple[Any, Any, Any] | None
-    if plain is not None:
-        fn, method = plain
-        found = _function_file_defaults(fn, method) if fn is not None else ()
-        memo = _token(entry)
-    else:
-        memo = None
+    found = _plain_defaults(entry)
+    memo = None if found is None else _token(entry)
+    if found is None:
         try:
             params = inspect.signature(entry).parameters.values()
         except (TypeError, ValueError):
             return ()
-        found = tuple((p.name, p.default) for p in params
-                      if p.default is not inspect.Parameter.empty
-                      and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-                      and _absolute(p.default))
+        found = tuple((p.name, p.default) for p in params if _absolute(p.default)
+                      and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
     with suppress(TypeError):  # unhashable
         if len(_defaults_memo) > 1024:
             _defaults_memo.clear()
@@ -112,35 +100,30 @@ def _plain_function(obj: Any) -> bool:
             and "__signature__" not in obj.__dict__)
 
 
-def _plain_constructor(entry: Any) -> tuple[types.FunctionType | None, bool] | None:
-    """``(function, is a method)`` whose defaults are ``entry``'s (``(None, False)``: no
-    parameters), or ``None`` when only ``inspect.signature`` can tell."""
-    if _plain_function(entry):
-        return entry, False
-    if (not isinstance(entry, type) or type(entry).__call__ is not type.__call__
-            or getattr(entry, "__signature__", None) is not None):
-        return None
-    for base in entry.__mro__:
-        if base is object:
-            return None, False
-        found = base.__dict__
-        if "__new__" in found:
+def _plain_defaults(entry: Any) -> tuple[tuple[str, Any], ...] | None:
+    """:func:`_file_defaults` from the ``__defaults__`` of ``entry`` (a plain function) or of the
+    plain ``__init__`` a class runs; ``None`` when only ``inspect.signature`` can tell."""
+    fn, method = entry, not _plain_function(entry)
+    if method:
+        if (not isinstance(entry, type) or type(entry).__call__ is not type.__call__
+                or getattr(entry, "__signature__", None) is not None):
             return None
-        if "__init__" in found:
-            init = found["__init__"]
-            return (init, True) if _plain_function(init) else None
-    return None
-
-
-def _function_file_defaults(fn: types.FunctionType, method: bool) -> tuple[tuple[str, Any], ...]:
-    """:func:`_file_defaults` of a plain function (``self`` skipped for a method)."""
+        for base in entry.__mro__:
+            if base is object:
+                return ()  # no parameters
+            if "__new__" in base.__dict__:
+                return None
+            if "__init__" in base.__dict__:
+                fn = base.__dict__["__init__"]
+                break
+        if not _plain_function(fn):
+            return None
     code = fn.__code__
     defaults = fn.__defaults__ or ()
     first = code.co_argcount - len(defaults)
     out = [(code.co_varnames[i], value) for i, value in enumerate(defaults, first)
            if i >= code.co_posonlyargcount and not (method and i == 0) and _absolute(value)]
-    out += [(name, value) for name, value in (fn.__kwdefaults__ or {}).items()
-            if _absolute(value)]
+    out += [(name, value) for name, value in (fn.__kwdefaults__ or {}).items() if _absolute(value)]
     return tuple(out)
 
 
@@ -160,22 +143,18 @@ def _user_file(path: str) -> bool:
                                       for n in names if n in paths}))
 
 
-def find_assets(
-    kwargs: Mapping[str, Any], defaults: Mapping[str, Any], named: Iterable[Any], *,
-    carry: bool, limit: int, label: str,
-) -> tuple[tuple[Asset, ...], dict[str, Any]]:
+def find_assets(kwargs: Mapping[str, Any], defaults: Mapping[str, Any], named: Iterable[Any], *,
+                carry: bool, limit: int, label: str) -> tuple[tuple[Asset, ...], dict[str, Any]]:
     """The assets of an env (kwargs', then ``defaults``', then ``named``) and, when carried,
     the defaults naming one: those become explicit kwargs, so ``make()`` can pass the local
     copy's path. Carried assets add at most ``limit`` bytes to the pack in all."""
     found = [p for p in find_paths(kwargs) if _user_file(p)]
     from_defaults = {}
-    for name, value in defaults.items():
-        if not _absolute(value):
-            continue  # a relative default is the env's to resolve (Ant's "ant.xml")
-        for p in find_paths({name: value}):
-            if _user_file(p) and p not in found:
-                found.append(p)
-                from_defaults[name] = value
+    for name, value in defaults.items():  # absolute paths only (entry_defaults)
+        p = counts_as_file(value)
+        if p is not None and _user_file(p) and p not in found:
+            found.append(p)
+            from_defaults[name] = value
     for item in named:
         try:
             p = _named_path(item)
@@ -235,9 +214,8 @@ def _looks_like_path(tree: Any, depth: int = 0) -> bool:
 
 
 def absolute_kwargs(given: Mapping[str, Any], named: Iterable[str] = ()) -> dict[str, Any]:
-    """``{name: new value}`` for the lowered kwargs ``given`` holding, nested too, a relative
-    path naming an asset (``named``: the paths of ``assets=[...]``), made absolute so a build
-    elsewhere reads the file recorded here (a ``pathlib`` path keeps its class)."""
+    """``{name: new value}`` for the lowered kwargs ``given`` holding (nested too) a relative path
+    of an asset (``named``: ``assets=[...]``'s), made absolute so a build elsewhere reads it."""
     paths = tuple(named)
     new = {key: _absolute_tree(value, paths, 0) for key, value in given.items()}
     return {key: value for key, value in new.items() if value is not given[key]}
@@ -296,12 +274,9 @@ def _path_view(value: Any) -> Any:
 
 def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
                **more: Any) -> SpecPack:
-    """The one pack a capture makes: ``draft`` with ``requires`` and ``assets`` recorded
-    (``carry``: the files' bytes, at most ``limit`` in all); without files, memoised.
-
-    ``more`` is what a live env adds: ``requires`` (merged over the code's) and ``surface``;
-    the pack then computes ``plain`` from its kwargs and is not memoised.
-    """
+    """The one pack a capture makes: ``draft`` with ``requires`` and ``assets`` (``carry``: their
+    bytes, at most ``limit`` in all); memoised without files. ``more``: a live env's ``requires``
+    (merged over the code's) and ``surface``; such a pack computes ``plain``, is not memoised."""
     hit = _needs_memo.get(id(draft))
     if hit is not None and hit[0] is draft and not named and not more:
         return hit[1]
@@ -311,9 +286,8 @@ def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
     files = bool(named or defaults) or (bool(given) and _looks_like_path(given))
     if files:
         view = given if draft.plain else _path_view(given)
-        found, explicit = find_assets(view, defaults, named, carry=carry, limit=limit,
-                                      label=draft.label)
-        changes["assets"] = found
+        changes["assets"], explicit = find_assets(view, defaults, named, carry=carry,
+                                                  limit=limit, label=draft.label)
         explicit = {**absolute_kwargs(given, [_named_path(item) for item in named]), **explicit}
         if explicit:
             extra, plain = lower_mapping(dict(explicit), draft.label, "kwargs", None)

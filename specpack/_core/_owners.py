@@ -2,8 +2,7 @@
 
 Every ``RECORD`` is read once for the top-level paths under which it put module files; one
 distribution's file list is read only when a question falls under them, so a process asking
-about gymnasium keeps gymnasium's paths, not torch's tens of thousands (nor do its workers).
-"""
+about gymnasium keeps gymnasium's paths, not torch's tens of thousands (nor do its workers)."""
 
 from __future__ import annotations
 
@@ -16,7 +15,6 @@ import json
 import os
 from base64 import urlsafe_b64encode
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import unquote, urlsplit
@@ -38,37 +36,32 @@ def real_path(path: str) -> str:
     return os.path.normcase(os.path.realpath(path))
 
 
-@dataclass(frozen=True)
-class _Editable:
-    root: str
-    tops: frozenset[str] | None
-    dist: int
-
-
 class _Index:
-    """Where each installed distribution put module files: ``tops`` maps ``<site>/<first
-    component>`` (or a file outside its folder) to the distributions with a module file there."""
+    """``tops``: ``<site>/<first component>`` (or a file outside its folder) -> the distributions
+    with a module file there; ``editables``: ``(project folder, top-level names, distribution)``."""
 
     def __init__(self) -> None:
         self.dists: list[Any] = list(md.distributions())
         self.tops: dict[str, tuple[int, ...]] = {}
-        self.editables: list[_Editable] = []
+        self.editables: list[tuple[str, frozenset[str] | None, int]] = []
         self._files: dict[int, frozenset[str]] = {}
         self._names: dict[int, tuple[str, str]] = {}
         for i, dist in enumerate(self.dists):
             for key in _tops(dist):
                 self.tops[key] = (*self.tops.get(key, ()), i)
-            root = _editable_root(dist)
-            if root is not None:
+            if (root := _editable_root(dist)) is not None:
                 tops = dist.read_text("top_level.txt")
                 names = frozenset(filter(None, map(str.strip, tops.splitlines()))) if tops else None
-                self.editables.append(_Editable(root, names, i))
-        self.editables.sort(key=lambda e: -len(e.root))  # the innermost project first
+                self.editables.append((root, names, i))
+        self.editables.sort(key=lambda e: -len(e[0]))  # the innermost project first
 
     def files_of(self, i: int) -> frozenset[str]:
         """The module files distribution ``i`` installed, absolute (read once, when asked)."""
         if i not in self._files:
-            self._files[i] = frozenset(_owned_files(self.dists[i]))
+            base = _base(self.dists[i])
+            self._files[i] = frozenset(
+                base + rel if _is_plain(rel) else _norm(os.path.join(base, rel))
+                for rel in _module_rows(self.dists[i]))
         return self._files[i]
 
     def listing(self, path: str) -> tuple[int, ...]:
@@ -90,12 +83,10 @@ def _index() -> _Index:
 
 
 def _self_and_parents(path: str) -> Iterator[str]:
-    while True:
-        yield path
-        parent = os.path.dirname(path)
-        if parent == path:
-            return
+    yield path
+    while (parent := os.path.dirname(path)) != path:
         path = parent
+        yield path
 
 
 def _base(dist: Any) -> str:
@@ -105,10 +96,8 @@ def _base(dist: Any) -> str:
 
 
 def _record_lines(dist: Any) -> Iterator[str] | None:
-    """The lines of ``dist``'s ``RECORD`` as ``read_text("RECORD").splitlines()`` gives them,
-    or None without one. Read a line at a time from a folder on disk: the heap a RECORD of a
-    few MB passed through (torch's: 1.5 MB) would stay with the process and each worker it forks.
-    """
+    """``dist.read_text("RECORD").splitlines()``, or None; read a line at a time from a folder:
+    a RECORD read whole (torch's: 1.5 MB) leaves its heap with the process and its forks."""
     folder = getattr(dist, "_path", None)
     if type(dist).read_text is md.PathDistribution.read_text and isinstance(folder, Path):
         try:  # what read_text opens, with the errors it answers None to
@@ -140,14 +129,6 @@ def _module_rows(dist: Any) -> Iterator[str]:
 def _is_plain(rel: str) -> bool:
     """Whether ``base + rel`` is already the normalised path (no ``..``, ``.``, ``//``)."""
     return _PLAIN_PATHS and rel[:1] != "/" and "./" not in rel and "//" not in rel
-
-
-def _owned_files(dist: Any) -> Iterator[str]:
-    """The module files ``dist`` installed, absolute and normalised."""
-    base = _base(dist)
-    for rel in _module_rows(dist):
-        # absolute (RECORD allows it), ../bin/x, or Windows: the general way
-        yield base + rel if _is_plain(rel) else _norm(os.path.join(base, rel))
 
 
 def _tops(dist: Any) -> set[str]:
@@ -184,16 +165,15 @@ def _editable_root(dist: Any) -> str | None:
 def owner_of_file(path: str, module: str) -> tuple[str, str, bool] | None:
     """``(distribution, version, editable)`` owning the file ``path`` of ``module``, or None."""
     index = _index()
-    for candidate in dict.fromkeys((_norm(path), real_path(path))):
-        held = index.listing(candidate)
-        if held:
+    real = real_path(path)
+    for candidate in dict.fromkeys((_norm(path), real)):
+        if held := index.listing(candidate):
             i = held[0] if len(held) == 1 else _installed_copy(candidate, held)
             return (*index.name_version(i), False)
-    real = real_path(path)
     top = module.partition(".")[0]
-    for e in index.editables:
-        if real.startswith(e.root + os.sep) and (e.tops is None or top in e.tops):
-            return (*index.name_version(e.dist), True)
+    for root, tops, i in index.editables:
+        if real.startswith(root + os.sep) and (tops is None or top in tops):
+            return (*index.name_version(i), True)
     return None
 
 
@@ -208,23 +188,18 @@ def _installed_copy(path: str, held: tuple[int, ...]) -> int:
         return held[0]
     matching = []
     for i in held:
-        dist = index.dists[i]
-        base = _norm(str(dist.locate_file("")))
-        for row in csv.reader(_record_lines(dist) or ()):
+        base = _base(index.dists[i])
+        for row in csv.reader(_record_lines(index.dists[i]) or ()):
             if (len(row) > 1 and _norm(os.path.join(base, row[0])) == path
                     and row[1] == f"sha256={digest}"):
                 matching.append(i)
     return matching[0] if len(matching) == 1 else held[0]
 
 
+@functools.lru_cache(maxsize=1024)
 def owners_of_dir(folder: str) -> frozenset[tuple[str, str]]:
     """``(name, version)`` of each distribution owning a module file inside ``folder`` (the
     portions of a namespace package), editable installs whose project holds it included."""
-    return frozenset(map(_index().name_version, _owners_of_dir(folder)))
-
-
-@functools.lru_cache(maxsize=1024)
-def _owners_of_dir(folder: str) -> frozenset[int]:
     index = _index()
     out: set[int] = set()
     for d in dict.fromkeys((_norm(folder), real_path(folder))):
@@ -238,5 +213,5 @@ def _owners_of_dir(folder: str) -> frozenset[int]:
             out.update(i for i in index.tops.get(key, ()) if i not in out and any(
                 f.startswith(prefix) for f in index.files_of(i)))
         real = real_path(d)
-        out.update(e.dist for e in index.editables if real.startswith(e.root + os.sep))
-    return frozenset(out)
+        out.update(i for root, _, i in index.editables if real.startswith(root + os.sep))
+    return frozenset(map(index.name_version, out))

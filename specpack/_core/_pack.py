@@ -1,9 +1,6 @@
-"""The :class:`SpecPack` value: everything needed to rebuild one env, resolved and carried.
-
-Its fields are declared once, in :class:`~specpack._core._packvalue.PackValue`; its methods
-delegate to modules below this one (:mod:`specpack._core._build`, :mod:`specpack._core._state`,
-the text form), and what is computed once per pack is kept beside it (docs/how-it-works.md).
-"""
+"""The :class:`SpecPack` value: everything needed to rebuild one env, resolved and carried. Its
+fields are :class:`~specpack._core._packvalue.PackValue`'s; its methods delegate to the modules
+below (build order, pickled state, text form: docs/how-it-works.md)."""
 
 from __future__ import annotations
 
@@ -18,22 +15,21 @@ from ._keywords import checked_keywords
 from ._layer import Layer
 from ._packvalue import PackValue
 from ._restorer import restorer
-from ._state import FORMAT_VERSION, fingerprint, from_state, reduced, state_of
+from ._state import fingerprint, from_state, reduced, state_of
 from ._text import short
 
 if TYPE_CHECKING:
     from ._process import Boundary
     from ._surface import Surface
 
-__all__ = ["FORMAT_VERSION", "Layer", "SpecPack"]
+__all__ = ["Layer", "SpecPack"]
 
 
 class SpecPack(PackValue):
     """How to build one env, resolved in the process where it was known.
 
-    Made by :func:`specpack.capture`, rebuilt by :meth:`make` in any process, pickled with
-    plain ``pickle``. It describes construction, not run-time state (wrapper statistics, an
-    episode in progress, an RNG position). :meth:`evolve` gives a changed copy.
+    Made by :func:`specpack.capture`, rebuilt by :meth:`make` in any process, pickled with plain
+    ``pickle``: construction, not run-time state (an episode, an RNG); :meth:`evolve` copies it.
 
     Attributes
     ----------
@@ -67,8 +63,7 @@ class SpecPack(PackValue):
     __slots__ = ()
 
     def evolve(self, **changes: Any) -> SpecPack:
-        """A copy of this pack with ``changes`` applied (the same fingerprint unless a field
-        that shapes the env changed).
+        """A copy with ``changes`` applied (same fingerprint unless one shapes the env).
 
         Parameters
         ----------
@@ -82,7 +77,7 @@ class SpecPack(PackValue):
     @checked_keywords
     def with_surface(self, surface: Surface) -> SpecPack:
         """Deprecated: ``pack.evolve(surface=surface)`` (removed in specpack 0.4)."""
-        # stacklevel 3: the caller's line, past checked_keywords' wrapper (as below)
+        # stacklevel 3: the caller's line, past checked_keywords' wrapper
         warnings.warn("SpecPack.with_surface(s) is deprecated and stops working in specpack "
                       "0.4; use pack.evolve(surface=s)", DeprecationWarning, stacklevel=3)
         return self.evolve(surface=surface)
@@ -97,8 +92,7 @@ class SpecPack(PackValue):
     @property
     def fingerprint(self) -> str:
         """A stable digest of everything that shapes the env, assets included (not versions,
-        notes, ``requires`` or the seal): equal for equal content, kept by pickle and JSON
-        round trips (docs/how-it-works.md, "A pack's identity")."""
+        notes, ``requires`` or the seal): equal for equal content, kept by pickle and JSON."""
         return fingerprint(self)
 
     def __eq__(self, other: object) -> bool:
@@ -117,8 +111,7 @@ class SpecPack(PackValue):
                 f"backend={self.backend} (spec only: no run-time state)>")
 
     def make(self, **kwargs: Any) -> Any:
-        """Build the env here with its wrapper stack, as ``gymnasium.make`` would, without the
-        registry.
+        """Build the env here with its wrapper stack, as ``gymnasium.make`` would (no registry).
 
         Parameters
         ----------
@@ -139,8 +132,8 @@ class SpecPack(PackValue):
 
     @checked_keywords
     def register(self, id: str | None = None) -> str:
-        """Register this pack in this process (idempotent) and return the id, for tools that
-        only take ids: ``gymnasium.make(id)`` then builds exactly ``pack.make()``.
+        """Register this pack here (idempotent) and return the id, for tools that only take
+        ids: ``gymnasium.make(id)`` then builds exactly ``pack.make()``.
 
         Parameters
         ----------
@@ -158,38 +151,27 @@ class SpecPack(PackValue):
         """Build a vector-only pack's vector env (``specpack.make_vec`` calls this)."""
         return order_of(self).make_vector(num_envs, kwargs)
 
-    # -- deprecated: the core imports no tool, so these go through ``import specpack``
+    # -- deprecated
 
     @checked_keywords
-    def verify(self, *, steps: int = 100, seed: int = 0,
-               where: Boundary = "subprocess", check: bool = False, timeout: float = 120.0,
-               ignore_info: Iterable[str] = ()) -> Any:
+    def verify(self, *, steps: int = 100, seed: int = 0, where: Boundary = "subprocess",
+               check: bool = False, timeout: float = 120.0, ignore_info: Iterable[str] = ()) -> Any:
         """Deprecated: ``specpack.verify(pack, ...)`` (removed in specpack 0.4)."""
-        import specpack
-
-        warnings.warn("SpecPack.verify() is deprecated and stops working in specpack 0.4; use "
-                      "specpack.verify(pack, ...)", DeprecationWarning, stacklevel=3)
-        return specpack.verify(self, steps=steps, seed=seed, where=where, check=check,
-                               timeout=timeout, ignore_info=ignore_info)
+        return _moved("verify")(self, steps=steps, seed=seed, where=where, check=check,
+                                timeout=timeout, ignore_info=ignore_info)
 
     @checked_keywords
     def seal(self, steps: int = 100, seed: int = 0, *, timeout: float = 120.0,
              ignore_info: Iterable[str] = ()) -> SpecPack:
         """Deprecated: ``specpack.seal(pack, ...)`` (removed in specpack 0.4)."""
-        import specpack
-
-        warnings.warn("SpecPack.seal() is deprecated and stops working in specpack 0.4; use "
-                      "specpack.seal(pack, ...)", DeprecationWarning, stacklevel=3)
-        return specpack.seal(self, steps, seed, timeout=timeout, ignore_info=ignore_info)
+        sealed: SpecPack = _moved("seal")(self, steps, seed, timeout=timeout,
+                                          ignore_info=ignore_info)
+        return sealed
 
     @checked_keywords
     def check(self, *, where: str | None = None, timeout: float = 120.0) -> Any:
         """Deprecated: ``specpack.check(pack, ...)`` (removed in specpack 0.4)."""
-        import specpack
-
-        warnings.warn("SpecPack.check() is deprecated and stops working in specpack 0.4; use "
-                      "specpack.check(pack, ...)", DeprecationWarning, stacklevel=3)
-        return specpack.check(self, where=where, timeout=timeout)
+        return _moved("check")(self, where=where, timeout=timeout)
 
     # -- text form: loaded on first use (a worker never loads the file format)
 
@@ -209,8 +191,7 @@ class SpecPack(PackValue):
     @classmethod
     @checked_keywords
     def from_json(cls, text: str | bytes, *, trust: bool = False, key: bytes | None = None,
-                  allow: Iterable[str] | str | None = None,
-                  source: str = "<manifest>") -> SpecPack:
+                  allow: Iterable[str] | str | None = None, source: str = "<manifest>") -> SpecPack:
         """Read a manifest (or a pack file's bytes) with the checks of :func:`specpack.load`;
         nothing is imported or unpickled.
 
@@ -241,8 +222,16 @@ class SpecPack(PackValue):
         return cls(**form.read(text, trust=trust, key=key, allow=allow, source=source))
 
 
+def _moved(name: str) -> Any:
+    """Warn that ``SpecPack.<name>()`` is deprecated and return ``specpack.<name>``."""
+    import specpack  # the core imports no tool
+
+    warnings.warn(f"SpecPack.{name}() is deprecated and stops working in specpack 0.4; use "
+                  f"specpack.{name}(pack, ...)", DeprecationWarning, stacklevel=4)
+    return getattr(specpack, name)
+
+
 @restorer
 def restore_pack(fmt: int, *args: Any) -> SpecPack:
-    """A pickled pack: layout ``fmt``, the specpack version that pickled it, and the state; a
-    pickle of another version or format raises :class:`~specpack.PackFormatError`."""
+    """A pickled pack (of another specpack version or format: a PackFormatError)."""
     return from_state(SpecPack, fmt, *args)

@@ -1,9 +1,5 @@
-"""The fields of a pack: the value :class:`~specpack.SpecPack` adds its methods to.
-
-The field list is written here once (a frozen, slotted, keyword-only dataclass); the pickled
-state, the manifest and a pack's identity follow it. The modules that work on a pack's fields
-take a :class:`PackValue`, so none of them imports the pack module.
-"""
+"""The fields of a pack, declared once: the value :class:`~specpack.SpecPack` adds its methods
+to; the modules working on a pack's fields take a :class:`PackValue`, not the pack module."""
 
 from __future__ import annotations
 
@@ -73,8 +69,7 @@ class PackValue(_Referable):
         s(self, "_requires", MappingProxyType(dict(self._requires)))
         if type(self.assets) is not tuple:
             s(self, "assets", tuple(self.assets))
-        s(self, "_plain", all(map(is_plain, self._kwargs.values())) if plain is None
-          else plain)
+        s(self, "_plain", plain if plain is not None else all(map(is_plain, self._kwargs.values())))
 
     @property
     def kwargs(self) -> Mapping[str, Any]:

@@ -3,8 +3,7 @@
 ``"builtin"``, ``"stdlib"`` (``sysconfig`` stdlib folders, ``site-packages`` excepted),
 ``"distribution"`` (in an installed distribution's ``RECORD``, or an editable install's project:
 :mod:`._owners`), ``"by_value"`` (``cloudpickle.register_pickle_by_value``) or ``"user"``
-(anything else: the user's project, ``__main__``, a module built at run time).
-"""
+(anything else: the user's project, ``__main__``, a module built at run time)."""
 
 from __future__ import annotations
 
@@ -16,18 +15,17 @@ import re
 import site
 import sys
 import sysconfig
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from ._owners import owner_of_file, owners_of_dir, real_path
 from ._version import __version__
 
 __all__ = ["Origin", "Source", "by_value_registry", "distribution_of",
-           "essential", "imported_during", "requires_of", "source_of", "user_modules"]
+           "essential", "requires_of", "source_of", "user_modules"]
 
-T = TypeVar("T")
 Origin = Literal["builtin", "stdlib", "distribution", "user", "by_value"]
 
 #: Our own package: every node that builds a pack has it, so it is never a requirement.
@@ -38,9 +36,8 @@ _BUILTIN_NAMES = frozenset(sys.builtin_module_names)
 
 @dataclass(frozen=True)
 class Source:
-    """Where one module's code comes from; for ``"distribution"``, its metadata's name and
-    version (None: a namespace package shared by several) and whether it is an editable install.
-    ``path``: its file (a namespace package: its first folder)."""
+    """Where one module's code comes from: for ``"distribution"``, its name and version (None: a
+    namespace package shared by several), editable or not; ``path``: its file (or first folder)."""
 
     module: str
     origin: Origin
@@ -51,12 +48,11 @@ class Source:
 
 
 def source_of(module: str) -> Source:
-    """Where the dotted ``module``'s code comes from, judged by the file it was loaded from
-    (a module not loaded is located without importing; one nothing finds is ``"user"``).
-    Cached per name and file; the by-value registry is read on every call."""
-    if _registered_by_value(module):
-        return Source(module, "by_value", path=_location(module)[1])
+    """Where ``module``'s code comes from, by the file it was (or, found without importing, would
+    be) loaded from; nothing found: ``"user"``. The by-value registry is read on every call."""
     kind, path = _location(module)
+    if _registered_by_value(module):
+        return Source(module, "by_value", path=path)
     return _classify(module, kind, path)
 
 
@@ -72,11 +68,8 @@ def distribution_of(module: str) -> tuple[str, str] | None:
 def requires_of(modules: Iterable[str]) -> dict[str, str]:
     """``{distribution: version}``, sorted by name, of the installed distributions (editable
     ones too) that ``modules`` come from; specpack itself and every other origin add nothing."""
-    out: dict[str, str] = {}
-    for name in modules:
-        found = distribution_of(name)
-        if found and name.partition(".")[0] != _OWN and _canonical(found[0]) != _OWN:
-            out[found[0]] = found[1]
+    out = {found[0]: found[1] for name in modules if (found := distribution_of(name))
+           and name.partition(".")[0] != _OWN and _canonical(found[0]) != _OWN}
     return dict(sorted(out.items()))
 
 
@@ -87,9 +80,8 @@ def by_value_registry() -> frozenset[str]:
 
 
 def essential(requires: Mapping[str, str]) -> dict[str, str]:
-    """``requires`` without the distributions another one of them depends on (``Requires-Dist``,
-    extras left out): ``{gymnasium, numpy, mujoco, mujoco-core}`` is ``{gymnasium, mujoco}``.
-    Two that depend on each other are both kept."""
+    """``requires`` without those another of them depends on (``Requires-Dist``, no extras; two
+    that depend on each other stay): ``{gymnasium, numpy, mujoco}`` is ``{gymnasium, mujoco}``."""
     deps = {_canonical(name): _dependencies(name) for name in requires}
     return {name: version for name, version in requires.items()
             if not any(_canonical(name) in theirs and other not in deps[_canonical(name)]
@@ -103,13 +95,9 @@ def _dependencies(dist: str) -> frozenset[str]:
         lines = md.requires(dist) or []
     except md.PackageNotFoundError:
         return frozenset()
-    out = set()
-    for line in lines:
-        spec, _, marker = line.partition(";")
-        name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", spec)
-        if name and "extra" not in marker:
-            out.add(_canonical(name.group(1)))
-    return frozenset(out)
+    names = (re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line.partition(";")[0])
+             for line in lines if "extra" not in line.partition(";")[2])
+    return frozenset(_canonical(name.group(1)) for name in names if name)
 
 
 def user_modules(modules: Iterable[str]) -> list[str]:
@@ -117,21 +105,9 @@ def user_modules(modules: Iterable[str]) -> list[str]:
     return [m for m in dict.fromkeys(modules) if source_of(m).origin == "user"]
 
 
-def imported_during(fn: Callable[[], T]) -> tuple[T, frozenset[str]]:
-    """``(fn(), the names of the modules it newly imported)`` (other threads' imports meanwhile
-    included; modules loaded before are not seen)."""
-    before = set(sys.modules)
-    result = fn()
-    return result, frozenset(n for n in list(sys.modules) if n not in before)
-
-
 def _registered_by_value(module: str) -> bool:
-    cloudpickle = sys.modules.get("cloudpickle")  # nothing is registered before its import
-    registry = cloudpickle.list_registry_pickle_by_value() if cloudpickle else None
-    if not registry:
-        return False
-    parts = module.split(".")
-    return any(".".join(parts[:i]) in registry for i in range(1, len(parts) + 1))
+    """Whether ``module`` or a package it is in is registered by value."""
+    return any(module == r or module.startswith(r + ".") for r in by_value_registry())
 
 
 def _location(module: str) -> tuple[str, str | None]:
@@ -226,11 +202,9 @@ def _in_stdlib(path: str) -> bool:
     roots, sites = _stdlib_roots()
     if any(real.startswith(s + os.sep) for s in sites):
         return False
-    for root in roots:
-        if real.startswith(root + os.sep):
-            first = real[len(root) + 1:].split(os.sep, 1)[0]
-            return first not in ("site-packages", "dist-packages")
-    return False
+    root = next((r for r in roots if real.startswith(r + os.sep)), None)
+    return root is not None and real[len(root) + 1:].partition(os.sep)[0] not in (
+        "site-packages", "dist-packages")
 
 
 def _canonical(name: str) -> str:

@@ -2,8 +2,7 @@
 
 Reading a module's globals and judging its file are the costly part, and neither changes while
 ``sys.modules`` holds the same module object: both are kept per module object, and the whole
-expansion per set of modules.
-"""
+expansion per set of modules."""
 
 from __future__ import annotations
 
@@ -14,26 +13,26 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
+from . import _provenance
 from ._carry.code import CodeRef, live_objects
-from ._provenance import (
-    _MAIN_NAMES,
-    _OWN,
-    _classify,
-    _location,
-    _registered_by_value,
-    by_value_registry,
-    essential,
-    requires_of,
-)
+from ._provenance import by_value_registry, essential, requires_of
 
 __all__ = ["built_requires", "code_modules", "requires_of_pack"]
 
+#: first modules -> (by-value registry, their module objects, every name found, unfiltered).
+_EXPANDED: dict[tuple[str, ...], tuple[frozenset[str], tuple[Any, ...], tuple[str, ...]]] = {}
+#: The modules of each class's MRO already walked: id -> (the class, its ``__mro__``, names).
+_MROS: dict[int, tuple[type, tuple[type, ...], dict[str, None]]] = {}
+#: name -> (module object, looked into unless by value, the modules its globals come from).
+_HELD: dict[str, tuple[Any, bool, dict[str, None]]] = {}
+#: :func:`requires_of_pack`'s answers, by the modules it read and the by-value registry.
+_requires_memo: dict[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], dict[str, str]] = {}
+
 
 def code_modules(objects: Iterable[Any], registry: frozenset[str]) -> tuple[str, ...]:
-    """The loaded modules of the code ``objects`` and their MROs and, one level deep, those
-    each module imported or took globals from (not looked into: the stdlib, the interpreter,
-    specpack and ``__main__``, a session rather than code), each once, in order.
-    ``registry``: :func:`~._provenance.by_value_registry`."""
+    """The loaded modules of the code ``objects``, of their MROs and, one level deep, of those
+    modules' globals (except in the stdlib, the interpreter, specpack and ``__main__``), each
+    once, in order. ``registry``: :func:`~._provenance.by_value_registry`."""
     first: dict[str, None] = {}
     for obj in objects:
         while isinstance(obj, functools.partial):
@@ -43,16 +42,19 @@ def code_modules(objects: Iterable[Any], registry: frozenset[str]) -> tuple[str,
         elif (name := _module_name(obj)) is not None:
             first[name] = None
     key = tuple(first)
+    mods = tuple(map(sys.modules.get, key))
     hit = _EXPANDED.get(key)
     # reused while sys.modules holds the same module objects (None: absent) for the names
-    if (hit is None or hit[0] != registry
-            or not all(map(operator.is_, map(sys.modules.get, key), hit[1]))):
-        hit = _expand(key, registry)
+    if hit is None or hit[0] != registry or not all(map(operator.is_, mods, hit[1])):
+        found = dict.fromkeys(key)
+        for name, mod in zip(key, mods):
+            if (mod is not None and name not in _provenance._MAIN_NAMES
+                    and name.partition(".")[0] != _provenance._OWN):
+                found.update(_expansion(name, mod, registry))
+        if len(_EXPANDED) > 1024:
+            _EXPANDED.clear()
+        hit = _EXPANDED[key] = (registry, mods, tuple(found))
     return tuple(filter(sys.modules.__contains__, hit[2]))
-
-
-#: The modules of each class's MRO already walked: id -> (the class, its ``__mro__``, names).
-_MROS: dict[int, tuple[type, tuple[type, ...], dict[str, None]]] = {}
 
 
 def _mro_modules(cls: type) -> dict[str, None]:
@@ -69,41 +71,15 @@ def _mro_modules(cls: type) -> dict[str, None]:
     return names
 
 
-#: first modules -> (by-value registry, their module objects, every name found, unfiltered).
-_EXPANDED: dict[tuple[str, ...], tuple[frozenset[str], tuple[Any, ...], tuple[str, ...]]] = {}
-
-
-def _expand(
-    first: tuple[str, ...], registry: frozenset[str],
-) -> tuple[frozenset[str], tuple[Any, ...], tuple[str, ...]]:
-    """``first`` and what each of its modules holds (:func:`_expansion`), filed for reuse."""
-    mods = tuple(sys.modules.get(name) for name in first)
-    found = dict.fromkeys(first)
-    for name, mod in zip(first, mods):
-        if mod is None or name in _MAIN_NAMES or name.partition(".")[0] == _OWN:
-            continue
-        found.update(_expansion(name, mod, registry))
-    if len(_EXPANDED) > 1024:
-        _EXPANDED.clear()
-    out = _EXPANDED[first] = (registry, mods, tuple(found))
-    return out
-
-
-#: name -> (module object, looked into unless by value, the modules its globals come from).
-_HELD: dict[str, tuple[Any, bool, dict[str, None]]] = {}
-
-
 def _expansion(name: str, mod: Any, registry: frozenset[str]) -> dict[str, None]:
-    """The modules :func:`code_modules` adds for the loaded module ``name`` (``mod``): what
-    its globals are or come from, nothing for the standard library and the interpreter (unless
-    registered by value). Read once per module object."""
+    """What :func:`code_modules` adds for the loaded module ``name`` (``mod``): :func:`_held`,
+    but nothing for the stdlib and the interpreter unless registered by value."""
     hit = _HELD.get(name)
     if hit is None or hit[0] is not mod:
-        looked = _classify(name, *_location(name)).origin not in ("builtin", "stdlib")
+        origin = _provenance._classify(name, *_provenance._location(name)).origin
+        looked = origin not in ("builtin", "stdlib")
         hit = _HELD[name] = (mod, looked, _held(mod) if looked else {})
-    if hit[1]:
-        return hit[2]
-    if registry and _registered_by_value(name):
+    if not hit[1] and registry and _provenance._registered_by_value(name):
         return _held(mod)  # a stdlib module carried by value: rare, read each time
     return hit[2]
 
@@ -141,13 +117,10 @@ def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
     return dict(found)
 
 
-#: :func:`requires_of_pack`'s answers, by the modules it read and the by-value registry.
-_requires_memo: dict[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], dict[str, str]] = {}
-
-
-def built_requires(env: Any, imported: Iterable[str] = ()) -> dict[str, str]:
-    """The distributions of a built env's unwrapped class and of the objects it holds (``imported``
-    is not read: it depends on what the process loaded before, and ``requires`` must not)."""
+def built_requires(env: Any) -> dict[str, str]:
+    """The distributions of a built env's unwrapped class and of the objects it holds (not what
+    the build imported: that depends on what the process loaded before, and ``requires`` must
+    not)."""
     node = getattr(env, "unwrapped", env)
     held = [type(v).__module__ for v in list(getattr(node, "__dict__", {}).values())]
     return essential(requires_of([*code_modules([type(node)], by_value_registry()),

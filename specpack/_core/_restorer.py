@@ -1,9 +1,6 @@
-"""Where an object says it lives: the module name pickles, reprs and tracebacks show.
-
-:func:`restorer` labels a rebuilder ``specpack._pickled.<name>`` (which re-exports it), so
-pickles name only that module while every import points down; :func:`claim` gives the names a
-public module re-exports that module's name (``specpack.SpecPack``). Imports nothing of specpack.
-"""
+"""Where an object says it lives: :func:`restorer` labels a rebuilder
+``specpack._pickled.<name>``, so that pickles name only that module; :func:`claim` gives a public
+module's re-exports its name (``specpack.SpecPack``) for pickles, reprs and tracebacks."""
 
 from __future__ import annotations
 

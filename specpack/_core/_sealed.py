@@ -1,8 +1,5 @@
-"""The :class:`Seal` value a sealed pack carries, and what pickle needs to restore it.
-
-Plain data only, importing no tool: a process that unpickles a sealed pack and builds it loads
-nothing more. Making and checking a seal is :mod:`specpack._tools._seal`'s work.
-"""
+"""The :class:`Seal` value a sealed pack carries: plain data importing no tool, so a process
+that unpickles a sealed pack loads nothing more (:mod:`specpack._tools._seal` makes seals)."""
 
 from __future__ import annotations
 
@@ -73,12 +70,10 @@ class Seal:
     def to_data(self) -> dict[str, Any]:
         """The seal as plain data (ints, strings, tuples, a dict) for a pack file (``loaded``
         only when not empty: seals made before it existed read and write as they did)."""
-        data: dict[str, Any] = {
-            "steps": self.steps, "seed": self.seed, "fields": self.fields,
-            "digests": self.digests, "layers": self.layers, "spaces": self.spaces,
-            "made_with": dict(self.made_with), "ignore_info": self.ignore_info}
-        if self.loaded:
-            data["loaded"] = self.loaded
+        data = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        data["made_with"] = dict(self.made_with)
+        if not self.loaded:
+            del data["loaded"]
         return data
 
     def __reduce__(self) -> tuple[Any, ...]:

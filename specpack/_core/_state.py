@@ -1,9 +1,6 @@
-"""A pack's state as data: what it pickles as, what its fingerprint digests, and back.
-
-Both follow the pack's one field list (:class:`~specpack._core._packvalue.PackValue`); the
-pack's class is passed in, so nothing here imports the pack module. A pack's fingerprint and
-pickled state are computed once and kept beside it, never in its fields.
-"""
+"""A pack's state as data: what it pickles as, what its fingerprint digests, and back. Both
+follow :class:`~specpack._core._packvalue.PackValue`'s field list (the pack's class is passed in:
+nothing here imports the pack module) and are computed once per pack, kept beside it."""
 
 from __future__ import annotations
 
@@ -17,51 +14,39 @@ from ._carry.ref import code_ref_from_state
 from ._carry.tree import pickle_exact
 from ._errors import PackFormatError
 from ._layer import Layer
+from ._packvalue import PackValue
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from ._packvalue import PackValue
     from ._typedjson.encode import Encoder
 
 __all__ = ["FORMAT_VERSION", "content", "fingerprint", "from_state", "reduced", "state_of"]
 
-#: Version of a pickled pack's layout (1: specpack 0.1; 2: 0.2, builtins led by the
-#: fingerprint; 3: 0.3.0.dev0, then ``requires``, ``assets`` and ``seal``; 4: with the specpack
-#: version that pickled it; 5: the assets and the seal pickled as themselves; 6: the fingerprint
-#: as the 32 bytes of its SHA-256). Only this one is read, and only from the same specpack
-#: version: a pickle is a message between processes, pack files have their own format.
+#: Version of a pickled pack's layout (1: specpack 0.1; 2: 0.2; 3: 0.3.0.dev0; 4: with the
+#: specpack version; 5: assets and seal as themselves; 6: the fingerprint's 32 digest bytes). Only
+#: this one is read, from the same specpack version: pack files have their own format.
 FORMAT_VERSION = 6
 #: How a fingerprint's text begins; the pickled state holds the rest as the digest's bytes.
 _SHA256 = "sha256:"
 
 #: What a pickle of a pack from another specpack version (or format) is told to use instead.
 _USE_FILES = ("pickles are messages between processes of one specpack version; to store a pack "
-              "or move it between versions, use specpack.dump(pack, path) and "
-              "specpack.load(path)")
+              "or move it between versions, use specpack.dump(pack, path) and specpack.load(path)")
 
-_Pack = TypeVar("_Pack", bound="PackValue")
+_Pack = TypeVar("_Pack", bound=PackValue)
+#: A pack's constructor fields, in declaration order (the pickled state's order).
+_FIELDS = tuple(f.name for f in dataclasses.fields(PackValue) if f.init)
 
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _fields(cls: type[PackValue]) -> tuple[str, ...]:
-    """The pack's constructor fields, in declaration order (the pickled state's order)."""
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.init)
-    return names
-
-
-#: How a field is stored in the pickled state, when not as itself. The assets and the seal
+#: How a pack's field is stored in the pickled state, when not as itself. The assets and the seal
 #: pickle through :mod:`specpack._pickled`: their classes load only when a pack carries them.
 _TO_STATE: dict[str, Callable[[Any], Any]] = {
-    "entry_point": lambda ref: ref._state(),
-    "spec": lambda spec: pickle_exact(dict(spec)),
-    "layers": lambda layers: tuple((la.cls._state(), pickle_exact(la._kwargs)) for la in layers),
-    "versions": dict,
-    "_requires": dict,
-    "assets": tuple,
+    "entry_point": lambda p: p.entry_point._state(),
+    "_kwargs": lambda p: p._kwargs if p._plain else pickle_exact(p._kwargs),
+    "spec": lambda p: pickle_exact(dict(p.spec)),
+    "layers": lambda p: tuple((la.cls._state(), pickle_exact(la._kwargs)) for la in p.layers),
+    "versions": lambda p: dict(p.versions),
+    "_requires": lambda p: dict(p._requires),
+    "assets": lambda p: tuple(p.assets),
 }
 
 #: How a stored field is read back, when not as itself.
@@ -74,13 +59,9 @@ _FROM_STATE: dict[str, Callable[[Any], Any]] = {
 def state_of(pack: PackValue) -> tuple[Any, ...]:
     """The pickled state: the fingerprint's digest bytes, then each field's state in order."""
     out: list[Any] = [bytes.fromhex(fingerprint(pack).removeprefix(_SHA256))]
-    for name in _fields(type(pack)):
-        if name == "_kwargs":
-            value: Any = pack._kwargs if pack._plain else pickle_exact(pack._kwargs)
-        else:
-            value = getattr(pack, name)
+    for name in _FIELDS:
         convert = _TO_STATE.get(name)
-        out.append(value if convert is None else convert(value))
+        out.append(getattr(pack, name) if convert is None else convert(pack))
     return tuple(out)
 
 
@@ -111,10 +92,7 @@ def fingerprint(pack: PackValue) -> str:
 
 def reduced(pack: PackValue) -> tuple[int, str, tuple[Any, ...]]:
     """The arguments of ``pack``'s restore, ``(FORMAT_VERSION, __version__, state)``, made once."""
-    args = _reduced.get(pack)
-    if args is None:
-        args = _reduced.put(pack, (FORMAT_VERSION, __version__, state_of(pack)))
-    return args
+    return _reduced.get(pack) or _reduced.put(pack, (FORMAT_VERSION, __version__, state_of(pack)))
 
 
 def _written_by(fmt: Any, args: tuple[Any, ...]) -> str:
@@ -129,9 +107,8 @@ def _written_by(fmt: Any, args: tuple[Any, ...]) -> str:
 
 
 def from_state(cls: type[_Pack], fmt: Any, *args: Any) -> _Pack:
-    """The pack ``cls`` of a pickle's restore arguments (:func:`reduced`): ``fmt``, then the
-    specpack version and the state; :class:`~specpack.PackFormatError` when made by another
-    specpack version or format."""
+    """The pack ``cls`` of :func:`reduced`'s arguments (``fmt``, specpack version, state);
+    :class:`~specpack.PackFormatError` when another specpack version or format made them."""
     if fmt != FORMAT_VERSION or len(args) != 2 or args[0] != __version__:
         raise PackFormatError(
             f"this pickle holds a pack pickled by {_written_by(fmt, args)}, but this is "
@@ -139,10 +116,8 @@ def from_state(cls: type[_Pack], fmt: Any, *args: Any) -> _Pack:
     state: tuple[Any, ...] = args[1]
     if type(state) is not tuple or not state or type(state[0]) is not bytes or len(state[0]) != 32:
         raise PackFormatError(f"this pickle of a pack holds no readable state: {_USE_FILES}")
-    given = {}
-    for name, value in zip(_fields(cls), state[1:]):
-        convert = _FROM_STATE.get(name)
-        given[name] = value if convert is None else convert(value)
+    given = {name: _FROM_STATE[name](value) if name in _FROM_STATE else value
+             for name, value in zip(_FIELDS, state[1:])}
     pack = cls(**given)  # a new pack for every restore: equal, never shared
     _fingerprints.put(pack, _SHA256 + state[0].hex())
     _reduced.put(pack, (fmt, args[0], state))  # as sent: pickling again gives its bytes

@@ -1,9 +1,6 @@
-"""What an env shows before it is stepped: spaces, metadata, render mode (a pack's *surface*).
-
-Recorded at capture, it lets tools that need an env's spaces (``make_vec``'s parent, RL
-libraries' env creators) read them from the pack without building an env. The spaces are
-copies without random state, so a surface is a value: equal envs give equal surfaces.
-"""
+"""What an env shows before it is stepped: spaces, metadata, render mode (a pack's *surface*),
+recorded at capture so that ``make_vec``'s parent and RL libraries read the spaces without
+building an env; copies without random state, so equal envs give equal surfaces."""
 
 from __future__ import annotations
 
@@ -16,8 +13,7 @@ import numpy as np
 
 from ._restorer import restorer
 
-__all__ = ["Surface", "SurfaceEnv", "record_surface", "space_from_json", "space_to_json",
-           "surface_from_json", "surface_to_json"]
+__all__ = ["Surface", "SurfaceEnv", "record_surface", "surface_from_json", "surface_to_json"]
 
 
 @dataclass(frozen=True)
@@ -59,12 +55,9 @@ def _quiet(space: Any) -> Any:
 def record_surface(env: Any) -> Surface:
     """The surface of a built env (its outermost wrapper: what a user of the env sees)."""
     metadata = getattr(env, "metadata", {}) or {}
-    return Surface(
-        observation_space=_quiet(env.observation_space),
-        action_space=_quiet(env.action_space),
-        metadata={k: v for k, v in dict(metadata).items() if isinstance(k, str)},
-        render_mode=getattr(env, "render_mode", None),
-    )
+    return Surface(_quiet(env.observation_space), _quiet(env.action_space),
+                   {k: v for k, v in dict(metadata).items() if isinstance(k, str)},
+                   getattr(env, "render_mode", None))
 
 
 class SurfaceEnv(gymnasium.Env):  # type: ignore[type-arg]
@@ -84,63 +77,56 @@ class SurfaceEnv(gymnasium.Env):  # type: ignore[type-arg]
         raise RuntimeError("a SurfaceEnv only shows a pack's recorded spaces; build the env")
 
 
-# -- the surface in a manifest: a space is a JSON object of its type and defining fields, values
-# inside as typed JSON (``encode``/``decode`` passed in: this module stays below the codec).
-# Only gymnasium's own space types are written; a surface with another is left out.
+# -- in a manifest: a space is an object of its type and fields, values as typed JSON (``encode``
+# and ``decode`` passed in: this module stays below the codec); only gymnasium's spaces.
+#: The array-like spaces: their fields, then (not MultiBinary) a dtype.
+_ARRAYS = {"Box": ("low", "high"), "Discrete": ("n", "start"),
+           "MultiDiscrete": ("nvec", "start"), "MultiBinary": ("n",)}
 
 
-def space_to_json(space: Any, encode: Any) -> dict[str, Any]:
+def _space_to_json(space: Any, encode: Any) -> dict[str, Any]:
     """A gymnasium space as JSON (raises ``TypeError`` for a space type not written here)."""
     s = gymnasium.spaces
     t = type(space)
-    if t is s.Box:
-        return {"type": "Box", "low": encode(space.low), "high": encode(space.high),
-                "dtype": space.dtype.str}
-    if t is s.Discrete:
-        return {"type": "Discrete", "n": encode(space.n), "start": encode(space.start),
-                "dtype": space.dtype.str}
-    if t is s.MultiDiscrete:
-        return {"type": "MultiDiscrete", "nvec": encode(space.nvec),
-                "start": encode(space.start), "dtype": space.dtype.str}
-    if t is s.MultiBinary:
-        return {"type": "MultiBinary", "n": encode(space.n)}
+    if t in (s.Box, s.Discrete, s.MultiDiscrete, s.MultiBinary):
+        node = {"type": t.__name__, **{f: encode(getattr(space, f)) for f in _ARRAYS[t.__name__]}}
+        if t is not s.MultiBinary:
+            node["dtype"] = space.dtype.str
+        return node
     if t is s.Text:
         return {"type": "Text", "max_length": space.max_length, "min_length": space.min_length,
                 "charset": "".join(sorted(space.character_set))}
     if t is s.Tuple:
-        return {"type": "Tuple", "spaces": [space_to_json(x, encode) for x in space.spaces]}
+        return {"type": "Tuple", "spaces": [_space_to_json(x, encode) for x in space.spaces]}
     if t is s.Dict:
-        return {"type": "Dict", "spaces": [[k, space_to_json(x, encode)]
+        return {"type": "Dict", "spaces": [[k, _space_to_json(x, encode)]
                                            for k, x in space.spaces.items()]}
     raise TypeError(f"{t.__module__}.{t.__qualname__} is not written in a manifest")
 
 
-def space_from_json(node: Any, decode: Any) -> Any:
-    """The gymnasium space of :func:`space_to_json`'s output (``ValueError`` if malformed)."""
+def _space_from_json(node: Any, decode: Any) -> Any:
+    """The gymnasium space of :func:`_space_to_json`'s output (``ValueError`` if malformed)."""
     s = gymnasium.spaces
     if type(node) is not dict or type(node.get("type")) is not str:
         raise ValueError("a space is an object with a 'type'")
     kind = node["type"]
-    if kind == "Box":
-        return s.Box(low=decode(node["low"]), high=decode(node["high"]),
-                     dtype=np.dtype(node["dtype"]))
+    if kind in ("Box", "MultiDiscrete", "MultiBinary"):
+        given = {f: decode(node[f]) for f in _ARRAYS[kind]}
+        if kind != "MultiBinary":
+            given["dtype"] = np.dtype(node["dtype"])
+        return getattr(s, kind)(**given)
     if kind == "Discrete":
         # gymnasium < 1.2's Discrete takes no dtype (always int64): pass it only when it differs
         dtype = np.dtype(node["dtype"])
         extra: dict[str, Any] = {} if dtype == np.int64 else {"dtype": dtype}
         return s.Discrete(decode(node["n"]), start=decode(node["start"]), **extra)
-    if kind == "MultiDiscrete":
-        return s.MultiDiscrete(decode(node["nvec"]), start=decode(node["start"]),
-                               dtype=np.dtype(node["dtype"]))
-    if kind == "MultiBinary":
-        return s.MultiBinary(decode(node["n"]))
     if kind == "Text":
         return s.Text(max_length=node["max_length"], min_length=node["min_length"],
                       charset=node["charset"])
     if kind == "Tuple":
-        return s.Tuple([space_from_json(x, decode) for x in node["spaces"]])
+        return s.Tuple([_space_from_json(x, decode) for x in node["spaces"]])
     if kind == "Dict":
-        return s.Dict({k: space_from_json(x, decode) for k, x in node["spaces"]})
+        return s.Dict({k: _space_from_json(x, decode) for k, x in node["spaces"]})
     raise ValueError(f"unknown space type {kind[:40]!r}")
 
 
@@ -148,8 +134,8 @@ def surface_to_json(surface: Surface, encode: Any) -> dict[str, Any] | None:
     """The manifest's ``surface`` field, or None when a space cannot be written."""
     try:
         return {
-            "observation_space": space_to_json(surface.observation_space, encode),
-            "action_space": space_to_json(surface.action_space, encode),
+            "observation_space": _space_to_json(surface.observation_space, encode),
+            "action_space": _space_to_json(surface.action_space, encode),
             "metadata": encode({k: v for k, v in surface.metadata.items()
                                 if isinstance(v, (str, int, float, bool, list, tuple))}),
             "render_mode": surface.render_mode,
@@ -168,7 +154,7 @@ def surface_from_json(node: Any, decode: Any) -> Surface:
     if type(metadata) is not dict or not (mode is None or type(mode) is str):
         raise ValueError("surface metadata is an object and render_mode a string or null")
     try:
-        return Surface(space_from_json(node["observation_space"], decode),
-                       space_from_json(node["action_space"], decode), metadata, mode)
+        return Surface(_space_from_json(node["observation_space"], decode),
+                       _space_from_json(node["action_space"], decode), metadata, mode)
     except (KeyError, TypeError, OverflowError) as e:
         raise ValueError(f"malformed space ({type(e).__name__}: {e})") from None

@@ -1,9 +1,6 @@
-"""Text for messages: bounded reprs, escaped names, one-line and full exception text.
-
-Everywhere a value, a name from a file or an exception reaches a message or a terminal: a huge
-value must not flood it, a failing ``__repr__`` must not turn one error into another, and a
-hostile file's names must not carry terminal escapes (C0/C1 controls, bidi overrides).
-"""
+"""Text for messages: bounded reprs, escaped names, one-line and full exception text. A huge
+value must not flood a message, a failing ``__repr__`` must not turn one error into another,
+and a hostile file's names must not carry terminal escapes (C0/C1 controls, bidi overrides)."""
 
 from __future__ import annotations
 
@@ -31,9 +28,8 @@ def short(value: Any, limit: int = 80) -> str:
 
 
 def printable(text: str, limit: int = 200) -> str:
-    """``text`` safe to print, capped at ``limit``: the one way a string from a file or an env
-    reaches a terminal. Controls, line breaks and format characters (bidi marks) are not
-    ``isprintable``: escaped, the result is one line, shown left to right."""
+    """``text`` capped at ``limit``, each non-``isprintable`` character (controls, line breaks,
+    bidi marks) escaped: one line, left to right; how a file's or env's text reaches a terminal."""
     if len(text) > limit:
         text = text[:limit] + "..."
     if text.isprintable():
@@ -42,9 +38,8 @@ def printable(text: str, limit: int = 200) -> str:
 
 
 def public_name(cls: type) -> str:
-    """The name of ``cls`` as users know it: for specpack's classes the first of its MRO that
-    ``specpack`` exports (``_CaptureTypeError``: ``CaptureError``), for others the name of
-    ``cls`` or, when it is private, of its first public base."""
+    """The name of ``cls`` as users know it: for specpack's the first of its MRO ``specpack``
+    exports (``_CaptureTypeError``: ``CaptureError``), else the first public one of its MRO."""
     if str(getattr(cls, "__module__", "")).startswith("specpack"):
         for base in cls.__mro__:
             if _exported(base):
@@ -69,9 +64,8 @@ _PRIVATE_PATH = re.compile(r"\bspecpack((?:\.[A-Za-z_]\w*)*\._\w+(?:\.[A-Za-z_]\
 
 
 def public_names(text: str) -> str:
-    """``text`` with each exception class named by a private path (``specpack._core._errors.X``)
-    named by the first of its MRO that ``specpack`` exports (``BuildTypeError``:
-    ``specpack.BuildError``); only the errors module is imported to look a name up."""
+    """``text`` with each private path of an exception class (``specpack._core._errors.X``) made
+    ``specpack.`` + the first of its MRO specpack exports (imports only the errors module)."""
     if "specpack." not in text:
         return text
     return _PRIVATE_PATH.sub(_public_path, text)
@@ -91,9 +85,7 @@ def _public_path(match: re.Match[str]) -> str:
 def one_line(exc: BaseException, limit: int = 400) -> str:
     """``"Type: first line of the message"``, bounded (what a report's one-line reason shows)."""
     name = public_name(type(exc))
-    text = f"{name}: {exc}".strip()
-    first = text.splitlines()[0] if text else name
-    first = first.rstrip(": ") or name
+    first = f"{name}: {exc}".strip().splitlines()[0].rstrip(": ") or name  # the ":" keeps a line
     return first if len(first) <= limit else first[: limit - 3] + "..."
 
 
@@ -104,9 +96,8 @@ def format_exception(exc: BaseException) -> str:
 
 def suggest(word: str, choices: Iterable[str], *, n: int = 3,
             kinds: Mapping[str, str] | None = None) -> str:
-    """`` did you mean 'X'?`` for the closest of ``choices`` to ``word`` (up to ``n``), or
-    ``""``; case is ignored when nothing matches as typed. ``kinds`` says what some choices
-    are (``{"x": "the capture option"}``: ``did you mean the capture option 'x'?``)."""
+    """`` did you mean 'X'?`` for the ``n`` closest ``choices`` to ``word`` (case ignored if none
+    match as typed) or ``""``; ``kinds`` names some (``{"x": "option"}``: ``option 'x'``)."""
     pool = [c for c in choices if isinstance(c, str)]
     close = difflib.get_close_matches(word, pool, n=n, cutoff=0.6)
     if not close:
@@ -114,24 +105,19 @@ def suggest(word: str, choices: Iterable[str], *, n: int = 3,
         close = [lowered[k] for k in difflib.get_close_matches(word.lower(), list(lowered), n=n)]
     if not close:
         return ""
-    kinds = kinds or {}
-    named = [f"{kinds[c]} {c!r}" if c in kinds else repr(c) for c in close]
-    text = f" did you mean {named[0]}?"
-    if len(close) > 1:
-        text += " (also close: " + ", ".join(named[1:]) + ")"
-    return text
+    named = [f"{kinds[c]} {c!r}" if kinds and c in kinds else repr(c) for c in close]
+    more = f" (also close: {', '.join(named[1:])})" if len(named) > 1 else ""
+    return f" did you mean {named[0]}?{more}"
 
 
 def unexpected_keywords(what: str, unknown: Sequence[str], names: Sequence[str], *,
                         kinds: Mapping[str, str] | None = None) -> str:
-    """The one wording of every keyword typo: ``"<what> got an unexpected keyword argument
-    <unknown[0]>; did you mean ...? It takes: <names>"``; ``kinds`` are suggested but not
-    listed (as for :func:`suggest`)."""
-    kinds = dict(kinds or {})
+    """``"<what> got an unexpected keyword argument <unknown[0]>; did you mean ...? It takes:
+    <names>"``, the one wording of every keyword typo; ``kinds`` are suggested, not listed."""
+    extra = {o: v for o, v in (kinds or {}).items() if o not in names}
     k = unknown[0]
     more = f" (nor {', '.join(map(repr, unknown[1:]))})" if len(unknown) > 1 else ""
-    hint = suggest(k, [*names, *(o for o in kinds if o not in names)],
-                   kinds={o: v for o, v in kinds.items() if o not in names})
+    hint = suggest(k, [*names, *extra], kinds=extra)
     takes = ", ".join(names) or "no arguments"
     return (f"{what} got an unexpected keyword argument {k!r}{more};{hint}"
             f"{' It' if hint else ' it'} takes: {takes}")

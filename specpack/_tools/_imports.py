@@ -1,9 +1,5 @@
-"""The one ``--import``: import the modules that register envs, by name or from a ``.py`` file.
-
-Every subcommand and :func:`specpack.audit` (``imports=[...]``) import user modules through
-:func:`import_targets`, so ``--import ant_envs`` and ``--import envs/ant_envs.py`` mean the
-same everywhere.
-"""
+"""The one ``--import`` of every subcommand and of :func:`specpack.audit` (``imports=``):
+import the modules that register envs, by name or from a ``.py`` file."""
 
 from __future__ import annotations
 
@@ -21,14 +17,11 @@ __all__ = ["import_targets"]
 
 
 def import_targets(names: Sequence[str], *, option: str = "--import") -> list[str]:
-    """Import each of ``names``; return the module names imported, in order.
+    """Import each of ``names`` (every one checked first); return the module names imported.
 
     A module name is searched among the installed packages, then in the working directory (a
-    console script, unlike ``python -m``, does not put it on the path); a path ending in
-    ``.py`` is loaded as the module named after its stem, not as ``__main__``. Every name is
-    checked before anything is imported; a module already imported is not imported again.
-    ``option`` names the list in messages (``"--import"``, ``"imports"``). Raises
-    :class:`CaptureError` naming the item and the fix.
+    console script does not put it on the path); a ``.py`` path is loaded as the module named
+    after its stem. ``option`` names the list in a :class:`CaptureError`.
     """
     if isinstance(names, str):
         names = [names]
@@ -52,7 +45,9 @@ def _import_one(name: str, option: str) -> str:
     try:
         if name.endswith(".py"):
             return _load_file(name, option)
-        _search_cwd()
+        cwd = os.getcwd()  # searched too, after the installed packages
+        if "" not in sys.path and cwd not in sys.path:
+            sys.path.append(cwd)
         importlib.import_module(name)
         return name
     except (CaptureError, KeyboardInterrupt):
@@ -71,13 +66,6 @@ def _import_one(name: str, option: str) -> str:
 
 def _failed(name: str, option: str, e: BaseException) -> CaptureError:
     return CaptureError(f"{option} {name}: importing the module raised {one_line(e)}")
-
-
-def _search_cwd() -> None:
-    """Search the working directory too, after the installed packages."""
-    cwd = os.getcwd()
-    if "" not in sys.path and cwd not in sys.path:
-        sys.path.append(cwd)
 
 
 def _load_file(name: str, option: str) -> str:

@@ -1,9 +1,6 @@
-"""A pack that carries its own proof: :func:`make_seal` and :func:`check_seal`.
-
-:func:`make_seal` keeps the digests of a rollout made in a fresh interpreter; :func:`check_seal`
-rebuilds the pack anywhere later, rolls out the same actions under the seal's seed and hash
-seed, and names the first step and field that differ. The :class:`Seal` value itself lives in
-:mod:`specpack._core._sealed`, so a worker building a sealed pack never loads this module.
+"""A pack that carries its own proof: :func:`specpack.seal` keeps the digests of a rollout made
+in a fresh interpreter, :func:`specpack.check` compares a rebuild anywhere with them. The
+:class:`Seal` value lives in :mod:`specpack._core._sealed`: a worker never loads this module.
 """
 
 from __future__ import annotations
@@ -13,14 +10,14 @@ import os
 import pickle
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._core._errors import BuildError, SpecPackError
+from .._core._keywords import checked_keywords
 from .._core._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label
 from .._core._sealed import Seal
-from ._verify.check_report import CheckReport, versions_text
 from ._verify.compare import error_text
-from ._verify.engine import check_ignore_info, check_rollout_options
+from ._verify.engine import check_ignore_info, check_pack, check_rollout_options
 from ._verify.jobs import STASH
 from ._verify.judge import REBUILD_HASH_SEED, failure, seeded_env, this_process_seed
 from ._verify.report import (
@@ -30,10 +27,15 @@ from ._verify.report import (
     REBUILD_ERROR,
     ROLLOUT_ERROR,
     TIMEOUT,
+    CheckReport,
+    versions_text,
 )
 from ._verify.sealing import FIELDS, NO_DIGEST, PICKLE_JOB, event_fields, first_divergence
 
-__all__ = ["CheckReport", "Seal", "check_seal", "make_seal"]
+if TYPE_CHECKING:
+    from .._core._pack import SpecPack
+
+__all__ = ["CheckReport", "Seal", "check", "check_seal", "make_seal", "seal"]
 
 #: Where :func:`check_seal` may rebuild: this process (in a thread), or a worker.
 CHECK_WHERE = ("here", *BOUNDARIES)
@@ -44,10 +46,88 @@ SEAL_JOB = "specpack._tools._verify.seal_job:rollout_and_loaded"
 CHECK_JOB = "specpack._tools._verify.sealing:rollout_digests"
 
 
+@checked_keywords
+def seal(pack: SpecPack, steps: int = 100, seed: int = 0, *, timeout: float = 120.0,
+         ignore_info: Iterable[str] = ()) -> SpecPack:
+    """A copy of ``pack`` (same fingerprint) holding its own proof in ``sealed``: the per-step
+    digests of a seeded rollout made in a fresh interpreter, which :func:`specpack.check`
+    compares a rebuild with anywhere later (docs/another-machine.md).
+
+    Parameters
+    ----------
+    pack
+        The pack to seal (a :class:`~specpack.SpecPack`; ``pack`` itself is not changed).
+    steps, seed
+        The seeded rollout recorded (the same actions on every later check).
+    timeout
+        Seconds for the reference rollout.
+    ignore_info
+        ``info`` keys left out of the seal, and so of every check (wall-clock times).
+
+    Returns
+    -------
+    SpecPack
+        ``pack`` with ``sealed`` set: dump it, and check it where it is loaded.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``pack`` is not a :class:`~specpack.SpecPack` (an id, a class, a live env: capture it
+        first, ``specpack.seal(specpack.capture("CartPole-v1"))``).
+    BuildError
+        The pack could not be built, or its interpreter died or timed out.
+    SpecPackError
+        Bad options; or the rollout raised, or returned a value with no exact encoding.
+    """
+    check_pack(pack, "specpack.seal")
+    return pack.evolve(sealed=make_seal(pack, steps=steps, seed=seed, timeout=timeout,
+                                        ignore_info=ignore_info))
+
+
+@checked_keywords
+def check(pack: SpecPack, *, where: str | None = None, timeout: float = 120.0) -> CheckReport:
+    """Rebuild ``pack`` and compare it with the rollout recorded where it was sealed
+    (:func:`specpack.seal`); the report is truthy only when identical, else names the first
+    differing step and field.
+
+    Parameters
+    ----------
+    pack
+        A sealed :class:`~specpack.SpecPack` (``specpack.seal(pack)``, or a pack file written
+        from one).
+    where
+        Where the rebuild runs: ``"subprocess"`` (the default: a fresh interpreter of this
+        machine under the seal's ``PYTHONHASHSEED``; this process runs none of the env's code),
+        ``"here"`` (a thread of this process: it sees this process's state), ``"spawn"`` or
+        ``"forkserver"``.
+    timeout
+        Seconds for the rebuild and rollout.
+
+    Returns
+    -------
+    CheckReport
+        Truthy only when the layers, spaces and every digest of the rollout match.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``pack`` is not a :class:`~specpack.SpecPack`.
+    SpecPackError
+        The pack holds no seal: make one with ``specpack.seal(pack)``.
+    """
+    check_pack(pack, "specpack.check")
+    sealed = pack.sealed
+    if sealed is None:
+        raise SpecPackError(
+            f"pack {pack.label} holds no seal to check against; seal it where it was "
+            "captured with sealed = specpack.seal(pack, steps=100, seed=0) and check that pack")
+    return check_seal(pack, sealed, where="subprocess" if where is None else where,
+                      timeout=timeout)
+
+
 def make_seal(pack: Any, *, steps: int = 100, seed: int = 0, timeout: float = 120.0,
               ignore_info: Iterable[str] = ()) -> Seal:
-    """Roll ``pack`` out in a fresh interpreter and seal what it did (see
-    :func:`specpack.seal`, which raises as this does)."""
+    """Roll ``pack`` out in a fresh interpreter and seal it (raises as :func:`specpack.seal`)."""
     check_rollout_options(steps, seed, "subprocess", timeout)
     ignored = check_ignore_info(ignore_info)
     hash_seed = this_process_seed()
@@ -169,32 +249,24 @@ def _step_of(error: Mapping[str, Any]) -> int:
 def _answer(o: Outcome) -> dict[str, Any] | None:
     """The rebuild's answer, its shape checked (a hostile child sends data only), or None."""
     v = o.value
-    if type(v) is not dict:
-        return None
     shapes = {"events": list, "layers": list, "spaces": str, "nondeterministic": bool,
               "not_comparable": list, "versions": dict}
-    if any(type(v.get(k)) is not t for k, t in shapes.items()):
-        return None
-    if not all(type(e) is list and e and all(type(x) is str for x in e)
-               and len(e) == 1 + len(event_fields(e[0])) for e in v["events"]):
-        return None
-    if not all(type(x) is str for x in v["layers"] + v["not_comparable"]):
-        return None
-    for names in (v["versions"], v.get("loaded", {})):  # str -> str mappings
-        if type(names) is not dict or not all(type(k) is str and type(x) is str
-                                              for k, x in names.items()):
-            return None
-    if v.get("error") is not None and type(v["error"]) is not dict:
-        return None
-    return v
+    ok = (type(v) is dict and all(type(v.get(k)) is t for k, t in shapes.items())
+          and all(type(e) is list and e and all(type(x) is str for x in e)
+                  and len(e) == 1 + len(event_fields(e[0])) for e in v["events"])
+          and all(type(x) is str for x in v["layers"] + v["not_comparable"])
+          and all(type(names) is dict  # str -> str mappings
+                  and all(type(k) is str and type(x) is str for k, x in names.items())
+                  for names in (v["versions"], v.get("loaded", {})))
+          and (v.get("error") is None or type(v["error"]) is dict))
+    return v if ok else None
 
 
 def _roll(pack: Any, where: str, hash_seed: int, steps: int, seed: int,
           ignore_info: Iterable[str], deadline: float, loaded: Iterable[str], *,
           record: bool = False) -> Outcome:
-    """Run the sealing job on ``pack`` in a worker of ``where`` (``"here"``: a thread),
-    reporting the versions of the pack's ``requires`` and ``loaded``; with ``record``, also
-    the distributions the worker loaded."""
+    """Run the sealing job on ``pack`` in a worker of ``where`` (``"here"``: a thread); with
+    ``record``, the job also names the distributions the worker loaded."""
     got = _payload(pack, deadline)
     if isinstance(got, Outcome):
         return got

@@ -1,8 +1,6 @@
-"""Adapters: hand a pack to other libraries (vectorizers, dataset tools) the way they expect.
-
-:func:`worker_env_fn` and :func:`supersuit_vec` here; one module per library
-(:mod:`specpack.adapters.torchrl`, ``tianshou``, ``minari``, ``sample_factory``,
-``pufferlib``), each importing its library only when used.
+"""Adapters: hand a pack to other libraries the way they expect: :func:`worker_env_fn` and
+:func:`supersuit_vec` here, one module per library (:mod:`specpack.adapters.torchrl`,
+``tianshou``, ``minari``, ``sample_factory``, ``pufferlib``), each importing it only when used.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""Env factories for other libraries' worker processes: nothing is built where they are made.
-
-:class:`WorkerEnvFn` (``make_vec``'s async workers use it too) returns a :class:`ParentView` of
-the pack's recorded spaces in the process that made it, and ``pack.make(**env_kwargs)`` in any
-other, checked against the spaces the parent was shown. Also :func:`import_library`, the
-adapters' import of the library they serve.
-"""
+"""Env factories for other libraries' worker processes (:class:`WorkerEnvFn`: a
+:class:`ParentView` where it was made, the env anywhere else), and :func:`import_library`."""
 
 from __future__ import annotations
 
@@ -35,11 +30,11 @@ def import_library(module: str, adapter: str, library: str, install: str) -> Any
 def worker_env_fn(pack: SpecPack, **env_kwargs: Any) -> WorkerEnvFn:
     """An env factory for worker processes: nothing is built where it was made.
 
-    Give it to a vectorizer that calls a factory in the parent only to read the spaces
-    (gymnasium's ``AsyncVectorEnv``, Tianshou's ``ShmemVectorEnv``); never where the parent
-    steps the env (a ``SyncVectorEnv`` here needs ``pack.make``). Sample Factory and PufferLib
-    have their own: :func:`specpack.adapters.sample_factory.register`,
-    :func:`specpack.adapters.pufferlib.env_creator`::
+    For a vectorizer that calls a factory in the parent only to read the spaces (gymnasium's
+    ``AsyncVectorEnv``, Tianshou's ``ShmemVectorEnv``), not one that steps it there (a
+    ``SyncVectorEnv`` needs ``pack.make``). Sample Factory and PufferLib have their own
+    (:func:`specpack.adapters.sample_factory.register`,
+    :func:`specpack.adapters.pufferlib.env_creator`)::
 
         pack = specpack.capture("CustomAnt-v0", record_spaces=True)
         venv = gymnasium.vector.AsyncVectorEnv([worker_env_fn(pack)] * 8, context="spawn")
@@ -67,12 +62,9 @@ def worker_env_fn(pack: SpecPack, **env_kwargs: Any) -> WorkerEnvFn:
     return WorkerEnvFn(pack, env_kwargs)
 
 
-def worker_env_fns(
-    pack: SpecPack,
-    num: int,
-    env_kwargs: Mapping[str, Any] | Sequence[Mapping[str, Any]]
-    | Callable[[int], Mapping[str, Any]] | None = None,
-) -> list[WorkerEnvFn]:
+def worker_env_fns(pack: SpecPack, num: int, env_kwargs: Mapping[str, Any]
+                   | Sequence[Mapping[str, Any]] | Callable[[int], Mapping[str, Any]]
+                   | None = None) -> list[WorkerEnvFn]:
     """``num`` factories, one object per distinct kwargs mapping (so each records once).
 
     Parameters
@@ -88,16 +80,10 @@ def worker_env_fns(
     Returns
     -------
     list of WorkerEnvFn
-        Workers with equal kwargs share one factory object: a library that calls each in the
-        parent (Tianshou's shared memory) costs at most one recording per distinct mapping,
-        and TorchRL sees one task when all are equal.
+        Workers with equal kwargs share one factory object (one recording per distinct mapping
+        in a library that calls each in the parent; one task for TorchRL when all are equal).
     """
-    distinct: list[WorkerEnvFn] = []
     out: list[WorkerEnvFn] = []
     for kw in per_env_kwargs(env_kwargs, num):
-        fn = next((f for f in distinct if f.env_kwargs == kw), None)
-        if fn is None:
-            fn = WorkerEnvFn(pack, kw)
-            distinct.append(fn)
-        out.append(fn)
+        out.append(next((f for f in out if f.env_kwargs == kw), None) or WorkerEnvFn(pack, kw))
     return out

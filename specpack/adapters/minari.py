@@ -1,8 +1,6 @@
-"""Minari: keep the pack in a dataset, so the env that made the data can be rebuilt anywhere.
-
-``dataset.recover_environment()`` needs the env's registration, which an env registered in the
-collecting script's main guard lacks in a fresh interpreter. :func:`attach` stores the pack's
-manifest in the dataset's metadata; :func:`recover_environment` rebuilds the env from it.
+"""Minari: keep the pack in a dataset, so the env that made the data can be rebuilt anywhere
+(``dataset.recover_environment()`` needs the env's registration, which a fresh interpreter may
+lack): :func:`attach` stores it in the metadata, :func:`recover_environment` rebuilds from it.
 """
 
 from __future__ import annotations
@@ -14,7 +12,6 @@ from .._core._errors import SpecPackError
 from .._core._exact.describe import describe_space, same
 from .._core._fileformat.signed import check_key, sign
 from .._core._pack import SpecPack
-from .._core._surface import Surface
 from .._core._text import short
 
 __all__ = ["METADATA_KEY", "attach", "recover_environment", "recover_pack"]
@@ -61,34 +58,22 @@ def attach(dataset: Any, pack: SpecPack, *, key: bytes | None = None) -> None:
                             "with specpack.capture(...)")
     k = check_key(key)
     surface = pack.surface
-    if surface is not None:
-        _check_spaces(dataset, surface, pack.label)
+    for name in ("observation_space", "action_space") if surface is not None else ():
+        theirs = getattr(dataset, name, None)
+        mine = getattr(surface, name)
+        if theirs is not None and not same(describe_space(theirs), describe_space(mine)):
+            raise SpecPackError(
+                f"attach(): pack {pack.label}'s {name} {short(mine)} is not the dataset's "
+                f"{short(theirs)}; attach the pack of the env that collected this data"
+            )
     text = pack.to_json(indent=None)
     if k is not None:
         text = sign(k, text.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
     storage.update_metadata({METADATA_KEY: text})
 
 
-def _check_spaces(dataset: Any, surface: Surface, label: str) -> None:
-    for name in ("observation_space", "action_space"):
-        theirs = getattr(dataset, name, None)
-        if theirs is None:
-            continue
-        mine = getattr(surface, name)
-        if not same(describe_space(theirs), describe_space(mine)):
-            raise SpecPackError(
-                f"attach(): pack {label}'s {name} {short(mine)} is not the dataset's "
-                f"{short(theirs)}; attach the pack of the env that collected this data"
-            )
-
-
-def recover_pack(
-    dataset: Any,
-    *,
-    trust: bool = False,
-    key: bytes | None = None,
-    allow: Iterable[str] | str | None = None,
-) -> SpecPack:
+def recover_pack(dataset: Any, *, trust: bool = False, key: bytes | None = None,
+                 allow: Iterable[str] | str | None = None) -> SpecPack:
     """The pack :func:`attach` stored in ``dataset`` (read as :meth:`SpecPack.from_json` reads).
 
     Parameters
@@ -122,14 +107,8 @@ def recover_pack(
     return SpecPack.from_json(text, trust=trust, key=key, allow=allow, source=source)
 
 
-def recover_environment(
-    dataset: Any,
-    *,
-    trust: bool = False,
-    key: bytes | None = None,
-    allow: Iterable[str] | str | None = None,
-    **kwargs: Any,
-) -> Any:
+def recover_environment(dataset: Any, *, trust: bool = False, key: bytes | None = None,
+                        allow: Iterable[str] | str | None = None, **kwargs: Any) -> Any:
     """The env that collected ``dataset``, rebuilt from its stored pack in any interpreter:
     ``dataset.recover_environment()`` without the registry.
 

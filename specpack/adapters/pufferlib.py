@@ -1,10 +1,8 @@
 """PufferLib: an env creator for ``pufferlib.vector.make`` that rebuilds a pack in every worker.
 
-PufferLib 3.0 calls a creator in the calling process (the *driver env*) and in each worker,
-with ``buf=`` and ``seed=``, and needs its own env type back. Its ``Multiprocessing`` backend
-pickles the creator under spawn or forkserver, where one calling ``gymnasium.make(id)`` for an
-id registered at run time fails in every worker while the parent waits for ever.
-:func:`env_creator`'s :class:`PufferEnvCreator` builds the pack wherever it is called.
+PufferLib 3.0 calls a creator with ``buf=`` and ``seed=`` in the driver and in each worker, which
+its ``Multiprocessing`` backend may spawn: there ``gymnasium.make(id)`` of an id registered at
+run time fails while the parent waits for ever. :class:`PufferEnvCreator` builds the pack.
 """
 
 from __future__ import annotations
@@ -25,18 +23,15 @@ def _emulation() -> Any:
 
 
 class PufferEnvCreator:
-    """``GymnasiumPufferEnv(env=pack.make(**env_kwargs), buf=buf, seed=seed)``.
-
-    Made by :func:`env_creator`; pickles as the pack and its kwargs (no cloudpickle needed).
-    """
+    """``GymnasiumPufferEnv(env=pack.make(**env_kwargs), buf=buf, seed=seed)``, made by
+    :func:`env_creator`; pickles as the pack and its kwargs (no cloudpickle needed)."""
 
     def __init__(self, maker: WorkerEnvFn) -> None:
         self.maker = maker
 
     def __call__(self, *args: Any, buf: Any = None, seed: Any = 0, **kwargs: Any) -> Any:
-        """The pack's env, built here, as PufferLib's ``GymnasiumPufferEnv`` with its shared
-        buffers ``buf`` and per-env ``seed``. Env arguments given through PufferLib
-        (``vector.make``'s ``env_args``/``env_kwargs``) are refused: give them to
+        """The pack's env, built here, as PufferLib's ``GymnasiumPufferEnv``; env arguments given
+        through PufferLib (``env_args``/``env_kwargs``) are refused: give them to
         :func:`env_creator`."""
         if args or kwargs:
             given = [*(short(a) for a in args), *sorted(kwargs)]

@@ -1,10 +1,8 @@
 """Sample Factory: register a pack in its env registry so every worker process builds it.
 
-Sample Factory 2.1.1's ``run_rl`` starts every process with spawn and sends each its registry
-by pickle: a lambda cannot travel, and a creator calling ``gymnasium.make(id)`` for an id
-registered in the main guard fails in the child while the parent waits for ever.
-:func:`register` gives the registry a :class:`SampleFactoryEnvFn`, a plain-picklable creator
-that builds ``pack.make()`` wherever it is called.
+Sample Factory 2.1.1's ``run_rl`` spawns every process and pickles it the registry: a lambda
+cannot travel, and ``gymnasium.make(id)`` of an id registered in the main guard fails there.
+:func:`register` gives it a :class:`SampleFactoryEnvFn`, which builds the pack anywhere.
 """
 
 from __future__ import annotations
@@ -21,24 +19,15 @@ __all__ = ["SampleFactoryEnvFn", "register"]
 
 class SampleFactoryEnvFn:
     """Sample Factory's four-argument env creator over a pack: ``pack.make(**env_kwargs)``.
-
-    Made by :func:`register`; it pickles as the pack (plain pickle), and the pack alone says
-    what env to build.
-    """
+    Made by :func:`register`; it pickles as the pack (plain pickle)."""
 
     def __init__(self, maker: WorkerEnvFn) -> None:
         self.maker = maker
 
-    def __call__(
-        self,
-        full_env_name: str,
-        cfg: Any = None,
-        env_config: Any = None,
-        render_mode: str | None = None,
-    ) -> Any:
-        """``pack.make(**env_kwargs)`` built here, with ``render_mode`` given only when set;
-        the name, ``cfg`` and ``env_config`` are not used (seeding goes through
-        ``reset(seed=...)``)."""
+    def __call__(self, full_env_name: str, cfg: Any = None, env_config: Any = None,
+                 render_mode: str | None = None) -> Any:
+        """``pack.make(**env_kwargs)``, with ``render_mode`` given only when set (the other
+        arguments are not used: seeding goes through ``reset(seed=...)``)."""
         if render_mode is not None:
             return self.maker.make(render_mode=render_mode)
         return self.maker.make()
@@ -47,17 +36,12 @@ class SampleFactoryEnvFn:
         return f"SampleFactoryEnvFn({self.maker.label})"
 
 
-def register(
-    pack: SpecPack,
-    name: str | None = None,
-    *,
-    env_kwargs: Mapping[str, Any] | None = None,
-) -> str:
+def register(pack: SpecPack, name: str | None = None, *,
+             env_kwargs: Mapping[str, Any] | None = None) -> str:
     """Register ``pack`` in Sample Factory's env registry; the name to give as ``--env``.
 
-    Call it where the registry is read, before ``run_rl`` (also inside ``if __name__ ==
-    "__main__":``): Sample Factory's spawn workers receive the registry by pickle, pack included,
-    so nothing needs to be importable or registered in them::
+    Call it before ``run_rl`` (also inside ``if __name__ == "__main__":``): the spawn workers
+    receive the registry by pickle, pack included, so nothing need be registered in them::
 
         pack = specpack.capture("CustomAnt-v0", record_spaces=True)
         name = specpack.adapters.sample_factory.register(pack)

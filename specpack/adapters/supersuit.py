@@ -1,9 +1,6 @@
-"""SuperSuit: vectorise a PettingZoo pack so SuperSuit's workers build it from the pack.
-
-``concat_vec_envs_v1`` cloudpickles the env *instance* once per copy: that fails for an env
-holding a native handle, and silently rebuilds an EzPickle env from its (maybe partial) record.
-:func:`supersuit_vec` gives SuperSuit an env whose pickled form is the pack.
-"""
+"""SuperSuit: vectorise a PettingZoo pack so SuperSuit's workers build it from the pack (its
+``concat_vec_envs_v1`` cloudpickles the env *instance*: that fails for a native handle, and
+rebuilds an EzPickle env from its maybe partial record)."""
 
 from __future__ import annotations
 
@@ -60,14 +57,8 @@ def _pack_vec_class(base: type) -> type:
     return PackMarkovVectorEnv
 
 
-def supersuit_vec(
-    pack: Any,
-    n: int,
-    num_cpus: int = 0,
-    *,
-    base_class: str = "gymnasium",
-    black_death: bool = False,
-) -> Any:
+def supersuit_vec(pack: Any, n: int, num_cpus: int = 0, *, base_class: str = "gymnasium",
+                  black_death: bool = False) -> Any:
     """``supersuit.concat_vec_envs_v1`` over copies of ``pack.make()``, built where they run.
 
     Parameters

@@ -1,10 +1,6 @@
-"""Tianshou: a ``SubprocVectorEnv`` of a pack that builds no env in the parent.
-
-With shared memory (``ShmemVectorEnv``, or ``SubprocVectorEnv(share_memory=True)``) each
-worker's constructor calls its env factory *in the parent* to size the buffers: ``n``
-throwaway envs. :func:`subproc_vector_env` gives every worker a
-:class:`~specpack.adapters.WorkerEnvFn`, which answers those calls from the recorded spaces.
-"""
+"""Tianshou: a ``SubprocVectorEnv`` of a pack that builds no env in the parent (with shared
+memory, each worker's constructor calls its factory *in the parent* to size the buffers; a
+:class:`~specpack.adapters.WorkerEnvFn` answers from the recorded spaces)."""
 
 from __future__ import annotations
 
@@ -19,17 +15,10 @@ from ._workers import import_library, worker_env_fns
 __all__ = ["subproc_vector_env"]
 
 
-def subproc_vector_env(
-    pack: SpecPack,
-    num_envs: int,
-    *,
-    env_kwargs: Mapping[str, Any] | Sequence[Mapping[str, Any]]
-    | Callable[[int], Mapping[str, Any]] | None = None,
-    share_memory: bool = False,
-    context: str | None = None,
-    wait_num: int | None = None,
-    timeout: float | None = None,
-) -> Any:
+def subproc_vector_env(pack: SpecPack, num_envs: int, *, env_kwargs: Mapping[str, Any]
+                       | Sequence[Mapping[str, Any]] | Callable[[int], Mapping[str, Any]]
+                       | None = None, share_memory: bool = False, context: str | None = None,
+                       wait_num: int | None = None, timeout: float | None = None) -> Any:
     """A Tianshou ``SubprocVectorEnv`` of ``num_envs`` copies of ``pack``, none built here.
 
     Example::
@@ -51,8 +40,7 @@ def subproc_vector_env(
     share_memory
         Observations through shared memory (what ``ShmemVectorEnv`` is).
     context
-        The multiprocessing start method (``"fork"``, ``"spawn"``, ``"forkserver"``), or None
-        for the default.
+        The start method (``"fork"``, ``"spawn"``, ``"forkserver"``), or None for the default.
     wait_num, timeout
         As Tianshou's (asynchronous stepping).
 

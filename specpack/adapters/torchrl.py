@@ -1,11 +1,9 @@
 """TorchRL: env creators that rebuild a pack in ``ParallelEnv`` workers under any start method.
 
-TorchRL 0.14's ``ParallelEnv(n, creator)`` calls the creator once in the parent for its
-metadata (an ``EnvCreator``, which a lambda is wrapped in, builds two envs there), unless
-``metadata_from_workers=True``, which gives up the shared buffers. :func:`parallel_env` builds
-no env in the parent *and* keeps the buffers: its creator describes the pack's recorded spaces
-there and, in each worker, checks the built env's TorchRL specs against them. :func:`env_fn` is
-the plain creator (always builds) for ``SerialEnv``, ``EnvCreator`` and collectors.
+TorchRL 0.14's ``ParallelEnv(n, creator)`` builds an env in the parent for its metadata unless
+``metadata_from_workers=True`` (no shared buffers). :func:`parallel_env` builds none *and* keeps
+the buffers: the parent is described the recorded spaces, each worker's specs are checked
+against them. :func:`env_fn` is the plain creator for ``SerialEnv`` and collectors.
 """
 
 from __future__ import annotations
@@ -27,18 +25,12 @@ def _torchrl_envs() -> Any:
 
 
 class TorchRLEnvFn:
-    """A plain-picklable TorchRL creator: ``GymWrapper(pack.make(**env_kwargs), **wrapper)``.
-
-    Made by :func:`env_fn` (always builds) or :func:`parallel_env` (describes in the parent).
-    Not a lambda, so ``ParallelEnv`` does not wrap it in an ``EnvCreator``.
+    """A plain-picklable TorchRL creator: ``GymWrapper(pack.make(**env_kwargs), **wrapper)``,
+    made by :func:`env_fn` or :func:`parallel_env` (not a lambda: no ``EnvCreator`` wraps it).
     """
 
-    def __init__(
-        self,
-        maker: WorkerEnvFn,
-        wrapper_kwargs: Mapping[str, Any] | None,
-        describe_in_parent: bool,
-    ) -> None:
+    def __init__(self, maker: WorkerEnvFn, wrapper_kwargs: Mapping[str, Any] | None,
+                 describe_in_parent: bool) -> None:
         self.maker = maker
         self.wrapper_kwargs = dict(wrapper_kwargs or {})
         self.describe_in_parent = describe_in_parent
@@ -61,8 +53,7 @@ class TorchRLEnvFn:
         if shown is None:  # the parent read no metadata (metadata_from_workers=True)
             return env
         expected = gym_wrapper(SurfaceEnv(shown), **self.wrapper_kwargs).specs
-        problem = spec_difference(env.specs, expected)
-        if problem is not None:
+        if (problem := spec_difference(env.specs, expected)) is not None:
             env.close()
             raise SpecPackError(
                 f"pack {self.maker.label}: this worker's TorchRL specs differ from those "
@@ -101,9 +92,8 @@ def _spec_text(spec: Any) -> str:
     return f"{type(spec).__name__}(shape={tuple(shape)}, dtype={dtype})"
 
 
-def env_fn(
-    pack: SpecPack, *, env_kwargs: Mapping[str, Any] | None = None, **wrapper_kwargs: Any
-) -> TorchRLEnvFn:
+def env_fn(pack: SpecPack, *, env_kwargs: Mapping[str, Any] | None = None,
+           **wrapper_kwargs: Any) -> TorchRLEnvFn:
     """A TorchRL creator building ``GymWrapper(pack.make(**env_kwargs), **wrapper_kwargs)``.
 
     Works with ``SerialEnv``, ``ParallelEnv`` under every start method, ``EnvCreator`` and
@@ -132,15 +122,9 @@ def env_fn(
     return TorchRLEnvFn(WorkerEnvFn(pack, env_kwargs), wrapper_kwargs, describe_in_parent=False)
 
 
-def parallel_env(
-    pack: SpecPack,
-    num_workers: int,
-    *,
-    env_kwargs: Mapping[str, Any] | Sequence[Mapping[str, Any]]
-    | Callable[[int], Mapping[str, Any]] | None = None,
-    wrapper_kwargs: Mapping[str, Any] | None = None,
-    **parallel_kwargs: Any,
-) -> Any:
+def parallel_env(pack: SpecPack, num_workers: int, *, env_kwargs: Mapping[str, Any]
+                 | Sequence[Mapping[str, Any]] | Callable[[int], Mapping[str, Any]] | None = None,
+                 wrapper_kwargs: Mapping[str, Any] | None = None, **parallel_kwargs: Any) -> Any:
     """A TorchRL ``ParallelEnv`` of ``pack`` that builds no env in this process.
 
     Example::

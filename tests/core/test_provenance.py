@@ -26,7 +26,6 @@ from _helpers import run_python
 
 from specpack._core._errors import BuildError, VersionSkewWarning
 from specpack._core._provenance import (
-    imported_during,
     requires_of,
     source_of,
     user_modules,
@@ -302,40 +301,6 @@ def test_a_hostile_distribution_name_is_quoted_in_the_install_command() -> None:
     with pytest.raises(BuildError) as info:
         check_requires({"nope; rm -rf ~": "1"}, label="'X-v0'")
     assert "pip install 'nope; rm -rf ~==1'" in str(info.value)
-
-
-# -- imported_during -----------------------------------------------------------------------------
-
-
-def test_imported_during_sees_the_stdlib_and_distribution_modules_a_build_imports(
-        tmp_path: Path) -> None:
-    out = _fresh_json("""
-        import json, sys
-        from specpack._core._provenance import imported_during, requires_of, source_of
-        assert "wave" not in sys.modules and "hypothesis" not in sys.modules
-
-        def build():
-            import wave, hypothesis.strategies
-            return 42
-
-        result, new = imported_during(build)
-        print(json.dumps({"result": result, "new": sorted(new),
-                          "wave": source_of("wave").origin, "requires": requires_of(new)}))
-    """, cwd=tmp_path)
-    assert out["result"] == 42
-    assert {"wave", "hypothesis", "hypothesis.strategies"} <= set(out["new"])
-    assert "json" not in out["new"]  # already loaded before the build
-    assert out["wave"] == "stdlib"
-    assert out["requires"]["hypothesis"] == md.version("hypothesis")
-
-
-def test_imported_during_lets_the_builds_exception_through() -> None:
-    def broken() -> None:
-        raise KeyError("no env")
-
-    with pytest.raises(KeyError, match="no env"):
-        imported_during(broken)
-    assert imported_during(lambda: "same") == ("same", frozenset())
 
 
 @pytest.mark.parametrize("requires", [{"numpy": 2}, {1: "1.0"}, {"numpy": ["2"]},

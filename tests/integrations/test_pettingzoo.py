@@ -329,7 +329,7 @@ def test_a_rollout_that_raises_is_recorded_with_method_and_step() -> None:
 
 
 def test_catalog_names_the_missing_package_of_a_family_that_moved() -> None:
-    from specpack._integrations.pettingzoo.catalog import env_modules
+    from specpack._integrations.pettingzoo import env_modules
 
     found = env_modules(["pettingzoo.mpe", "pettingzoo.butterfly"])
     moved = [m for m in found if m.name == "pettingzoo.mpe"]

@@ -1,19 +1,20 @@
-"""Backends: what differs between gymnasium, the legacy gym package and the edge backends.
-
-A backend resolves what capture is given into a :class:`Recipe` and builds an env from a
-:class:`Blueprint` (a pack's read-only projection); it never sees a pack's private state.
-"""
+"""Backends: what differs between gymnasium, the legacy gym package and the edge backends. A
+backend resolves what capture is given into a :class:`Recipe` and builds an env from a
+:class:`Blueprint` (a pack's read-only projection); it never sees a pack's private state."""
 
 from __future__ import annotations
 
 import functools
 import importlib
+import re
 import sys
 from types import ModuleType
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
+
+import gymnasium as gymnasium_library  # not ``gymnasium``: that name is the subpackage here
 
 from .._errors import BackendUnavailableError, CaptureError
-from .gymnasium import BACKEND as GYMNASIUM_BACKEND
+from .gymnasium import build as gymnasium_build
 from .recipe import Blueprint, PackLike, Recipe
 
 __all__ = ["BACKENDS", "DEFAULT_BACKEND", "Backend", "Blueprint", "Recipe", "detect_backend",
@@ -35,6 +36,7 @@ DEFAULT_BACKEND: str = BACKENDS[0]
 #: The backends at the edge of the package (specpack/_integrations/): the core imports them only
 #: here, on first use (docs/how-it-works.md, "The tree").
 EDGE_BACKENDS = {"pettingzoo": "specpack._integrations.pettingzoo"}
+_ID_SAFE = re.compile(r"[^\w.-]+")
 
 
 def with_trait(trait: Trait) -> tuple[str, ...]:
@@ -80,6 +82,71 @@ class Backend(Protocol):
         """Whether the registry still holds exactly what ``token`` snapshotted."""
 
 
+class LibraryBackend:
+    """The :class:`Backend` of gymnasium or gym 0.26: its ``resolve`` (a module name is imported
+    on first use: a process that only builds never loads it) and ``build`` modules, its registry.
+    ``memo_strings_only`` memoises only ids whose entry point is a ``"module:attr"`` string."""
+
+    def __init__(self, library: ModuleType, *, resolve: ModuleType | str, build: ModuleType,
+                 memo_strings_only: bool) -> None:
+        self.name: str = library.__name__
+        self.library_prefixes: tuple[str, ...] = (f"{self.name}.",)
+        self._registration = importlib.import_module(f"{self.name}.envs.registration")
+        self._spec_type: type = self._registration.EnvSpec
+        self._owned: tuple[type, ...] = (library.Env, self._spec_type)
+        self._resolver = resolve
+        self.build = build.build
+        self.build_vector = build.build_vector
+        self._register = library.register
+        self._strings_only = memo_strings_only
+
+    @property
+    def _resolve(self) -> ModuleType:
+        if isinstance(self._resolver, str):
+            self._resolver = importlib.import_module(self._resolver)
+        return self._resolver
+
+    def owns(self, obj: Any) -> bool:
+        return isinstance(obj, self._owned)
+
+    def from_id(self, env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
+        return cast(Recipe, self._resolve.from_id(env_id, options, kwargs))
+
+    def from_spec(self, spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
+        return cast(Recipe, self._resolve.from_spec(spec, options, kwargs))
+
+    def from_callable(self, fn: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
+        """Resolved as an anonymous spec named after ``fn``."""
+        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or "env"
+        spec_id = _ID_SAFE.sub("_", str(name)).strip("_.-") or "env"
+        recipe = self.from_spec(self._spec_type(id=spec_id, entry_point=fn), options, kwargs)
+        recipe.id = None
+        return recipe
+
+    def from_env(self, env: Any) -> Recipe:
+        return cast(Recipe, self._resolve.from_env(env))
+
+    def register(self, pack: PackLike, env_id: str | None) -> str:
+        return cast(str, _ids().register_pack(pack, env_id, self._registration.registry,
+                                              self._register, self.name))
+
+    def memo_token(self, env_id: str) -> Any:
+        return _ids().memo_token(self._registration.registry, env_id,
+                                 strings_only=self._strings_only)
+
+    def memo_valid(self, env_id: str, token: Any) -> bool:
+        valid: bool = _ids().memo_valid(self._registration.registry, env_id, token)
+        return valid  # not cast(): a call costs ~1% of a memoised capture
+
+
+@functools.cache
+def _ids() -> ModuleType:
+    """:mod:`._registry`, imported on first use (capture and register only)."""
+    from . import _registry
+
+    return _registry
+
+
 def _library(name: str, what: str, install: str) -> ModuleType:
     """The library of ``backend=name``, imported, or a refusal that says how to install it."""
     try:
@@ -87,20 +154,16 @@ def _library(name: str, what: str, install: str) -> ModuleType:
     except ImportError as e:
         raise BackendUnavailableError(
             f"backend={name!r} needs the {what} package, which is not installed here ({e}); "
-            f"install it with: pip install {install}"
-        ) from e
-
-
-def _edge_backend(name: str) -> Any:
-    """The module of the edge backend called ``name`` (imported on first use)."""
-    return importlib.import_module(EDGE_BACKENDS[name])
+            f"install it with: pip install {install}") from e
 
 
 @functools.cache
 def get_backend(name: str) -> Backend:
     """The backend called ``name`` (``"gymnasium"``, ``"gym"`` or ``"pettingzoo"``)."""
     if name == "gymnasium":
-        return GYMNASIUM_BACKEND
+        # resolution is capture-side: loaded on first use, never in a worker that only builds
+        return LibraryBackend(gymnasium_library, resolve=f"{__name__}.gymnasium.resolve",
+                              build=gymnasium_build, memo_strings_only=False)
     if name == "gym":
         gym = _library("gym", "legacy gym", "'specpack[gym]' 'numpy<2'")
         version = str(getattr(gym, "__version__", "?"))
@@ -108,19 +171,17 @@ def get_backend(name: str) -> Backend:
             raise BackendUnavailableError(
                 f"backend='gym' supports gym 0.26.x; gym {version} is installed here. Install "
                 "gym 0.26.2 (pip install 'gym==0.26.2' 'numpy<2'), or port the env to gymnasium "
-                "(its envs and wrappers are captured by the gymnasium backend)"
-            )
-        from .gym import BACKEND as gym_backend
-
-        return gym_backend
+                "(its envs and wrappers are captured by the gymnasium backend)")
+        # importing it registers the recorders of gym's own wrappers; the memo takes string
+        # entry points only (it also skips unversioned ids: gym.make resolves and warns)
+        module = importlib.import_module(f"{__name__}.gym")
+        return LibraryBackend(gym, resolve=module, build=module, memo_strings_only=True)
     if name == "pettingzoo":
         _library("pettingzoo", "pettingzoo", "'specpack[pettingzoo]'")
-        backend: Backend = _edge_backend(name).BACKEND
-        return backend
+        return cast(Backend, importlib.import_module(EDGE_BACKENDS[name]).BACKEND)
     raise CaptureError(
         f"unknown backend {name!r}; use one of {', '.join(BACKENDS)}. If 'backend' is a "
-        "kwarg of your env, pass it as env_kwargs={'backend': ...}"
-    )
+        "kwarg of your env, pass it as env_kwargs={'backend': ...}")
 
 
 def detect_backend(obj: Any) -> Backend:
@@ -128,8 +189,9 @@ def detect_backend(obj: Any) -> Backend:
     # gym and pettingzoo objects exist only once their library is imported: never import it
     # to check. gym ownership is decided from gym's own classes, before loading the backend
     # (0.26 only): a gym 0.23 imported beside gymnasium (PufferLib) must not block a capture.
-    if sys.modules.get("pettingzoo") is not None and _edge_backend("pettingzoo").claims(obj):
-        return get_backend("pettingzoo")
+    for name, module in EDGE_BACKENDS.items():
+        if sys.modules.get(name) is not None and importlib.import_module(module).claims(obj):
+            return get_backend(name)
     gym = sys.modules.get("gym")
     if gym is not None and _from_gym(gym, obj):
         return get_backend("gym")
@@ -141,7 +203,6 @@ def _from_gym(gym: Any, obj: Any) -> bool:
     env = getattr(gym, "Env", None)
     if not isinstance(env, type):
         return False
-    if isinstance(obj, env) or (isinstance(obj, type) and issubclass(obj, env)):
-        return True
     spec = getattr(getattr(getattr(gym, "envs", None), "registration", None), "EnvSpec", None)
-    return isinstance(spec, type) and isinstance(obj, spec)
+    return (isinstance(obj, env) or (isinstance(obj, type) and issubclass(obj, env))
+            or (isinstance(spec, type) and isinstance(obj, spec)))

@@ -1,6 +1,5 @@
 """Ids and registries, as gymnasium and gym share them: ``"module:Env-v0"`` ids, versions,
-registering a pack, the capture memo's snapshot of a registry entry.
-"""
+registering a pack, the capture memo's snapshot of a registry entry."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .._carry.values import SCALAR_TYPES, exact_key
+from .._carry.tree import SCALAR_TYPES, exact_key
 from .._errors import CaptureError, capture_error_for
 
 __all__ = ["PackEntryPoint", "import_id_module", "memo_token", "memo_valid", "register_pack",
@@ -70,18 +69,12 @@ def register_pack(pack: Any, env_id: str | None, registry: Any, register: Callab
 
 
 def memo_token(registry: Any, env_id: str, *, strings_only: bool) -> Any:
-    """A snapshot of what resolving ``env_id`` reads from ``registry`` (None: do not memoise),
-    taken *before* resolving, so an id re-registered meanwhile never files a pack under a state
-    it was not made from. It holds the spec, the very objects in its fields and kwargs (not
-    ``==``: ``0.0`` and ``-0.0``, ``1`` and ``True`` are other objects), the exact key of any
-    mutable value among them (a list kwarg, a ``WrapperSpec``) and the entry point's object.
-    """
-    if ":" in env_id:
-        return None
-    spec = registry.get(env_id)
-    if spec is None or spec.entry_point is None:
-        return None
-    if strings_only and not isinstance(spec.entry_point, str):
+    """A snapshot (None: do not memoise), taken before resolving ``env_id`` so a re-registration
+    never files a pack under another state: the spec, its fields' and kwargs' very objects (not
+    ``==``: 0.0 and -0.0, 1 and True differ), the exact key of a mutable one, the entry point."""
+    spec = None if ":" in env_id else registry.get(env_id)
+    if spec is None or spec.entry_point is None or (
+            strings_only and not isinstance(spec.entry_point, str)):
         return None
     fields = vars(spec)
     kwargs = fields.get("kwargs")
@@ -120,21 +113,15 @@ def _same_objects(now: dict[str, Any], names: tuple[str, ...], values: tuple[Any
 
 
 def _all_flat(values: dict[str, Any], skip: tuple[str, ...]) -> bool:
-    """Whether every value (but those named in ``skip``) is a scalar or a tuple of scalars:
-    immutable, so its identity stands for its content."""
-    scalars = SCALAR_TYPES
-    for name, value in values.items():
-        t = type(value)
-        if not (t in scalars or name in skip
-                or (t is tuple and all(type(item) in scalars for item in value))):
-            return False
-    return True
+    """Whether each value (but ``skip``'s) is a scalar or a tuple of them: identity is content."""
+    return all(type(v) in SCALAR_TYPES or k in skip
+               or (type(v) is tuple and all(type(item) in SCALAR_TYPES for item in v))
+               for k, v in values.items())
 
 
 def _fields_key(spec: Any, keep: list[Any]) -> Any:
-    """The exact key of a spec's fields (None: not keyable). Containers and dataclasses are
-    keyed by content; any other object by identity, so it is kept alive in ``keep`` (an id is
-    never reused under the token)."""
+    """The exact key of a spec's fields (None: not keyable): containers and dataclasses by
+    content, any other object by identity, kept alive in ``keep`` (its id is never reused)."""
     try:
         key = _key(vars(spec), keep, 0)
         hash(key)
@@ -169,11 +156,9 @@ def _entry_now(entry: Any) -> Any:
     if "." not in attr:
         return getattr(obj, attr, None)
     try:
-        for part in attr.split("."):
-            obj = getattr(obj, part)
+        return functools.reduce(getattr, attr.split("."), obj)
     except AttributeError:
         return None
-    return obj
 
 
 @functools.lru_cache(maxsize=4096)
@@ -184,9 +169,8 @@ def _parse(parse: Callable[[str], tuple[Any, str, Any]], full_id: str) -> tuple[
 
 def versioned_spec(reg: Any, full_id: str, *, library: Any, outdated: Callable[[str], None],
                    not_an_id: type[CaptureError]) -> tuple[Any, tuple[Any, str, Any]]:
-    """The spec ``make`` would use for ``full_id`` (None if unregistered) and the parsed id,
-    with ``make``'s warnings: an unversioned id takes the latest version, an outdated one is
-    warned about with ``outdated``."""
+    """The spec ``make`` would use for ``full_id`` (None if unregistered) and the parsed id, with
+    ``make``'s warnings (an unversioned id takes the latest version; ``outdated`` warns)."""
     spec = reg.registry.get(full_id)
     try:
         ns, name, version = _parse(reg.parse_env_id, full_id)

@@ -40,7 +40,6 @@ class Plans(Generic[P]):
         self._plans: weakref.WeakKeyDictionary[Blueprint, P] = weakref.WeakKeyDictionary()
 
     def of(self, bp: Blueprint) -> P:
-        """The plan of ``bp``, made now if this process has none yet."""
         plan = self._plans.get(bp)
         if plan is None:
             plan = self._plans[bp] = self._make(bp)
@@ -55,11 +54,9 @@ def load_steps(
     steps: list[Step] = []
     for ref, lowered, plain in bp.layers:
         layer = ref.load()
-        fixed: dict[str, Any] | None = None
-        if plain:
-            fixed = dict(lowered)
-            if fit is not None and fixed:
-                fixed = fit(layer, fixed)
+        fixed = dict(lowered) if plain else None
+        if fit is not None and fixed:
+            fixed = fit(layer, fixed)
         steps.append((layer, fixed, lowered))
     return tuple(steps)
 
@@ -96,10 +93,8 @@ def _text(hint: Hint, e: BaseException) -> str:
 
 def _keyword_hint(e: BaseException, creator: Any, kwargs: dict[str, Any]) -> str:
     """``; did you mean 'render_mode'?`` for the ``TypeError`` of a kwarg ``creator`` lacks."""
-    if not isinstance(e, TypeError) or not kwargs:
-        return ""
-    names = keyword_names(creator)
-    unknown = [k for k in kwargs if names is not None and k not in names]
+    names = keyword_names(creator) if isinstance(e, TypeError) and kwargs else None
+    unknown = [k for k in kwargs if k not in names] if names is not None else []
     hint = suggest(unknown[0], [n for n in names or () if n != "self"]) if unknown else ""
     return f";{hint}" if hint else ""
 

@@ -13,11 +13,9 @@ __all__ = ["Blueprint", "PackLike", "Recipe"]
 
 @dataclasses.dataclass(slots=True)
 class Recipe:
-    """What a backend resolved, before capture lowers it into a pack; compared by fields.
-    ``layers`` run outermost first, each ``(class, kwargs)``; ``entry_string`` keeps a
-    ``"module:attr"`` entry point as written; ``vector``: the entry point is a vector env
-    creator; ``entry_ref``: how the entry point travels, when the backend decided it.
-    """
+    """What a backend resolved, before capture lowers it into a pack; compared by fields. ``layers``
+    run outermost first, each ``(class, kwargs)``; ``entry_string``: a ``"module:attr"`` entry as
+    written; ``vector``: a vector env creator; ``entry_ref``: how the entry travels, if decided."""
 
     id: str | None
     entry: Any
@@ -40,10 +38,8 @@ class _Referable:
 @dataclasses.dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Blueprint(_Referable):
     """The read-only projection of a pack that a backend builds from; compared by identity.
-    ``layers`` run innermost first, each ``(class, lowered kwargs, plain)``: ``plain`` says the
-    kwargs hold only immutable scalars. Lowered values are never mutated: a build materialises
-    fresh copies.
-    """
+    ``layers`` run innermost first, each ``(class, lowered kwargs, plain)`` (``plain``: only
+    immutable scalars); lowered values are never mutated: a build materialises fresh copies."""
 
     label: str
     entry: CodeRef

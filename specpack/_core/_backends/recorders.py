@@ -1,7 +1,6 @@
 """Recorders: functions ``wrapper -> {argument: value}`` that read the constructor arguments
 of wrappers that do not inherit ``RecordConstructorArgs`` (SB3's ``Monitor``, minigrid's, gym
-0.26's) back from an instance. Keyed by ``"module:qualname"``: registering imports nothing.
-"""
+0.26's) back from an instance. Keyed by ``"module:qualname"``: registering imports nothing."""
 
 from __future__ import annotations
 
@@ -93,7 +92,7 @@ def _monitor(node: Any) -> dict[str, Any]:
     return out
 
 
-for _key, _rec in {
+_RECORDERS.update({
     "stable_baselines3.common.monitor:Monitor": _monitor,
     "minigrid.wrappers:DictObservationSpaceWrapper": same("max_words_in_mission", "word_dict"),
     "minigrid.wrappers:DirectionObsWrapper": same("type"),
@@ -106,5 +105,4 @@ for _key, _rec in {
     "minigrid.wrappers:ReseedWrapper": same("seeds", "seed_idx"),
     "minigrid.wrappers:StochasticActionWrapper": same("prob", "random_action"),
     "minigrid.wrappers:ViewSizeWrapper": same("agent_view_size"),
-}.items():
-    register_recorder(_key, _rec)
+})

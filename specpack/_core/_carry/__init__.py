@@ -1,8 +1,6 @@
-"""Carrying code and values across a process boundary.
-
-The modules form a stack, each importing only those below it (docs/how-it-works.md lists them
-bottom up). ``CodeRef``, ``Blob`` and ``EnumRef`` are the public, read-only types a pack exposes.
-"""
+"""Carrying code and values across a process boundary: a stack of modules, each importing only
+those below it (docs/how-it-works.md lists them bottom up). ``CodeRef``, ``Blob`` and ``EnumRef``
+are the public, read-only types a pack exposes."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
-"""What an ``allow`` list admits when a reference read from a file is resolved.
+"""Resolving a ``module:qualname`` reference strictly, and what an ``allow`` list admits.
 
 A module entry admits the env and wrapper classes defined in a listed module, enum classes and
 values; any other callable needs its exact ``module:qualname`` entry (docs/security.md). The
-env base classes are looked up in ``sys.modules``, so the check imports nothing.
-"""
+env base classes are looked up in ``sys.modules``, so the check imports nothing."""
 
 from __future__ import annotations
 
@@ -15,10 +14,9 @@ import types
 from typing import Any
 
 from .._errors import BuildError, UntrustedPackError
-from .names import NotAName, resolve_qualname
 
-__all__ = ["admitted", "is_env_class", "may_import", "module_allowed", "resolve_reference",
-           "valid_entry"]
+__all__ = ["NotAName", "admitted", "is_env_class", "may_import", "module_allowed",
+           "resolve_qualname", "resolve_reference", "valid_entry"]
 
 #: (module, attribute) of the base classes whose subclasses are envs or wrappers.
 _ENV_BASES = (("gymnasium", "Env"), ("gymnasium.vector", "VectorEnv"), ("gym", "Env"),
@@ -26,6 +24,26 @@ _ENV_BASES = (("gymnasium", "Env"), ("gymnasium.vector", "VectorEnv"), ("gym", "
 #: One part of an exact entry's qualname: a name, or ``<locals>``/``<lambda>``.
 _PART = re.compile(r"<\w+>")
 _MRO = type.__dict__["__mro__"]
+
+
+class NotAName(AttributeError):
+    """A qualified name that steps through a module or a dunder attribute (refused)."""
+
+
+def resolve_qualname(module: types.ModuleType, qualname: str) -> Any:
+    """``module.<qualname>``, one attribute at a time, never stepping through a module (from
+    ``gym.os`` a reference could reach any module the named one imports)."""
+    obj: Any = module
+    for part in qualname.split("."):
+        if part.startswith("__") and part.endswith("__"):
+            raise NotAName(f"{module.__name__}:{qualname}: {part!r} is not part of a name")
+        obj = getattr(obj, part)
+        if isinstance(obj, types.ModuleType):
+            raise NotAName(
+                f"{module.__name__}:{qualname} steps through the module {obj.__name__!r}; a "
+                "reference must name a class or function by its own module"
+            )
+    return obj
 
 
 def valid_entry(entry: str) -> bool:
@@ -67,8 +85,7 @@ def _kind(obj: Any) -> str:
     kind = type(obj).__name__
     if kind in ("function", "builtin_function_or_method", "method", "method-wrapper"):
         owner = getattr(obj, "__self__", None)
-        return "a function" if owner is None or isinstance(owner, types.ModuleType) else (
-            "a method")
+        return "a function" if owner is None or isinstance(owner, types.ModuleType) else "a method"
     return f"a callable {kind} object"
 
 
@@ -81,15 +98,13 @@ def admitted(obj: Any, module: str, qualname: str, allow: tuple[str, ...],
         return None
     if not module_allowed(module, allow):
         return f"{name} is outside the allow list {list(allow)}"
-    if _is_class(obj) and (is_env_class(obj) or (
-            enum_class and issubclass(obj, enum.Enum))):
+    if _is_class(obj) and (is_env_class(obj) or (enum_class and issubclass(obj, enum.Enum))):
         home = obj.__module__
         if isinstance(home, str) and module_allowed(home, allow):
             return None
         return (f"{name} resolves to a class defined in {home!r}, outside the allow list "
-                f"{list(allow)}; "
-                "a module in allow admits only classes defined in it. Add that module to "
-                "allow if you trust it")
+                f"{list(allow)}; a module in allow admits only classes defined in it. Add that "
+                "module to allow if you trust it")
     if not callable(obj):
         return None
     return (f"{name} is {_kind(obj)}: a module in the allow list {list(allow)} admits its env and "
@@ -100,12 +115,8 @@ def admitted(obj: Any, module: str, qualname: str, allow: tuple[str, ...],
 
 def resolve_reference(module: str, qualname: str, allow: tuple[str, ...] | None,
                       enum_class: bool = False) -> Any:
-    """Import ``module`` and return ``module.<qualname>`` (resolved strictly), as ``allow``
-    admits it (``None``: everything; ``enum_class``: it names an ``$enum`` member's class).
-
-    Raises :class:`UntrustedPackError` outside ``allow`` (before any import) or for what
-    ``allow`` does not admit, :class:`BuildError` when the name does not import here.
-    """
+    """``module.<qualname>``, imported and resolved strictly if ``allow`` (``None``: all) admits
+    it, else :class:`UntrustedPackError` (before any import when outside ``allow``)."""
     name = f"{module}:{qualname}"
     if allow is not None and not may_import(module, qualname, allow):
         raise UntrustedPackError(f"{name} is outside the allow list {list(allow)}; nothing was "
@@ -126,8 +137,6 @@ def resolve_reference(module: str, qualname: str, allow: tuple[str, ...] | None,
             python="or capture with by_value=True",
             cli="or capture with --by-value",
         ) from e
-    if allow is not None:
-        why = admitted(obj, module, qualname, allow, enum_class)
-        if why is not None:
-            raise UntrustedPackError(why)
+    if allow is not None and (why := admitted(obj, module, qualname, allow, enum_class)):
+        raise UntrustedPackError(why)
     return obj

@@ -1,7 +1,6 @@
-"""The carried values that are not code: a :class:`Blob` (an object pickled by value at
-capture) and an :class:`EnumRef` (an enum member named in a manifest), and
-:func:`loads_payload`, how every by-value payload is unpickled.
-"""
+"""The carried values that are not code: a :class:`Blob` (an object pickled by value at capture)
+and an :class:`EnumRef` (an enum member named in a manifest), and :func:`loads_payload`, how every
+by-value payload is unpickled."""
 
 from __future__ import annotations
 
@@ -56,13 +55,7 @@ class Blob(Carried):
     _digest: str | None
 
     def __init__(self, payload: bytes, type_name: str, python: str = PY) -> None:
-        object.__setattr__(self, "payload", payload)
-        object.__setattr__(self, "type_name", type_name)
-        object.__setattr__(self, "python", python)
-        object.__setattr__(self, "_digest", None)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"Blob is immutable (cannot set {name!r})")
+        self._set(payload=payload, type_name=type_name, python=python, _digest=None)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (restore_blob, (self.payload, self.type_name, self.python))
@@ -70,10 +63,8 @@ class Blob(Carried):
     @property
     def digest(self) -> str:
         """``sha256:<hex>`` of the payload."""
-        digest = self._digest
-        if digest is None:
-            digest = "sha256:" + hashlib.sha256(self.payload).hexdigest()
-            object.__setattr__(self, "_digest", digest)
+        digest = self._digest or "sha256:" + hashlib.sha256(self.payload).hexdigest()
+        self._set(_digest=digest)
         return digest
 
     def __eq__(self, other: object) -> bool:
@@ -150,12 +141,10 @@ class EnumRef(Carried):
 
 @restorer
 def restore_blob(payload: bytes, type_name: str, python: str) -> Blob:
-    """A pickled :class:`Blob` (an object carried by value)."""
     return Blob(payload, type_name, python)
 
 
 @restorer
 def restore_enum_ref(module: str, qualname: str, member: str,
                      allow: tuple[str, ...] | None = None) -> EnumRef:
-    """A pickled :class:`EnumRef` (an enum member, not yet imported)."""
     return EnumRef(module, qualname, member, allow)

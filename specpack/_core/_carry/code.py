@@ -1,37 +1,54 @@
-"""Where capture turns code into a :class:`CodeRef`: :func:`code_ref` for a live class,
-function or ``functools.partial``, :func:`code_ref_from_string` for a ``"module:attr"`` entry
-point. By reference when a fresh interpreter could import it by name, by value otherwise
-(docs/how-it-works.md, "By reference or by value").
-"""
+"""Where capture turns code into a :class:`CodeRef`: :func:`code_ref` for a live class, function
+or ``functools.partial``, :func:`code_ref_from_string` for a ``"module:attr"`` entry point
+(docs/how-it-works.md, "By reference or by value")."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import sys
+import types
 from typing import Any
 
 from .._errors import CaptureError, capture_error_for
-from .bound import partial_ref
-from .callables import callable_ref
+from .allowlist import resolve_qualname
 from .importable import MAIN_NAMES, fresh_importable, reference_of
-from .names import resolve_qualname
 from .ref import CodeRef, live_object, live_objects, witness_of
+from .values import callable_ref, lower, lower_mapping, payload_ref
 
 __all__ = ["CodeRef", "code_ref", "code_ref_from_string", "live_object", "live_objects",
            "reference_of", "witness_of"]
 
 #: References made from entry-point strings, reused while the module object is the same and
 #: the name still gives the same object (``importlib.reload`` keeps the module, not the class).
-_string_cache: dict[tuple[str, bool | None], tuple[CodeRef, Any, Any]] = {}
+_string_cache: dict[tuple[str, bool | None], tuple[CodeRef, Any, types.ModuleType]] = {}
 
 
 def code_ref(obj: Any, *, by_value: bool | None = None, what: str = "entry point") -> CodeRef:
-    """The :class:`CodeRef` for a class, a function or a ``functools.partial`` of one;
-    ``by_value`` and ``what`` as in :func:`~.callables.callable_ref`."""
-    if type(obj) is functools.partial:
-        return partial_ref(obj, by_value, what)
-    return callable_ref(obj, by_value, what)
+    """The :class:`CodeRef` for a class, a function or a ``functools.partial`` (``by_value``,
+    ``what``: see :func:`~.values.callable_ref`). A partial is its function's reference bound to
+    its lowered arguments; by value as a whole when its function has no importable name or it has
+    attributes of its own (``partial.metadata``, which ``gymnasium.make`` reads)."""
+    if type(obj) is not functools.partial:
+        return callable_ref(obj, by_value, what)
+    func = obj.func
+    ref = reference_of(func)
+    extra = sorted(map(str, vars(obj)))  # attributes set on the partial (``.metadata``...)
+    if by_value is False and (ref is None or extra):
+        why = (f"has attributes ({', '.join(extra)}) a reference would lose" if ref is not None
+               else f"wraps {func!r}, which has no importable name (a lambda, a closure or a "
+               "local class)")
+        raise CaptureError(f"the {what} is a functools.partial that {why}; it can only travel "
+                           "by value: drop by_value=False")
+    if by_value or ref is None or extra or (by_value is None and not fresh_importable(ref[0])):
+        return payload_ref(obj, func, what)  # named as its function, whose module goes too
+    label = f"partial of {ref[0]}:{ref[1]}"
+    args = lower(tuple(obj.args), f"the {what} ({label}) args", by_value)
+    keywords, _ = lower_mapping(dict(obj.keywords), what, f"({label}) keyword", by_value)
+    out = CodeRef(ref[0], ref[1], bound=(args, keywords))
+    out._set(_obj=obj)
+    return out
 
 
 def code_ref_from_string(entry: str, *, by_value: bool | None, what: str) -> tuple[CodeRef, Any]:
@@ -46,9 +63,11 @@ def code_ref_from_string(entry: str, *, by_value: bool | None, what: str) -> tup
     if modname == "__mp_main__":
         modname = "__main__"
     key = (entry, by_value)
-    hit = _string_cache.get(key)
-    if hit is not None and sys.modules.get(modname) is hit[2] and _names(hit[2], attr, hit[1]):
-        return hit[0], hit[1]
+    if (hit := _string_cache.get(key)) is not None and sys.modules.get(modname) is hit[2]:
+        with contextlib.suppress(AttributeError):  # a plain name: one attribute lookup
+            found = getattr(hit[2], attr) if "." not in attr else resolve_qualname(hit[2], attr)
+            if found is hit[1]:
+                return hit[0], hit[1]
     try:
         mod = importlib.import_module(modname)
         obj = resolve_qualname(mod, attr)
@@ -62,26 +81,14 @@ def code_ref_from_string(entry: str, *, by_value: bool | None, what: str) -> tup
             f"the {what} {entry!r} resolves to {obj!r}, which is not callable; "
             "point it at an env class or a factory function"
         )
-    if by_value is False or (
-        by_value is None and modname not in MAIN_NAMES and fresh_importable(modname)
-    ):
+    if by_value is False or (by_value is None and fresh_importable(modname)):
         if modname in MAIN_NAMES:
             raise CaptureError(
                 f"the {what} {entry!r} lives in __main__, which a worker cannot import by name; "
                 "drop by_value=False so it travels by value"
             )
         ref = CodeRef(modname, attr)
-        object.__setattr__(ref, "_obj", obj)
+        ref._set(_obj=obj)
         _string_cache[key] = (ref, obj, mod)
         return ref, obj
     return code_ref(obj, by_value=True, what=what), obj
-
-
-def _names(mod: Any, qualname: str, obj: Any) -> bool:
-    """Whether ``mod.<qualname>`` is ``obj`` right now (a plain name: one attribute lookup)."""
-    try:
-        if "." not in qualname:
-            return getattr(mod, qualname) is obj
-        return resolve_qualname(mod, qualname) is obj
-    except AttributeError:
-        return False

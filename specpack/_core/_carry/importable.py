@@ -1,23 +1,21 @@
-"""Could a fresh interpreter of this installation import a module by name?
-
-Answered without importing anything or trusting ``sys.modules``: the top-level package must be
-found on the *installation* search path, and the dotted path must lead to the file loaded now.
-The script directory, the working directory and runtime ``sys.path`` additions do not count.
-"""
+"""Could a fresh interpreter of this installation import a module by name? Answered without
+importing: the top-level package must be on the *installation* search path (not the script or
+working directory, nor runtime ``sys.path`` additions), the dotted path lead to the loaded file."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import importlib
-import importlib.machinery
 import os
+import pathlib
 import site
 import sys
 import sysconfig
 import types
+from importlib.machinery import FrozenImporter, PathFinder
 from typing import Any
 
-from .names import resolve_qualname
+from .allowlist import resolve_qualname
 
 __all__ = ["MAIN_NAMES", "fresh_importable", "non_importable_modules", "reference_of"]
 
@@ -53,15 +51,13 @@ def _installation_paths() -> tuple[str, ...]:
             continue
         for name in names:
             try:
-                with open(os.path.join(sitedir, name), encoding="utf-8") as fh:
-                    lines = fh.read().splitlines()
+                lines = pathlib.Path(sitedir, name).read_text(encoding="utf-8").splitlines()
             except (OSError, UnicodeDecodeError):
                 continue
             paths += [os.path.join(sitedir, line) for line in map(str.strip, lines)
                       if line and not line.startswith(("#", "import ", "import\t"))]
     paths += [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    # The zipped stdlib and lib-dynload live beside the stdlib: keep sys.path entries under the
-    # installation prefixes.
+    # keep sys.path entries under the installation prefixes (the zipped stdlib, lib-dynload)
     prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix, sys.prefix)}
     paths += [p for p in sys.path
               if p and any(os.path.realpath(p).startswith(pre + os.sep) for pre in prefixes)]
@@ -69,45 +65,36 @@ def _installation_paths() -> tuple[str, ...]:
         os.path.realpath(p) for p in paths if os.path.isdir(p) or p.endswith(".zip")))
 
 
-def _editable_finders() -> list[Any]:
-    """Meta-path finders that editable installs (setuptools etc.) add at interpreter start."""
-    return [f for f in sys.meta_path if any(
-        isinstance(m, str) and m.startswith(_EDITABLE)
-        for m in (getattr(f, "__module__", None), getattr(type(f), "__module__", None)))]
-
-
-def _same_file(a: str | None, b: str | None) -> bool:
-    if not a or not b:
-        return False
-    try:
-        return os.path.realpath(a) == os.path.realpath(b)
-    except (OSError, ValueError):  # pragma: no cover
-        return False
+def _editable_spec(top: str) -> Any:
+    """The spec of ``top`` from a meta-path finder an editable install (setuptools etc.) adds."""
+    for f in sys.meta_path:
+        if any(isinstance(m, str) and m.startswith(_EDITABLE)
+               for m in (getattr(f, "__module__", None), getattr(type(f), "__module__", None))):
+            with contextlib.suppress(Exception):  # a broken finder is no evidence
+                spec = f.find_spec(top, None)
+                if spec is not None:
+                    return spec
+    return None
 
 
 @functools.lru_cache(maxsize=4096)
 def _fresh_importable_cached(modname: str, loaded_file: str | None) -> bool:
     top, _, rest = modname.partition(".")
-    if (top in sys.builtin_module_names
-            or importlib.machinery.FrozenImporter.find_spec(top) is not None):
+    if top in sys.builtin_module_names or FrozenImporter.find_spec(top) is not None:
         return not rest
-    spec = importlib.machinery.PathFinder.find_spec(top, list(_installation_paths()))
-    if spec is None:
-        for finder in _editable_finders():
-            try:
-                spec = finder.find_spec(top, None)
-            except Exception:  # noqa: BLE001 - a broken finder is no evidence
-                continue
-            if spec is not None:
-                break
+    spec = PathFinder.find_spec(top, list(_installation_paths())) or _editable_spec(top)
     # Walk down the package path without importing: each step must be a package on disk.
     for part in rest.split(".") if rest else ():
         if spec is None or not spec.submodule_search_locations:
             return False
-        spec = importlib.machinery.PathFinder.find_spec(part, list(spec.submodule_search_locations))
-    if spec is None:
+        spec = PathFinder.find_spec(part, list(spec.submodule_search_locations))
+    if spec is None or loaded_file is None:
+        return spec is not None
+    try:
+        return bool(spec.origin and loaded_file
+                    and os.path.realpath(spec.origin) == os.path.realpath(loaded_file))
+    except (OSError, ValueError):  # pragma: no cover
         return False
-    return loaded_file is None or _same_file(spec.origin, loaded_file)
 
 
 def fresh_importable(modname: str) -> bool:
@@ -138,16 +125,10 @@ def non_importable_modules() -> frozenset[str]:
         _scan = (quick, names, _scan[2])
         return _scan[2]
     found = frozenset(
-        name
-        for name, mod in list(sys.modules.items())
-        if name not in MAIN_NAMES
-        and mod is not None
-        and getattr(mod, "__file__", None)
-        and not name.startswith(("specpack", "gymnasium", "gym.", "numpy", "cloudpickle"))
-        and name != "gym"
-        and not _in_site_or_stdlib(getattr(mod, "__file__", ""))
-        and not fresh_importable(name)
-    )
+        name for name, mod in list(sys.modules.items())
+        if name not in MAIN_NAMES and getattr(mod, "__file__", None)
+        and not (name + ".").startswith(("specpack", "gymnasium", "gym.", "numpy", "cloudpickle"))
+        and not _in_site_or_stdlib(mod.__file__) and not fresh_importable(name))
     _scan = (quick, names, found)
     return found
 
@@ -171,12 +152,9 @@ def reference_of(obj: Any) -> tuple[str, str] | None:
     qualname = getattr(obj, "__qualname__", None)
     if not isinstance(modname, str) or not isinstance(qualname, str) or "<" in qualname:
         return None
-    mod = sys.modules.get(modname)
-    if mod is None:
-        return None
     try:
-        found = resolve_qualname(mod, qualname)
-    except AttributeError:
+        found = resolve_qualname(sys.modules[modname], qualname)
+    except (KeyError, AttributeError):  # not loaded, or no such name
         return None
     if found is obj or (type(obj) is types.MethodType and isinstance(obj.__self__, type)
                         and found == obj):

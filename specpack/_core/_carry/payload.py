@@ -1,9 +1,6 @@
-"""By-value payloads: made with cloudpickle, and told apart from stale ones without re-pickling.
-
-:func:`portable_dumps` pickles by value the modules a fresh interpreter could not import.
-:func:`dumps_witnessed` also returns a :class:`Witness` of what the pickler read, which holds
-while pickling again would write the same bytes (docs/how-it-works.md, "One value's trip").
-"""
+"""By-value payloads (cloudpickle, with the modules a fresh interpreter could not import), and the
+:class:`Witness` of what the pickler read, which holds while pickling again would write the same
+bytes: a stale payload is told without re-pickling (docs/how-it-works.md)."""
 
 from __future__ import annotations
 
@@ -24,20 +21,17 @@ from .._restorer import PICKLED
 from .importable import MAIN_NAMES, non_importable_modules, reference_of
 from .sources import Located, code_objects, file_stamp
 
-__all__ = ["Witness", "by_value_modules", "dumps_witnessed", "forced_modules",
-           "portable_dumps"]
+__all__ = ["Witness", "by_value_modules", "dumps_witnessed", "forced_modules", "portable_dumps"]
 
-#: What picks the modules every payload made in this context pickles by value
-#: (``capture(..., self_contained=True)``). Asked at each pickling: resolving the env imports
-#: the modules it names.
+#: What picks the modules every payload made in this context pickles by value (``capture(...,
+#: self_contained=True)``); asked at each pickling, as resolving the env imports them.
 _FORCED: contextvars.ContextVar[Callable[[], Iterable[str]] | None] = contextvars.ContextVar(
     "specpack_forced_by_value", default=None)
 
 
 @contextlib.contextmanager
 def by_value_modules(select: Callable[[], Iterable[str]]) -> Iterator[None]:
-    """Within the block, payloads also carry by value the modules ``select()`` names (it is
-    called at each pickling)."""
+    """Within the block, payloads also carry by value the modules ``select()`` names."""
     token = _FORCED.set(select)
     try:
         yield
@@ -69,18 +63,6 @@ _BASE_GLOBALS = ("__package__", "__name__", "__path__", "__file__")
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (not a C type)
 
 
-def _register(modules: Iterable[str]) -> list[types.ModuleType]:
-    registered = []
-    for name in sorted(modules):
-        mod = sys.modules.get(name)
-        if mod is None or name in MAIN_NAMES:
-            continue
-        with contextlib.suppress(ValueError):
-            cloudpickle.register_pickle_by_value(mod)
-            registered.append(mod)
-    return registered
-
-
 class _Pickler(cloudpickle.Pickler):  # type: ignore[misc]
     """cloudpickle's pickler, saving the ``specpack._pickled`` rebuilders by reference (not by
     value, as it would while that module is not imported), as a pack's pickle does."""
@@ -91,40 +73,34 @@ class _Pickler(cloudpickle.Pickler):  # type: ignore[misc]
         return super().reducer_override(obj)
 
 
-def _dumps(obj: Any, modules: set[str], scan: frozenset[str] | None
-           ) -> tuple[bytes, Witness | None]:
-    """Pickle ``obj`` by value; with ``scan`` (the by-value module scan), also a witness."""
+def dumps_witnessed(obj: Any, *, force_modules: set[str] | None = None,
+                    witnessed: bool = True) -> tuple[bytes, Witness | None]:
+    """cloudpickle ``obj`` so that a fresh interpreter can load it (``force_modules`` by value
+    even if importable), and if ``witnessed`` a :class:`Witness` of what it read (or None)."""
+    scan = non_importable_modules()
+    modules = scan | forced_modules() | (force_modules or set())
     with _pickle_lock:
-        registered = _register(modules)
+        registered = []
         try:
+            for name in sorted(modules):
+                mod = sys.modules.get(name)
+                if mod is not None and name not in MAIN_NAMES:
+                    with contextlib.suppress(ValueError):
+                        cloudpickle.register_pickle_by_value(mod)
+                        registered.append(mod)
             buf = io.BytesIO()
             pickler = _Pickler(buf, protocol=4)
             pickler.dump(obj)
-            if scan is None:
-                return buf.getvalue(), None
-            seen = [o for _, o in pickler.memo.copy().values()]
-            return buf.getvalue(), _witness(seen, frozenset(modules), scan)
+            return buf.getvalue(), _witness(pickler.memo, modules, scan) if witnessed else None
         finally:
             for mod in registered:
                 with contextlib.suppress(ValueError):
                     cloudpickle.unregister_pickle_by_value(mod)
 
 
-def _modules(scan: frozenset[str], force_modules: set[str] | None) -> set[str]:
-    return set(scan) | forced_modules() | (force_modules or set())
-
-
-def portable_dumps(obj: Any, *, force_modules: set[str] | None = None) -> bytes:
-    """cloudpickle ``obj`` so that a fresh interpreter can load it (``force_modules``: modules
-    to pickle by value even if a fresh interpreter could import them)."""
-    return _dumps(obj, _modules(non_importable_modules(), force_modules), None)[0]
-
-
-def dumps_witnessed(obj: Any, *,
-                    force_modules: set[str] | None = None) -> tuple[bytes, Witness | None]:
-    """:func:`portable_dumps`, and a :class:`Witness` of what it read (None: no witness)."""
-    scan = non_importable_modules()
-    return _dumps(obj, _modules(scan, force_modules), scan)
+def portable_dumps(obj: Any) -> bytes:
+    """cloudpickle ``obj`` so that a fresh interpreter can load it."""
+    return dumps_witnessed(obj, witnessed=False)[0]
 
 
 @dataclasses.dataclass(slots=True, eq=False)
@@ -137,8 +113,7 @@ class Witness:
     _scan: frozenset[str]
 
     def holds(self) -> bool:
-        """Whether every object read is unchanged (by identity) and so are the sources, and
-        the same modules would be pickled by value."""
+        """Whether the objects read (by identity), sources and by-value modules are unchanged."""
         scan = non_importable_modules()
         if scan is not self._scan and scan != self._scan:
             return False
@@ -149,27 +124,24 @@ class Witness:
         return all(file_stamp(name) == stamp for name, stamp in self._files.items())
 
 
-def _witness(seen: list[Any], frozen: frozenset[str],
-             scan: frozenset[str]) -> Witness | None:
+def _witness(memo: Any, frozen: frozenset[str], scan: frozenset[str]) -> Witness | None:
+    """The witness of what a pickler's ``memo`` holds (None: something cannot be compared)."""
     checks: list[tuple[Any, tuple[Any, ...]]] = []
     files: dict[str, Any] = {}
-    for obj in seen:
-        if type(obj) in _FIXED:
-            continue
+    for _, obj in memo.copy().values():
         if isinstance(obj, Located):  # its maps are fresh; its sources are read from files
             files.update((name, file_stamp(name)) for name in obj.files.values())
-            continue
-        state = _state(obj, frozen)
-        if state is None:
-            return None
-        if state:
-            checks.append((obj, state))
+        elif type(obj) not in _FIXED:
+            state = _state(obj, frozen)
+            if state is None:
+                return None
+            if state:
+                checks.append((obj, state))
     return Witness(checks, files, frozen, scan)
 
 
 def _by_name(obj: Any, modules: frozenset[str]) -> bool:
-    """True: ``obj`` is pickled by name and is one of ours or cloudpickle's (nothing to check);
-    False: it must be compared in full."""
+    """Whether ``obj`` is one of ours or cloudpickle's, pickled by name (nothing to compare)."""
     module = getattr(obj, "__module__", None)
     if not isinstance(module, str) or module in modules or module in MAIN_NAMES:
         return False
@@ -195,22 +167,19 @@ def _state(obj: Any, modules: frozenset[str]) -> tuple[Any, ...] | None:
     if kind is types.FunctionType:
         if _by_name(obj, modules):
             return ()
-        cells = tuple(_contents(c) for c in obj.__closure__ or ())
-        g = obj.__globals__
         names = (*_BASE_GLOBALS, *(n for c in code_objects(obj.__code__) for n in c.co_names))
-        return (obj.__code__, obj.__defaults__, obj.__kwdefaults__, obj.__dict__,
-                obj.__name__, obj.__qualname__, obj.__module__, obj.__doc__,
-                obj.__annotations__, reference_of(obj) is None, *cells,
-                *(g.get(n, _MISSING) for n in names))
+        return (obj.__code__, obj.__defaults__, obj.__kwdefaults__, obj.__dict__, obj.__name__,
+                obj.__qualname__, obj.__module__, obj.__doc__, obj.__annotations__,
+                reference_of(obj) is None, *map(_contents, obj.__closure__ or ()),
+                *(obj.__globals__.get(n, _MISSING) for n in names))
     if isinstance(obj, type):
         if not obj.__flags__ & _HEAPTYPE or _by_name(obj, modules):  # static types are fixed
             return ()
-        module = obj.__module__
-        by_value = reference_of(obj) is None or module in modules or module in MAIN_NAMES
-        if by_value and "_abc_impl" in vars(obj):
-            return None  # cloudpickle carries its ABC registry too: not compared here
-        return (type(obj), obj.__name__, obj.__qualname__, obj.__bases__,
-                reference_of(obj) is None,
+        unnamed = reference_of(obj) is None
+        if "_abc_impl" in vars(obj) and (
+                unnamed or obj.__module__ in modules or obj.__module__ in MAIN_NAMES):
+            return None  # by value, cloudpickle carries its ABC registry too: not compared here
+        return (type(obj), obj.__name__, obj.__qualname__, obj.__bases__, unnamed,
                 *(x for item in vars(obj).items() for x in item))
     if kind is property:
         return (obj.fget, obj.fset, obj.fdel, obj.__doc__)

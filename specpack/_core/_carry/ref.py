@@ -1,8 +1,5 @@
-"""The :class:`CodeRef` value: a class or function carried by reference or by value.
-
-Its fields, equality, pickling, state tuple and loading in a process; :mod:`.code` makes one
-from a live object. A reference is resolved strictly (:mod:`.allowlist`).
-"""
+"""The :class:`CodeRef` value, a class or function carried by reference or by value: its fields,
+equality, pickling and loading; :mod:`.code` makes one from a live object."""
 
 from __future__ import annotations
 
@@ -33,13 +30,9 @@ _loaded: dict[str, Any] = {}
 class CodeRef(Carried):
     """A class or function, carried by reference (``module:qualname``) or by value (payload).
 
-    Immutable and hashable by content. ``load()`` returns the object in this process: by
-    reference it imports the module; by value it unpickles the payload once per process (cached
-    by digest, so every rebuild in a process shares one class object).
-
-    A reference may be *bound*: ``bound`` holds the lowered arguments of a ``functools.partial``
-    of the named function, and ``load()`` returns that partial (what an env package registers
-    as ``entry_point=partial(make, variant=...)``).
+    Immutable and hashable by content. ``load()`` returns the object here, importing its module
+    or unpickling its payload once per process (every rebuild shares one class). A *bound*
+    reference also holds a ``functools.partial``'s lowered arguments; ``load()`` returns it.
     """
 
     __slots__ = ("_bound_key", "_digest", "_live", "_obj", "_witness", "allow", "bound",
@@ -62,31 +55,20 @@ class CodeRef(Carried):
                  python: str | None = None, allow: tuple[str, ...] | None = None,
                  registered: str | None = None,
                  bound: tuple[tuple[Any, ...], dict[str, Any]] | None = None) -> None:
-        object.__setattr__(self, "module", module)
-        object.__setattr__(self, "qualname", qualname)
-        object.__setattr__(self, "payload", payload)
-        object.__setattr__(self, "python", python if payload is not None else None)
-        object.__setattr__(self, "allow", None if allow is None else tuple(allow))
-        object.__setattr__(self, "registered", registered)
-        object.__setattr__(self, "bound", None if bound is None else (tuple(bound[0]),
-                                                                      dict(bound[1])))
-        for cached in ("_bound_key", "_digest", "_obj", "_live", "_witness"):
-            object.__setattr__(self, cached, None)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"CodeRef is immutable (cannot set {name!r})")
+        self._set(module=module, qualname=qualname, payload=payload,
+                  python=python if payload is not None else None,
+                  allow=None if allow is None else tuple(allow), registered=registered,
+                  bound=None if bound is None else (tuple(bound[0]), dict(bound[1])),
+                  _bound_key=None, _digest=None, _obj=None, _live=None, _witness=None)
 
     def __reduce__(self) -> tuple[Any, ...]:
+        name, allow = (self.module, self.qualname), self.allow
         if self.bound is not None:
-            return (restore_code_ref, (self.module, self.qualname, None, None, self.allow,
-                                       None, pickle_exact(self.bound)))
+            return (restore_code_ref, (*name, None, None, allow, None, pickle_exact(self.bound)))
         if self.registered is not None:
-            return (restore_code_ref, (self.module, self.qualname, None, None, self.allow,
-                                       self.registered))
-        if self.allow is None:
-            return (restore_code_ref, (self.module, self.qualname, self.payload, self.python))
-        return (restore_code_ref, (self.module, self.qualname, self.payload, self.python,
-                                   self.allow))
+            return (restore_code_ref, (*name, None, None, allow, self.registered))
+        args = (*name, self.payload, self.python)
+        return (restore_code_ref, args if allow is None else (*args, allow))
 
     @property
     def by_value(self) -> bool:
@@ -107,18 +89,16 @@ class CodeRef(Carried):
         if self.payload is None:
             return None
         if self._digest is None:
-            digest = "sha256:" + hashlib.sha256(self.payload).hexdigest()
-            object.__setattr__(self, "_digest", digest)
+            self._set(_digest="sha256:" + hashlib.sha256(self.payload).hexdigest())
         return self._digest
 
     def _key(self) -> tuple[Any, ...]:
+        key = (self.module, self.qualname, self.digest, self.python, self.registered)
         if self.bound is None:
-            return (self.module, self.qualname, self.digest, self.python, self.registered)
-        key = self._bound_key
-        if key is None:
-            key = exact_key(self.bound)
-            object.__setattr__(self, "_bound_key", key)
-        return (self.module, self.qualname, self.digest, self.python, self.registered, key)
+            return key
+        if self._bound_key is None:
+            self._set(_bound_key=exact_key(self.bound))
+        return (*key, self._bound_key)
 
     def _exact_key(self) -> tuple[Any, ...]:
         return ("c", *self._key())
@@ -140,14 +120,13 @@ class CodeRef(Carried):
 
     def load(self) -> Any:
         """The object itself, in this process (cached after the first call)."""
-        obj = self._obj
-        if obj is not None:
-            return obj
+        if self._obj is not None:
+            return self._obj
         obj = self._load()
         if self.bound is not None:
             args, keywords = self.bound
             obj = functools.partial(obj, *materialize(args), **materialize(keywords))
-        object.__setattr__(self, "_obj", obj)
+        self._set(_obj=obj)
         return obj
 
     def _load(self) -> Any:
@@ -186,9 +165,8 @@ class CodeRef(Carried):
         return obj
 
     def _load_registered(self) -> Any:
-        """The entry point that importing ``module`` registers in gymnasium under ``registered``
-        (under ``allow``, each module is checked before it is imported, the callable found as
-        a reference to itself would be)."""
+        """What importing ``module`` registers in gymnasium under ``registered`` (under ``allow``,
+        each module is checked before its import, the callable found as a reference would be)."""
         allow = self.allow
         if allow is not None and not may_import(self.module, self.qualname, allow):
             raise UntrustedPackError(f"{self.name} is outside the allow list {list(allow)}; "
@@ -217,25 +195,20 @@ class CodeRef(Carried):
                                          f"allow list {list(allow)}; nothing was imported")
         obj = gym_registration.load_env_creator(entry) if isinstance(entry, str) else entry
         if allow is not None:
-            home = getattr(obj, "__module__", None)
-            qual = getattr(obj, "__qualname__", None)
+            home, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
             named = isinstance(home, str) and isinstance(qual, str)
-            real = f"{home}:{qual}" if named else None
             why = (admitted(obj, str(home), str(qual), allow) if named else
                    f"it has no module and qualified name, so the allow list {list(allow)} "
                    "cannot name it")
             if why is not None:
-                raise UntrustedPackError(f"{self.name} resolves to {real or repr(obj)}: {why}")
+                real = f"{home}:{qual}" if named else repr(obj)
+                raise UntrustedPackError(f"{self.name} resolves to {real}: {why}")
         return obj
 
     def _state(self) -> tuple[Any, ...]:
-        """The fields as builtins (what a pickled pack carries); a bound reference adds its
-        lowered arguments as a seventh item."""
-        state = (self.module, self.qualname, self.payload, self.python, self.allow,
-                 self.registered)
-        if self.bound is None:
-            return state
-        return (*state, pickle_exact(self.bound))
+        """The fields as builtins (what a pickled pack carries); a bound one's arguments 7th."""
+        state = (self.module, self.qualname, self.payload, self.python, self.allow, self.registered)
+        return state if self.bound is None else (*state, pickle_exact(self.bound))
 
 
 _interned: dict[tuple[Any, ...], CodeRef] = {}
@@ -243,7 +216,6 @@ _interned: dict[tuple[Any, ...], CodeRef] = {}
 
 @restorer
 def restore_code_ref(*args: Any) -> CodeRef:
-    """A pickled :class:`CodeRef`: its constructor's positional arguments."""
     return CodeRef(*args)
 
 
@@ -300,14 +272,10 @@ def iter_carried(tree: Any) -> list[CodeRef | Blob]:
             out.append(node)
             if t is CodeRef and node.bound is not None:  # a partial's arguments
                 walk(node.bound)
-        elif t is dict:
-            for k, v in node.items():
-                walk(k)
+        elif t is dict or t is list or t is tuple:
+            for v in node.items() if t is dict else node:  # an item: a (key, value) tuple
                 walk(v)
-        elif t in (list, tuple):
-            for v in node:
-                walk(v)
-        elif t in (set, frozenset):
+        elif t is set or t is frozenset:
             for v in sorted(node, key=repr):
                 walk(v)
 

@@ -1,15 +1,14 @@
-"""Tracebacks of by-value code that point at the real file and line.
-
-cloudpickle renames every code object it carries ``"<dynamic-code>"``. At capture
-:func:`located` wraps the object with each code object's file name and the file's text; at load
-:func:`restore_sources` puts the names back and the text into :mod:`linecache`.
-"""
+"""Tracebacks of by-value code that point at the real file and line: cloudpickle names every code
+object it carries ``"<dynamic-code>"``, so :func:`located` wraps the object with each code object's
+file name and the file's text, which :func:`restore_sources` puts back at load."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import linecache
 import os
+import pathlib
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -32,13 +31,9 @@ def _functions(obj: Any, depth: int = 0) -> Iterator[types.FunctionType]:
         for value in list(vars(obj).values()):
             if isinstance(value, (staticmethod, classmethod)):
                 value = value.__func__
-            if isinstance(value, property):
-                for f in (value.fget, value.fset, value.fdel):
-                    if isinstance(f, types.FunctionType):
-                        yield f
-            elif isinstance(value, types.FunctionType):
-                yield value
-            elif isinstance(value, type) and value.__module__ == obj.__module__:
+            fns = (value.fget, value.fset, value.fdel) if isinstance(value, property) else (value,)
+            yield from (f for f in fns if isinstance(f, types.FunctionType))
+            if isinstance(value, type) and value.__module__ == obj.__module__:
                 yield from _functions(value, depth + 1)
 
 
@@ -51,27 +46,22 @@ def code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
 
 
 def _key(code: types.CodeType) -> tuple[str, int]:
-    return (code.co_qualname if hasattr(code, "co_qualname") else code.co_name,
-            code.co_firstlineno)
+    return (getattr(code, "co_qualname", code.co_name), code.co_firstlineno)
 
 
 def located(obj: Any) -> Any:
     """``obj`` wrapped so that its by-value payload keeps file names and sources (or ``obj``)."""
-    files: dict[tuple[str, int], str] = {}
-    for f in _functions(obj):
-        for code in code_objects(f.__code__):
-            if code.co_filename and not code.co_filename.startswith("<"):
-                files[_key(code)] = code.co_filename
+    files = {_key(c): c.co_filename for f in _functions(obj) for c in code_objects(f.__code__)
+             if c.co_filename and not c.co_filename.startswith("<")}
     if not files:
         return obj
     sources: dict[str, str] = {}
     total = 0
     for name in sorted(set(files.values())):
         text = _source(name)
-        if text is None or total > _MAX_TOTAL:
-            continue
-        total += len(text)
-        sources[name] = text
+        if text is not None and total <= _MAX_TOTAL:
+            total += len(text)
+            sources[name] = text
     return Located(obj, files, sources)
 
 
@@ -92,16 +82,12 @@ def _source(name: str) -> str | None:
     stamp = file_stamp(name)
     if stamp is None:
         return None
-    hit = _texts.get(name)
-    if hit is not None and hit[0] == stamp:
+    if (hit := _texts.get(name)) is not None and hit[0] == stamp:
         return hit[1]
     text: str | None = None
     if stamp[0] <= _MAX_FILE:
-        try:
-            with open(name, encoding="utf-8") as fh:
-                text = fh.read()
-        except (OSError, UnicodeDecodeError, ValueError):
-            text = None
+        with contextlib.suppress(OSError, UnicodeDecodeError, ValueError):
+            text = pathlib.Path(name).read_text(encoding="utf-8")
     if len(_texts) > 256:
         _texts.clear()
     _texts[name] = (stamp, text)
@@ -121,12 +107,9 @@ class Located:
 
 
 def _relabel(code: types.CodeType, files: dict[tuple[str, int], str]) -> types.CodeType:
-    consts = tuple(
-        _relabel(c, files) if isinstance(c, types.CodeType) else c for c in code.co_consts
-    )
-    name = code.co_filename
-    if name == _DYNAMIC:
-        name = files.get(_key(code), name)
+    consts = tuple(_relabel(c, files) if isinstance(c, types.CodeType) else c
+                   for c in code.co_consts)
+    name = files.get(_key(code), _DYNAMIC) if code.co_filename == _DYNAMIC else code.co_filename
     if name == code.co_filename and consts == code.co_consts:
         return code
     return code.replace(co_filename=name, co_consts=consts)
@@ -134,8 +117,7 @@ def _relabel(code: types.CodeType, files: dict[tuple[str, int], str]) -> types.C
 
 @restorer
 def restore_sources(obj: Any, files: dict[tuple[str, int], str], sources: dict[str, str]) -> Any:
-    """Put the original file names back on ``obj``'s code, and the sources into linecache
-    (payloads name it ``specpack._pickled.restore_sources``)."""
+    """Put the original file names back on ``obj``'s code, and the sources into linecache."""
     for f in _functions(obj):
         f.__code__ = _relabel(f.__code__, files)
     for name, text in sources.items():

@@ -1,9 +1,6 @@
-"""Lowered trees: the walks every consumer of a lowered kwargs tree shares.
-
-A lowered tree (what :func:`.values.lower` returns) is plain data (scalars, containers,
-read-only numpy arrays and scalars) and :class:`Carried` leaves, objects rebuilt in each
-process; the walks know the leaves only through :class:`Carried`.
-"""
+"""The walks over a lowered tree (what :func:`.values.lower` returns): plain data (scalars,
+containers, read-only numpy arrays and scalars) and :class:`Carried` leaves, objects rebuilt in
+each process."""
 
 from __future__ import annotations
 
@@ -28,6 +25,14 @@ class Carried:
 
     __slots__ = ()
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable (cannot set {name!r})")
+
+    def _set(self, **fields: Any) -> None:
+        """Set fields of this immutable value (at construction, or a lazy cache)."""
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
     def load(self) -> Any:
         """The object this leaf stands for, in this process."""
         raise NotImplementedError(f"{type(self).__name__} does not define load()")
@@ -44,9 +49,7 @@ def materialize(tree: Any) -> Any:
         return tree
     if t is dict:
         return {materialize(k): materialize(v) for k, v in tree.items()}
-    if t is list:
-        return [materialize(v) for v in tree]
-    if t is tuple or t is set or t is frozenset:
+    if t is list or t is tuple or t is set or t is frozenset:
         return t(materialize(v) for v in tree)
     if t is np.ndarray:
         return tree.copy()
@@ -93,8 +96,7 @@ def exact_key(tree: Any) -> Any:
                 tree.shape, np.ascontiguousarray(tree).tobytes())
     if isinstance(tree, np.generic):
         arr = np.asarray(tree)
-        return ("g", arr.dtype.str, arr.dtype.descr if arr.dtype.names else None,
-                arr.tobytes())
+        return ("g", arr.dtype.str, arr.dtype.descr if arr.dtype.names else None, arr.tobytes())
     if isinstance(tree, Carried):
         return tree._exact_key()
     return ("?", t.__module__, t.__qualname__, id(tree))
@@ -131,10 +133,8 @@ def pickle_exact(tree: Any) -> Any:
         return _ExactArray(tree)
     if t is dict:
         return {k: pickle_exact(v) for k, v in tree.items()}
-    if t is list:
-        return [pickle_exact(v) for v in tree]
-    if t is tuple:
-        return tuple(pickle_exact(v) for v in tree)
+    if t is list or t is tuple:
+        return t(pickle_exact(v) for v in tree)
     return tree
 
 

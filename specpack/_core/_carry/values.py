@@ -1,13 +1,11 @@
-"""Kwargs trees lowered at capture into a private, carriable deep copy.
-
-Plain data is kept with its exact types, classes and functions become
-:class:`~specpack.CodeRef`, other objects a :class:`Blob` pickled now; what cannot cross a
-process (generators, locks, open files) is refused here, naming the kwarg. The walks over a
-lowered tree live in :mod:`.tree`, re-exported here for their users.
-"""
+"""Live values lowered at capture into a private, carriable deep copy: plain data keeps its exact
+types, classes and functions become :class:`~specpack.CodeRef` (by reference if a fresh interpreter
+could import them, else by value), other objects a :class:`Blob` pickled now; what cannot cross a
+process is refused. :mod:`.tree`'s walks are re-exported here."""
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import io
@@ -19,17 +17,17 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import UncarriableValueError
+from .._errors import CaptureError, UncarriableValueError
 from .._text import short
-from .callables import callable_ref
-from .carried import Blob, EnumRef
-from .importable import fresh_importable, reference_of
-from .payload import portable_dumps
+from .carried import PY, Blob, EnumRef
+from .importable import MAIN_NAMES, fresh_importable, reference_of
+from .payload import Witness, dumps_witnessed, forced_modules, portable_dumps
 from .ref import CodeRef, iter_carried
+from .sources import located
 from .tree import MAX_INT_BITS, SCALAR_TYPES, detached_void, exact_key, materialize
 
-__all__ = ["MAX_INT_BITS", "SCALAR_TYPES", "Blob", "exact_key", "iter_carried", "lower",
-           "lower_mapping", "materialize"]
+__all__ = ["MAX_INT_BITS", "SCALAR_TYPES", "Blob", "callable_ref", "exact_key", "iter_carried",
+           "lower", "lower_mapping", "materialize", "payload_ref"]
 
 _CODE_TYPES = (type, types.FunctionType, types.BuiltinFunctionType)
 _LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()), threading.Condition,
@@ -43,12 +41,10 @@ def _named_member(cls: Any, member: Any) -> bool:
     name = member.name
     if not isinstance(name, str) or not name:
         return False
-    members = cls.__members__
-    if members.get(name) is member:
-        return True
-    parts = name.split("|")
-    return (isinstance(member, enum.Flag) and len(parts) > 1 and all(p in members for p in parts)
-            and functools.reduce(operator.or_, (members[p] for p in parts)) is member)
+    members, parts = cls.__members__, name.split("|")
+    return members.get(name) is member or (
+        isinstance(member, enum.Flag) and len(parts) > 1 and all(p in members for p in parts)
+        and functools.reduce(operator.or_, (members[p] for p in parts)) is member)
 
 
 def _refuse(path: str, value: Any, why: str) -> UncarriableValueError:
@@ -104,7 +100,8 @@ def lower(value: Any, path: str, by_value: bool | None = None, _depth: int = 0) 
         raise _refuse(path, value, f"a {t.__name__} is a running computation, not a value")
     if isinstance(value, _LOCK_TYPES):
         raise _refuse(path, value, f"a {t.__name__} belongs to this process's threads")
-    if isinstance(value, io.IOBase) or _is_socket(value):
+    socket = sys.modules.get("socket")  # not imported: nothing is a socket
+    if isinstance(value, io.IOBase) or (socket is not None and isinstance(value, socket.socket)):
         raise _refuse(path, value, f"an open {t.__name__} is a handle owned by this process")
     return _blob(value, path)
 
@@ -116,18 +113,10 @@ def lower_mapping(mapping: Any, label: str, kind: str,
     out = {}
     plain = True
     for k, v in mapping.items():
-        if type(v) in SCALAR_TYPES and not (type(v) is int and v.bit_length() > MAX_INT_BITS):
-            out[k] = v
-        else:
-            plain = False
-            out[k] = lower(v, f"{label!r} {kind}[{k!r}]", by_value)
+        scalar = type(v) in SCALAR_TYPES and not (type(v) is int and v.bit_length() > MAX_INT_BITS)
+        out[k] = v if scalar else lower(v, f"{label!r} {kind}[{k!r}]", by_value)
+        plain = plain and scalar
     return out, plain
-
-
-def _is_socket(value: Any) -> bool:
-    """A socket, without importing ``socket`` (if it is not imported, nothing is a socket)."""
-    mod = sys.modules.get("socket")
-    return mod is not None and isinstance(value, mod.socket)
 
 
 def _blob(value: Any, path: str) -> Blob:
@@ -138,3 +127,59 @@ def _blob(value: Any, path: str) -> Blob:
         raise _refuse(path, value, f"it does not pickle ({type(e).__name__}: {e})") from e
     return Blob(payload, f"{type(value).__module__}.{type(value).__qualname__}")
 
+
+_ref_cache: dict[Any, CodeRef] = {}
+#: By-value CodeRefs of live objects, reused while the witness of their payload holds.
+_value_cache: dict[Any, tuple[Any, Witness, CodeRef]] = {}
+
+
+def callable_ref(obj: Any, by_value: bool | None, what: str) -> CodeRef:
+    """The :class:`~.ref.CodeRef` for a class or function (not a partial); ``by_value=None``
+    decides by fresh importability, ``True``/``False`` force it; ``what`` names it in errors."""
+    if by_value is None:
+        with contextlib.suppress(TypeError):  # an unhashable callable
+            cached = _ref_cache.get(obj)
+            if cached is not None and cached._obj is obj:
+                return cached
+    ref = reference_of(obj)
+    if by_value is None:
+        by_value = ref is None or not fresh_importable(ref[0])
+    if by_value:
+        return payload_ref(obj, obj, what)
+    if ref is None:
+        raise CaptureError(
+            f"the {what} {obj!r} has no importable name (it is a lambda, a closure or a "
+            "local class); it can only travel by value: drop by_value=False"
+        )
+    out = CodeRef(ref[0], ref[1])
+    out._set(_obj=obj)
+    with contextlib.suppress(TypeError):  # an unhashable callable
+        _ref_cache[obj] = out
+    return out
+
+
+def payload_ref(obj: Any, named: Any, what: str) -> CodeRef:
+    """``obj`` carried by value, named as ``named`` is (whose module, when it is loaded and not
+    ``__main__``, is pickled by value too)."""
+    modname = getattr(named, "__module__", None) or "__main__"
+    qualname = (getattr(named, "__qualname__", None) or getattr(named, "__name__", None)
+                or repr(named))
+    force = {modname} if (isinstance(modname, str) and modname not in MAIN_NAMES
+                          and modname in sys.modules) else set()
+    key = (id(obj), modname, qualname, forced_modules())
+    if (hit := _value_cache.get(key)) is not None and hit[0] is obj and hit[1].holds():
+        return hit[2]
+    try:
+        payload, witness = dumps_witnessed(located(obj), force_modules=force)
+    except Exception as e:
+        raise CaptureError(
+            f"the {what} {modname}:{qualname} cannot be carried by value "
+            f"({type(e).__name__}: {e}); move it to an importable module"
+        ) from e
+    out = CodeRef(str(modname), str(qualname), payload, PY)
+    out._set(_witness=witness, _live=obj)  # _live: what was pickled, never what load() gives
+    if witness is not None:
+        if len(_value_cache) > 256:
+            _value_cache.clear()
+        _value_cache[key] = (obj, witness, out)
+    return out

@@ -31,13 +31,9 @@ plain = encode
 
 
 def describe_space(space: Any, depth: int = 0) -> dict[str, Any]:
-    """A structural, typed-JSON-able description of any space (``depth``: its nesting level).
-
-    ``{"type": "gymnasium.spaces.box.Box", "shape": ..., "dtype": "<f4", "low": ...}`` and so
-    on; ``"spaces"`` holds ``[key, description]`` pairs for a Dict, descriptions for a Tuple. A
-    space not of gymnasium's or gym's also gets its ``"repr"`` (no memory addresses), which only
-    identifies it. Never raises.
-    """
+    """``{"type": "gymnasium.spaces.box.Box", "shape": ..., "dtype": "<f4", ...}``: a space by
+    its structure (``"spaces"``: ``[key, description]`` pairs for a Dict, a list for a Tuple);
+    one not of gymnasium or gym adds its ``"repr"`` (no addresses). Never raises."""
     cls = type(space)
     out: dict[str, Any] = {"type": type_name(cls)}
     if depth > _MAX_DEPTH:

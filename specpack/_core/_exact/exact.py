@@ -20,9 +20,11 @@ from __future__ import annotations
 import base64
 import copyreg
 import enum
+import functools
 import hashlib
 import json
 import math
+import re
 import struct
 import sys
 import types
@@ -49,6 +51,7 @@ _NATIVE = (type(None), bool, str, float)
 _CODE = ("co_code", "co_consts", "co_names", "co_varnames", "co_freevars", "co_cellvars",
          "co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_flags")
 _EMPTY = "<empty cell>"
+_SURROGATE = re.compile("[\ud800-\udfff]")  # what UTF-8 cannot encode
 _INT_BITS = 64
 
 
@@ -114,7 +117,7 @@ class _Encoder:
         if t in _NATIVE:
             if t is float and value != value:
                 return ["nan", nan_bits(value)], 40
-            if t is str and not (value.isascii() or _utf8(value)):
+            if t is str and not value.isascii() and _SURROGATE.search(value):
                 return self.small(["str", "str", _b64(value.encode("utf-8", "surrogatepass"))],
                                   t, len(value) * 2)
             size = len(value) + 2 if t is str else 24
@@ -258,9 +261,8 @@ class _Encoder:
         state: Any = None
         parts: list[tuple[Any, int]] = []
         if t is not np.ndarray and getattr(arr, "__dict__", None):
-            s = self.value(dict(vars(arr)), d + 2)
-            state = s[0]
-            parts.append(s)
+            parts.append(self.value(dict(vars(arr)), d + 2))
+            state = parts[0][0]
         if dt.hasobject:
             items = arr.tolist() if dt.names else list(np.asarray(arr).ravel())
             body = self.items("list", list, items, d + 2)
@@ -269,11 +271,10 @@ class _Encoder:
                                   f"{dt} {name} of shape {tuple(shape)}")
         data = np.ascontiguousarray(arr).tobytes()
         if arr.size > SMALL or len(data) * 4 // 3 > LIMIT:
-            state_text = _text(state)
             if id(state) in self.bad:
                 return self.digest(state, t, "")
             return [DIGEST, name, f"{dt} array of shape {tuple(shape)}",
-                    _sha(name, _dtype(dt), repr(shape), state_text, data)], 120
+                    _sha(name, _dtype(dt), repr(shape), _text(state), data)], 120
         return self.container(["array", name, _dtype(dt), shape, _b64(data), state], t,
                               [*parts, (None, len(data) * 4 // 3 + 60)])
 
@@ -317,24 +318,13 @@ def _iter(items: Any) -> Iterator[Any]:
         yield item
 
 
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _dtype(dt: np.dtype) -> str:
     return str(dt.descr) if dt.names or dt.subdtype else dt.str
 
 
 def _find(module: str, qualname: str) -> Any:
     """``module:qualname`` in the loaded modules, as pickle finds it (nothing is imported)."""
-    found: Any = sys.modules[module]
-    for part in qualname.split("."):
-        found = getattr(found, part)
-    return found
+    return functools.reduce(getattr, qualname.split("."), sys.modules[module])
 
 
 def _by_name(value: Any) -> bool:

@@ -1,7 +1,6 @@
-"""Reading exact encodings (:mod:`.exact`): :func:`equal`, :func:`children` (the parts of a
-node, named as a difference line names them: ``[3]``, ``['key']``, ``.attr``) and
-:func:`markers` (every value that has no exact encoding). Trace data wraps encodings in lists
-and dicts.
+"""Reading exact encodings (:mod:`.exact`), or trace data made of them: :func:`equal`,
+:func:`children` (a node's parts, named ``[3]``, ``['key']``, ``.attr`` as a difference line
+names them) and :func:`markers` (every value that has no exact encoding).
 """
 
 from __future__ import annotations
@@ -116,18 +115,14 @@ def equal(a: Any, b: Any) -> bool:
         if t is float:
             if x.hex() != y.hex() or (x != x and struct.pack("<d", x) != struct.pack("<d", y)):
                 return False
-        elif t is list:
-            if len(x) != len(y) or (x and x[0] == NOT_COMPARABLE and len(x) == 3):
+        elif t is list or t is tuple:
+            if len(x) != len(y) or (t is list and x and x[0] == NOT_COMPARABLE and len(x) == 3):
                 return False
             stack += zip(x, y)
         elif t is dict:
             if list(x) != list(y):
                 return False
             stack += zip(x.values(), y.values())
-        elif t is tuple:
-            if len(x) != len(y):
-                return False
-            stack += zip(x, y)
         elif t in (type(None), bool, int, str, bytes):
             if x != y:
                 return False

@@ -1,4 +1,3 @@
 """A pack's text form: the manifest schema (:mod:`.manifest`, :mod:`.schema`), signatures
-(:mod:`.signed`), the trust policy (:mod:`.trust`), one read under it (:mod:`.read`) and the
-pack's ``to_json``/``from_json`` (:mod:`.text`). Nothing here imports the pack module.
-"""
+(:mod:`.signed`), the trust policy (:mod:`.trust`) and the pack's ``to_json``/``from_json``,
+one read under that policy (:mod:`.text`). Nothing here imports the pack module."""

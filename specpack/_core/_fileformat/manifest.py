@@ -18,8 +18,7 @@ from .._layer import Layer
 from .._surface import Surface, surface_from_json
 from .._text import printable
 from .._typedjson.decode import Decoder
-from .._typedjson.tags import DIGEST, MAX_JSON_DEPTH
-from .._typedjson.text import read_json
+from .._typedjson.tags import DIGEST, MAX_JSON_DEPTH, read_json
 from .._typedjson.walk import Path, path_text, payload_uses, references
 from .needs import needs_from_json
 from .schema import check_layer_kwargs, check_spec, is_make_wrapper
@@ -48,12 +47,9 @@ _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 
 def dumps(data: dict[str, Any], indent: int | None = 2) -> str:
-    """A manifest dict as strict JSON text (no NaN literals) that encodes as UTF-8.
-
-    A lone surrogate (which UTF-8 cannot encode) makes the whole text ASCII-only, with ``\\u``
-    escapes; a high and a low surrogate side by side (two code points, which JSON reads back
-    as one character) cannot be written: PackFormatError.
-    """
+    """A manifest dict as strict JSON text (no NaN literals) that encodes as UTF-8: a lone
+    surrogate makes the whole text ASCII-only (``\\u`` escapes); a high and a low surrogate side
+    by side (which JSON reads back as one character) cannot be written: PackFormatError."""
     try:
         text = json.dumps(data, indent=indent, allow_nan=False, ensure_ascii=False)
         try:
@@ -93,70 +89,69 @@ def _json_depth_ok(data: Any, limit: int) -> bool:
 def parse_manifest(text: str | bytes, source: str = "<manifest>") -> dict[str, Any]:
     """Parse manifest text and check its fields and payload entries (digests recomputed; the
     values are checked by :func:`decode_fields`): :class:`PackFormatError` naming ``source``."""
+
+    def bad(why: str) -> PackFormatError:
+        return PackFormatError(f"{source}: {why}")
+
+    signed = ("this is a signed pack file, not a bare manifest; read it with "
+              "specpack.load(path, key=...)")
     if isinstance(text, (bytes, bytearray, memoryview)):
         raw = bytes(text)
         if raw.startswith(SIGNED_MAGIC):
-            raise PackFormatError(f"{source}: this is a signed pack file, not a bare manifest; "
-                                  "read it with specpack.load(path, key=...)")
+            raise bad(signed)
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise PackFormatError(f"{source}: not UTF-8 text ({e}); is this a pack "
-                                  "file?") from None
+            raise bad(f"not UTF-8 text ({e}); is this a pack file?") from None
     if not isinstance(text, str):
-        raise PackFormatError(f"{source}: expected manifest text, got {type(text).__name__}")
+        raise bad(f"expected manifest text, got {type(text).__name__}")
     if not text.strip():
-        raise PackFormatError(f"{source}: empty manifest (the file holds no JSON)")
+        raise bad("empty manifest (the file holds no JSON)")
     if text.startswith(SIGNED_MAGIC.decode("ascii")):
-        raise PackFormatError(f"{source}: this is a signed pack file, not a bare manifest; "
-                              "read it with specpack.load(path, key=...)")
+        raise bad(signed)
     try:
         data = read_json(text)
     except RecursionError:
-        raise PackFormatError(f"{source}: JSON nested too deeply") from None
+        raise bad("JSON nested too deeply") from None
     except MemoryError:
-        raise PackFormatError(f"{source}: too large to parse in the memory available") from None
+        raise bad("too large to parse in the memory available") from None
     except ValueError as e:  # json.JSONDecodeError is a ValueError
-        raise PackFormatError(f"{source}: invalid JSON ({printable(str(e), 200)})") from None
+        raise bad(f"invalid JSON ({printable(str(e), 200)})") from None
     if type(data) is not dict:
-        raise PackFormatError(f"{source}: a manifest is a JSON object, got "
-                              f"{type(data).__name__}")
+        raise bad(f"a manifest is a JSON object, got {type(data).__name__}")
     if not _json_depth_ok(data, MAX_JSON_DEPTH):
-        raise PackFormatError(f"{source}: JSON nested more than {MAX_JSON_DEPTH} levels deep")
+        raise bad(f"JSON nested more than {MAX_JSON_DEPTH} levels deep")
     fmt = data.get("format")
     if type(fmt) is str and fmt.startswith("specpack/") and fmt != FORMAT:
-        raise PackFormatError(f"{source}: unknown format version {fmt[:40]!r}; this specpack "
-                              f"reads {FORMAT!r}: upgrade specpack")
+        raise bad(f"unknown format version {fmt[:40]!r}; this specpack reads {FORMAT!r}: "
+                  "upgrade specpack")
     if "format" in data and fmt != FORMAT:
-        raise PackFormatError(f"{source}: format {str(fmt)[:40]!r} is not a specpack manifest "
-                              f"(expected {FORMAT!r})")
+        raise bad(f"format {str(fmt)[:40]!r} is not a specpack manifest (expected {FORMAT!r})")
     for key, typ in _REQUIRED.items():
         if key not in data:
-            raise PackFormatError(f"{source}: missing field {key!r}; is this a specpack "
-                                  "manifest?")
+            raise bad(f"missing field {key!r}; is this a specpack manifest?")
         if type(data[key]) is not typ:
-            raise PackFormatError(f"{source}: field {key!r} must be a JSON "
-                                  f"{_JSON_NAMES[typ]}, got {_json_name(data[key])}")
+            raise bad(f"field {key!r} must be a JSON {_JSON_NAMES[typ]}, got "
+                      f"{_json_name(data[key])}")
     unknown = [k for k in data if k not in _TOP_FIELDS]
     if unknown:
-        raise PackFormatError(f"{source}: unknown field(s) {sorted(unknown)[:5]}; a "
-                              f"{FORMAT} manifest has {list(_TOP_FIELDS)}")
+        raise bad(f"unknown field(s) {sorted(unknown)[:5]}; a {FORMAT} manifest has "
+                  f"{list(_TOP_FIELDS)}")
     if data["backend"] not in BACKENDS:
-        raise PackFormatError(f"{source}: unknown backend {str(data['backend'])[:40]!r} "
-                              f"(expected one of {', '.join(map(repr, BACKENDS))})")
+        raise bad(f"unknown backend {str(data['backend'])[:40]!r} (expected one of "
+                  f"{', '.join(map(repr, BACKENDS))})")
     for key in ("id", "fingerprint"):
         if data.get(key) is not None and type(data[key]) is not str:
-            raise PackFormatError(f"{source}: field {key!r} must be a string or null, got "
-                                  f"{_json_name(data[key])}")
+            raise bad(f"field {key!r} must be a string or null, got {_json_name(data[key])}")
     if data.get("vector", False) is not True and "vector" in data:
-        raise PackFormatError(f"{source}: field 'vector' is true or absent")
+        raise bad("field 'vector' is true or absent")
     if data.get("render_wrappers") not in (None, "make"):
-        raise PackFormatError(f"{source}: field 'render_wrappers' must be 'make' or null")
+        raise bad("field 'render_wrappers' must be 'make' or null")
     if not all(type(v) is str for v in data["versions"].values()):
-        raise PackFormatError(f"{source}: field 'versions' must map names to version strings")
+        raise bad("field 'versions' must map names to version strings")
     notes = data.get("notes", [])
     if type(notes) is not list or not all(type(n) is str for n in notes):
-        raise PackFormatError(f"{source}: field 'notes' must be a list of strings")
+        raise bad("field 'notes' must be a list of strings")
     for digest, entry in data["payloads"].items():
         _check_payload(digest, entry, source)
     return data

@@ -64,11 +64,9 @@ def _signature(key: bytes, kid: bytes, manifest: bytes) -> bytes:
 
 
 def sign(key: bytes, manifest: bytes) -> bytes:
-    """``manifest`` behind a signature header made with ``key``.
-
-    A key shorter than :data:`MIN_KEY_BYTES` raises :class:`SignatureError` (files signed with
-    one before 0.3 still verify: only new signatures need a long key).
-    """
+    """``manifest`` behind a signature header made with ``key``; a key shorter than
+    :data:`MIN_KEY_BYTES` raises :class:`SignatureError` (files signed with one before 0.3 still
+    verify: only new signatures need a long key)."""
     if len(key) < MIN_KEY_BYTES:
         raise SignatureError(
             f"the signing key is {len(key)} byte{'s' if len(key) != 1 else ''}; a key "

@@ -5,16 +5,19 @@ never loads the file format or the typed-JSON codec."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .._errors import PackFormatError
+from .._keywords import check_flag
 from .._state import content, fingerprint
 from .._surface import Surface, surface_to_json
 from .._typedjson.encode import Encoder, encode
 from .._typedjson.walk import payload_uses, references
-from .manifest import FORMAT, dumps
+from .manifest import FORMAT, PackFields, decode_fields, dumps, parse_manifest
 from .needs import needs_to_json
-from .read import read_fields as read
+from .signed import SignedFile, check_key
+from .trust import check_allowed, normalize_allow, refuse_payloads
 
 if TYPE_CHECKING:
     from .._packvalue import PackValue
@@ -57,3 +60,25 @@ def to_json(pack: PackValue, indent: int | None) -> str:
             data["surface"] = surface
     data.update(needs_to_json(pack.requires, pack.assets, pack.sealed))
     return dumps(data, indent=indent)
+
+
+def read(text: str | bytes, *, trust: bool = False, key: bytes | None = None,
+         allow: Iterable[str] | str | None = None, source: str = "<manifest>") -> PackFields:
+    """``SpecPack.from_json``: the lowered fields of a manifest or pack file (signed or not),
+    checked as :func:`specpack.load` checks them and raising what it raises: the signature,
+    the schema, the allow-list and the payloads, in that order, before anything is decoded."""
+    check_flag(trust, "trust", "SpecPack.from_json()")
+    k = check_key(key)
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    f = SignedFile(source, raw)
+    if k is not None:
+        f.verify(k)
+    elif f.header_error is not None:
+        raise PackFormatError(f"{source}: {f.header_error}")
+    data = parse_manifest(f.manifest, source)
+    prefixes = normalize_allow(allow)
+    if prefixes is not None:
+        check_allowed(data, prefixes, source)
+    if data["payloads"] and not (trust or k is not None):
+        raise refuse_payloads(data, source, f.kid)
+    return decode_fields(data, source, prefixes)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .._carry.allowlist import valid_entry
+from .._carry.allowlist import may_import, valid_entry
 from .._errors import UntrustedPackError
 from .._text import printable
 from .._typedjson.decode import Decoder
@@ -77,25 +77,6 @@ def normalize_allow(allow: Iterable[str] | str | None) -> tuple[str, ...] | None
     return prefixes
 
 
-class _Policy:
-    """``allow`` as module names and exact references; each module is decided once."""
-
-    def __init__(self, prefixes: tuple[str, ...]) -> None:
-        modules = [p for p in prefixes if ":" not in p]
-        self.exact = frozenset(modules)
-        self.inside = tuple(p + "." for p in modules)
-        self.named = frozenset(p for p in prefixes if ":" in p)
-        self.seen: dict[str, bool] = {}
-
-    def admits(self, module: str, body: str) -> bool:
-        """Whether the reference ``body`` (``module:qualname``) may be resolved at all."""
-        ok = self.seen.get(module)
-        if ok is None:
-            ok = module in self.exact or module.startswith(self.inside)
-            self.seen[module] = ok
-        return ok or body in self.named
-
-
 def _problem(found: Found) -> str | None:
     """Why a reference cannot be checked against ``allow`` at all (None: it can); gymnasium
     reads an entry-point string as ``module:attribute``, so a dotted one is refused too."""
@@ -115,7 +96,6 @@ def check_allowed(data: dict[str, Any], prefixes: tuple[str, ...], source: str) 
     """Refuse (UntrustedPackError, listing up to ten) the references outside ``prefixes``: a
     module entry admits the modules inside it, an exact entry its reference, and ``make()``'s
     own wrappers are always admitted as layer classes; malformed references are refused too."""
-    policy = _Policy(prefixes)
     backend = data.get("backend")
     refused: list[str] = []
     tops: set[str] = set()
@@ -123,7 +103,7 @@ def check_allowed(data: dict[str, Any], prefixes: tuple[str, ...], source: str) 
     for found, layer_class in manifest_references(data, source):
         mod = found.module
         why = _problem(found)
-        if why is None and (policy.admits(mod, found.body) or (
+        if why is None and (may_import(mod, found.qualname, prefixes) or (
                 layer_class and is_make_wrapper(backend, mod, found.qualname))):
             continue
         name = printable(found.body, 200)

@@ -2,7 +2,6 @@
 
 A :class:`Worker` runs ``"package.module:function"`` jobs one at a time in a child of a start
 method (:data:`Where`); answers come back as typed JSON (never pickle) in an :class:`Outcome`.
-See docs/how-it-works.md.
 """
 
 from __future__ import annotations

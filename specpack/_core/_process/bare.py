@@ -1,10 +1,8 @@
 """A bare interpreter: a fresh ``python`` that sees only what an installed node would have.
 
-The parent (:func:`command`) starts ``python -s`` without ``PYTHONPATH`` and with a plan: this
-process's own folders to hide, the paths to keep. The child (:func:`enter`) hides them in a
-private mount namespace (root), else an unprivileged user namespace, else with an audit hook;
-the deepest hidden or kept folder holding a path decides. :func:`lacking` names what a bare
-node lacked.
+:func:`command` starts ``python -s`` without ``PYTHONPATH`` and with a plan (this process's own
+folders to hide, the paths to keep); :func:`enter`, in the child, hides them in a private mount
+namespace, else a user namespace, else with an audit hook. :func:`lacking` names what it lacked.
 """
 
 from __future__ import annotations
@@ -98,14 +96,12 @@ def _mechanisms() -> list[str]:
 
 def command(environment: Mapping[str, str], *, home: str, hide: Iterable[str],
             keep: Iterable[str | None], report: str, loop: str) -> tuple[list[str], dict[str, str]]:
-    """The command line and environment of a bare child, from a fresh interpreter's
-    ``environment``: ``hide`` adds paths to hide, ``keep`` paths it needs; the child runs
-    ``loop`` once hidden and writes to ``report`` what it hid."""
+    """A bare child's command line and environment, from a fresh interpreter's ``environment``
+    (``hide``, ``keep``: more paths to hide, to keep); it runs ``loop`` once hidden (``report``)."""
     env = {k: v for k, v in environment.items() if k not in DROPPED}
     cache = environment.get("SPECPACK_CACHE") or os.path.join(
         environment.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "specpack")
-    kept = [*filter(None, keep), cache, environment.get("TMPDIR"),
-            os.path.join(home, "specpack")]
+    kept = [*keep, cache, environment.get("TMPDIR"), os.path.join(home, "specpack")]
     plan = {"hide": _hide_candidates(environment.get("PYTHONPATH", ""), hide),
             "keep": [_real(p) for p in kept if p], "home": home, "report": report,
             "mechanisms": _mechanisms()}
@@ -130,8 +126,7 @@ def _rules(plan: Mapping[str, Any]) -> list[tuple[str, bool]]:
     and every needed path (and prefix) inside a hidden folder, shown."""
     needed = [_real(p) for p in sys.path if p and os.path.exists(p)]
     needed += [_real(p) for p in plan["keep"]]
-    for exe in (sys.executable, _real(sys.executable)):
-        needed.append(_real(os.path.dirname(exe)))
+    needed += [_real(os.path.dirname(exe)) for exe in (sys.executable, _real(sys.executable))]
     prefixes = [_real(p) for p in (sys.prefix, sys.exec_prefix, sys.base_prefix,
                                    sys.base_exec_prefix)]
     hide = [h for h in plan["hide"] if not any(_within(h, n) for n in needed)]
@@ -139,11 +134,9 @@ def _rules(plan: Mapping[str, Any]) -> list[tuple[str, bool]]:
             if s not in hide and any(_within(s, h) for h in hide)]
     rules = sorted([(h, True) for h in hide] + [(s, False) for s in show],
                    key=lambda r: (r[0].count("/"), r[0]))
-    # only the rules that change something (the deepest rule decides)
-    kept: list[tuple[str, bool]] = []
+    kept: list[tuple[str, bool]] = []  # only the rules that change something
     for path, is_hidden in rules:
-        above = [h for p, h in kept if _within(path, p)]
-        if (above[-1] if above else False) != is_hidden:
+        if hidden(path, kept) != is_hidden:
             kept.append((path, is_hidden))
     return kept
 
@@ -156,7 +149,8 @@ def _check(result: int, what: str) -> None:
 
 def _namespace(user: bool, rules: list[tuple[str, bool]]) -> None:
     """Enter a private mount namespace (in a new user namespace when ``user``): a tmpfs over each
-    hidden folder, each shown path bound back from the real one."""
+    hidden folder, each shown path bound back from the real one (``rules`` as :func:`_rules`
+    gives them: each changes what the rules before it decide)."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
                            ctypes.c_char_p]
@@ -174,12 +168,11 @@ def _namespace(user: bool, rules: list[tuple[str, bool]]) -> None:
     # opened in this namespace (a bind from another one is refused), before anything is hidden
     sources = {p: os.open(p, os.O_PATH) for p, hide in rules if not hide and os.path.exists(p)}
     try:
-        for i, (path, hide) in enumerate(rules):
-            above = [h for p, h in rules[:i] if _within(path, p)]
-            if hide and not (above and above[-1]) and os.path.isdir(path):
+        for path, hide in rules:
+            if hide and os.path.isdir(path):
                 _check(libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs",
                                   _MS_NOSUID | _MS_NODEV, b"mode=755"), f"tmpfs over {path}")
-            elif not hide and above and above[-1] and path in sources:
+            elif not hide and path in sources:
                 if os.path.isdir(f"/proc/self/fd/{sources[path]}"):
                     os.makedirs(path, exist_ok=True)
                 else:
@@ -201,8 +194,7 @@ _EVENTS = {"open": (0,), "os.listdir": (0,), "os.scandir": (0,), "os.mkdir": (0,
 
 
 def _audit_hook(rules: list[tuple[str, bool]]) -> None:
-    """Refuse every open, listing or change under a hidden folder (PermissionError naming the
-    path; an import there then finds nothing)."""
+    """Refuse every open, listing or change under a hidden folder: an import there finds nothing."""
     busy = [False]
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
@@ -211,8 +203,7 @@ def _audit_hook(rules: list[tuple[str, bool]]) -> None:
             return
         busy[0] = True
         try:
-            for i in where:
-                value = args[i] if i < len(args) else None
+            for value in (args[i] for i in where if i < len(args)):
                 if isinstance(value, (str, bytes, os.PathLike)):
                     path = _real(os.fsdecode(value))
                     if hidden(path, rules):

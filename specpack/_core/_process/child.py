@@ -22,9 +22,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NoReturn
 
 from .._text import format_exception, one_line
-from .forking import hard_exit
 from .protocol import FrameReader, ProtocolError, pack_frame, read_request
-from .tree import become_subreaper, kill_tree, reaper_above
+from .tree import become_subreaper, close_fds, hard_exit, kill_tree, reaper_above
 
 __all__ = ["FDS_VARIABLE", "captured", "fork_main", "load_job", "main", "mp_main", "run_job",
            "serve"]
@@ -64,22 +63,16 @@ def _error_answer(e: BaseException) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def captured(stdout_path: str, stderr_path: str) -> Iterator[None]:
-    """Point fds 1 and 2 (and fresh sys.stdout/sys.stderr on them) at the capture files.
-
-    Streams that hold the old fds (``sys.__stdout__``, a logging handler's) are flushed before
-    the fds go back, so what they buffered lands in the files too.
-    """
+    """Point fds 1 and 2 (and fresh sys.stdout/sys.stderr on them) at the capture files; streams
+    holding the old fds (``sys.__stdout__``, a logging handler's) are flushed into them too."""
     olds = (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)
     for stream in olds:
         with contextlib.suppress(Exception):
             stream.flush()  # type: ignore[union-attr]
     saved = (os.dup(1), os.dup(2))
-    old_streams = (sys.stdout, sys.stderr)
     try:
-        for fd, path in ((1, stdout_path), (2, stderr_path)):
-            target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            os.dup2(target, fd)
-            os.close(target)
+        _redirect(1, stdout_path, os.O_TRUNC)
+        _redirect(2, stderr_path, os.O_TRUNC)
         sys.stdout = _stream(1)
         sys.stderr = _stream(2)
         yield
@@ -87,17 +80,21 @@ def captured(stdout_path: str, stderr_path: str) -> Iterator[None]:
         for stream in (sys.stdout, sys.stderr, *olds):
             with contextlib.suppress(Exception):
                 stream.flush()  # type: ignore[union-attr]
-        sys.stdout, sys.stderr = old_streams
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        os.close(saved[0])
-        os.close(saved[1])
+        sys.stdout, sys.stderr = olds[:2]
+        for fd, copy in zip((1, 2), saved):
+            os.dup2(copy, fd)
+            os.close(copy)
+
+
+def _redirect(fd: int, path: str, mode: int) -> None:
+    target = os.open(path, os.O_WRONLY | os.O_CREAT | mode, 0o600)
+    os.dup2(target, fd)
+    os.close(target)
 
 
 def _stream(fd: int) -> io.TextIOWrapper:
-    raw = open(fd, "wb", buffering=0, closefd=False)
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace",
-                            write_through=True)
+    return io.TextIOWrapper(open(fd, "wb", buffering=0, closefd=False), encoding="utf-8",
+                            errors="backslashreplace", write_through=True)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -108,31 +105,20 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _read_message(fd: int, reader: FrameReader) -> dict[str, Any] | None:
-    while True:
-        message = reader.next()
-        if message is not None:
-            return message
-        try:
-            chunk = os.read(fd, 65536)
-        except InterruptedError:
-            continue
+    while (message := reader.next()) is None:
+        chunk = os.read(fd, 65536)  # retried on EINTR by Python itself (PEP 475)
         if not chunk:
             return None
         reader.feed(chunk)
+    return message
 
 
 def _guard_channels(fds: tuple[int, ...]) -> None:
     """Keep the protocol pipes out of anything the job execs or forks."""
     for fd in fds:
         os.set_inheritable(fd, False)
-
-    def close_in_grandchild() -> None:
-        for fd in fds:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-
     if hasattr(os, "register_at_fork"):
-        os.register_at_fork(after_in_child=close_in_grandchild)
+        os.register_at_fork(after_in_child=lambda: close_fds(fds))
 
 
 def _end_tree_below() -> None:
@@ -158,17 +144,6 @@ def _watch_parent() -> None:
     threading.Thread(target=watch, name="specpack-parent-watch", daemon=True).start()
 
 
-def _read_key(ctl_fd: int, reader: FrameReader) -> bytes:
-    """The answer channel's key: the parent's first control message."""
-    message = _read_message(ctl_fd, reader)
-    if message is None:
-        raise ProtocolError("the parent closed the control pipe before sending the key")
-    key = message.get("key")
-    if message.get("op") != "key" or not isinstance(key, str):
-        raise ProtocolError("the parent's first control message is not the key")
-    return bytes.fromhex(key)
-
-
 def serve(ctl_fd: int, res_fd: int) -> None:
     """The worker loop: one task at a time until told to stop or the parent goes away; on
     Linux the calling process stays above as the reaper (:func:`.tree.reaper_above`)."""
@@ -176,7 +151,22 @@ def serve(ctl_fd: int, res_fd: int) -> None:
     become_subreaper()
     _end_tree_at_exit()
     try:
-        _serve(ctl_fd, res_fd)
+        _guard_channels((ctl_fd, res_fd))
+        with contextlib.suppress(Exception):
+            # disable first: enable() on an enabled handler keeps its old signal handlers, which
+            # a library (Ray's core) may have replaced; a fork child would then die without a word
+            faulthandler.disable()
+            faulthandler.enable(file=2, all_threads=False)  # fd 2: the task's capture file
+        _watch_parent()
+        reader = FrameReader("the parent")
+        first = _read_message(ctl_fd, reader)  # the answer channel's key
+        if first is None:
+            raise ProtocolError("the parent closed the control pipe before sending the key")
+        if first.get("op") != "key" or not isinstance(first.get("key"), str):
+            raise ProtocolError("the parent's first control message is not the key")
+        key = bytes.fromhex(first["key"])
+        while (message := _read_message(ctl_fd, reader)) and message.get("op") == "task":
+            _run_task(message, res_fd, key)
     finally:
         _end_tree_below()
 
@@ -194,59 +184,36 @@ def _end_tree_at_exit() -> None:
     setattr(os, "_exit", exit_after_the_tree)  # noqa: B010 - mypy refuses assigning a function
 
 
-def _serve(ctl_fd: int, res_fd: int) -> None:
-    _guard_channels((ctl_fd, res_fd))
-    with contextlib.suppress(Exception):
-        # disable first: enable() on an enabled handler keeps its old signal handlers, which a
-        # library (Ray's core) may have replaced; a fork child would then die without a word.
-        faulthandler.disable()
-        faulthandler.enable(file=2, all_threads=False)  # fd 2: the task's capture file
-    _watch_parent()
-    reader = FrameReader("the parent")
-    key = _read_key(ctl_fd, reader)
-    while True:
-        message = _read_message(ctl_fd, reader)
-        if message is None or message.get("op") != "task":
-            return
-        task, path = message.get("task"), str(message.get("request"))
-        try:
-            header, payload = read_request(path)
-        except BaseException as e:  # noqa: BLE001
-            _write_all(res_fd, pack_frame({"task": task, **_error_answer(e)}, key))
-            continue
-        with contextlib.suppress(OSError):
-            os.remove(path)  # its absence tells the parent the task started
-        with captured(str(header["stdout"]), str(header["stderr"])):
-            answer = run_job(str(header["job"]), payload, header.get("params") or {})
-        try:
-            frame = pack_frame({"task": task, **answer}, key)
-        except BaseException as e:  # noqa: BLE001 - e.g. a value typed JSON cannot carry
-            why = _error_answer(e)
-            frame = pack_frame({"task": task, "status": "error",
-                                "error": "SpecPackError: the job's result cannot be sent back "
-                                         f"as typed JSON ({why['error']})",
-                                "detail": why["detail"]}, key)
-        _write_all(res_fd, frame)
+def _run_task(message: dict[str, Any], res_fd: int, key: bytes) -> None:
+    task, path = message.get("task"), str(message.get("request"))
+    try:
+        header, payload = read_request(path)
+    except BaseException as e:  # noqa: BLE001
+        _write_all(res_fd, pack_frame({"task": task, **_error_answer(e)}, key))
+        return
+    with contextlib.suppress(OSError):
+        os.remove(path)  # its absence tells the parent the task started
+    with captured(str(header["stdout"]), str(header["stderr"])):
+        answer = run_job(str(header["job"]), payload, header.get("params") or {})
+    try:
+        frame = pack_frame({"task": task, **answer}, key)
+    except BaseException as e:  # noqa: BLE001 - e.g. a value typed JSON cannot carry
+        why = _error_answer(e)
+        frame = pack_frame({"task": task, "status": "error",
+                            "error": "SpecPackError: the job's result cannot be sent back as "
+                                     f"typed JSON ({why['error']})",
+                            "detail": why["detail"]}, key)
+    _write_all(res_fd, frame)
 
 
 def main() -> None:
     """Entry point of a fresh interpreter (fds in :data:`FDS_VARIABLE`, deleted before any job).
-
-    It skips the interpreter's teardown, which cost each of verify's fresh interpreters about
-    80 ms of CPU for nothing anyone reads; a loop that raised ends the ordinary way.
-    """
+    It ends as the interpreter's exit would, minus the teardown that cost each of verify's fresh
+    interpreters ~80 ms of CPU for nothing anyone reads (a loop that raised ends the usual way)."""
     ctl, res = os.environ.pop(FDS_VARIABLE).split(",")
     serve(int(ctl), int(res))
-    _end_now()
-
-
-def _end_now() -> NoReturn:
-    """End as the interpreter's exit would, without its teardown: wait for the non-daemon
-    threads (``threading._shutdown``), run the ``atexit`` handlers, flush, exit with code 0."""
-    shutdown = getattr(threading, "_shutdown", None)
-    if callable(shutdown):
-        with contextlib.suppress(BaseException):
-            shutdown()
+    with contextlib.suppress(BaseException):
+        threading._shutdown()  # type: ignore[attr-defined]
     with contextlib.suppress(BaseException):
         atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
@@ -255,15 +222,12 @@ def _end_now() -> NoReturn:
     hard_exit(0)
 
 
-def _settle(boot_out: str, boot_err: str, cwd: str | None,
-            env: Mapping[str, str] | None) -> None:
+def _settle(boot_out: str, boot_err: str, cwd: str | None, env: Mapping[str, str] | None) -> None:
     """Own process group, boot logs on fds 1/2, working directory and environment."""
     with contextlib.suppress(OSError, AttributeError):  # already a leader / not POSIX
         os.setsid()
-    for fd, path in ((1, boot_out), (2, boot_err)):
-        target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        os.dup2(target, fd)
-        os.close(target)
+    _redirect(1, boot_out, os.O_APPEND)
+    _redirect(2, boot_err, os.O_APPEND)
     if cwd is not None:
         os.chdir(cwd)
     if env is not None:
@@ -273,12 +237,10 @@ def _settle(boot_out: str, boot_err: str, cwd: str | None,
 
 def mp_main(ctl: Any, res: Any, boot_out: str, boot_err: str, cwd: str | None,
             env: Mapping[str, str] | None, exit_handlers: bool = False) -> None:
-    """multiprocessing target (spawn/forkserver): ``ctl``/``res`` are Connections.
-
-    It never returns, ending through :func:`.forking.hard_exit` (after the ``atexit`` handlers
-    with ``exit_handlers``): multiprocessing's ``os._exit``, wrapped by something that raises,
-    would unwind into the code that forked (a forkserver's loop).
-    """
+    """multiprocessing target (spawn/forkserver; ``ctl``/``res`` are Connections). It ends by
+    :func:`.tree.hard_exit` (after the ``atexit`` handlers with ``exit_handlers``): the
+    ``os._exit`` of multiprocessing, wrapped by something that raises, would unwind into a
+    forkserver's loop."""
     code = 1
     try:
         _settle(boot_out, boot_err, cwd, env)
@@ -298,6 +260,6 @@ def mp_main(ctl: Any, res: Any, boot_out: str, boot_err: str, cwd: str | None,
 
 def fork_main(ctl_fd: int, res_fd: int, boot_out: str, boot_err: str, cwd: str | None,
               env: Mapping[str, str] | None) -> None:
-    """Body of a fork child (:func:`.forking.fork_call` ends the process after it returns)."""
+    """Body of a fork child (:func:`.tree.fork_call` ends the process after it returns)."""
     _settle(boot_out, boot_err, cwd, env)
     serve(ctl_fd, res_fd)

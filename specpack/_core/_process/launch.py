@@ -2,7 +2,7 @@
 
 Every child gets its own session; on Linux the started process is the worker's reaper
 (:mod:`.tree`), so killing it kills every process its jobs started. ``"fork"`` children can
-never return into this process's code (:mod:`.forking`).
+never return into this process's code (:func:`.tree.fork_call`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from .._errors import SpecPackError
 from . import bare, child, tree
-from .forking import fork_call
+from .tree import fork_call
 
 __all__ = ["FRESH", "WHERE", "Child", "Where", "child_environment", "fork_available", "label",
            "reap_later", "start", "wait_stopped"]
@@ -36,9 +36,8 @@ BOUNDARIES: tuple[Boundary, ...] = ("subprocess", "bare", "spawn", "forkserver")
 #: The kinds that are a fresh ``python`` (a hash seed of their own, set by specpack).
 FRESH: tuple[Where, ...] = ("subprocess", "bare")
 
-#: The fresh interpreter imports this process's specpack (the protocol must match on both
-#: ends), with its folder on ``sys.path`` only during that import; counted from this module's
-#: dotted name, so it stays right wherever the module sits.
+#: The fresh interpreter imports this process's specpack (the protocol must match on both ends),
+#: its folder on ``sys.path`` only for that import; counted from this module's dotted name.
 _HOME = str(Path(__file__).resolve().parents[__name__.count(".")])
 _BOOT = (
     "import sys\n"
@@ -85,9 +84,7 @@ class Child:
     its pid, its exit code, and a kill of its process tree."""
 
     def __init__(self, pid: int, handle: Any = None, report: str | None = None) -> None:
-        self.pid = pid
-        self._handle = handle
-        self.report = report
+        self.pid, self._handle, self.report = pid, handle, report
         self._code: int | None = None
 
     def poll(self) -> int | None:
@@ -122,8 +119,7 @@ class Child:
         return self._code
 
     def kill(self) -> None:
-        """SIGKILL the child, every process below it (:func:`.tree.kill_tree`) and its process
-        group."""
+        """SIGKILL the child, every process below it (:func:`.tree.kill_tree`) and its group."""
         if self.poll() is None:  # not reaped: the pid is still this child's
             tree.kill_tree(self.pid)
         if hasattr(os, "killpg"):
@@ -149,23 +145,27 @@ def start(where: Where, ctl_r: int, res_w: int, *, boot_out: str, boot_err: str,
                                     cwd=cwd, env=environment, pass_fds=(ctl_r, res_w),
                                     start_new_session=True)
         return Child(proc.pid, proc, report)
-    if where == "fork":
-        return _fork(ctl_r, res_w, boot_out, boot_err, cwd, env, close_in_fork)
-    return _mp(where, ctl_r, res_w, boot_out, boot_err, cwd, env)
+    if where == "fork" and not fork_available():
+        raise SpecPackError("where='fork' needs os.fork, which this platform does not have")
+    own_env = None if env is None else child_environment(env)
+    if where != "fork":
+        return _mp(where, ctl_r, res_w, boot_out, boot_err, cwd, own_env)
+
+    def body() -> None:
+        tree.close_fds(close_in_fork)
+        child.fork_main(ctl_r, res_w, boot_out, boot_err, cwd, own_env)
+
+    return Child(fork_call(body))
 
 
 def _mp(where: Where, ctl_r: int, res_w: int, boot_out: str, boot_err: str, cwd: str | None,
-        env: Mapping[str, str] | None) -> Child:
+        env: dict[str, str] | None) -> Child:
     ctx: Any = mp.get_context(where)
     ctl = Connection(os.dup(ctl_r), writable=False)
     res = Connection(os.dup(res_w), readable=False)
     try:
-        proc = ctx.Process(
-            target=child.mp_main,
-            args=(ctl, res, boot_out, boot_err, cwd,
-                  None if env is None else child_environment(env), where == "spawn"),
-            name=f"specpack-{where}-worker", daemon=False,
-        )
+        proc = ctx.Process(target=child.mp_main, name=f"specpack-{where}-worker", daemon=False,
+                           args=(ctl, res, boot_out, boot_err, cwd, env, where == "spawn"))
         try:
             proc.start()
         except AssertionError as e:  # "daemonic processes are not allowed to have children"
@@ -177,21 +177,6 @@ def _mp(where: Where, ctl_r: int, res_w: int, boot_out: str, boot_err: str, cwd:
         ctl.close()
         res.close()
     return Child(proc.pid, proc)
-
-
-def _fork(ctl_r: int, res_w: int, boot_out: str, boot_err: str, cwd: str | None,
-          env: Mapping[str, str] | None, close_in_fork: Collection[int]) -> Child:
-    if not fork_available():
-        raise SpecPackError("where='fork' needs os.fork, which this platform does not have")
-    environment = None if env is None else child_environment(env)
-
-    def body() -> None:
-        for fd in close_in_fork:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        child.fork_main(ctl_r, res_w, boot_out, boot_err, cwd, environment)
-
-    return Child(fork_call(body))
 
 
 #: Children asked to stop, with the time each must be gone by, and the one thread watching them.
@@ -214,8 +199,7 @@ def reap_later(child: Child, grace: float) -> None:
 
 
 def _reap() -> None:
-    """The reaper thread: kill and reap each child asked to stop once it ended or its grace is
-    over."""
+    """The reaper thread: kill and reap each child asked to stop once ended or out of grace."""
     pause = 0.001
     while True:
         with _STOPPING_CHANGED:
@@ -225,16 +209,13 @@ def _reap() -> None:
             watched = list(_STOPPING.items())
         now = time.monotonic()
         for stopping, end in watched:
-            try:
+            with contextlib.suppress(Exception):  # a child that cannot be polled is ended now
                 if now < end and stopping.poll() is None:
                     continue
-            except Exception:  # noqa: BLE001 - a child that cannot be polled is ended now
-                pass
-            try:
-                stopping.kill()
-                stopping.wait(5.0)  # reap it
-            except Exception:  # noqa: BLE001 - one child's failure must not stop this thread,
-                pass  # which watches the others too (a thread per child only lost its own)
+            try:  # one child's failure must not stop this thread, which watches the others too
+                with contextlib.suppress(Exception):
+                    stopping.kill()
+                    stopping.wait(5.0)  # reap it
             finally:
                 with _STOPPING_CHANGED:
                     _STOPPING.pop(stopping, None)
@@ -258,13 +239,6 @@ if hasattr(os, "register_at_fork"):
 
 
 def wait_stopped(timeout: float) -> bool:
-    """Wait up to ``timeout`` seconds for every child asked to stop to be gone; True if none is
-    left."""
-    end = time.monotonic() + timeout
+    """Whether every child asked to stop is gone within ``timeout`` seconds."""
     with _STOPPING_CHANGED:
-        while _STOPPING:
-            left = end - time.monotonic()
-            if left <= 0:
-                return False
-            _STOPPING_CHANGED.wait(left)
-    return True
+        return _STOPPING_CHANGED.wait_for(lambda: not _STOPPING, timeout)

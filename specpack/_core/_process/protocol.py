@@ -8,6 +8,7 @@ that died at start-up cannot block the parent on a pipe. See docs/security.md.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -58,16 +59,12 @@ def new_key() -> bytes:
     return os.urandom(32)
 
 
-def _tag(key: bytes, body: bytes) -> bytes:
-    return hmac.new(key, body, hashlib.sha256).digest()
-
-
 def pack_frame(message: Mapping[str, Any], key: bytes | None = None) -> bytes:
     """One frame holding ``message`` (PackFormatError if not encodable), tagged under ``key``."""
     body = json.dumps(encode(dict(message)), separators=(",", ":"), allow_nan=False,
                       ensure_ascii=False).encode("utf-8")
     if key is not None:
-        body = _tag(key, body) + body
+        body = hmac.digest(key, body, "sha256") + body
     return _HEADER.pack(len(body)) + body
 
 
@@ -99,7 +96,7 @@ class FrameReader:
         del self._buf[:end]
         if self._key is not None:
             tag, body = body[:_TAG], body[_TAG:]
-            if not hmac.compare_digest(tag, _tag(self._key, body)):
+            if not hmac.compare_digest(tag, hmac.digest(self._key, body, "sha256")):
                 raise ProtocolError(
                     f"{self.source} sent a frame without this worker's key: something other "
                     "than specpack's harness (the env's code, or a process it started) wrote "
@@ -142,9 +139,7 @@ def read_capture(path: str | None, limit: int = CAPTURE_LIMIT) -> str:
         return ""
     try:
         with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(0)
+            size = os.fstat(fh.fileno()).st_size
             if size <= limit:
                 data = fh.read()
             else:
@@ -186,8 +181,6 @@ def replay(outcomes: list[Outcome]) -> None:
     for o in outcomes:
         for text, stream in ((o.stdout, sys.stdout), (o.stderr, sys.stderr)):
             if text:
-                try:
+                with contextlib.suppress(OSError, ValueError):  # a closed or broken stream
                     stream.write(text)
                     stream.flush()
-                except (OSError, ValueError):  # a closed or broken stream: nothing to show on
-                    pass

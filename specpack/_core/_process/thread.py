@@ -6,7 +6,6 @@ A thread cannot be killed: on timeout it is abandoned. Output is not captured.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
 import time
@@ -19,6 +18,7 @@ from .._text import format_exception, one_line
 from .._typedjson import decode, encode
 from .child import run_job
 from .protocol import Outcome
+from .tree import close_fds
 
 __all__ = ["ThreadWorker"]
 
@@ -51,9 +51,7 @@ class _Task:
                 os.write(self.bell_w, b"x")
 
     def release(self) -> None:
-        for fd in (self.bell_r, self.bell_w):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        close_fds((self.bell_r, self.bell_w))
 
 
 class ThreadWorker:
@@ -115,9 +113,7 @@ class ThreadWorker:
 
     def close(self) -> None:
         self.kill()
-        for fd in (self._idle_r, self._idle_w):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        close_fds((self._idle_r, self._idle_w))
 
     def __enter__(self) -> ThreadWorker:
         return self

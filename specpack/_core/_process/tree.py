@@ -1,9 +1,9 @@
-"""A worker child's process tree: adopt every orphan, and kill the whole tree at the end.
+"""A worker's processes: forks that never return into the caller, and the tree below a worker.
 
-On Linux the worker is a child subreaper (orphans of new sessions and double forks stay below
-it), and the process a start method starts is a reaper above it (:func:`reaper_above`) that
-also gets the worker's ``clone(CLONE_PARENT)`` siblings. Without ``prctl``/``/proc`` (macOS,
-BSD) there is no tree to walk: the caller still kills the process group.
+A fork child that raised on its way out would run the caller's program twice (``os._exit`` may
+be a wrapper that raises, a signal handler may raise): :func:`fork_call` cannot. On Linux the
+worker is a child subreaper below a reaper (:func:`reaper_above`) that also gets its
+``clone(CLONE_PARENT)`` siblings; without ``prctl``/``/proc`` the caller kills the process group.
 """
 
 from __future__ import annotations
@@ -11,20 +11,23 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import faulthandler
+import importlib
 import os
 import select
 import signal
 import sys
 import time
+import traceback
 import warnings
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterable
 from types import FrameType
 from typing import Any, NoReturn
 
-from .forking import block_all, default_handlers, hard_exit
+__all__ = ["become_subreaper", "block_all", "close_fds", "default_handlers", "descendants",
+           "fork_call", "hard_exit", "kill_tree", "reaper_above"]
 
-__all__ = ["become_subreaper", "descendants", "kill_tree", "reaper_above"]
-
+#: ``posix._exit``: whatever replaces ``os._exit`` later (coverage, a test double) leaves it.
+_REAL_EXIT: Callable[[int], NoReturn] = importlib.import_module(os.name)._exit
 #: prctl options (linux/prctl.h).
 _PR_SET_CHILD_SUBREAPER, _PR_SET_DUMPABLE = 36, 4
 #: Rounds of stopping newly found descendants before giving up on a tree that keeps growing.
@@ -44,6 +47,84 @@ _IDLE_MS, _POLL_MS = 500, 20
 _SETTLE = 2.0
 
 
+def close_fds(fds: Iterable[int]) -> None:
+    """Close each of ``fds``, one already closed included."""
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def block_all() -> set[int | signal.Signals] | None:
+    """Block every signal in this thread; the previous mask (None where there are no masks)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+
+
+def hard_exit(code: int) -> NoReturn:
+    """End this process now with ``code``; never returns, never raises. Signals are blocked
+    first; if ``os._exit`` is a wrapper that raises (coverage's), ``posix._exit`` ends it."""
+    try:
+        block_all()
+        os._exit(code)
+    finally:
+        _REAL_EXIT(code)
+
+
+def default_handlers() -> None:
+    """Put back the default action of every signal whose handler is Python code (the caller's,
+    inherited by a fork); ``SIGINT`` gets ``KeyboardInterrupt``, ignored signals stay so."""
+    for sig in signal.valid_signals():
+        try:
+            handler = signal.getsignal(sig)
+        except (OSError, ValueError):
+            continue
+        if callable(handler) and handler is not signal.default_int_handler:
+            default = signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL
+            with contextlib.suppress(OSError, ValueError, RuntimeError):
+                signal.signal(sig, default)
+
+
+def fork_call(body: Callable[[], None]) -> int:
+    """Fork; the child runs ``body`` and ends (code 0, or 1 with the traceback on fd 2 if it
+    raised). Returns the child's pid in the parent; the child never returns."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    parent = os.getpid()
+    mask = block_all()
+    pid = -1
+    try:
+        with warnings.catch_warnings():
+            # 3.12+ warns that a fork of a threaded process may deadlock: the deadline kills it
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:
+            _child(body, mask)
+    finally:
+        # the child, whatever happened (even a wrapper of os.fork that raised in the child)
+        if os.getpid() != parent:
+            hard_exit(1)
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    return pid
+
+
+def _child(body: Callable[[], None], mask: set[int | signal.Signals] | None) -> NoReturn:
+    code = 1
+    try:
+        default_handlers()
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        body()
+        code = 0
+    except BaseException:  # noqa: BLE001 - never return into the caller's code
+        with contextlib.suppress(BaseException):
+            os.write(2, traceback.format_exc().encode("utf-8", "replace"))
+    finally:
+        hard_exit(code)
+
+
 def become_subreaper() -> bool:
     """Make this process adopt the orphans among its descendants (Linux); True if it did."""
     return sys.platform.startswith("linux") and _prctl(_PR_SET_CHILD_SUBREAPER, 1)
@@ -56,9 +137,7 @@ def _parents() -> dict[int, list[int]]:
         names = os.listdir("/proc")
     except OSError:
         return children
-    for name in names:
-        if not name.isdigit():
-            continue
+    for name in filter(str.isdigit, names):
         try:
             with open(f"/proc/{name}/stat", "rb") as fh:
                 stat = fh.read()
@@ -164,12 +243,8 @@ def _set_handler(signum: int, handler: Any) -> Any:
 
 def _reap(worker: int, parent: int, close: Collection[int]) -> NoReturn:
     """The reaper's life (signals blocked on entry): wait, end the tree, end like the worker."""
-    for fd in close:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_r, False)
-    os.set_blocking(wake_w, False)
+    close_fds(close)
+    wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)  # a reaper runs on Linux only
     asked: list[int] = []
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -183,8 +258,7 @@ def _reap(worker: int, parent: int, close: Collection[int]) -> NoReturn:
         for name in ("SIGCHLD", *_STOP_SIGNALS):
             signal.signal(getattr(signal, name), on_signal)
         ignored = [getattr(signal, n) for n in _IGNORED if hasattr(signal, n)]
-        if hasattr(signal, "SIGRTMIN"):
-            ignored += range(signal.SIGRTMIN, signal.SIGRTMAX + 1)
+        ignored += range(signal.SIGRTMIN, signal.SIGRTMAX + 1)  # a reaper runs on Linux only
         for signum in ignored:  # those left to their default (a C handler stays)
             with contextlib.suppress(OSError, ValueError):
                 if signal.getsignal(signum) in (signal.SIG_DFL, signal.default_int_handler):
@@ -222,8 +296,7 @@ def _reap(worker: int, parent: int, close: Collection[int]) -> NoReturn:
 
 
 def _collect(worker: int, status: int | None) -> tuple[int | None, bool]:
-    """Reap every ended child: the worker's wait status (``status`` until it ended), and
-    whether any child is left."""
+    """Reap every ended child: the worker's wait status (else ``status``); whether any is left."""
     while True:
         try:
             pid, st = os.waitpid(-1, os.WNOHANG | _WALL)

@@ -1,8 +1,7 @@
 """The parent side of the worker protocol: :class:`Worker` and :func:`run_one`.
 
 ``submit`` writes the request to a file and names it on the control pipe; the answer comes back
-on the answer pipe as a keyed frame. A deadline that passes kills the child with its process
-tree.
+on the answer pipe as a keyed frame. A deadline that passes kills the child with its tree.
 """
 
 from __future__ import annotations
@@ -21,19 +20,10 @@ from typing import Any
 
 from .._errors import SpecPackError
 from .._text import one_line
-from . import launch
+from . import launch, protocol
 from .launch import FRESH, WHERE, Where, label
-from .protocol import (
-    FrameReader,
-    Outcome,
-    ProtocolError,
-    exit_text,
-    head_and_tail,
-    new_key,
-    pack_frame,
-    read_capture,
-    write_request,
-)
+from .protocol import Outcome, pack_frame, read_capture
+from .tree import close_fds
 
 __all__ = ["Worker", "label", "run_one"]
 
@@ -45,11 +35,10 @@ _SLICE = 1.0
 #: Seconds an idle child gets to exit by itself when its worker closes, before it is killed.
 STOP_GRACE = 2.0
 
-_MAIN_GUARD_HINT = (
-    "it died before it could take the task: a {where} child first re-imports the main script "
-    "({script}), so a script that calls verify()/audit() at top level runs again in the child "
-    "and fails there; put that code under `if __name__ == \"__main__\":`"
-)
+_MAIN_GUARD_HINT = ("it died before it could take the task: a {where} child first re-imports the "
+                    "main script ({script}), so a script that calls verify()/audit() at top level "
+                    "runs again in the child and fails there; put that code under "
+                    "`if __name__ == \"__main__\":`")
 
 
 class Worker:
@@ -73,8 +62,8 @@ class Worker:
             os.mkdir(cwd)
         self._task = 0
         self._pending: dict[str, Any] | None = None
-        self._key = new_key()
-        self._reader = FrameReader(f"the {self.label}", self._key)
+        self._key = protocol.new_key()
+        self._reader = protocol.FrameReader(f"the {self.label}", self._key)
         self._closed = False
         self._owner = os.getpid()
         self._start_error = ""
@@ -115,26 +104,23 @@ class Worker:
         header = {"task": n, "job": job, "params": dict(params),
                   "stdout": paths["out"], "stderr": paths["err"]}
         try:
-            write_request(paths["request"], header, payload)
+            protocol.write_request(paths["request"], header, payload)
         except SpecPackError as e:
             raise SpecPackError(f"the params of job {job!r} cannot be sent to a worker: "
                                 f"{e}") from None
         self._pending = {"task": n, "started": time.perf_counter(), **paths}
-        if self.child is None:
-            return
-        with contextlib.suppress(OSError):  # a dead child: the outcome says how it died
-            os.write(self._ctl, pack_frame({"op": "task", "task": n,
-                                            "request": paths["request"]}))
+        if self.child is not None:
+            with contextlib.suppress(OSError):  # a dead child: the outcome says how it died
+                os.write(self._ctl, pack_frame({"op": "task", "task": n,
+                                                "request": paths["request"]}))
 
     @property
     def waitable(self) -> int:
-        """An fd for ``multiprocessing.connection.wait``: ready when an answer arrives or the
-        child dies."""
+        """A ``multiprocessing.connection.wait`` fd: ready on an answer or the child's death."""
         return self._res
 
     def poll_outcome(self, timeout: float | None = 0.0) -> Outcome | None:
-        """The task's outcome if it is there within ``timeout`` seconds (``None``: no limit), else
-        ``None`` (the child keeps running)."""
+        """The task's outcome if there within ``timeout`` seconds (``None``: no limit), or None."""
         if self._pending is None:
             return None
         end = None if timeout is None else time.monotonic() + timeout
@@ -147,8 +133,7 @@ class Worker:
                 return None
 
     def collect(self, timeout: float | None = None) -> Outcome:
-        """The task's outcome within ``timeout`` seconds, else ``"timeout"`` (the child and its
-        process tree are killed)."""
+        """The task's outcome within ``timeout`` seconds, else ``"timeout"`` (its tree killed)."""
         outcome = self.poll_outcome(timeout)
         if outcome is not None:
             return outcome
@@ -171,10 +156,8 @@ class Worker:
         if self.child is None:
             return self._died(self._start_error)
         left = _SLICE if end is None else min(_SLICE, max(end - time.monotonic(), 0.0))
-        if not wait([self._res], left):
-            if self.child.poll() is not None:
-                return self._died("")  # exited, but a forked process holds the pipe open
-            return None
+        if not wait([self._res], left):  # exited, but a forked process may hold the pipe open
+            return self._died("") if self.child.poll() is not None else None
         try:
             chunk = os.read(self._res, 1 << 20)
         except BlockingIOError:
@@ -192,7 +175,7 @@ class Worker:
             message = self._reader.next()
             while message is not None and message.get("task") != self._pending["task"]:
                 message = self._reader.next()  # a stale answer
-        except ProtocolError as e:
+        except protocol.ProtocolError as e:
             return self._died(f"ProtocolError: {e}", broken=True)
         return None if message is None else self._answer(message)
 
@@ -224,7 +207,7 @@ class Worker:
         started = not os.path.exists(pending["request"])
         stdout = read_capture(pending["out"] if started else self._boot[0])
         stderr = read_capture(pending["err"] if started else self._boot[1])
-        how = why or f"the {self.label} {exit_text(code)}"
+        how = why or f"the {self.label} {protocol.exit_text(code)}"
         lines = [how]
         if not started:
             script = getattr(sys.modules.get("__main__"), "__file__", None)
@@ -232,7 +215,7 @@ class Worker:
                          if self.where in ("spawn", "forkserver") and script
                          else "it died before it could take the task (while starting up)")
         if stderr.strip():
-            lines += ["stderr:", *head_and_tail(stderr.rstrip().splitlines())]
+            lines += ["stderr:", *protocol.head_and_tail(stderr.rstrip().splitlines())]
         if self.child is not None:
             self.child.kill()
         return Outcome(status="died", value=None, error=f"WorkerDied: {how}",
@@ -253,9 +236,7 @@ class Worker:
             return
         self._closed = True
         if os.getpid() != self._owner:  # a fork of the process that started it (atexit, gc):
-            for fd in (self._ctl, self._res):  # drop this fork's copies, leave the child be
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+            close_fds((self._ctl, self._res))  # its copies; leave the child be
             return
         if not self._ask_to_stop():
             self.kill()
@@ -275,10 +256,8 @@ class Worker:
         return True
 
     def _release(self) -> None:
-        for fd in (self._ctl, self._res):
-            _PARENT_FDS.discard(fd)
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        _PARENT_FDS.difference_update((self._ctl, self._res))
+        close_fds((self._ctl, self._res))
         shutil.rmtree(self._dir, ignore_errors=True)
 
     def __enter__(self) -> Worker:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -14,10 +14,20 @@ from .encode import _descr
 from .tags import MAX_ARRAY_BYTES, MAX_ARRAY_ITEMS, VALUE_KINDS
 from .walk import Path
 
-if TYPE_CHECKING:
-    from .decode import Decoder
-
 __all__ = ["decode_array"]
+
+
+class Decoder(Protocol):
+    """What decoding an array takes from :class:`.decode.Decoder` (no import of it: a circle)."""
+
+    def fail(self, at: Path, why: str) -> PackFormatError: ...
+
+    def number(self, x: Any, at: Path) -> float: ...
+
+    def bigint(self, s: str, at: Path) -> int: ...
+
+    def b64(self, s: str, at: Path) -> bytes: ...
+
 
 #: dtype kind -> the plain value types whose lists are checked vectorised.
 _FAST: dict[str, set[type]] = {"b": {bool}, "i": {int}, "u": {int}, "f": {float}}

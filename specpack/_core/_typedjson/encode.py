@@ -15,7 +15,7 @@ from .._carry.carried import Blob, EnumRef
 from .._carry.ref import CodeRef
 from .._carry.tree import MAX_INT_BITS
 from .._errors import PackFormatError
-from .tags import BY_TYPE, MAX_DECIMAL_DIGITS, MAX_DEPTH, SAFE_INT, VALUE_KINDS, decimal_text
+from .tags import MAX_DECIMAL_DIGITS, MAX_DEPTH, SAFE_INT, VALUE_KINDS, decimal_text
 
 __all__ = ["Encoder", "canonical_json", "encode", "payload_entry"]
 
@@ -75,26 +75,22 @@ class Encoder:
             return [self.value(v, d) for v in value]
         if t is dict:
             return self._dict(value, d)
-        tag = BY_TYPE.get(t)
-        if tag is not None:
-            kind = tag.kind
-            if kind == "bytes":
-                return {tag.name: base64.b64encode(value).decode("ascii")}
-            if kind == "complex":
-                return {tag.name: [_float(value.real), _float(value.imag)]}
-            if kind == "sequence":
-                return {tag.name: [self.value(v, d) for v in value]}
-            if kind == "members":
-                return {tag.name: sorted((self.value(v, d) for v in value), key=canonical_json)}
-            if kind == "array":
-                return {tag.name: _encode_array(value)}
+        if t is bytes:
+            return {"$bytes": base64.b64encode(value).decode("ascii")}
+        if t is complex:
+            return {"$complex": [_float(value.real), _float(value.imag)]}
+        if t is tuple:
+            return {"$tuple": [self.value(v, d) for v in value]}
+        if t is set or t is frozenset:
+            members = sorted((self.value(v, d) for v in value), key=canonical_json)
+            return {"$set" if t is set else "$frozenset": members}
+        if t is np.ndarray:
+            return {"$ndarray": _encode_array(value)}
         if isinstance(value, np.generic):
-            enc = _encode_array(np.asarray(value).reshape(1))
-            body: dict[str, Any] = {"dtype": enc["dtype"]}
-            if "values" in enc:
-                body["value"] = enc["values"][0]
-            else:
-                body["base64"] = enc["base64"]
+            body = _encode_array(np.asarray(value).reshape(1))
+            del body["shape"]
+            if "values" in body:
+                body["value"] = body.pop("values")[0]
             return {"$npscalar": body}
         if t is CodeRef:
             if value.payload is None:
@@ -137,12 +133,9 @@ class Encoder:
 
 def encode(value: Any, payloads: dict[str, Any] | None = None, *,
            canonical: bool = False) -> Any:
-    """The typed-JSON form of a lowered value: ``encode((1, {2: b"x"}))`` is
-    ``{'$tuple': [1, {'$dict': [[2, {'$bytes': 'eA=='}]]}]}``.
-
-    ``payloads`` (None: left out) collects the payload-table entries; ``canonical`` orders
-    ``$dict`` pairs by key, so that equal dicts encode equally (the fingerprint).
-    """
+    """The typed-JSON form of a lowered value (``encode((1, {2: b"x"}))`` is ``{'$tuple': [1,
+    {'$dict': [[2, {'$bytes': 'eA=='}]]}]}``); ``payloads`` (None: left out) collects the
+    payload-table entries; ``canonical`` orders ``$dict`` pairs by key (the fingerprint)."""
     try:
         return Encoder(payloads, canonical).value(value, 0)
     except RecursionError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -39,35 +40,29 @@ class _Text:
         self.parts.append(s)
         self.size += len(s)
 
-    def join(self, items: Any, d: int) -> None:
+    def join(self, opening: str, items: Any, d: int, closing: str) -> None:
+        self.put(opening)
         for i, v in enumerate(items):
             if i:
                 self.put(", ")
             self.value(v, d)
+        self.put(closing)
 
     def value(self, node: Any, depth: int) -> None:
         put, d = self.put, depth + 1
         if depth > 20:
             put("...")
-            return
-        if isinstance(node, list):
-            put("[")
-            self.join(node, d)
-            put("]")
-            return
-        if not isinstance(node, dict):  # None, bool, int, float, str (or anything else)
+        elif isinstance(node, list):
+            self.join("[", node, d, "]")
+        elif not isinstance(node, dict):  # None, bool, int, float, str (or anything else)
             put(repr(node))
-            return
-        name = next((k for k in node if isinstance(k, str) and k.startswith("$")), None)
-        if name is None:
+        elif (name := next((k for k in node if isinstance(k, str) and k[:1] == "$"), None)) is None:
             put("{")
             for i, (k, v) in enumerate(node.items()):
                 put(f"{', ' if i else ''}{k!r}: ")
                 self.value(v, d)
             put("}")
-            return
-        tag = TAGS.get(name)
-        if tag is None or not self.tagged(tag, node[name], node, d):
+        elif (tag := TAGS.get(name)) is None or not self.tagged(tag, node[name], node, d):
             try:
                 text = json.dumps(node, default=str)
             except (ValueError, TypeError, RecursionError):
@@ -89,9 +84,7 @@ class _Text:
         elif kind == "complex":
             if not (isinstance(body, list) and len(body) == 2):
                 return False
-            put("complex(")
-            self.join(body, d)
-            put(")")
+            self.join("complex(", body, d, ")")
         elif kind in ("sequence", "members"):
             if not isinstance(body, list):
                 return False
@@ -101,9 +94,7 @@ class _Text:
                 opening, closing = ("{", "}") if body else ("set(", ")")
             else:
                 opening, closing = ("frozenset({", "})") if body else ("frozenset(", ")")
-            put(opening)
-            self.join(body, d)
-            put(closing)
+            self.join(opening, body, d, closing)
         elif kind == "pairs":
             if not isinstance(body, list):
                 return False
@@ -148,25 +139,19 @@ class _Text:
         put(f"array(dtype {dtype}, shape {shape}")
         values = body.get("values")
         if isinstance(values, list):
-            put(", [")
-            self.join(values[:6], d)
-            put(f"{', ...' if len(values) > 6 else ''}]")
+            self.join(", [", values[:6], d, f"{', ...' if len(values) > 6 else ''}]")
         put(")")
 
 
 def render(node: Any, payloads: Any = None, limit: int = 200) -> str:
-    """Python-like text of a typed-JSON node (``payloads``: the manifest's payload table).
-
-    ``{"$tuple": [1, 2]}`` reads ``(1, 2)``, ``{"$ref": "m:f"}`` ``<m:f>``, a payload
-    ``<code m:f by value, 312 bytes>``, nesting beyond 20 levels ``...``; text longer than
-    ``limit`` is cut to ``limit`` characters ending in ``...``. Strings are shown raw
-    (``repr``): escape the result before printing it to a terminal.
-    """
+    """Python-like text of a typed-JSON node (``payloads``: the manifest's payload table):
+    ``{"$tuple": [1, 2]}`` reads ``(1, 2)``, ``{"$ref": "m:f"}`` ``<m:f>``, a payload ``<code m:f
+    by value, 312 bytes>``, nesting beyond 20 levels ``...``; text longer than ``limit`` is cut
+    to ``limit`` characters ending in ``...``. Strings are shown raw (``repr``): escape the
+    result before printing it to a terminal."""
     out = _Text(payloads, limit)
-    try:
+    with contextlib.suppress(_Full):
         out.value(node, 0)
-    except _Full:
-        pass
     text = "".join(out.parts)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -182,12 +167,10 @@ def render_items(node: Any, payloads: Any = None, limit: int = 200) -> list[tupl
 
 
 def render_code(node: Any, payloads: Any = None, *, full: bool = False) -> tuple[str, str]:
-    """``(name, how it travels)`` of an entry point or wrapper class node.
-
-    ``{"$ref": "pkg.mod:Env"}`` gives ``("Env", "pkg.mod, by reference")`` (with ``full``:
-    ``("pkg.mod:Env", "by reference")``); a ``$code`` node gives the payload's name and
-    ``"by value: <size> of cloudpickle for Python <version>, <digest>"``.
-    """
+    """``(name, how it travels)`` of an entry point or wrapper class node: ``{"$ref":
+    "pkg.mod:Env"}`` gives ``("Env", "pkg.mod, by reference")`` (with ``full``: ``("pkg.mod:Env",
+    "by reference")``), a ``$code`` node the payload's name and ``"by value: <size> of
+    cloudpickle for Python <version>, <digest>"``."""
     table = payloads if isinstance(payloads, Mapping) else {}
     if isinstance(node, dict) and isinstance(node.get("$ref"), str):
         mod, _, qual = str(node["$ref"]).rpartition(":")

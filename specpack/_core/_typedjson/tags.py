@@ -1,10 +1,12 @@
 """The typed-JSON grammar, defined once: plain JSON values are themselves, anything else is an
 object whose one ``$`` key is its tag (:data:`TAGS`). A tag of a new kind also needs that
-kind's handler in :mod:`.encode`, :mod:`.decode` and :mod:`.render`; and here, the limits."""
+kind's handler in :mod:`.encode`, :mod:`.decode` and :mod:`.render`; and here, the limits, and
+:func:`read_json`, what plain JSON text may say."""
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -16,7 +18,7 @@ from .._carry.carried import Blob, EnumRef
 from .._carry.ref import CodeRef
 from .._carry.tree import MAX_INT_BITS
 
-__all__ = ["BY_TYPE", "MAX_DEPTH", "TAGS", "Tag"]
+__all__ = ["MAX_DEPTH", "TAGS", "Tag", "read_json"]
 
 
 @dataclass(frozen=True)
@@ -50,12 +52,6 @@ TAGS: dict[str, Tag] = {t.name: t for t in (
     Tag("$code", "payload", str, (CodeRef,)),
     Tag("$object", "payload", str, (Blob,)),
 )}
-#: The tag of a value of exactly this type (ints, floats, dicts, code and numpy scalars depend
-#: on the value too: the encoder chooses theirs).
-BY_TYPE: dict[type, Tag] = {
-    bytes: TAGS["$bytes"], complex: TAGS["$complex"], tuple: TAGS["$tuple"],
-    set: TAGS["$set"], frozenset: TAGS["$frozenset"], np.ndarray: TAGS["$ndarray"],
-}
 #: The kinds whose tags name code by reference (what ``allow`` checks).
 REFERENCE_KINDS = frozenset({"ref", "enum"})
 #: The payload-table ``kind`` of each payload tag.
@@ -95,27 +91,21 @@ def tag_of(node: dict[str, Any]) -> str | None:
     if len(node) == 1:
         for k in node:
             return k if type(k) is str and k[:1] == "$" else None
-    found = None
-    for k in node:
-        if type(k) is str and k[:1] == "$":
-            if found is not None:
-                tags = [t for t in node if type(t) is str and t[:1] == "$"]
-                raise ValueError(f"more than one type tag ({', '.join(tags[:5])})")
-            found = k
-    return found
+    tags = [k for k in node if type(k) is str and k[:1] == "$"]
+    if len(tags) > 1:
+        raise ValueError(f"more than one type tag ({', '.join(tags[:5])})")
+    return tags[0] if tags else None
 
 
+@functools.lru_cache(maxsize=4096)
 def _dotted(name: str) -> bool:
     return bool(name) and all(part.isidentifier() for part in name.split("."))
-
-
-_dotted_short = functools.lru_cache(maxsize=4096)(_dotted)
 
 
 def dotted_name(name: str) -> bool:
     """Whether ``name`` is a dotted Python name (cached up to 200 characters: a file names the
     same modules many times)."""
-    return _dotted_short(name) if len(name) <= 200 else _dotted(name)
+    return _dotted(name) if len(name) <= 200 else _dotted.__wrapped__(name)
 
 
 def _str_limit() -> int:
@@ -155,3 +145,45 @@ def read_decimal(text: str) -> int:
         chunk = digits[i:i + _CHUNK_DIGITS]
         value = value * 10 ** len(chunk) + int(chunk)
     return -value if sign == "-" else value
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise ValueError(f"duplicate key {k[:80]!r} in a JSON object")
+            seen.add(k)
+    return out
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-standard JSON constant {name} (write {{\"$float\": \"nan\"}} etc.)")
+
+
+def _exact_number(text: str) -> float:
+    """A JSON number with a fraction or exponent; refused when a float cannot hold it."""
+    f = float(text)
+    if f - f != 0.0:
+        raise ValueError(f"the number {text[:40]} is too large for a float (a float that "
+                         "large is written {\"$float\": \"inf\"})")
+    if f == 0.0 and any(c in "123456789" for c in text.lower().partition("e")[0]):
+        raise ValueError(f"the number {text[:40]} is too small for a float: it would read "
+                         "as 0.0")
+    return f
+
+
+def _int_literal(text: str) -> int:
+    if len(text) - (text[0] == "-") > MAX_DECIMAL_DIGITS:
+        raise ValueError(f"an integer literal of {len(text)} digits; ints beyond 2**53 are "
+                         "written {\"$int\": \"...\"} (hexadecimal beyond 4300 digits)")
+    return read_decimal(text)
+
+
+def read_json(text: str) -> Any:
+    """Parse JSON text as the grammar reads it; ValueError for duplicate keys, ``NaN`` literals,
+    numbers a float cannot hold (``1e999999``, ``1e-999999``) and integers of more than 4,300
+    digits (whatever ``sys.set_int_max_str_digits`` says); RecursionError on deep nesting."""
+    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates,
+                      parse_float=_exact_number, parse_int=_int_literal)

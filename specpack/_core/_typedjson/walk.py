@@ -1,7 +1,6 @@
 """Walking encoded typed JSON without decoding it, as the decoder reads it: references and
 payload uses (and :func:`render` and friends, from :mod:`.render`). Iterative, and a place
-becomes text only when reported, so a file of huge keys costs no more to walk than to read.
-"""
+becomes text only when reported, so a file of huge keys costs no more to walk than to read."""
 
 from __future__ import annotations
 
@@ -21,6 +20,8 @@ __all__ = ["Found", "Path", "path_text", "payload_uses", "references", "render",
 Path: TypeAlias = "str | tuple[Path, str | int]"
 
 _KEY_LIMIT = 80
+#: What a walk looks inside (scalars hold nothing to find).
+_NESTED = (dict, list)
 #: The sibling a reference's ``member`` comes from.
 _MEMBER = {"enum": "name", "ref": "registered"}
 
@@ -28,19 +29,14 @@ _MEMBER = {"enum": "name", "ref": "registered"}
 def path_text(at: Path, *, escape: bool = True, limit: int = 300) -> str:
     """The text of a place, ``kwargs.cfg[2].name``: keys cut to 80 characters, the whole to
     ``limit``; ``escape`` (for messages, not JSON reports) escapes non-printable characters."""
-    keys: list[str | int] = []
+    parts: list[str] = []  # innermost first
     node = at
     while type(node) is tuple:
         node, key = node
-        keys.append(key)
-    parts = [str(node)]
-    for key in reversed(keys):
-        if type(key) is int:
-            parts.append(f"[{key}]")
-        else:
-            k = str(key)
-            parts.append("." + (k if len(k) <= _KEY_LIMIT else k[:_KEY_LIMIT] + "..."))
-    text = "".join(parts)
+        k = str(key)
+        parts.append(f"[{k}]" if type(key) is int else
+                     "." + (k if len(k) <= _KEY_LIMIT else k[:_KEY_LIMIT] + "..."))
+    text = str(node) + "".join(reversed(parts))
     if len(text) > limit:
         head = limit // 3
         text = text[:head] + "..." + text[len(text) - (limit - head - 3):]
@@ -84,72 +80,52 @@ class Found:
         return f"Found({self.tag} {self.body[:80]!r} at {self.path()})"
 
 
-def _tagged(node: Any, root: Path, kinds: frozenset[str]) -> Iterator[tuple[Path, Tag, Any]]:
-    """``(place, tag, node)`` of every tag node of ``kinds``, in document order; a node the
-    decoder would refuse is walked as a plain object, so nothing inside it is missed."""
+def _found(node: Any, root: Path, kinds: frozenset[str]) -> Iterator[Found]:
+    """Every tag node of ``kinds`` with a string body, in document order; a node the decoder
+    would refuse is walked as a plain object, so nothing inside it is missed."""
     stack: list[tuple[Any, Path]] = [(node, root)]
-    pop, push = stack.pop, stack.append
     while stack:
-        node, at = pop()
+        node, at = stack.pop()
+        kids: list[tuple[Path, str | int, Any]]  # (parent place, key, value)
         if type(node) is list:
-            for i in reversed(range(len(node))):
-                v = node[i]
-                if type(v) is dict or type(v) is list:  # scalars hold nothing to find
-                    push((v, (at, i)))
+            kids = [(at, i, v) for i, v in enumerate(node) if type(v) in _NESTED]
+        elif type(node) is not dict:
             continue
-        if type(node) is not dict:
-            continue
-        tag = _tag(node)
-        if tag is None:
-            for k, v in reversed(node.items()):
-                if type(v) is dict or type(v) is list:
-                    push((v, (at, k)))
-            continue
-        if tag.kind in kinds:
-            yield at, tag, node
-        for k in sorted(tag.valued & node.keys(), reverse=True):  # a partial's arguments
-            v = node[k]
-            if type(v) is dict or type(v) is list:
-                push((v, (at, k)))
-        body = node[tag.name]
-        if type(body) is not list:
-            continue
-        if tag.children == "items":  # walked as a list at the tag's place
-            push((body, at))
-        elif tag.children == "pairs":
-            for i in reversed(range(len(body))):
-                pair = body[i]
-                if type(pair) is list and len(pair) == 2:
-                    push((pair[1], ((at, i), 1)))
-                    push((pair[0], ((at, i), 0)))
+        elif (tag := _tag(node)) is None:
+            kids = [(at, k, v) for k, v in node.items() if type(v) in _NESTED]
+        else:
+            body = node[tag.name]
+            if tag.kind in kinds and type(body) is str:
+                member = _MEMBER.get(tag.kind)
+                yield Found(at, tag.name, body, None if member is None else node.get(member))
+            kids = [(at, k, node[k]) for k in sorted(tag.valued & node.keys())]  # a partial's
+            if type(body) is list and tag.children == "items":  # at the tag's place
+                kids += [(at, i, v) for i, v in enumerate(body) if type(v) in _NESTED]
+            elif type(body) is list and tag.children == "pairs":
+                kids += [((at, i), j, p[j]) for i, p in enumerate(body)
+                         if type(p) is list and len(p) == 2 for j in (0, 1)]
+        # pushed in reverse, so popped in document order
+        stack += [(v, (parent, key)) for parent, key, v in reversed(kids) if type(v) in _NESTED]
 
 
 def _tag(node: dict[Any, Any]) -> Tag | None:
     """The grammar's tag of an object; None for a plain object or one the decoder refuses."""
-    if len(node) == 1:
-        for k in node:
-            return TAGS.get(k)
     try:
         name = tag_of(node)
     except ValueError:
         return None
-    return TAGS.get(name) if name is not None else None
+    return None if name is None else TAGS.get(name)
 
 
 def references(node: Any, root: Path = "value") -> Iterator[Found]:
     """Every ``$ref`` and ``$enum`` with a string body in ``node`` (parsed JSON, e.g. a
     manifest's ``kwargs``; ``root`` labels its places), in document order."""
-    for at, tag, n in _tagged(node, root, REFERENCE_KINDS):
-        body = n[tag.name]
-        if type(body) is str:
-            yield Found(at, tag.name, body, n.get(_MEMBER[tag.kind]))
+    return _found(node, root, REFERENCE_KINDS)
 
 
 def payload_uses(node: Any, root: Path = "value") -> dict[str, list[Found]]:
     """Payload digest -> every ``$code``/``$object`` node in ``node`` that uses it."""
     uses: dict[str, list[Found]] = {}
-    for at, tag, n in _tagged(node, root, frozenset({"payload"})):
-        body = n[tag.name]
-        if type(body) is str:
-            uses.setdefault(body, []).append(Found(at, tag.name, body))
+    for found in _found(node, root, frozenset({"payload"})):
+        uses.setdefault(found.body, []).append(found)
     return uses

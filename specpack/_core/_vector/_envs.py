@@ -139,19 +139,15 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
             w.close()
         processes: list[Any] = list(getattr(self, "processes", []))
         pending = dict(enumerate(self._report_readers))
-        sentinels = {i: p.sentinel for i, p in enumerate(processes)}
         deadline = None if self._start_timeout is None else time.monotonic() + self._start_timeout
         failures: list[tuple[int, str, str]] = []
         died: list[tuple[int, Any]] = []
-        while pending:
+        while pending and not (failures or died):
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            waitables: list[Any] = list(pending.values())
-            waitables += [s for i, s in sentinels.items() if i in pending]
-            ready = multiprocessing.connection.wait(waitables, remaining)
-            if not ready:
+            sentinels = [processes[i].sentinel for i in pending if i < len(processes)]
+            if not multiprocessing.connection.wait([*pending.values(), *sentinels], remaining):
                 break
-            for i in list(pending):
-                reader = pending[i]
+            for i, reader in list(pending.items()):
                 if reader.poll():
                     del pending[i]
                     try:
@@ -164,8 +160,6 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
                 elif i < len(processes) and processes[i].exitcode is not None:
                     del pending[i]
                     died.append((i, processes[i].exitcode))
-            if failures or died:
-                break
         self._close_report_pipes()
         if not failures and not died and not pending:
             return
@@ -181,7 +175,7 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
                 f"Worker {index} traceback:\n{tb}",
                 child_traceback=tb) from cause
         if died:
-            index, code = min(died, key=lambda d: d[0])
+            index, code = min(died)
             raise WorkerError(
                 f"{where}: worker {index} exited with code {code} before building its env "
                 "(killed, crashed, or could not unpickle its env factory: is specpack importable "

@@ -54,14 +54,12 @@ class WorkerEnvFn:
 
     Notes
     -----
-    With no ``env_kwargs`` the parent is answered from ``pack.surface``; without one, or with
-    ``env_kwargs`` (which may change the spaces), the first parent call builds once to record
-    the spaces. Workers check the env they build against the spaces the parent was shown and
-    raise :class:`~specpack.SpecPackError` naming the difference: buffers sized from one space
-    cannot carry another's observations.
-
-    A spawn or forkserver worker is sent the pack's build order, not the pack: there
-    :attr:`pack` is refused (:attr:`label` and :meth:`make` answer instead).
+    The parent is answered from ``pack.surface``; without one, or with ``env_kwargs`` (which may
+    change the spaces), the first parent call builds once to record the spaces. Workers check
+    the env they build against the spaces the parent was shown and raise
+    :class:`~specpack.SpecPackError` naming the difference: buffers sized from one space cannot
+    carry another's observations. A spawn or forkserver worker is sent the pack's build order,
+    not the pack: there :attr:`pack` is refused (:attr:`label` and :meth:`make` answer).
     """
 
     def __init__(
@@ -157,15 +155,16 @@ class WorkerEnvFn:
             from ._view import ParentView
 
             return ParentView(self.surface(), self.label)
-        if self._report is None:
+        report = self._report
+        if report is None:
             return self.build()
         try:
             env = self.build()
         except Exception as e:  # noqa: BLE001 - reported to the parent, which raises it
-            self._send((False, f"{type(e).__name__}: {e}", traceback.format_exc()))
+            self._send(report, (False, f"{type(e).__name__}: {e}", traceback.format_exc()))
             # The parent raises WorkerError with this report: no second traceback on stderr
             raise SystemExit(1) from None
-        self._send((True, "", ""))
+        self._send(report, (True, "", ""))
         return env
 
     def build(self) -> Any:
@@ -184,10 +183,8 @@ class WorkerEnvFn:
                     "again where the workers run, or give the library pack.make instead")
         return env
 
-    def _send(self, outcome: tuple[bool, str, str]) -> None:
-        if self._report is None:
-            return
-        index, writer = self._report
+    def _send(self, report: Report, outcome: tuple[bool, str, str]) -> None:
+        index, writer = report
         with contextlib.suppress(OSError):  # the parent has gone: nothing to tell
             writer.send((index, *outcome))
             writer.close()

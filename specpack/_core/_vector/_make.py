@@ -205,10 +205,8 @@ def _is_main_test(test: Any) -> bool:
 
 def per_env_kwargs(env_kwargs: EnvKwargs | None, num_envs: int) -> list[dict[str, Any]]:
     """``env_kwargs`` as one dict per sub-env, checked here in the parent."""
-    if env_kwargs is None:
-        out: list[Any] = [{} for _ in range(num_envs)]
-    elif isinstance(env_kwargs, Mapping):
-        out = [dict(env_kwargs) for _ in range(num_envs)]
+    if env_kwargs is None or isinstance(env_kwargs, Mapping):
+        out: list[Any] = [{} if env_kwargs is None else env_kwargs] * num_envs
     elif callable(env_kwargs):
         out = []
         for i in range(num_envs):
@@ -272,25 +270,22 @@ class _SeededVectorOnly(SeedOnFirstReset, VectorWrapper):
 
 
 def _as_pack(obj: Any) -> SpecPack:
-    if not isinstance(obj, SpecPack):
-        obj = capture(obj)
-    assert isinstance(obj, SpecPack)
-    if obj.backend in with_trait("multi_agent"):
+    pack = obj if isinstance(obj, SpecPack) else capture(obj)
+    if pack.backend in with_trait("multi_agent"):
         raise SpecPackError(
-            f"make_vec builds gymnasium vector envs, but pack {obj.label} is a PettingZoo env; "
+            f"make_vec builds gymnasium vector envs, but pack {pack.label} is a PettingZoo env; "
             "use specpack.adapters.supersuit_vec(pack, num_envs, num_cpus) for SuperSuit's "
             "vector envs")
-    if obj.backend not in with_trait("vector"):
+    if pack.backend not in with_trait("vector"):
         raise SpecPackError(
-            f"make_vec builds gymnasium vector envs, but pack {obj.label} was captured with "
-            f"backend={obj.backend!r}; for a legacy gym env use gym's own vector env, e.g. "
+            f"make_vec builds gymnasium vector envs, but pack {pack.label} was captured with "
+            f"backend={pack.backend!r}; for a legacy gym env use gym's own vector env, e.g. "
             "gym.vector.AsyncVectorEnv([pack.make] * n, context='spawn')")
-    return obj
+    return pack
 
 
 def _check_vector_kwargs(cls: type, kwargs: Mapping[str, Any], mode: str) -> None:
-    """Refuse a vector kwarg ``cls`` does not take, suggesting the closest of its kwargs and of
-    make_vec's own parameters."""
+    """Refuse a vector kwarg ``cls`` does not take, suggesting the closest of its and make_vec's."""
     params = inspect.signature(cls).parameters
     allowed = [p for p in params if p not in ("env_fns", "context")]
     unknown = sorted(k for k in kwargs if k not in allowed)

@@ -1,6 +1,5 @@
 """What a :class:`~specpack._core._vector._factory.WorkerEnvFn` gives in the process that made
-it: a :class:`ParentView` of the recorded spaces, which refuses to be stepped (never loaded by
-a worker)."""
+it (a module a worker never loads)."""
 
 from __future__ import annotations
 
@@ -27,15 +26,12 @@ class ParentView(SurfaceEnv):
             "processes; build here with pack.make()")
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Refused: nothing is built in the making process (see :class:`WorkerEnvFn`)."""
         raise self._refuse("reset")
 
     def step(self, action: Any) -> Any:
-        """Refused: nothing is built in the making process (see :class:`WorkerEnvFn`)."""
         raise self._refuse("step")
 
     def render(self) -> Any:
-        """Refused: nothing is built in the making process (see :class:`WorkerEnvFn`)."""
         raise self._refuse("render")
 
     def __repr__(self) -> str:

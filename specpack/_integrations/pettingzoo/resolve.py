@@ -1,15 +1,14 @@
 """Resolving a PettingZoo env: a module's factory, a class, a live stack, a registry spec.
 
 A factory is carried by the module attribute that holds it (``parallel_env`` is a closure with
-no importable name of its own), its kwargs checked against the class it forwards them to. A
-live env is walked (:mod:`.stack`); PettingZoo 1.27's registry specs resolve as
-``pettingzoo.make`` would.
+no importable name of its own), its kwargs checked against the class it forwards them to.
 """
 
 from __future__ import annotations
 
 import contextlib
 import inspect
+import itertools
 import sys
 import types
 from typing import Any
@@ -41,10 +40,7 @@ def home_name(fn: Any) -> tuple[str, str] | None:
     its closure holds."""
     seen: list[str] = []
     todo = [fn]
-    i = 0
-    while i < len(todo) and i < 8:
-        obj = todo[i]
-        i += 1
+    for obj in itertools.islice(todo, 8):  # todo grows as it is walked
         module = getattr(obj, "__module__", None)
         if isinstance(module, str) and module not in seen:
             seen.append(module)
@@ -67,9 +63,8 @@ def kwargs_target(fn: Any, depth: int = 0) -> Any:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
         return fn
-    if depth > 4 or not any(p.kind is p.VAR_KEYWORD for p in params):
-        return fn
-    if any(p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params):
+    if depth > 4 or not any(p.kind is p.VAR_KEYWORD for p in params) or any(
+            p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params):
         return fn
     for cell in getattr(fn, "__closure__", None) or ():
         try:
@@ -136,14 +131,13 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
     entry = spec.entry_point
     if entry is None:
         raise CaptureError(f"the PettingZoo spec {spec.id!r} has no entry_point")
+    obj = entry
     if isinstance(entry, str):
         _, obj = code_ref_from_string(entry, by_value=None, what=f"entry point of {spec.id!r}")
-        recipe = from_callable(obj, {}, merged)
+    recipe = from_callable(obj, {}, merged)
+    if isinstance(entry, str):  # carried by its string, as the spec names it
         recipe.entry, recipe.entry_string = None, entry
-    else:
-        recipe = from_callable(entry, {}, merged)
-    recipe.id = spec.id
-    recipe.spec = {"id": spec.id}
+    recipe.id, recipe.spec = spec.id, {"id": spec.id}
     return recipe
 
 

@@ -1,12 +1,10 @@
 """The multi-agent rollout verify and the audit compare: a seeded plan and a recorded trace.
 
-:func:`plan_actions` samples one plan for both sides; under an ``action_mask`` the planned
-action ``a`` picks ``legal[a % len(legal)]`` (:func:`choose`), so a classic game is played
-rather than ended by an illegal move. :func:`record` returns what the comparison engine's
-``Trace.to_dict()`` holds, per-agent: a parallel step is ``["step", n, actions, observations,
-rewards, terminations, truncations, infos]``, an AEC step the same for the agent acting, with
-``[agent, action]`` and :meth:`last` before it. The engine passes its own ``describe`` and
-``plain``, so this module imports nothing above the backends.
+Under an ``action_mask`` a planned action ``a`` picks ``legal[a % len(legal)]`` (:func:`choose`):
+a classic game is played, not ended by an illegal move. A parallel step is recorded as ``["step",
+n, actions, observations, rewards, terminations, truncations, infos]``, an AEC step the same for
+the acting agent (``[agent, action]``, then :meth:`last` before it). The engine passes its own
+``describe`` and ``plain``, so this module imports nothing above the backends.
 """
 
 from __future__ import annotations
@@ -29,13 +27,10 @@ Plain = Callable[[Any], Any]
 
 def layer_names(env: Any) -> list[str]:
     """``module.QualName`` of every object of the stack, outermost first."""
-    names = []
+    names: list[str] = []
     node = env
-    for _ in range(1000):
-        if node is None:
-            break
-        cls = type(node)
-        names.append(f"{cls.__module__}.{cls.__qualname__}")
+    while node is not None and len(names) < 1000:
+        names.append(f"{type(node).__module__}.{type(node).__qualname__}")
         node = inner(node)
     return names
 
@@ -63,22 +58,25 @@ def choose(planned: Any, obs: Any, info: Any) -> Any:
     return type(planned)(legal[int(planned) % legal.size])
 
 
-def _spaces(env: Any, which: str, agents: list[Any], describe: Describe,
-            plain: Plain) -> dict[str, Any]:
-    out = []
-    for agent in agents:
-        try:
-            out.append([plain(agent), describe(getattr(env, which)(agent))])
-        except Exception as e:  # noqa: BLE001 - a space that raises is shown as such
-            out.append([plain(agent), {"error": one_line(e, 200)}])
-    return {"type": "pettingzoo.agents", "spaces": out}
+class _Recorder:
+    """One trace being recorded: spaces as ``describe`` shows them, values as ``plain`` records
+    them, infos without the ignored keys (noting those seen), and where the rollout is."""
 
+    def __init__(self, describe: Describe, plain: Plain, ignore: Collection[str]) -> None:
+        self.describe, self.plain, self.ignore = describe, plain, frozenset(ignore)
+        self.events: list[Any] = []
+        self.ignored: list[str] = []
+        self.after_reset: dict[str, Any] | None = None
+        self.state = {"method": "reset", "step": 0}
 
-class _Infos:
-    """Info values as ``plain`` records them, without the ignored keys (noting those seen)."""
-
-    def __init__(self, plain: Plain, ignore: Collection[str], ignored: list[str]) -> None:
-        self.plain, self.ignore, self.ignored = plain, frozenset(ignore), ignored
+    def spaces(self, env: Any, which: str, agents: list[Any]) -> dict[str, Any]:
+        out = []
+        for agent in agents:
+            try:
+                out.append([self.plain(agent), self.describe(getattr(env, which)(agent))])
+            except Exception as e:  # noqa: BLE001 - a space that raises is shown as such
+                out.append([self.plain(agent), {"error": one_line(e, 200)}])
+        return {"type": "pettingzoo.agents", "spaces": out}
 
     def drop(self, info: Any) -> Any:
         if not self.ignore or type(info) is not dict:
@@ -88,10 +86,7 @@ class _Infos:
                 self.ignored.append(k)
         return {k: v for k, v in info.items() if not (type(k) is str and k in self.ignore)}
 
-    def one(self, info: Any) -> Any:
-        return self.plain(self.drop(info))
-
-    def all(self, infos: Any) -> Any:
+    def infos(self, infos: Any) -> Any:
         if type(infos) is dict:
             infos = {a: self.drop(info) for a, info in infos.items()}
         return self.plain(infos)
@@ -104,40 +99,37 @@ def record(env: Any, actions: list[dict[str, Any]], seed: int, *, describe: Desc
     under ``"ignored_info"``), and a failing rollout is recorded under ``"error"``."""
     agents = list(env.possible_agents)
     parallel = isinstance(env, ParallelEnv)
+    rec = _Recorder(describe, plain, ignore_info)
     t: dict[str, Any] = {
         "layers": layer_names(env),
-        "observation_space": _spaces(env, "observation_space", agents, describe, plain),
-        "action_space": _spaces(env, "action_space", agents, describe, plain),
+        "observation_space": rec.spaces(env, "observation_space", agents),
+        "action_space": rec.spaces(env, "action_space", agents),
         "action_space_after_reset": None,
         "render_mode": plain(getattr(env, "render_mode", None)),
         "spec": {"api": "parallel" if parallel else "aec", "possible_agents": plain(agents),
                  "metadata": plain(dict(getattr(env, "metadata", None) or {}))},
         "nondeterministic": False,
-        "events": [],
+        "events": rec.events,
         "error": None,
-        "ignored_info": [],
+        "ignored_info": rec.ignored,
     }
-    state = {"method": "reset", "step": 0}
-    infos = _Infos(plain, ignore_info, t["ignored_info"])
     try:
-        rollout = _parallel if parallel else _aec
-        rollout(env, actions, seed, t, state, describe, infos)
+        (_parallel if parallel else _aec)(env, actions, seed, rec)
     except Exception as e:  # noqa: BLE001 - a failing rollout is part of the trace
         text = one_line(e)
         name = public_name(type(e))
-        t["error"] = {"method": state["method"], "step": state["step"],
+        t["error"] = {"method": rec.state["method"], "step": rec.state["step"],
                       "type": f"{type(e).__module__}.{type(e).__qualname__}",
                       "message": text[len(name) + 2:] if text.startswith(f"{name}: ") else ""}
+    t["action_space_after_reset"] = rec.after_reset
     return t
 
 
-def _parallel(env: Any, actions: list[dict[str, Any]], seed: int, t: dict[str, Any],
-              state: dict[str, Any], describe: Describe, rec: _Infos) -> None:
-    events, plain = t["events"], rec.plain
+def _parallel(env: Any, actions: list[dict[str, Any]], seed: int, rec: _Recorder) -> None:
+    events, plain, state = rec.events, rec.plain, rec.state
     obs, infos = env.reset(seed=seed)
-    events.append(["reset", 0, plain(obs), rec.all(infos)])
-    t["action_space_after_reset"] = _spaces(env, "action_space", list(env.possible_agents),
-                                            describe, plain)
+    events.append(["reset", 0, plain(obs), rec.infos(infos)])
+    rec.after_reset = rec.spaces(env, "action_space", list(env.possible_agents))
     for step, planned in enumerate(actions, 1):
         state.update(method="step", step=step)
         # copies: the plan is shared, and an env may change an action (or clip it) in place
@@ -146,33 +138,31 @@ def _parallel(env: Any, actions: list[dict[str, Any]], seed: int, t: dict[str, A
         shown = plain(joint)  # before the step: an env may change its action in place
         obs, rewards, terms, truncs, infos = env.step(joint)
         events.append(["step", step, shown, plain(obs), plain(rewards), plain(terms),
-                       plain(truncs), rec.all(infos)])
+                       plain(truncs), rec.infos(infos)])
         if not env.agents:
             state["method"] = "reset"
             obs, infos = env.reset()
-            events.append(["reset", step, plain(obs), rec.all(infos)])
+            events.append(["reset", step, plain(obs), rec.infos(infos)])
 
 
-def _aec(env: Any, actions: list[dict[str, Any]], seed: int, t: dict[str, Any],
-         state: dict[str, Any], describe: Describe, rec: _Infos) -> None:
-    events, plain = t["events"], rec.plain
+def _aec(env: Any, actions: list[dict[str, Any]], seed: int, rec: _Recorder) -> None:
+    events, plain, state = rec.events, rec.plain, rec.state
     env.reset(seed=seed)
-    events.append(["reset", 0, _observations(env, plain), rec.all(env.infos)])
-    t["action_space_after_reset"] = _spaces(env, "action_space", list(env.possible_agents),
-                                            describe, plain)
+    events.append(["reset", 0, _observations(env, plain), rec.infos(env.infos)])
+    rec.after_reset = rec.spaces(env, "action_space", list(env.possible_agents))
     for step, planned in enumerate(actions, 1):
         state.update(method="step", step=step)
         agent = env.agent_selection
         obs, reward, term, trunc, info = env.last()
         action = None if term or trunc else copy.deepcopy(choose(planned.get(agent), obs, info))
         shown = plain([agent, action])  # before the step (see _parallel)
-        seen = [plain(obs), plain(reward), plain(term), plain(trunc), rec.one(info)]
+        seen = [plain(obs), plain(reward), plain(term), plain(trunc), plain(rec.drop(info))]
         env.step(action)
         events.append(["step", step, shown, *seen])
         if not env.agents:
             state["method"] = "reset"
             env.reset()
-            events.append(["reset", step, _observations(env, plain), rec.all(env.infos)])
+            events.append(["reset", step, _observations(env, plain), rec.infos(env.infos)])
 
 
 def _observations(env: Any, plain: Plain) -> Any:

@@ -1,4 +1,5 @@
-"""The audit's Python API: :func:`audit` (a registry) and :func:`audit_one` (one env)."""
+"""The audit's Python API: :func:`audit` (a registry, or PettingZoo's env families) and
+:func:`audit_one` (one env)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from ..._core._backends import DEFAULT_BACKEND, with_trait
-from ..._core._errors import SpecPackError
+from ..._core._backends import DEFAULT_BACKEND, get_backend, with_trait
+from ..._core._errors import BackendUnavailableError, SpecPackError
 from ..._core._process import Boundary
 from ..._core._provenance import distribution_of
 from ..._core._version import __version__
@@ -22,31 +23,31 @@ from .._imports import import_targets
 from .._verify.engine import check_rollout_options
 from .._verify.judge import control_is_cheap, hash_seeds
 from .env_job import EnvJob
-from .families import pettingzoo_jobs
 from .jobs import Context, Job
 from .options import DEFAULT_TIMEOUT, REFERENCES
 from .output import Capture, sections
-from .report import AuditReport, Finding
+from .report import CAPTURE_ERROR, MISSING_DEPENDENCY, AuditReport, Finding
 from .scheduler import Scheduler
 from .select import select
 from .wrapper_fixtures import package_bases, wrapper_classes
 from .wrapper_job import WrapperJob
 
-__all__ = ["DEFAULT_TIMEOUT", "REFERENCES", "audit", "audit_one", "check_options"]
+__all__ = ["DEFAULT_TIMEOUT", "FAMILIES", "REFERENCES", "audit", "audit_one", "check_options"]
 
-
-def _fork_available() -> bool:
-    return "fork" in multiprocessing.get_all_start_methods()
+#: The families audited when no target is given (PettingZoo's own; add ``"mpe2"`` by name).
+FAMILIES = ("pettingzoo.atari", "pettingzoo.butterfly", "pettingzoo.classic",
+            "pettingzoo.mpe", "pettingzoo.sisl")
 
 
 def check_options(where: str, steps: int, jobs: int | None, timeout: float,
                   reference: str | None) -> bool:
     """Validate the options (a :class:`SpecPackError` names one out of range and what it
     accepts); returns whether references are built in fork workers."""
+    fork = "fork" in multiprocessing.get_all_start_methods()
     if reference is not None and reference not in REFERENCES:
         raise SpecPackError(f"reference={reference!r} is not one of {', '.join(REFERENCES)} "
                             "(or None: fork where the platform has it)")
-    if reference == "fork" and not _fork_available():
+    if reference == "fork" and not fork:
         raise SpecPackError("the fork start method is not available here, so the reference "
                             "cannot be built in forks;", python="use reference='here'",
                             cli="use --reference here")
@@ -54,8 +55,7 @@ def check_options(where: str, steps: int, jobs: int | None, timeout: float,
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise SpecPackError(f"jobs={jobs!r} must be a positive int (or None for the CPU count)")
     # fork is safe enough for this on Linux; on macOS system frameworks may crash a fork child.
-    default_fork = sys.platform.startswith("linux") and _fork_available()
-    return reference == "fork" or (reference is None and default_fork)
+    return reference == "fork" or (reference is None and fork and sys.platform.startswith("linux"))
 
 
 def _versions() -> dict[str, str]:
@@ -150,19 +150,15 @@ def audit(targets: str | Sequence[str] = (), imports: Sequence[str] = (),
     try:
         with printed:
             job_list, decided = _jobs(list(targets), imports, wrappers, backend, ctx)
-    except BaseException:
-        shutil.rmtree(ctx.tmp, ignore_errors=True)
-        raise
-    n_workers = max(1, min(jobs or os.cpu_count() or 1, len(job_list) or 1))
-    total = len(job_list)
-    done = [0]
+        n_workers = max(1, min(jobs or os.cpu_count() or 1, len(job_list) or 1))
+        total = len(job_list)
+        done = [0]
 
-    def on_done(f: Finding) -> None:
-        done[0] += 1
-        if progress is not None:
-            progress(f, done[0], total)
+        def on_done(f: Finding) -> None:
+            done[0] += 1
+            if progress is not None:
+                progress(f, done[0], total)
 
-    try:
         findings = decided + _run(job_list, n_workers, ctx, fork_refs, on_done)
     finally:
         shutil.rmtree(ctx.tmp, ignore_errors=True)
@@ -181,19 +177,54 @@ def _jobs(targets: list[str], imports: str | Sequence[str], wrappers: bool | str
     the env modules of PettingZoo families): the jobs, and findings decided already."""
     imported = import_targets([imports] if isinstance(imports, str) else list(imports),
                               option="imports")
-    multi_agent = backend in with_trait("multi_agent")
-    if multi_agent and wrappers:
-        raise SpecPackError(f"wrappers= audits gymnasium wrapper classes; drop it with "
-                            f"backend={backend!r}")
-    env_ids = [] if wrappers == "only" or multi_agent else select(targets)
+    if backend in with_trait("multi_agent"):
+        if wrappers:
+            raise SpecPackError(f"wrappers= audits gymnasium wrapper classes; drop it with "
+                                f"backend={backend!r}")
+        return pettingzoo_jobs(targets or list(imported), ctx)
+    env_ids = [] if wrappers == "only" else select(targets)
     job_list: list[Job] = [EnvJob(i, ctx) for i in env_ids]
-    decided: list[Finding] = []
-    if multi_agent:
-        job_list, decided = pettingzoo_jobs(targets or list(imported), ctx)
     if wrappers:
         extra = package_bases(imported)
         job_list += [WrapperJob(n, c, ctx, extra) for n, c in wrapper_classes(imported)]
-    return job_list, decided
+    return job_list, []
+
+
+def pettingzoo_jobs(targets: Sequence[str], ctx: Context) -> tuple[list[Job], list[Finding]]:
+    """One job per factory of the env modules of ``targets`` (empty: :data:`FAMILIES`), each an
+    :class:`~.env_job.EnvJob` named ``"<module>.<factory>"``, and a finding per env module that
+    does not import; :class:`SpecPackError` when PettingZoo is not installed or a target names
+    no env module."""
+    try:
+        backend: Any = get_backend("pettingzoo")  # an edge backend, named by the core
+    except BackendUnavailableError as e:
+        raise SpecPackError(
+            f"auditing PettingZoo envs needs PettingZoo ({e.__cause__ or e}): pip install "
+            "'specpack[pettingzoo]',",
+            python="or leave backend='pettingzoo' out", cli="or leave --backend pettingzoo out",
+        ) from None
+    jobs: list[Job] = []
+    decided: list[Finding] = []
+    for target in list(targets) or list(FAMILIES):
+        found = backend.env_modules([target])
+        if not found:
+            raise SpecPackError(
+                f"{target!r} holds no PettingZoo env module (a module named like "
+                "'pistonball_v6' defining env or parallel_env); give a family such as "
+                "'pettingzoo.butterfly' or one env module (as a TARGET, or as --import when "
+                "no TARGET is given)"
+            )
+        for module in found:
+            if module.error is not None:
+                status = MISSING_DEPENDENCY if module.missing else CAPTURE_ERROR
+                reason = (f"needs {module.missing}: {module.error}" if module.missing
+                          else f"importing it failed: {module.error}")
+                decided.append(Finding("env", module.name, status, reason,
+                                       package=module.missing))
+                continue
+            jobs += [EnvJob(f"{module.name}.{name}", ctx, target=factory)
+                     for name, factory in module.factories.items()]
+    return jobs, decided
 
 
 def audit_one(target: Any, *, steps: int = 50, seed: int = 0, where: Boundary = "subprocess",

@@ -153,23 +153,19 @@ def same_recipe(a: Any, b: Any) -> bool:
     """Whether two packs build the same stack from the same entry point with the same kwargs
     (a wrapper argument at its default counts as not given: ``capture(env)`` of a live
     ``OrderEnforcing`` records ``disable_render_order_enforcing=False``, ``make`` passes none).
-    When unsure, False: the live capture is then rebuilt too, which costs time, never a verdict.
-    """
+    When unsure, False: the live capture is then rebuilt too, which costs time, never a verdict."""
     try:
-        return bool(
-            a.entry_point == b.entry_point
-            and exact_key(dict(a.kwargs)) == exact_key(dict(b.kwargs))
-            and _layer_keys(a) == _layer_keys(b)
-        )
+        return bool(a.entry_point == b.entry_point
+                    and exact_key(dict(a.kwargs)) == exact_key(dict(b.kwargs))
+                    and _layer_keys(a) == _layer_keys(b))
     except Exception:  # noqa: BLE001 - when unsure, rebuild the live capture too
         return False
 
 
 def live_capture(env: Any, pack: Any) -> dict[str, Any]:
-    """``specpack.capture(env)`` of the live instance: a second look (``pack`` is what the audit
-    judges). Returns the refusals to capture it (``differences``, ``ezpickle``), ``pack`` (the
-    pickled capture when it is another recipe, else None), ``notes``, ``failed`` (always None).
-    """
+    """``specpack.capture(env)`` of the live instance, a second look (``pack`` is what the audit
+    judges): the refusals to capture it (``differences``, ``ezpickle``), ``pack`` (the pickled
+    capture when it is another recipe, else None), ``notes``, ``failed`` (always None)."""
     out: dict[str, Any] = {"differences": [], "ezpickle": [], "pack": None, "failed": None,
                            "notes": []}
     try:

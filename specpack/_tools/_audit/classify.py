@@ -1,20 +1,24 @@
 """Turning an exception raised where an env is registered into the audit's verdict: a missing
-dependency, ``needs_arguments`` or a capture error, as a plain dict (it travels back from the
-reference workers as typed JSON)."""
+dependency, ``needs_arguments``, a timeout (:func:`time_limit` bounds work in the audit's own
+process) or a capture error, as a plain dict (it travels back from the reference workers as
+typed JSON)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import inspect
 import re
+import signal
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..._core._text import format_exception, one_line, printable, short
 from .report import CAPTURE_ERROR, MISSING_DEPENDENCY, NEEDS_ARGUMENTS, TIMEOUT
-from .timelimit import Overtime
 
-__all__ = ["failure", "guard", "missing_package", "raised", "rollout_missing", "unset_required"]
+__all__ = ["Overtime", "failure", "guard", "missing_package", "raised", "rollout_missing",
+           "time_limit", "unset_required"]
 
 _PIP = re.compile(r"pip install\s+(?:-U\s+)?[`'\"]?([A-Za-z0-9][A-Za-z0-9_.\-]*(?:\[[^\]\s]*\])?)")
 _SUPPORTED = re.compile(r"only supported (?:on|with) [`'\"]([^`'\"]+)[`'\"]")
@@ -66,12 +70,10 @@ def _absent_module_top(chain: list[BaseException]) -> str | None:
 
 
 def missing_package(exc: BaseException) -> str | None:
-    """The package a failure says is missing (``"gymnasium[box2d]"``), or None.
-
-    A ``ModuleNotFoundError`` for an installed top-level package is a broken env module, not a
+    """The package a failure says is missing (``"gymnasium[box2d]"``), or None; a
+    ``ModuleNotFoundError`` for an installed top-level package is a broken env module, not a
     missing one. The message comes first: gymnasium-robotics raises
-    ``DependencyNotInstalled("No module named 'mujoco_py'...")`` with no chain.
-    """
+    ``DependencyNotInstalled("No module named 'mujoco_py'...")`` with no chain."""
     chain = list(_chain(exc))
     for e in chain:
         if type(e).__name__ == "DependencyNotInstalled":
@@ -121,20 +123,8 @@ def unset_required(entry: Any, kwargs: Mapping[str, Any]) -> list[str]:
         params = inspect.signature(entry).parameters.values()
     except (TypeError, ValueError):
         return []
-    return [
-        p.name
-        for p in params
-        if p.default is p.empty
-        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-        and p.name not in kwargs
-    ]
-
-
-def _says_missing(exc: BaseException, needs: list[str]) -> bool:
-    """Whether the failure is the call missing one of ``needs`` (``TypeError: f() missing 1
-    required positional argument: 'env_name'``), not something else."""
-    texts = map(str, _chain(exc))
-    return any("missing" in text and any(f"'{n}'" in text for n in needs) for text in texts)
+    return [p.name for p in params if p.default is p.empty
+            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in kwargs]
 
 
 def failure(exc: BaseException, what: str, timeout: float, needs: list[str] | None = None,
@@ -146,13 +136,11 @@ def failure(exc: BaseException, what: str, timeout: float, needs: list[str] | No
         return {"status": TIMEOUT, "reason": f"{what} here did not finish within {timeout:g} s"}
     package = missing_package(exc)
     if package is not None:
-        return {
-            "status": MISSING_DEPENDENCY,
-            "reason": f"needs {package}: {one_line(exc)}",
-            "package": package,
-            "detail": format_exception(exc),
-        }
-    if needs and _says_missing(exc, needs):
+        return {"status": MISSING_DEPENDENCY, "reason": f"needs {package}: {one_line(exc)}",
+                "package": package, "detail": format_exception(exc)}
+    # the call itself misses one of needs ("f() missing 1 required positional argument: 'x'")
+    if needs and any("missing" in text and any(f"'{n}'" in text for n in needs)
+                     for text in map(str, _chain(exc))):
         args = ", ".join(f"{n}=..." for n in needs)
         return {
             "status": NEEDS_ARGUMENTS,
@@ -163,11 +151,8 @@ def failure(exc: BaseException, what: str, timeout: float, needs: list[str] | No
             f"{printable(str(name))} --kwarg KEY=JSON -o FILE, then specpack verify FILE",
             "detail": format_exception(exc),
         }
-    return {
-        "status": CAPTURE_ERROR,
-        "reason": f"{what} failed: {one_line(exc)}",
-        "detail": format_exception(exc),
-    }
+    return {"status": CAPTURE_ERROR, "reason": f"{what} failed: {one_line(exc)}",
+            "detail": format_exception(exc)}
 
 
 def guard(what: str, timeout: float, work: Callable[[], dict[str, Any]],
@@ -179,3 +164,29 @@ def guard(what: str, timeout: float, work: Callable[[], dict[str, Any]],
         if isinstance(e, KeyboardInterrupt):
             raise
         return {"failed": failure(e, what, timeout, needs, name)}
+
+
+class Overtime(BaseException):
+    """Raised by the alarm when work here exceeds the per-env timeout (a ``BaseException`` so
+    that an env's own ``except Exception`` cannot swallow it)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Interrupt the body with :class:`Overtime` after ``seconds``; the body runs unbounded off
+    the main thread, without ``setitimer``, or while an alarm of the caller is running."""
+    if not (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+            and signal.getitimer(signal.ITIMER_REAL)[0] == 0.0):
+        yield
+        return
+
+    def _ring(signum: int, frame: Any) -> None:
+        raise Overtime()
+
+    previous = signal.signal(signal.SIGALRM, _ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, previous)

@@ -19,7 +19,7 @@ from .._verify.jobs import multi_agent
 from .jobs import private_tmp
 
 __all__ = ["CONFIRM_BUILDS", "CONFIRM_JOB", "LABELS", "Build", "clean_build", "close_quietly",
-           "confirm", "confirm_job", "control", "trace_of", "watched_make"]
+           "confirm", "confirm_job", "control", "trace_differences", "trace_of", "watched_make"]
 
 #: The confirmation job function, as workers import it.
 CONFIRM_JOB = f"{__name__}:confirm_job"
@@ -38,8 +38,7 @@ class Build(NamedTuple):
     touches: list[Any]
 
 
-def trace_of(env: Any, actions: list[Any], steps: int, seed: int,
-             watch: Watch | None = None) -> dict[str, Any]:
+def trace_of(env: Any, actions: list[Any], steps: int, seed: int, watch: Watch) -> dict[str, Any]:
     """``Trace.to_dict()`` of a fresh env over ``actions`` (copied), as the engine's
     ``run_trace`` records one (a PettingZoo env per agent, its rollout one ``watch`` call)."""
     todo = writable(list(actions[:steps]))
@@ -49,8 +48,7 @@ def trace_of(env: Any, actions: list[Any], steps: int, seed: int,
             traced: dict[str, Any] = multi.record(env, todo, seed, describe=describe_space,
                                                   plain=plain)
         finally:
-            if watch is not None:
-                watch.after("rollout", 0)
+            watch.after("rollout", 0)
         return traced
     return record(env, todo, seed, watch=watch).to_dict()
 
@@ -85,36 +83,36 @@ def close_quietly(env: Any) -> None:
         env.close()
 
 
-def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
-    return compare(Trace.from_dict(a), Trace.from_dict(b), labels=LABELS, shared=False)
+def trace_differences(a: dict[str, Any], b: dict[str, Any],
+                      labels: tuple[str, str] = LABELS) -> list[str]:
+    """What differs between two traces (``Trace.to_dict()``), each side named by ``labels``."""
+    return compare(Trace.from_dict(a), Trace.from_dict(b), labels=labels, shared=False)
 
 
 def control(first: Build, again: Callable[[], Build], *, checked: bool = True) -> dict[str, Any]:
     """Hold ``first`` (the build the checks read, unless not ``checked``) against clean builds
     (``again()``): the reference ``trace``, ``repeat`` (two clean builds' differences),
     ``notes`` and ``unseeded`` (the first ``[call, step, generator]`` two builds disagree on)."""
+
+    def answer(trace: dict[str, Any], repeat: list[str], notes: list[str]) -> dict[str, Any]:
+        return {"trace": trace, "repeat": repeat, "notes": notes,
+                "unseeded": None if drawn is None else list(drawn)}
+
     second = again()
     drawn = first_unseeded(first.touches, second.touches)
-    same = not _differences(first.trace, second.trace)
+    same = not trace_differences(first.trace, second.trace)
     if same and (drawn is None or not checked):
-        return {"trace": first.trace, "repeat": [], "notes": [], "unseeded": _listed(drawn)}
+        return answer(first.trace, [], [])
     third = again()
     drawn = first_unseeded(second.touches, third.touches)
-    clean = _differences(second.trace, third.trace)
-    if clean:
-        return {"trace": second.trace, "repeat": clean, "notes": [], "unseeded": _listed(drawn)}
-    if same:  # only the touches differed, and two clean builds agree on the rollout
-        return {"trace": first.trace, "repeat": [], "notes": [], "unseeded": _listed(drawn)}
-    changed = compare(Trace.from_dict(first.trace), Trace.from_dict(second.trace),
-                      labels=("the build the checks read", "clean builds"), shared=False)
-    return {"trace": second.trace, "repeat": [], "unseeded": _listed(drawn), "notes": [
+    clean = trace_differences(second.trace, third.trace)
+    if clean or same:  # same: only the touches differed, and two clean builds agree
+        return answer(second.trace if clean else first.trace, clean, [])
+    changed = trace_differences(first.trace, second.trace,
+                                ("the build the checks read", "clean builds"))
+    return answer(second.trace, [], [
         "the constructor-argument checks' reads of the env changed its rollout, so two clean "
-        f"builds are the reference (they agree): {changed[0]}"]}
-
-
-def _listed(found: tuple[str, int, str] | None) -> list[Any] | None:
-    """``first_unseeded``'s answer as a job sends it."""
-    return None if found is None else list(found)
+        f"builds are the reference (they agree): {changed[0]}"])
 
 
 def confirm(reference: dict[str, Any], again: Callable[[], dict[str, Any]], builds: int,
@@ -125,17 +123,15 @@ def confirm(reference: dict[str, Any], again: Callable[[], dict[str, Any]], buil
     start = time.perf_counter()
     longest = 0.0
     ran = 0
-    while ran < builds:
+    for ran in range(1, builds + 1):
         began = time.perf_counter()
-        ran += 1
         label = f"clean build {ran} of the confirmation"
         try:
             trace = again()
         except Exception as e:  # noqa: BLE001 - the reference build did not raise: a difference
             return {"builds": ran, "repeat": [f"{label} raised {one_line(e)}; the reference "
                                               "build here did not"]}
-        diffs = compare(Trace.from_dict(reference), Trace.from_dict(trace),
-                        labels=("the reference build here", label), shared=False)
+        diffs = trace_differences(reference, trace, ("the reference build here", label))
         if diffs:
             return {"builds": ran, "repeat": diffs}
         now = time.perf_counter()
@@ -145,15 +141,10 @@ def confirm(reference: dict[str, Any], again: Callable[[], dict[str, Any]], buil
     return {"builds": ran, "repeat": []}
 
 
-def confirm_job(payload: bytes, *, trace: dict[str, Any], run_job: str, builds: int,
-                budget: float, **params: Any) -> dict[str, Any]:
-    """:func:`confirm` as a job function run where the env is registered: ``run_job`` builds
-    and records the pickled pack, called with ``payload`` and ``params``."""
+def confirm_job(payload: bytes, *, trace: dict[str, Any], run_job: str, budget: float,
+                **params: Any) -> dict[str, Any]:
+    """:func:`confirm` (:data:`CONFIRM_BUILDS` builds) as a job function where the env is
+    registered; ``run_job(payload, **params)`` builds and records the pickled pack."""
     private_tmp()
     run = load_job(run_job)
-
-    def again() -> dict[str, Any]:
-        traced: dict[str, Any] = run(payload, **params)["traces"][0]
-        return traced
-
-    return confirm(trace, again, builds, budget)
+    return confirm(trace, lambda: run(payload, **params)["traces"][0], CONFIRM_BUILDS, budget)

@@ -18,21 +18,11 @@ from .._verify.generators import Watch, drawn, generator_finding
 from .._verify.jobs import carried_exactly, multi_agent
 from .._verify.report import GLOBAL_GENERATOR, HASH_ORDER
 from .checks import ezpickle_gaps, first_step, live_capture
-from .classify import failure, guard, raised, rollout_missing, unset_required
-from .control import (
-    CONFIRM_BUILDS,
-    CONFIRM_JOB,
-    Build,
-    clean_build,
-    close_quietly,
-    control,
-    trace_of,
-    watched_make,
-)
+from .classify import failure, guard, raised, rollout_missing, time_limit, unset_required
+from .control import CONFIRM_JOB, Build, clean_build, close_quietly, control, trace_of, watched_make
 from .jobs import CONTROL, REFERENCE, REMOTE, Context, Decided, Job, private_tmp
 from .report import MISSING_DEPENDENCY, UNSEEDED, Finding
 from .select import entry_of
-from .timelimit import time_limit
 from .vector_job import REFERENCE_VECTOR_JOB, RUN_VECTOR_JOB, sub_envs
 
 __all__ = ["EnvJob", "reference"]
@@ -196,18 +186,16 @@ class EnvJob(Job):
         labels = ("here", self.ctx.remote_label)
         rebuilt = compare(self.here, traces(self.results["rebuild"])[0], labels=labels,
                           shared=False)
-        live: list[str] = []
-        if "live" in self.results:
-            there = traces(self.results["live"])[0]
-            here = replace(self.here, spec={})
-            live = [f"rebuilt from capture(env) of a live instance: {d}"
-                    for d in compare(here, replace(there, spec={}), labels=labels, shared=False)]
-        return rebuilt, live
+        if "live" not in self.results:
+            return rebuilt, []
+        here, there = (replace(t, spec={}) for t in (self.here, traces(self.results["live"])[0]))
+        return rebuilt, [f"rebuilt from capture(env) of a live instance: {d}"
+                         for d in compare(here, there, labels=labels, shared=False)]
 
     def add_control(self) -> None:
         """Queue the hash control (see :class:`.jobs.Context`); nothing where the remote
         side's hash seed is not set (spawn and forkserver children)."""
-        if self.ctx.control_seed is None or "control" in self.outstanding:
+        if self.ctx.seeds.get("control") is None or "control" in self.outstanding:
             return
         self.add_task("control", CONTROL, self.run_job, self.payload, **self.run_params,
                       **self.extra)
@@ -224,8 +212,7 @@ class EnvJob(Job):
         if self.confirmed is None and (differ or self.hash_differences()):
             self.add_task("confirm", REFERENCE, CONFIRM_JOB, self.payload,
                           trace=self.here.to_dict(), run_job=self.run_job,
-                          builds=CONFIRM_BUILDS, budget=self.ctx.timeout / 2,
-                          **self.run_params, **self.extra)
+                          budget=self.ctx.timeout / 2, **self.run_params, **self.extra)
 
     def hash_differences(self) -> list[str]:
         """What differs between the rebuild and the hash control (``[]``: they agree, or the

@@ -49,9 +49,9 @@ def private_tmp() -> None:
 @dataclass(frozen=True)
 class Context:
     """The options every job of one audit shares. ``seeds``: the ``PYTHONHASHSEED`` of the
-    remote (``"rebuild"``) and hash-control workers (verify's
-    :func:`~specpack._tools._verify.judge.hash_seeds`); ``control_always``: a control for every
-    rebuild, not only one that differs."""
+    remote (``"rebuild"``) and hash-control (``"control"``; None: no hash control for ``where``)
+    workers (verify's :func:`~specpack._tools._verify.judge.hash_seeds`); ``control_always``: a
+    control for every rebuild, not only one that differs."""
 
     steps: int
     seed: int
@@ -60,11 +60,6 @@ class Context:
     tmp: str
     seeds: dict[str, int | None] = field(default_factory=dict)
     control_always: bool = False
-
-    @property
-    def control_seed(self) -> int | None:
-        """The control workers' ``PYTHONHASHSEED`` (None: no hash control for ``where``)."""
-        return self.seeds.get("control")
 
     def seed_name(self, side: str) -> str:
         """``"PYTHONHASHSEED=1"``: how differences name a side's hash seed."""
@@ -189,10 +184,8 @@ class Job:
 
     def take_confirmation(self, outcome: Outcome) -> None:
         """Keep what the confirmation task found (when it could not run, the verdict says so)."""
-        if outcome.status == "ok":
-            self.confirmed = dict(outcome.value)
-        else:
-            self.confirmed = {"builds": 0, "repeat": [], "failed": outcome.error or outcome.status}
+        self.confirmed = (dict(outcome.value) if outcome.status == "ok" else
+                          {"builds": 0, "repeat": [], "failed": outcome.error or outcome.status})
 
     def confirmed_verdict(self, record: list[str], rollout: list[str],
                           step: int | None, *, ezpickle_only: bool = False,

@@ -28,18 +28,17 @@ OUTPUT_HEAD = 2048
 _WORKER_CUT = re.compile(r"\n\[\.\.\. (\d+) bytes cut \.\.\.\]\n")
 
 
-def cut(text: str, limit: int = OUTPUT_LIMIT, head: int = OUTPUT_HEAD) -> str:
-    """``text``, or its first ``head`` and last ``limit - head`` characters around a line saying
-    how many were cut (and how many bytes the worker already cut from its capture file)."""
-    if len(text) <= limit:
+def cut(text: str) -> str:
+    """``text``, or its head and tail (see :data:`OUTPUT_LIMIT`) around a line saying how many
+    characters were cut (and how many bytes the worker had already cut from its capture)."""
+    if len(text) <= OUTPUT_LIMIT:
         return text
-    tail = limit - head
+    head, tail = OUTPUT_HEAD, OUTPUT_LIMIT - OUTPUT_HEAD
     dropped = text[head:len(text) - tail]
     earlier = [int(m.group(1)) for m in _WORKER_CUT.finditer(dropped)]
-    chars = len(_WORKER_CUT.sub("", dropped))
     more = f" and {sum(earlier)} bytes before that" if earlier else ""
-    note = (f"[... {chars} characters cut{more}: the audit keeps the first {head} and the "
-            f"last {tail} characters of each stream ...]")
+    note = (f"[... {len(_WORKER_CUT.sub('', dropped))} characters cut{more}: the audit keeps "
+            f"the first {head} and the last {tail} characters of each stream ...]")
     return f"{text[:head]}\n{note}\n{text[len(text) - tail:]}"
 
 
@@ -65,14 +64,16 @@ class Capture:
         self.stdout = ""
         self.stderr = ""
         self._folder = ""
+        self._paths = ("", "")
         self._inner: contextlib.ExitStack | None = None
         self._buffers: tuple[io.StringIO, io.StringIO] | None = None
 
     def __enter__(self) -> Capture:
         self._folder = tempfile.mkdtemp(prefix="specpack-output-")
+        self._paths = (os.path.join(self._folder, "stdout"), os.path.join(self._folder, "stderr"))
         self._inner = inner = contextlib.ExitStack()
         try:
-            inner.enter_context(captured(*self._paths()))
+            inner.enter_context(captured(*self._paths))
         except OSError:
             self._buffers = (io.StringIO(), io.StringIO())
             inner.enter_context(contextlib.redirect_stdout(self._buffers[0]))
@@ -89,13 +90,10 @@ class Capture:
             if self._buffers is not None:
                 self.stdout, self.stderr = (b.getvalue()[-CAPTURE_LIMIT:] for b in self._buffers)
             else:
-                self.stdout, self.stderr = (read_capture(p) for p in self._paths())
+                self.stdout, self.stderr = (read_capture(p) for p in self._paths)
             shutil.rmtree(self._folder, ignore_errors=True)
         if kind is not None:
             for text in (self.stdout, self.stderr):
                 with contextlib.suppress(Exception):
                     sys.stderr.write(text)
                     sys.stderr.flush()
-
-    def _paths(self) -> tuple[str, str]:
-        return os.path.join(self._folder, "stdout"), os.path.join(self._folder, "stderr")

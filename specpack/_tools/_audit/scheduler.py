@@ -1,7 +1,6 @@
 """Driving audit jobs to findings over workers of :mod:`specpack._core._process`: per side
 ``jobs`` slots of one worker each, a new ``fork`` per reference task, long-lived remote and
-hash-control workers fed one env after another (docs/audit.md, "How it works", says why).
-"""
+hash-control workers fed one env after another (docs/audit.md, "How it works", says why)."""
 
 from __future__ import annotations
 
@@ -18,10 +17,10 @@ from ..._core._process import Outcome, Worker
 from ..._core._process.child import load_job
 from ..._core._text import format_exception, one_line
 from ..._core._typedjson import decode, encode
+from .classify import Overtime, time_limit
 from .jobs import CONTROL, REFERENCE, REMOTE, Context, Decided, Job, Task
 from .output import Capture
 from .report import CAPTURE_ERROR, NOT_IDENTICAL, REBUILD_ERROR, UNSEEDED, Finding
-from .timelimit import Overtime, time_limit
 
 __all__ = ["CONFIRMED", "Scheduler", "run_here"]
 
@@ -68,9 +67,8 @@ class _Slot:
         # do not race between workers.
         self.cwd = None if where == "fork" else os.path.join(base, "cwd")
         tmp = os.path.join(base, "tmp")
-        for path in (self.cwd, tmp):
-            if path is not None:
-                os.makedirs(path, exist_ok=True)
+        for path in filter(None, (self.cwd, tmp)):
+            os.makedirs(path, exist_ok=True)
         self.env = {**os.environ, "TMPDIR": tmp}
         if hash_seed is not None:  # a fresh interpreter's, as verify's hash control sets it
             self.env["PYTHONHASHSEED"] = str(hash_seed)
@@ -110,25 +108,21 @@ class Scheduler:
         self.ctx = ctx
         self.n = n_workers
         self.on_done = on_done
-        self.order = {id(j): i for i, j in enumerate(jobs)}
+        self.jobs = jobs
         self.queue: deque[Job] = deque(jobs)
         self.tasks: dict[str, deque[Task]] = {side: deque() for side in SIDES}
         self.active: list[Job] = []
-        self.findings: dict[int, Finding] = {}
         self.cap = 4 * n_workers
 
-        def slot(where: str, name: str, single_use: bool, seed: int | None = None) -> _Slot:
-            return _Slot(where, tempfile.mkdtemp(prefix=name, dir=ctx.tmp), single_use, seed)
+        def slots(where: str, name: str, single_use: bool, seed: int | None = None) -> list[_Slot]:
+            return [_Slot(where, tempfile.mkdtemp(prefix=f"{name}{i}-", dir=ctx.tmp), single_use,
+                          seed) for i in range(n_workers)]
 
-        fresh = ctx.control_seed is not None  # the seeds of fresh interpreters are set
+        fresh = ctx.seeds.get("control") is not None  # the seeds of fresh interpreters are set
         self.slots: dict[str, list[_Slot]] = {
-            REFERENCE: [slot("fork", f"reference{i}-", True) for i in range(n_workers)]
-            if fork_refs else [],
-            REMOTE: [slot(ctx.where, f"worker{i}-", False,
-                          ctx.seeds.get("rebuild") if fresh else None)
-                     for i in range(n_workers)],
-            CONTROL: [slot(ctx.where, f"control{i}-", False, ctx.control_seed)
-                      for i in range(n_workers)] if fresh else [],
+            REFERENCE: slots("fork", "reference", True) if fork_refs else [],
+            REMOTE: slots(ctx.where, "worker", False, ctx.seeds.get("rebuild") if fresh else None),
+            CONTROL: slots(ctx.where, "control", False, ctx.seeds["control"]) if fresh else [],
         }
 
     # -- jobs
@@ -141,7 +135,6 @@ class Scheduler:
             self.queue_tasks(job)
             return
         job.finding = finding = replace(finding, output=job.output())
-        self.findings[self.order[id(job)]] = finding
         if job in self.active:
             self.active.remove(job)
         if self.on_done is not None:
@@ -175,13 +168,12 @@ class Scheduler:
             job.take(task.label, outcome)
         except Decided as d:
             self.decide(job, d.finding)
-            return
         except Exception as e:  # noqa: BLE001 - a bug here must not stop the audit
             self.decide(job, job.finish(CAPTURE_ERROR, f"audit error: {one_line(e)}",
                                         detail=format_exception(e)))
-            return
-        self.queue_tasks(job)
-        self.settle(job)
+        else:
+            self.queue_tasks(job)
+            self.settle(job)
 
     def can_prepare(self) -> bool:
         return bool(self.queue) and len(self.active) < self.cap
@@ -223,10 +215,7 @@ class Scheduler:
     def feed(self) -> None:
         for side in SIDES:
             for slot in self.slots[side]:
-                while slot.task is None:
-                    task = self.next_task(side)
-                    if task is None:
-                        break
+                while slot.task is None and (task := self.next_task(side)) is not None:
                     self.start(slot, task)
 
     def start(self, slot: _Slot, task: Task) -> None:
@@ -255,13 +244,10 @@ class Scheduler:
         busy = [s for side in SIDES for s in self.slots[side] if s.task is not None]
         if not busy:
             return
-        now = time.perf_counter()
-        soonest = min(s.started for s in busy) + self.ctx.timeout
-        by_id = {id(s.worker.waitable): s for s in busy if s.worker is not None}
-        ready = wait([s.worker.waitable for s in busy if s.worker is not None],
-                     max(0.0, min(wait_for, soonest - now)))
-        for handle in ready:
-            slot = by_id[id(handle)]
+        left = min(s.started for s in busy) + self.ctx.timeout - time.perf_counter()
+        waiting = {s.worker.waitable: s for s in busy if s.worker is not None}
+        for handle in wait(list(waiting), max(0.0, min(wait_for, left))):
+            slot = waiting[handle]  # type: ignore[index]
             assert slot.worker is not None
             self.finish(slot, slot.worker.collect())
         now = time.perf_counter()
@@ -274,22 +260,14 @@ class Scheduler:
 
     # -- the loop
 
-    def reference_here(self) -> bool:
-        """Without reference workers: run one reference task here; whether one ran."""
-        if self.slots[REFERENCE]:
-            return False
-        task = self.next_task(REFERENCE)
-        if task is None:
-            return False
-        self.take(task, run_here(task, self.ctx.timeout))
-        return True
-
     def run(self) -> list[Finding]:
         """Every job's finding, in the order the jobs were given."""
         try:
             while self.queue or self.active:
                 self.feed()
-                if self.reference_here():
+                task = None if self.slots[REFERENCE] else self.next_task(REFERENCE)
+                if task is not None:  # no reference workers: one reference task at a time here
+                    self.take(task, run_here(task, self.ctx.timeout))
                     self.collect(0.0)
                     continue
                 busy = any(s.task is not None for slots in self.slots.values() for s in slots)
@@ -308,4 +286,4 @@ class Scheduler:
             for slots in self.slots.values():
                 for slot in slots:
                     slot.drop(kill=slot.task is not None)
-        return [self.findings[i] for i in sorted(self.findings)]
+        return [job.finding for job in self.jobs if job.finding is not None]

@@ -32,10 +32,7 @@ def entry_of(env_id: str) -> tuple[Any, dict[str, Any]] | None:
     vector-only id: the vector creator, ``num_envs`` counted as given); None when the id is not
     registered or its entry point is missing or does not load."""
     spec = registry().get(env_id)
-    if spec is None:
-        return None
-    ep = _entry_point(spec)
-    given = {} if spec.entry_point is not None else {"num_envs": None}
+    ep = None if spec is None else _entry_point(spec)
     if ep is None:
         return None
     if isinstance(ep, str):
@@ -43,6 +40,7 @@ def entry_of(env_id: str) -> tuple[Any, dict[str, Any]] | None:
             ep = gym_registration.load_env_creator(ep)
         except Exception:  # noqa: BLE001 - the capture reports what is wrong with it
             return None
+    given = {} if spec.entry_point is not None else {"num_envs": None}
     return ep, {**dict(spec.kwargs or {}), **given}
 
 

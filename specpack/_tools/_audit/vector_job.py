@@ -30,18 +30,15 @@ def sub_envs(env_id: str) -> int | None:
     """How many sub-envs the audit asks the vector creator of ``env_id`` for: :data:`NUM_ENVS`,
     or None (its own count) when its ``num_envs`` defaults to None (Meta-World's benchmarks:
     one sub-env per task; asking those for two would blame the env for the audit's choice)."""
-    spec = registry().get(env_id)
-    creator = getattr(spec, "vector_entry_point", None)
+    creator: Any = getattr(registry().get(env_id), "vector_entry_point", None)
     if isinstance(creator, str):
         try:
             creator = gym_registration.load_env_creator(creator)
         except Exception:  # noqa: BLE001 - the build reports what is wrong with it
             return NUM_ENVS
-    if not callable(creator):
-        return NUM_ENVS
     try:
         param = inspect.signature(creator).parameters.get("num_envs")
-    except (TypeError, ValueError):
+    except (TypeError, ValueError):  # not callable, or no signature
         return NUM_ENVS
     return None if param is not None and param.default is None else NUM_ENVS
 
@@ -78,8 +75,7 @@ class Batched:
     def step(self, action: Any) -> tuple[Any, ...]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         self._last = (obs, info)
-        flags = (Flags(bool(x) for x in terminated), Flags(bool(x) for x in truncated))
-        return obs, reward, flags[0], flags[1], info
+        return obs, reward, Flags(map(bool, terminated)), Flags(map(bool, truncated)), info
 
 
 def _build(pack: Any, actions: list[Any] | None, steps: int, seed: int, num_envs: int | None,
@@ -97,14 +93,11 @@ def _build(pack: Any, actions: list[Any] | None, steps: int, seed: int, num_envs
         close_quietly(venv)
 
 
-def run_vector(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
-               actions: list[Any] | None = None,
+def run_vector(payload: bytes, *, steps: int, seed: int, actions: list[Any] | None = None,
                num_envs: int | None = NUM_ENVS) -> dict[str, Any]:
-    """Build the pickled vector-only pack ``repeat`` times and record each (a job function,
-    answering as the engine's ``run_trace``: ``{"traces": [...]}``)."""
-    pack = pickle.loads(payload)
-    return {"traces": [_build(pack, actions, steps, seed, num_envs)[0].trace
-                       for _ in range(repeat)]}
+    """Build the pickled vector-only pack and record it (a job function, answering as the
+    engine's ``run_trace``: ``{"traces": [trace]}``)."""
+    return {"traces": [_build(pickle.loads(payload), actions, steps, seed, num_envs)[0].trace]}
 
 
 def reference_vector(payload: bytes, *, steps: int, seed: int, timeout: float, needs: list[str],
@@ -118,12 +111,9 @@ def reference_vector(payload: bytes, *, steps: int, seed: int, timeout: float, n
         pack = pickle.loads(payload)
         first, actions = _build(pack, None, steps, seed, num_envs, watch=True)
         sent = actions if carried_exactly(actions) else None
-
-        def again() -> Build:
-            return _build(pack, sent, steps, seed, num_envs, watch=True)[0]
-
+        found = control(first, lambda: _build(pack, sent, steps, seed, num_envs, watch=True)[0],
+                        checked=False)
         gaps: dict[str, Any] = {"failures": [], "notes": [], "step": None}
-        return {**control(first, again, checked=False), "actions": sent, "gaps": gaps,
-                "live": None}
+        return {**found, "actions": sent, "gaps": gaps, "live": None}
 
     return guard("building it", timeout, work, needs, name)

@@ -1,6 +1,5 @@
 """What the wrappers audit builds its wrappers around (:func:`bases`), and with which
-**non-default** arguments, guessed from the parameter's name, type or default (:func:`candidates`).
-"""
+non-default arguments, guessed from a parameter's name, type or default (:func:`candidates`)."""
 
 from __future__ import annotations
 
@@ -34,9 +33,8 @@ def _make(env_id: str, **kwargs: Any) -> Callable[[], Any]:
 
 
 def _pixels(render_only: bool) -> Any:
-    from gymnasium.wrappers import AddRenderObservation
-
-    return AddRenderObservation(gymnasium.make("CartPole-v1", render_mode="rgb_array"), render_only)
+    return gw.AddRenderObservation(gymnasium.make("CartPole-v1", render_mode="rgb_array"),
+                                   render_only)
 
 
 class FramesEnv(gymnasium.Env):  # type: ignore[type-arg]
@@ -150,12 +148,9 @@ def candidates(p: Any, tmp: str) -> tuple[tuple[Any, ...], str | None]:
         ann = str(p.annotation)
         if ann.startswith(("tuple[str", "list[str", "Sequence[str", "Iterable[str")):
             return (("specpack",),), None  # a name no env uses: builds, changes nothing
-        if "bool" in ann:
-            return (True,), None
-        if "int" in ann:
-            return (2, 3), None
-        if "float" in ann:
-            return (0.5,), None
+        for word, values in (("bool", (True,)), ("int", (2, 3)), ("float", (0.5,))):
+            if word in ann:
+                return values, None
         return (), f"required, and no value can be guessed for its type ({ann})"
     if isinstance(d, bool):
         return (not d,), None
@@ -204,12 +199,8 @@ def wrapper_classes(modules: Sequence[str]) -> list[tuple[str, type | BaseExcept
             if mod is None or not (modname == prefix or modname.startswith(prefix + ".")):
                 continue
             for attr, obj in sorted(vars(mod).items()):
-                if (
-                    isinstance(obj, type)
-                    and issubclass(obj, gymnasium.Wrapper)
-                    and obj.__module__ == modname
-                    and not attr.startswith("_")
-                ):
+                if (isinstance(obj, type) and issubclass(obj, gymnasium.Wrapper)
+                        and obj.__module__ == modname and not attr.startswith("_")):
                     out.setdefault(obj, f"{modname}.{attr}")
     return [(name, cls) for cls, name in out.items()] + failures
 

@@ -1,6 +1,7 @@
 """Auditing one wrapper class: :func:`reference` builds it around a base env with non-default
-arguments (:mod:`.wrapper_fixtures`), checks its record, captures it, probes what it shows of
-each argument and records a rollout; :func:`rebuild` does the same from the pickled capture."""
+arguments (:mod:`.wrapper_fixtures`), checks its record against them, captures it, probes what
+it shows of each argument and records a rollout; :func:`rebuild` does the same from the pickled
+capture."""
 
 from __future__ import annotations
 
@@ -10,31 +11,98 @@ import pickle
 from collections.abc import Sequence
 from typing import Any
 
+from ..._core._backends.recorders import recorder_for
 from ..._core._capture import capture
 from ..._core._errors import UnrecordedArgumentsError
 from ..._core._process import Outcome
-from ..._core._text import one_line
-from .._verify import Trace, compare, plan_actions, record, writable
+from ..._core._text import one_line, short
+from .._verify import Trace, plain, plan_actions, record, same, writable
 from .._verify.jobs import carried_exactly
 from .classify import failure, guard, missing_package, raised, rollout_missing
-from .control import CONFIRM_BUILDS, LABELS, close_quietly
+from .control import CONFIRM_BUILDS, close_quietly, trace_differences
 from .control import confirm as confirm_builds
 from .jobs import REFERENCE, REMOTE, Context, Decided, Job, private_tmp
-from .report import (
-    MISSING_DEPENDENCY,
-    NOT_COMPARED,
-    NOT_IDENTICAL,
-    SKIPPED,
-    Finding,
-)
+from .report import MISSING_DEPENDENCY, NOT_COMPARED, NOT_IDENTICAL, SKIPPED, Finding
 from .wrapper_fixtures import arg_text, args_text, bases, candidates
-from .wrapper_record import probe, probe_differences, record_check
 
 __all__ = ["WrapperJob", "confirm", "probe", "rebuild", "record_check", "reference"]
 
 REFERENCE_JOB = f"{__name__}:reference"
 REBUILD_JOB = f"{__name__}:rebuild"
 CONFIRM_WRAPPER_JOB = f"{__name__}:confirm"
+_ABSENT = "<absent>"
+
+
+def probe(env: Any, names: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """What the outermost wrapper shows for each argument name: attribute, recorded value."""
+    d = getattr(env, "__dict__", {})
+    saved = getattr(env, "_saved_kwargs", None)
+    out: dict[str, dict[str, Any]] = {}
+    for name in names:
+        attr: Any = _ABSENT
+        for key in (name, f"_{name}"):
+            if key in d:
+                attr = plain(d[key])
+                break
+        rec = plain(saved[name]) if isinstance(saved, dict) and name in saved else _ABSENT
+        out[name] = {"attribute": attr, "recorded": rec}
+    return out
+
+
+def record_check(name: str, cls: type, live: Any, given: dict[str, Any],
+                 defaulted: Any) -> list[str]:
+    """The wrapper's record against the arguments it was given: its own (``_saved_kwargs``),
+    else what a registered recorder reads from the instance (capture uses the same one)."""
+    saved = getattr(live, "_saved_kwargs", None)
+    if saved is None:
+        recorder = recorder_for(cls)
+        if recorder is not None:
+            try:
+                saved = dict(recorder(live))
+            except Exception as e:  # noqa: BLE001 - a broken recorder is this wrapper's finding
+                return [f"the recorder registered for {name} failed on an instance: "
+                        f"{one_line(e)}"]
+    if saved is None and not (given or defaulted):
+        return []
+    if saved is None:
+        return [f"{name} does not inherit gymnasium.utils.RecordConstructorArgs: its arguments "
+                "are not recorded, so env.spec cannot rebuild it"]
+    out = []
+    try:
+        sig = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        sig = None  # type: ignore[assignment]
+    for key, value in given.items():
+        if key not in saved:
+            param = sig.get(key) if sig is not None else None
+            default = "?" if param is None or param.default is param.empty else short(param.default)
+            out.append(f"{name} does not record {key} (given {short(value)}): a rebuild from "
+                       f"its record uses the default {default}")
+        elif not same(plain(saved[key]), plain(value)):
+            out.append(f"{name} records {key}={short(saved[key])} but was given "
+                       f"{key}={short(value)}")
+    if sig is not None and not any(p.kind is p.VAR_KEYWORD for p in sig.values()):
+        for key in saved:
+            if key not in sig and key != "env":
+                out.append(f"{name} records {key!r}, which its constructor does not take: a "
+                           "rebuild from its record raises TypeError")
+    return out
+
+
+def probe_differences(here: dict[str, dict[str, Any]],
+                      there: dict[str, dict[str, Any]]) -> list[str]:
+    """An attribute or recorded value (:func:`probe`) the original shows and the rebuild not."""
+    diffs = []
+    for key, shown_here in here.items():
+        seen_there = there.get(key, {})
+        for what, verb in (("attribute", "has"), ("recorded", "records")):
+            seen = seen_there.get(what, _ABSENT)
+            shown = shown_here[what]
+            absent = isinstance(shown, str) and shown == _ABSENT
+            if not absent and not same(shown, seen):
+                diffs.append(f"the rebuilt wrapper {verb} {key}={short(seen)} but the original "
+                             f"{verb} {key}={short(shown)}")
+    return diffs
 
 
 def _load(name: str) -> type:
@@ -43,18 +111,13 @@ def _load(name: str) -> type:
     return cls
 
 
-def _params(cls: type) -> list[inspect.Parameter]:
-    try:
-        params = list(inspect.signature(cls).parameters.values())
-    except (TypeError, ValueError):
-        return []
-    skip = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-    return [p for p in params if p.name != "env" and p.kind not in skip]
-
-
 def _build(cls: type, extra: Sequence[str], tmp: str) -> dict[str, Any]:
     """Build ``cls`` around a base env with guessed arguments; ``{"decided": ...}`` if not."""
-    params = _params(cls)
+    try:
+        params = [p for p in inspect.signature(cls).parameters.values()
+                  if p.name != "env" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
     choices: dict[str, tuple[Any, ...]] = {}
     defaulted: dict[str, str] = {}
     for p in params:
@@ -136,7 +199,12 @@ def _reference(name: str, extra: list[str], tmp: str, steps: int, seed: int) -> 
         out["trace"] = record(live, writable(actions), seed).to_dict()
     finally:
         close_quietly(live)
-    out["repeat"] = _repeat(cls, extra, tmp, Trace.from_dict(out["trace"]), actions, seed)
+    try:  # the local repeat control (a wall-clock time in info makes it not reproducible)
+        second = _rollout(cls, extra, tmp, actions, len(actions), seed)
+    except RuntimeError as e:
+        out["repeat"] = [f"a second build here was not made: {e}"]
+    else:
+        out["repeat"] = trace_differences(out["trace"], second)
     return out
 
 
@@ -155,26 +223,14 @@ def _rollout(cls: type, extra: Sequence[str], tmp: str, actions: list[Any] | Non
         close_quietly(live)
 
 
-def _repeat(cls: type, extra: Sequence[str], tmp: str, first: Trace, actions: list[Any],
-            seed: int) -> list[str]:
-    """The local repeat control: what differs between the first rollout and a second build's
-    (an info item holding a wall-clock time makes the wrapper ``not_reproducible`` here)."""
-    try:
-        second = _rollout(cls, extra, tmp, actions, len(actions), seed)
-    except RuntimeError as e:
-        return [f"a second build here was not made: {e}"]
-    return compare(first, Trace.from_dict(second), labels=LABELS, shared=False)
-
-
 def confirm(payload: bytes, *, name: str, extra: list[str], tmp: str, trace: dict[str, Any],
-            actions: list[Any] | None, steps: int, seed: int, builds: int,
-            budget: float) -> dict[str, Any]:
+            actions: list[Any] | None, steps: int, seed: int, budget: float) -> dict[str, Any]:
     """The confirmation of a wrapper whose rebuild's rollout differs (a job function;
     ``payload`` is unused): the repeat control's clean builds against ``trace``."""
     private_tmp()
     cls = _load(name)
     return confirm_builds(trace, lambda: _rollout(cls, extra, tmp, actions, steps, seed),
-                          builds, budget)
+                          CONFIRM_BUILDS, budget)
 
 
 def rebuild(payload: bytes, *, steps: int, seed: int, probes: list[str],
@@ -233,7 +289,7 @@ class WrapperJob(Job):
                     "confirm", REFERENCE, CONFIRM_WRAPPER_JOB, b"", name=self.name,
                     extra=list(self.extra), tmp=self.ctx.tmp, trace=self.ref["trace"],
                     actions=self.ref["actions"], steps=self.ctx.steps, seed=self.ctx.seed,
-                    builds=CONFIRM_BUILDS, budget=self.ctx.timeout / 2)
+                    budget=self.ctx.timeout / 2)
             return
         ref = self.value(outcome, REFERENCE)
         self.base = ref.get("base")
@@ -258,19 +314,15 @@ class WrapperJob(Job):
     def raised_alike(self, error: dict[str, Any]) -> Finding:
         """``not_compared``: the base env and arguments are the audit's guesses, so a rollout
         that raised alike on both sides is not the wrapper's to answer for."""
-        return self.finish(
-            NOT_COMPARED,
-            f"the rollout around {self.base} with the guessed arguments raised {raised(error)} "
-            "on both sides alike, so it was not compared; the wrapper's record and attributes "
-            "match",
-            step=error.get("step"),
-        )
+        return self.finish(NOT_COMPARED, f"the rollout around {self.base} with the guessed "
+                           f"arguments raised {raised(error)} on both sides alike, so it was not "
+                           "compared; the wrapper's record and attributes match",
+                           step=error.get("step"))
 
     def rollout_differences(self) -> list[str]:
         """What differs between the reference's rollout and the rebuild's."""
-        labels = ("here", self.ctx.remote_label)
-        return compare(Trace.from_dict(self.ref["trace"]), Trace.from_dict(self.there["trace"]),
-                       labels=labels, shared=False)
+        return trace_differences(self.ref["trace"], self.there["trace"],
+                                 ("here", self.ctx.remote_label))
 
     def verdict(self) -> Finding:
         record = [*self.ref["differences"],
@@ -279,8 +331,7 @@ class WrapperJob(Job):
         confirmed = self.confirmed_verdict(record, rollout, None)
         if confirmed is not None:
             return confirmed
-        here_trace = Trace.from_dict(self.ref["trace"])
-        there_trace = Trace.from_dict(self.there["trace"])
+        here_trace, there_trace = (Trace.from_dict(d["trace"]) for d in (self.ref, self.there))
         uncompared = here_trace.nondeterministic or there_trace.nondeterministic
         judged = self.judge(record + rollout, None, here_trace.error, uncompared)
         return self.confirmation_noted(judged, rollout)

@@ -1,8 +1,6 @@
-"""The ``specpack`` command line: capture, inspect, verify, check, run, demo and audit packs.
-
-Each command is a short module over library calls (``inspect``'s is :mod:`.describe`);
-:mod:`.parsers` holds every option, :mod:`.main` the entry point and the exit codes.
-"""
+"""The ``specpack`` command line: one short module per command over library calls
+(``inspect``'s is :mod:`.describe`), every option in :mod:`.parsers`, the entry point in
+:mod:`.main`."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""``specpack audit``: audit a registry with :func:`specpack.audit` and show its report.
-
-While it runs, fds 1 and 2 are captured: what the imports and this process print goes into
-the report's ``output``, and only the progress bar (drawn on a copy of the terminal's stderr)
-reaches the screen before the report. Exit code 0 portable, 1 not, 2 bad input.
-"""
+"""``specpack audit``: :func:`specpack.audit` of a registry, and its report. Meanwhile fds 1
+and 2 are captured into the report's ``output``: only the progress bar (on a copy of the
+terminal's stderr) reaches the screen."""
 
 from __future__ import annotations
 
@@ -21,20 +18,15 @@ from ..._core._errors import SpecPackError
 from ..._core._text import printable
 from .._audit.api import audit
 from .._audit.output import Capture, sections
+from .._audit.report import summary
 from .._audit.select import matches, registry
-from .._audit.table import summary
 from .output import EXIT_NOT_IDENTICAL, EXIT_OK, AuditProgress
 from .packfile import run_imports
 
 __all__ = ["command"]
 
-#: Where the CLI's summary points for the output it does not show.
-HINT = "--verbose, or each finding's \"output\" in --json"
-
-
 def _terminal() -> IO[str] | None:
-    """A stream on a copy of stderr's fd when stderr is a terminal (for the progress bar, so
-    capturing fds 1 and 2 does not hide it), else None."""
+    """The progress bar's stream: a copy of stderr's fd if it is a terminal, else None."""
     try:
         if not sys.stderr.isatty():
             return None
@@ -81,20 +73,16 @@ def _importable(name: str) -> bool:
     """Whether ``--import`` would find a module ``name``, without importing it."""
     if not name or not all(part.isidentifier() for part in name.split(".")):
         return False
-    try:
+    with contextlib.suppress(ImportError, ValueError):
         if importlib.util.find_spec(name) is not None:
             return True
-    except (ImportError, ValueError):
-        pass
     head = Path(*name.split("."))
     return head.with_suffix(".py").is_file() or (head / "__init__.py").is_file()
 
 
 def check_old_import_form(ns: argparse.Namespace) -> None:
     """Refuse the 0.2 form ``--import a b`` when ``b``, now a TARGET, is a module that
-    registers no env yet (auditing every env it registers is rarely what was meant). Called
-    after the ``--import`` modules ran, as they may register what ``b`` names.
-    """
+    registers no env yet (once the ``--import`` modules ran: they may register it)."""
     targets = set(ns.targets or ())
     for value, name in _after_import(getattr(ns, "argv", None) or ()):
         if name not in targets or not _importable(name):
@@ -130,9 +118,7 @@ def command(ns: argparse.Namespace) -> int:
              if getattr(ns, name) is not None}
     terminal = None if ns.json else _terminal()
     imports, elsewhere = Capture(), Capture()
-    with contextlib.ExitStack() as stack:
-        if terminal is not None:
-            stack.callback(terminal.close)
+    with terminal or contextlib.nullcontext():
         with imports:
             modules = run_imports(ns)
         check_old_import_form(ns)
@@ -146,6 +132,7 @@ def command(ns: argparse.Namespace) -> int:
               + sections([("the audit's process, outside any env", elsewhere.stdout,
                            elsewhere.stderr)]))
     report = replace(report, output=output)
-    print(report.to_json() if ns.json else summary(report, verbose=ns.verbose, hint=HINT))
+    hint = "--verbose, or each finding's \"output\" in --json"  # for the output not shown
+    print(report.to_json() if ns.json else summary(report, verbose=ns.verbose, hint=hint))
     sys.stdout.flush()
     return EXIT_OK if report else EXIT_NOT_IDENTICAL

@@ -1,8 +1,5 @@
-"""``specpack capture``: resolve a registered env id (or an entry point) and write its pack file.
-
-With ``--self-contained``, ``--asset`` and ``--seal`` the command line alone makes a file that
-``specpack check`` accepts on another node.
-"""
+"""``specpack capture``: resolve a registered env id (or an entry point) and write its pack
+file (with ``--self-contained``, ``--asset`` and ``--seal``, one ``check`` accepts elsewhere)."""
 
 from __future__ import annotations
 
@@ -10,7 +7,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..._core._capture import capture
 from ..._core._carry.code import CodeRef
@@ -21,14 +18,11 @@ from ..._core._text import printable, size_text, suggest
 from ..._core._typedjson.decode import Decoder
 from ...files import dump
 from .._imports import import_targets
-from .._proof import seal as sealed_copy
+from .._seal import seal as sealed_copy
 from .output import EXIT_OK, spinner, stdout_to_stderr, warn
 from .packfile import read_key, run_imports
 
-if TYPE_CHECKING:
-    from ..._core._pack import SpecPack
-
-__all__ = ["command", "entry_point", "parse_kwarg", "unimportable_references"]
+__all__ = ["command", "entry_point", "parse_kwarg"]
 
 _OPTION = "--entry-point"
 
@@ -57,8 +51,7 @@ def entry_point(text: str) -> Any:
 
 
 def command(ns: argparse.Namespace) -> int:
-    """Capture ``ns.id`` (or the ``--entry-point`` class), warn about references a fresh
-    interpreter cannot import, and write the file (signed with ``--key-file``)."""
+    """Capture ``ns.id`` (or ``--entry-point``), warn about unimportable references, write."""
     if (ns.id is None) == (ns.entry_point is None):
         raise CaptureError(
             "give either an env ID (e.g. specpack capture CartPole-v1 -o cartpole.pack) or "
@@ -86,8 +79,9 @@ def command(ns: argparse.Namespace) -> int:
         assets=list(getattr(ns, "assets", None) or []),
         self_contained=bool(getattr(ns, "self_contained", False)),
     )
-    missing = unimportable_references(pack)
-    if missing:
+    missing = sorted({ref.module for ref in pack.carried() if isinstance(ref, CodeRef)
+                      and not ref.by_value and not fresh_importable(ref.module)})
+    if missing:  # references a fresh interpreter could not import
         how = "with --by-reference " if ns.by_value is False else ""
         warn(
             f"{name}: captured {how}as references to {', '.join(map(repr, missing))}, which "
@@ -110,14 +104,6 @@ def command(ns: argparse.Namespace) -> int:
     for note in pack.notes:
         print(f"note: {printable(str(note), 2000)}")
     return EXIT_OK
-
-
-def unimportable_references(pack: SpecPack) -> list[str]:
-    """The modules the pack refers to by name that a fresh interpreter could not import."""
-    return sorted({
-        ref.module for ref in pack.carried()
-        if isinstance(ref, CodeRef) and not ref.by_value and not fresh_importable(ref.module)
-    })
 
 
 def parse_kwarg(item: str) -> tuple[str, Any]:

@@ -1,8 +1,6 @@
 """``specpack check``: rebuild a sealed pack file and compare it with the seal it carries.
-
-Exit code 0 identical, 1 anything else, 2 an unsealed or unreadable file and what the user can
-fix before anything is built (see :func:`.packfile.preflight`); every line shown is escaped.
-"""
+Exit code 0 identical, 1 anything else, 2 an unsealed or unreadable file, or what
+:func:`.packfile.preflight` finds."""
 
 from __future__ import annotations
 
@@ -20,7 +18,7 @@ from .output import EXIT_BAD_INPUT, EXIT_NOT_IDENTICAL, EXIT_OK, spinner, stdout
 from .packfile import check_file as check_path
 from .packfile import preflight, read_key, run_imports
 
-__all__ = ["NOT_SEALED", "SEAL_IN_PYTHON", "SEAL_ON_CLI", "check_file", "command", "seal_of"]
+__all__ = ["NOT_SEALED", "SEAL_IN_PYTHON", "SEAL_ON_CLI", "check_file", "command"]
 
 NOT_SEALED = "this pack file is not sealed:"
 #: The fix in Python, and on the command line (``capture --seal``, or ``verify``, which proves
@@ -32,25 +30,18 @@ SEAL_ON_CLI = ("capture it again sealed: specpack capture ID --seal STEPS -o FIL
                "which compares two fresh builds and needs no seal")
 
 
-def seal_of(pack: Any, path: str) -> Seal:
-    """The seal a loaded pack carries, or an error naming the fix (in Python and on the CLI)."""
-    seal = getattr(pack, "sealed", None)
-    if not isinstance(seal, Seal):
-        raise SpecPackError(f"{path}: {NOT_SEALED}", python=SEAL_IN_PYTHON, cli=SEAL_ON_CLI)
-    return seal
-
-
 def check_file(path: str, seal: Seal | None = None, *, trust: bool = False,
                key: bytes | None = None, allow: Sequence[str] | None = None,
                where: str = "subprocess", timeout: float = 120.0,
                before: Callable[[Any], None] | None = None) -> tuple[Any, CheckReport]:
-    """Load the pack file ``path`` (``trust``, ``key``, ``allow`` as for
-    :func:`specpack.load`) and check it against ``seal`` (default: the one it carries);
-    ``before`` is called with the pack first. Returns ``(pack, report)``."""
+    """Load the pack file ``path`` (as :func:`specpack.load`) and check it against ``seal``
+    (default: the one it carries), calling ``before`` with it first; return ``(pack, report)``."""
     check_path(path)
     pack = load(path, trust=trust, key=key, allow=allow)
     if seal is None:
-        seal = seal_of(pack, path)
+        seal = getattr(pack, "sealed", None)
+        if not isinstance(seal, Seal):
+            raise SpecPackError(f"{path}: {NOT_SEALED}", python=SEAL_IN_PYTHON, cli=SEAL_ON_CLI)
     if before is not None:
         before(pack)
     return pack, check_seal(pack, seal, where=where, timeout=timeout)
@@ -65,7 +56,9 @@ def command(ns: argparse.Namespace) -> int:
         pack, report = check_file(ns.file, trust=bool(ns.trust), key=read_key(ns.key_file),
                                   allow=ns.allow, where=ns.where, timeout=ns.timeout,
                                   before=preflight)
-    failed = _failed_build(report)
+    # A rebuild that could not be built or run at all is said as `specpack run` says it.
+    failed = (public_names(report.differences[0])
+              if report.status == REBUILD_ERROR and len(report.differences) == 1 else None)
     if failed is not None and not ns.json:
         first, _, tail = failed.partition("\n")
         raise WorkerError(f"{pack.label}: {first}", child_traceback=tail.strip("\n"))
@@ -80,10 +73,3 @@ def command(ns: argparse.Namespace) -> int:
         print("\n".join(lines + [printable(line, limit=2000) for line in rest]))
     return EXIT_OK if report else EXIT_NOT_IDENTICAL
 
-
-def _failed_build(report: CheckReport) -> str | None:
-    """The one finding of a check whose rebuild could not be built or run at all (said as
-    ``specpack run`` says it: one line, exit code 2), else None."""
-    if report.status == REBUILD_ERROR and len(report.differences) == 1:
-        return public_names(str(report.differences[0]))
-    return None

@@ -1,8 +1,5 @@
-"""``specpack inspect``: what a pack file holds, as a table or JSON; nothing in it is run.
-
-The file's strings may be hostile: each table row is escaped whole (no string can pose as a
-row of its own) and ``--json`` is ASCII. A kwarg naming an asset's path is marked ``[file: ...]``.
-"""
+"""``specpack inspect``: what a pack file holds, as a table or JSON; nothing in it is run. The
+file's strings may be hostile: each row is escaped whole, and ``--json`` is ASCII."""
 
 from __future__ import annotations
 
@@ -36,12 +33,12 @@ def command(ns: argparse.Namespace) -> int:
     else:
         print(render_description(ns.file, desc))
     sig = desc.get("signature") if isinstance(desc, dict) else None
-    status = sig.get("status") if isinstance(sig, dict) else None
-    if key is not None and status != "valid":
-        detail = sig.get("detail") if isinstance(sig, dict) else None
+    sig = sig if isinstance(sig, dict) else {}
+    if key is not None and sig.get("status") != "valid":
+        detail = sig.get("detail")
         raise SignatureError(
             f"{ns.file}: the signature check with --key-file {ns.key_file} failed: "
-            f"{status}{f' ({detail})' if detail else ''}"
+            f"{sig.get('status')}{f' ({detail})' if detail else ''}"
         )
     return EXIT_OK
 
@@ -77,8 +74,8 @@ def render_description(path: str, desc: dict[str, Any]) -> str:
         for i, layer in enumerate(layers):
             if not isinstance(layer, dict):
                 continue
-            lk = layer.get("kwargs")
-            args = ", ".join(f"{k}={value(v)}" for k, v in render_items(lk, payloads))
+            args = ", ".join(f"{k}={value(v)}"
+                             for k, v in render_items(layer.get("kwargs"), payloads))
             name, origin = render_code(layer.get("class"), payloads)
             rows.append(("layers" if i == 0 else "", f"{i + 1}. {name}({args})  [{origin}]"))
         rows.append(("", f"   base env: the entry point ({_short_name(m.get('entry_point'))})"))
@@ -121,8 +118,7 @@ def _rows(label: str, texts: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def _trust(desc: dict[str, Any]) -> str:
-    """What loading a file with payloads needs: the key given (when its signature is valid),
-    else ``--trust`` or the key that signed it."""
+    """What loading a file with payloads needs."""
     sig = desc.get("signature")
     if isinstance(sig, dict) and sig.get("status") == "valid":
         return ("signed with the key given: it loads with this --key-file and needs no "
@@ -131,19 +127,19 @@ def _trust(desc: dict[str, Any]) -> str:
             "payloads run code when the env is built")
 
 
+def _assets(m: dict[str, Any]) -> list[dict[str, Any]]:
+    assets = m.get("assets")
+    return [a for a in assets if isinstance(a, dict)] if isinstance(assets, list) else []
+
+
 def _asset_paths(m: dict[str, Any]) -> list[tuple[str, int, dict[str, Any]]]:
     """``(normalised path, number from 1, asset)`` of each asset the manifest records."""
-    assets = m.get("assets")
-    if not isinstance(assets, list):
-        return []
-    return [(os.path.normpath(a["path"]), i, a)
-            for i, a in enumerate((x for x in assets if isinstance(x, dict)), start=1)
+    return [(os.path.normpath(a["path"]), i, a) for i, a in enumerate(_assets(m), start=1)
             if isinstance(a.get("path"), str) and a["path"]]
 
 
 def _file_mark(node: Any, files: list[tuple[str, int, dict[str, Any]]]) -> str:
-    """``"  [file: asset 1, carried]"`` when the kwarg's value is (or holds) an asset's path
-    or a path inside an asset folder, else ``""``."""
+    """``"  [file: asset 1, carried]"`` if the value holds an asset's path (or one inside it)."""
     if not files:
         return ""
     found: list[int] = []
@@ -168,16 +164,13 @@ def _strings(node: Any, depth: int) -> list[str]:
         return [node]
     if depth > 20:
         return []
-    if isinstance(node, dict):
-        return [s for v in node.values() for s in _strings(v, depth + 1)]
-    if isinstance(node, list):
-        return [s for v in node for s in _strings(v, depth + 1)]
-    return []
+    values = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+    return [s for v in values for s in _strings(v, depth + 1)]
 
 
 def _built(m: dict[str, Any], payloads: dict[str, Any]) -> str:
-    """What a spec without an entry-point string builds: the pack's entry point,
-    ``module:qualname`` or ``<by value: name>``."""
+    """What a spec without an entry-point string builds: ``module:qualname`` or
+    ``<by value: name>``."""
     name, origin = render_code(m.get("entry_point"), payloads, full=True)
     return f"<by value: {name}>" if origin.startswith("by value") else name
 
@@ -188,13 +181,11 @@ def _needs(m: dict[str, Any]) -> list[tuple[str, str]]:
     requires = m.get("requires")
     if isinstance(requires, dict):
         rows += _rows("requires", [f"{k}=={v}" for k, v in requires.items()])
-    assets = m.get("assets")
-    if isinstance(assets, list):
-        rows += _rows("assets", [
-            f"{i}. {a.get('path')} ({size_text(_int(a.get('size')))}, sha256 "
-            f"{str(a.get('sha256'))[:12]}, "
-            f"{'carried' if a.get('carried') else 'not carried: checked at make()'})"
-            for i, a in enumerate((x for x in assets if isinstance(x, dict)), start=1)])
+    rows += _rows("assets", [
+        f"{i}. {a.get('path')} ({size_text(_int(a.get('size')))}, sha256 "
+        f"{str(a.get('sha256'))[:12]}, "
+        f"{'carried' if a.get('carried') else 'not carried: checked at make()'})"
+        for i, a in enumerate(_assets(m), start=1)])
     seal = m.get("seal")
     if isinstance(seal, dict):
         rows.append(("seal", f"{seal.get('steps')} steps, seed {seal.get('seed')}: "

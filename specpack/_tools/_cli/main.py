@@ -1,8 +1,7 @@
 """``specpack``'s entry point: parse, run one command, turn errors into a message and an exit code.
 
-An error is ONE escaped ``specpack: error: ...`` line naming the culprit and the command line's
-fix (only an untrusted file's refusal lists its payloads, one a line); ``--debug`` prints the
-traceback first, specpack's classes under their public names. A warning is one line too.
+An error or a warning is ONE escaped line (an untrusted file's refusal also lists its payloads);
+``--debug`` prints the traceback first, specpack's classes under their public names.
 """
 
 from __future__ import annotations
@@ -28,9 +27,8 @@ _MODULES = {"inspect": "describe"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``specpack`` command line on ``argv`` (default: ``sys.argv[1:]``) and return its
-    exit code: 0 ok, 1 not identical / not portable, 2 bad input or a failed build, 130
-    interrupted."""
+    """Run the ``specpack`` command line on ``argv`` (default: ``sys.argv[1:]``); return its exit
+    code: 0 ok, 1 not identical / not portable, 2 bad input or a failed build, 130 interrupted."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         ns = parse(args)
@@ -41,22 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace], int] = module.command
     previous = warnings.formatwarning
     warnings.formatwarning = _format_warning
+    hint = "" if debug else " (run again with --debug for the traceback)"
     try:
-        return _guard(lambda: handler(ns), debug)
-    finally:
-        warnings.formatwarning = previous
-
-
-def _format_warning(message: Warning | str, category: type[Warning], filename: str,
-                    lineno: int, line: str | None = None) -> str:
-    """A warning as one line, like errors."""
-    return f"{PROG}: warning: {category.__name__}: {one_line_text(str(message), 2000)}\n"
-
-
-def _guard(run: Callable[[], int], debug: bool) -> int:
-    """Run a command; turn an error into one line on stderr and an exit code."""
-    try:
-        return run()
+        return handler(ns)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -69,25 +54,32 @@ def _guard(run: Callable[[], int], debug: bool) -> int:
         message, worker = _message(e)
         if debug:
             print_traceback(e, worker)
-        hint = ""
         cause = e.__cause__
-        if not debug and ((cause is not None and not isinstance(cause, SpecPackError))
-                          or bool(getattr(e, "child_traceback", None)) or bool(worker)):
-            hint = " (run again with --debug for the traceback)"
-        print(f"{PROG}: error: {message}{hint}", file=sys.stderr)
+        traced = ((cause is not None and not isinstance(cause, SpecPackError))
+                  or getattr(e, "child_traceback", None) or worker)
+        print(f"{PROG}: error: {message}{hint if traced else ''}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as e:  # noqa: BLE001 - the CLI promises one line, no traceback
         if debug:
             print_traceback(e)
-        hint = "" if debug else " (run again with --debug for the traceback)"
-        print(f"{PROG}: error: unexpected {_type_name(e)}: {_one_line(e)}{hint}",
-              file=sys.stderr)
+        text = one_line_text(public_names(str(e)) or type(e).__name__)
+        full = f"{type(e).__module__}.{type(e).__qualname__}"
+        public = public_names(full)  # specpack.BuildError; another class by its bare name
+        name = public if public != full else type(e).__name__
+        print(f"{PROG}: error: unexpected {name}: {text}{hint}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    finally:
+        warnings.formatwarning = previous
+
+
+def _format_warning(message: Warning | str, category: type[Warning], filename: str,
+                    lineno: int, line: str | None = None) -> str:
+    """A warning as one line, like errors."""
+    return f"{PROG}: warning: {category.__name__}: {one_line_text(str(message), 2000)}\n"
 
 
 def print_traceback(e: BaseException, worker: str = "") -> None:
-    """``--debug``'s traceback of ``e`` (and a worker's) on stderr, each line escaped,
-    specpack's classes under their public names."""
+    """``--debug``'s traceback of ``e`` (and a worker's) on stderr, escaped, public names."""
     text = format_exception(e)
     child = getattr(e, "child_traceback", "")
     for tail in (child if isinstance(child, str) else "", worker):
@@ -96,13 +88,6 @@ def print_traceback(e: BaseException, worker: str = "") -> None:
     for line in public_names(text).splitlines():
         print(printable(line, limit=4000), file=sys.stderr)
     sys.stderr.flush()
-
-
-def _type_name(e: BaseException) -> str:
-    """``specpack.BuildError`` for specpack's classes, the bare class name for others."""
-    name = f"{type(e).__module__}.{type(e).__qualname__}"
-    public = public_names(name)
-    return public if public != name else type(e).__name__
 
 
 #: Where a worker's traceback starts inside a message (shown with ``--debug`` only).
@@ -126,8 +111,3 @@ def _message(e: SpecPackError | OSError) -> tuple[str, str]:
     lines = [line for line in text.splitlines() if line.strip()] or [type(e).__name__]
     return "\n".join([one_line_text(lines[0])]
                      + [printable(line.rstrip(), limit=4000) for line in lines[1:]]), worker
-
-
-def _one_line(e: BaseException) -> str:
-    """The error's message on one line, escaped for the terminal."""
-    return one_line_text(public_names(str(e)) or type(e).__name__)

@@ -29,8 +29,7 @@ EXIT_INTERRUPTED = 130
 
 
 def one_line_text(text: str, limit: int = 4000) -> str:
-    """``text`` as one line: spaces and tabs folded, the ends stripped, and every other
-    non-printable character (a line break too) escaped by :func:`printable`."""
+    """``text`` on one line: spaces and tabs folded, ends stripped, the rest :func:`printable`."""
     folded = " ".join(part for part in text.strip().replace("\t", " ").split(" ") if part)
     return printable(folded, limit=limit)
 
@@ -45,19 +44,16 @@ _PIECE_LIMIT = 4000
 
 
 def _show(text: str, fd: int) -> None:
-    """Write one piece of an env's output to ``fd`` as one escaped line (a trailing line break
-    ends the line)."""
-    if text.endswith("\n"):
-        text = text[:-1]
+    """Write one piece of an env's output to ``fd`` as one escaped line."""
     with contextlib.suppress(OSError):
-        os.write(fd, (printable(text, _PIECE_LIMIT) + "\n").encode("utf-8", "replace"))
+        os.write(fd, (printable(text.removesuffix("\n"), _PIECE_LIMIT) + "\n").encode(
+            "utf-8", "replace"))
 
 
 @contextlib.contextmanager
 def stdout_to_stderr() -> Iterator[None]:
     """Show whatever the env prints meanwhile (Python or C code, on fd 1 or 2) on stderr,
-    escaped, as it is read (a pipe read by a thread), so the command's own output written
-    after the block cannot be corrupted and no escape sequence reaches the terminal."""
+    escaped, as it is read: the command's own output cannot be corrupted."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -80,11 +76,9 @@ def stdout_to_stderr() -> Iterator[None]:
         decode = codecs.getincrementaldecoder("utf-8")("replace").decode
         with open(read, "rb", buffering=0) as source:
             while chunk := source.read(65536):
-                text = decode(chunk)
-                if text:
+                if text := decode(chunk):
                     _show(text, saved[1])
-        rest = decode(b"", final=True)
-        if rest:
+        if rest := decode(b"", final=True):
             _show(rest, saved[1])
 
     reader = threading.Thread(target=pump, daemon=True, name="specpack-env-output")
@@ -151,16 +145,13 @@ def _columns(stream: IO[str]) -> int:
         given = int(os.environ.get("COLUMNS", ""))
         if given > 0:
             return given
-    try:
-        size = os.get_terminal_size(stream.fileno()).columns
-    except (AttributeError, OSError, ValueError):
-        size = 0
-    return size or 80
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    return 80
 
 
 class AuditProgress:
-    """``specpack audit``'s one-line progress bar on a terminal (the ``progress=`` callback),
-    as wide as the terminal so that ``\r`` redraws it in place."""
+    """``specpack audit``'s one-line progress bar (``progress=``), as wide as the terminal."""
 
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream

@@ -27,9 +27,7 @@ def run_imports(ns: argparse.Namespace) -> list[str]:
 
 def read_key(path: str | None) -> bytes | None:
     """The HMAC key in ``--key-file PATH``: the file's bytes, exactly (``files.read_key``)."""
-    if path is None:
-        return None
-    return read(path)
+    return None if path is None else read(path)
 
 
 def check_file(path: str) -> None:
@@ -48,7 +46,6 @@ def load_pack(ns: argparse.Namespace) -> SpecPack:
 
 
 def preflight(pack: SpecPack) -> None:
-    """What a build checks before running any env code, done now (required distributions, the
-    pack's files): what the user can fix is then a one-line error and exit code 2, not a failed
-    rebuild with a worker's traceback."""
+    """What a build checks before running env code (distributions, the pack's files), done now:
+    what the user can fix is a one-line error (exit code 2), not a worker's traceback."""
     order_of(pack).prepare({})

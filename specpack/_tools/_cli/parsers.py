@@ -1,9 +1,6 @@
-"""The ``specpack`` argument parsers: every subcommand, and typo checks.
-
-Usage errors are one line with exit code 2 and a did-you-mean for a mistyped command, option
-or choice. No parser takes an abbreviated option: ``--max-episode-step 20`` is an unknown
-option, not silently ``--max-episode-steps``.
-"""
+"""The ``specpack`` argument parsers: a usage error is one line (exit code 2) with a
+did-you-mean, and no option may be abbreviated (``--max-episode-step`` is a typo, not
+``--max-episode-steps``)."""
 
 from __future__ import annotations
 
@@ -38,8 +35,7 @@ class _Formatter(argparse.HelpFormatter):
 
 
 class CliParser(argparse.ArgumentParser):
-    """argparse with one-line errors (exit code 2) that suggest what was probably meant, and
-    no abbreviated options."""
+    """argparse with one-line errors that suggest what was meant, and no abbreviations."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["allow_abbrev"] = False
@@ -56,15 +52,17 @@ class CliParser(argparse.ArgumentParser):
         if choices is None or value in choices:
             return
         names = [str(c) for c in choices]
-        hint = suggest(str(value), names)
+        hint = _hint(suggest(str(value), names))
         listed = ", ".join(names)
         if action.dest == "command":
-            raise argparse.ArgumentError(
-                None, f"unknown command {value!r};{hint} (commands: {listed})" if hint
-                else f"unknown command {value!r} (commands: {listed})")
-        raise argparse.ArgumentError(
-            action, f"invalid choice: {value!r};{hint} (choose from {listed})" if hint
-            else f"invalid choice: {value!r} (choose from {listed})")
+            raise argparse.ArgumentError(None, f"unknown command {value!r}{hint} (commands: "
+                                         f"{listed})")
+        raise argparse.ArgumentError(action, f"invalid choice: {value!r}{hint} (choose from "
+                                     f"{listed})")
+
+
+def _hint(suggestion: str) -> str:
+    return f";{suggestion}" if suggestion else ""
 
 
 def _check_option(parser: argparse.ArgumentParser, token: str) -> None:
@@ -76,8 +74,8 @@ def _check_option(parser: argparse.ArgumentParser, token: str) -> None:
         return
     if not token.startswith("--") and len(token) > 2 and token[:2] in options:
         return  # -oFILE
-    hint = suggest(name, [o for o in options if o.startswith("--")] or options)
-    parser.error(f"unknown option {name};{hint}" if hint else f"unknown option {name}")
+    hint = _hint(suggest(name, [o for o in options if o.startswith("--")] or options))
+    parser.error(f"unknown option {name}{hint}")
 
 
 def _is_option(token: str) -> bool:
@@ -106,8 +104,7 @@ def parse(args: Sequence[str]) -> argparse.Namespace:
     parser, commands = _build()
     argv = list(args)
     _check_tokens(parser, commands, argv)
-    old = _list_form(argv)
-    if old is not None:
+    if (old := _list_form(argv)) is not None:
         parser.error(old)
     ns, extra = parser.parse_known_args(argv)
     if extra:
@@ -119,9 +116,8 @@ def parse(args: Sequence[str]) -> argparse.Namespace:
 
 def _list_form(argv: Sequence[str], *, strict: bool = True) -> str | None:
     """How to write an option of :data:`_REPEATED` given a list (before 0.3: ``--import a b --
-    ID``), or None. ``strict``: only a list ended by ``--`` with more after it, which argparse
-    would misread; else any run of two or more values (once argparse found extra arguments).
-    """
+    ID``), or None. ``strict``: only such a list ended by ``--`` (argparse would misread it);
+    else any run of two or more values."""
     for i, token in enumerate(argv):
         if token not in _REPEATED:
             continue
@@ -145,16 +141,6 @@ def _list_form(argv: Sequence[str], *, strict: bool = True) -> str | None:
 def build_parser() -> argparse.ArgumentParser:
     """The ``specpack`` argument parser, every subcommand included."""
     return _build()[0]
-
-
-# -- the subcommands --------------------------------------------------------------------------
-
-
-def _common() -> CliParser:
-    common = CliParser(add_help=False)
-    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                        help="on an error, print the full traceback as well")
-    return common
 
 
 def _imports(p: argparse.ArgumentParser, what: str) -> None:
@@ -181,7 +167,9 @@ def _loading(p: argparse.ArgumentParser) -> None:
 
 
 def _build() -> tuple[CliParser, dict[str, argparse.ArgumentParser]]:
-    common = _common()
+    common = CliParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="on an error, print the full traceback as well")
     parser = CliParser(
         prog=PROG, parents=[common], formatter_class=_Formatter,
         description="Capture a Gymnasium/Gym environment once, rebuild it identically in any "

@@ -1,8 +1,5 @@
-"""``specpack run``: build a pack file's env and play a seeded rollout; print the figures.
-
-The actions are planned as verify plans them, so ``run`` and ``verify`` with one seed step the
-env alike; an env that raises is reported with the method and the step.
-"""
+"""``specpack run``: build a pack file's env and play a seeded rollout, its actions planned as
+verify plans them; print the figures."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Proving a rebuild is identical: the one comparison engine (verify, diff, the audit).
-
-What every comparison uses: :func:`plan_actions`, :func:`record` (an env's :class:`Trace`),
-:func:`compare` and :func:`run_trace` (the worker's job); verdicts are :mod:`.report`'s.
-"""
+"""The one comparison engine (verify, diff, seal and check, the audit): :func:`plan_actions`,
+:func:`record` (an env's :class:`Trace`), :func:`compare`, :func:`run_trace` (a worker's job)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""Comparing two traces: what differs, the rollout up to its first divergence.
+"""Comparing two traces, one line per difference, up to the rollout's first divergence.
 
-Values are compared by their exact encodings (:mod:`specpack._core._exact.exact`): type and
-bits, so ``1`` is not ``1.0``, ``-0.0`` is not ``0.0``, and a NaN equals a NaN of the same bits.
-A value with no exact encoding equals nothing (:func:`not_comparable` lists them). Each
-difference is one line: the field, where inside it the values first differ, both values shown.
+Values are compared by their exact encodings (type and bits: ``1`` is not ``1.0``, ``-0.0`` is
+not ``0.0``); a value with no exact encoding equals nothing (:func:`not_comparable` lists them).
 """
 
 from __future__ import annotations
@@ -62,14 +60,12 @@ def difference(u: Any, v: Any) -> tuple[str, Any, Any] | None:
 
 
 def _line(what: str, u: Any, v: Any, la: str, lb: str, at: str = "") -> str:
-    """``"<what><path> differs: la U vs lb V"`` at the first place ``u`` and ``v`` differ
-    (``"<what> differs at <at><path>: ..."`` when ``at`` is given)."""
+    """``"<what><path> differs: la U vs lb V"`` (``"<what> differs at <at><path>: ..."``)."""
     found = difference(u, v)
     path, x, y = found if found is not None else ("", u, v)
     head = f"{what} differs at {at}{path}" if at else f"{what}{path} differs"
     for side, node in ((la, x), (lb, y)):
-        first = next(markers(node), None)
-        if first is not None:
+        if (first := next(markers(node), None)) is not None:
             where, kind, why = first
             place = f"{what} at {at}{path}{where}" if at else f"{what}{path}{where}"
             return f"{place} has no exact encoding ({side}): <{kind}> {why}"
@@ -78,26 +74,21 @@ def _line(what: str, u: Any, v: Any, la: str, lb: str, at: str = "") -> str:
 
 def _space_difference(name: str, x: Any, y: Any, la: str, lb: str) -> str | None:
     found = _first(x, y)
-    if found is None:
-        return None
-    path, u, v = found
-    return _line(name, u, v, la, lb, at=path.lstrip("."))
+    return None if found is None else _line(name, *found[1:], la, lb, at=found[0].lstrip("."))
 
 
 def _first(x: Any, y: Any, path: str = "") -> tuple[str, Any, Any] | None:
     """The first place two space descriptions differ: (path, x's value, y's value)."""
     if type(x) is dict and type(y) is dict:
         for k in list(x) + [k for k in y if k not in x]:
-            found = _first(x.get(k, _MISSING), y.get(k, _MISSING), f"{path}.{k}")
-            if found:
+            if found := _first(x.get(k, _MISSING), y.get(k, _MISSING), f"{path}.{k}"):
                 return found
         return None
     if (type(x) is list and type(y) is list and len(x) == len(y)
             and all(type(i) is dict or (type(i) is list and len(i) == 2 and type(i[1]) is dict)
                     for i in x + y)):  # a list of sub-space descriptions
         for i, (u, v) in enumerate(zip(x, y)):
-            found = _first(u, v, f"{path}[{i}]")
-            if found:
+            if found := _first(u, v, f"{path}[{i}]"):
                 return found
         return None
     return None if same(x, y) else (path, x, y)
@@ -111,43 +102,35 @@ def error_text(e: Mapping[str, Any]) -> str:
 
 def _errors(a: Trace, b: Trace, la: str, lb: str, shared: bool) -> list[str]:
     ea, eb = a.error, b.error
-    if ea is None and eb is None:
-        return []
     if ea is not None and eb is not None:
         if same(ea, eb):
             return [f"the rollout raised the same on both sides: {error_text(ea)}"] * shared
         return [f"the rollout raised differently: {la} {error_text(ea)}; "
                 f"{lb} {error_text(eb)}"]
-    if ea is not None:
-        return [f"the rollout raised {error_text(ea)} on {la} only ({lb} did not)"]
-    assert eb is not None
-    return [f"the rollout raised {error_text(eb)} on {lb} only ({la} did not)"]
+    return [f"the rollout raised {error_text(e)} on {side} only ({other} did not)"
+            for e, side, other in ((ea, la, lb), (eb, lb, la)) if e is not None]
 
 
 def _replanned(t: Trace) -> str | None:
     """How ``t``'s action space after reset differs from the one before (the plan's)."""
-    if t.action_space_after_reset is None:
-        return None
-    return _space_difference("action_space", t.action_space, t.action_space_after_reset,
-                             "before reset", "after")
+    return None if t.action_space_after_reset is None else _space_difference(
+        "action_space", t.action_space, t.action_space_after_reset, "before reset", "after")
 
 
 def compare(a: Trace, b: Trace, labels: tuple[str, str] = ("a", "b"), *,
             shared: bool = True) -> list[str]:
     """What differs between two traces, one line each; ``[]`` means identical.
 
-    ``labels`` name the two sides in the lines; ``shared`` also lists findings both traces
-    share (the same rollout error, the same action space change on reset). Rollout errors come
-    first, then layers, spaces, ``render_mode``, spec fields, and the rollout's first
-    divergence (not compared when either spec says ``nondeterministic=True``).
+    ``labels`` name the two sides; ``shared`` also lists findings both traces share (the same
+    rollout error or action space change on reset). The rollout is not compared when either
+    spec says ``nondeterministic=True``.
     """
     la, lb = labels
     out = _errors(a, b, la, lb, shared)
     if a.layers != b.layers:
         out.append(f"layers differ: {la} {a.layers} vs {lb} {b.layers}")
     for name in ("observation_space", "action_space"):
-        found = _space_difference(name, getattr(a, name), getattr(b, name), la, lb)
-        if found:
+        if found := _space_difference(name, getattr(a, name), getattr(b, name), la, lb):
             out.append(found)
     ra, rb = _replanned(a), _replanned(b)
     why = "the action space after reset is not the one the actions were planned from"
@@ -188,7 +171,7 @@ def _events(a: Trace, b: Trace, la: str, lb: str) -> list[str]:
 def not_comparable(trace: Trace) -> list[str]:
     """Where ``trace`` holds a value with no exact encoding, one line per kind and place
     (``"step 3 observation: <mymod.Obs> cannot be pickled: ... (and at 99 later steps)"``)."""
-    seen: dict[tuple[str, str, str], list[Any]] = {}
+    seen: dict[tuple[str, str, str], list[Any]] = {}  # -> [line, later occurrences]
     places: list[tuple[str, str, Any]] = [  # (event named as a line says it, field, value)
         ("", "observation_space", trace.observation_space),
         ("", "action_space", trace.action_space),
@@ -202,8 +185,5 @@ def not_comparable(trace: Trace) -> list[str]:
     for where, name, node in places:
         for path, kind, why in markers(node):
             key = (f"{name}{path}", kind, why)
-            if key in seen:
-                seen[key][1] += 1
-            else:
-                seen[key] = [f"{where}{name}{path}: <{kind}> {why}", 0]
+            seen.setdefault(key, [f"{where}{name}{path}: <{kind}> {why}", -1])[1] += 1
     return [text + (f" (and at {n} later steps)" if n else "") for text, n in seen.values()]

@@ -1,11 +1,9 @@
-"""Proving a rebuild is identical: ``verify`` (across a process boundary) and ``diff``.
-
-``verify`` starts its workers and hands them to :mod:`.judge`; traces come back as typed JSON,
-so nothing a child sends is unpickled here (docs/how-it-works.md tells the whole story).
-"""
+"""Proving a rebuild is identical: ``verify`` (across a process boundary, judged by
+:mod:`.judge`) and ``diff`` (two envs of this process)."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 import math
@@ -13,7 +11,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..._core._errors import ArgumentTypeError, NotIdenticalError, SpecPackError
 from ..._core._keywords import check_flag, checked_keywords
@@ -35,18 +33,8 @@ from .judge import NO_CONTROL, Sides, Verdict, control_is_cheap, hash_seeds, jud
 from .report import IDENTICAL, VerifyReport
 from .trace import plan_actions, record
 
-
-class SpecPack(Protocol):
-    """What verify needs of a pack (it never imports the pack module: the pack calls it)."""
-
-    @property
-    def label(self) -> str: ...
-
-    @property
-    def nondeterministic(self) -> bool: ...
-
-    def make(self, **kwargs: Any) -> Any: ...
-
+if TYPE_CHECKING:
+    from ..._core._pack import SpecPack
 
 __all__ = ["WHERE", "check_ignore_info", "check_pack", "check_rollout_options", "diff", "verify"]
 
@@ -55,8 +43,7 @@ _TOKENS = itertools.count()
 
 
 def check_rollout_options(steps: Any, seed: Any, where: Any, timeout: Any) -> None:
-    """Refuse, naming it, a ``steps``/``seed``/``where``/``timeout`` verify and the audit
-    cannot use."""
+    """Refuse, naming it, a ``steps``/``seed``/``where``/``timeout`` verify cannot use."""
     if where not in WHERE:
         raise SpecPackError(f"where={where!r} is not one of {', '.join(WHERE)};"
                             f"{suggest(str(where), WHERE) or ' use where=' + repr(WHERE[0])}")
@@ -66,17 +53,14 @@ def check_rollout_options(steps: Any, seed: Any, where: Any, timeout: Any) -> No
                                 cli=f"--{name} {value!r} must be a non-negative integer")
     if (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
             or not math.isfinite(timeout) or timeout <= 0):
-        raise SpecPackError("", python=f"timeout={timeout!r} must be a positive number of "
-                            "seconds", cli=f"--timeout {timeout!r} must be a positive number of "
-                            "seconds")
+        must = "must be a positive number of seconds"
+        raise SpecPackError("", python=f"timeout={timeout!r} {must}",
+                            cli=f"--timeout {timeout!r} {must}")
 
 
 def check_pack(pack: Any, what: str) -> None:
-    """Refuse, naming :func:`specpack.capture`, a ``pack`` that is not a SpecPack.
-
-    The caller captures first, so what is proven is the very pack that travels. The pack
-    module is loaded whenever a pack exists: when it is not, ``pack`` is none.
-    """
+    """Refuse, naming :func:`specpack.capture`, a ``pack`` that is not a SpecPack (the pack
+    module is loaded whenever a pack exists: when it is not, ``pack`` is none)."""
     cls = getattr(sys.modules.get("specpack._core._pack"), "SpecPack", None)
     if cls is not None and isinstance(pack, cls):
         return
@@ -108,23 +92,14 @@ def check_ignore_info(ignore_info: Any) -> tuple[str, ...]:
 
 
 @checked_keywords
-def verify(
-    pack: SpecPack,
-    *,
-    steps: int = 100,
-    seed: int = 0,
-    where: Boundary = "subprocess",
-    check: bool = False,
-    timeout: float = 120.0,
-    ignore_info: Iterable[str] = (),
-) -> VerifyReport:
+def verify(pack: SpecPack, *, steps: int = 100, seed: int = 0, where: Boundary = "subprocess",
+           check: bool = False, timeout: float = 120.0,
+           ignore_info: Iterable[str] = ()) -> VerifyReport:
     """Rebuild ``pack`` in another process and compare it with a build here.
 
     The rebuild runs in a worker of ``where``, the reference twice in a fork of this process,
-    all at once and with the same actions. A fresh-interpreter rebuild runs under a fixed
-    ``PYTHONHASHSEED``, and a second one under the next seed is the hash control; an env that
-    follows hash order or draws from a global generator is ``unseeded``. A ``not_identical``
-    is confirmed by a second rebuild before it is reported.
+    all at once with the same actions; a fresh interpreter's rebuild has a hash control under
+    another ``PYTHONHASHSEED``. A ``not_identical`` is confirmed by a second rebuild.
 
     Parameters
     ----------
@@ -182,30 +157,23 @@ def verify(
         return Worker(where, env=seeded_env(seeds.get("rebuild")) if where in FRESH else None,
                       hide=hide)  # type: ignore[arg-type]  # checked above
 
-    remote = rebuild_worker()
-    control = None
     token = f"{os.getpid()}.{next(_TOKENS)}"
-    try:
+    with contextlib.ExitStack() as stack:
+        remote = stack.enter_context(rebuild_worker())
+        control = None
         if "control" in seeds:
-            control = Worker(where, env=seeded_env(seeds["control"]),  # type: ignore[arg-type]
-                             hide=hide)
+            control = stack.enter_context(Worker(
+                where, env=seeded_env(seeds["control"]), hide=hide))  # type: ignore[arg-type]
+        stack.callback(STASH.pop, token, None)
         STASH[token] = pack  # the side here pickles it (see jobs.plan_here)
         local: Worker | ThreadWorker = Worker("fork") if fork_available() else ThreadWorker()
-        try:
-            v = judge(token, Sides(local, remote, control, seeds, again=rebuild_worker),
-                      {"steps": steps, "seed": seed, "ignore_info": list(ignored)},
-                      nondeterministic=nondeterministic, deadline=start + timeout,
-                      timeout=timeout)
-            if where == "bare":
-                _bare_findings(v, remote)
-        finally:
-            local.close()
-    finally:
-        STASH.pop(token, None)
-        remote.close()
-        if control is not None:
-            control.close()
-    replay(v.here)
+        stack.callback(local.close)
+        sides = Sides(local, remote, control, seeds, again=rebuild_worker)
+        v = judge(token, sides, {"steps": steps, "seed": seed, "ignore_info": list(ignored)},
+                  nondeterministic=nondeterministic, deadline=start + timeout, timeout=timeout)
+        if where == "bare":
+            _bare_findings(v, remote)
+    replay(sides.outcomes_here)
     if where in FRESH and not cheap and not nondeterministic:
         v.notes.append(NO_CONTROL)
     if isinstance(local, ThreadWorker):
@@ -228,8 +196,7 @@ def verify(
 
 
 def _bare_findings(v: Verdict, remote: Worker) -> None:
-    """Put what a bare node would lack first among the findings, and note what hid the
-    folders."""
+    """Put what a bare node would lack first among the findings; note what hid the folders."""
     report = bare.read_report(remote.child.report if remote.child is not None else None)
     out = v.outcome
     texts = [*v.differences, *((out.error, out.detail, out.stderr) if out else ())]
@@ -241,9 +208,9 @@ def _bare_findings(v: Verdict, remote: Worker) -> None:
 def diff(env_a: Any, env_b: Any, *, steps: int = 100, seed: int = 0) -> list[str]:
     """Compare two envs of this process by their traces; ``[]`` means identical.
 
-    Both get the same actions, planned from a seeded copy of ``env_a``'s action space, and are
-    reset and stepped (their state changes). Two rollouts that raise the same exception at the
-    same step are not a difference here (``verify`` reports a ``rollout_error``). Example::
+    Both are reset and stepped with the same actions, planned from a seeded copy of ``env_a``'s
+    action space. Two rollouts that raise the same exception at the same step are not a
+    difference here (``verify`` reports a ``rollout_error``). Example::
 
         assert specpack.diff(pack.make(), gymnasium.make("CartPole-v1"), steps=50) == []
 
@@ -262,6 +229,5 @@ def diff(env_a: Any, env_b: Any, *, steps: int = 100, seed: int = 0) -> list[str
     if type(steps) is not int or steps < 0:
         raise SpecPackError(f"steps={steps!r} must be a non-negative int")
     actions = plan_actions(env_a.action_space, steps, seed)
-    a = record(env_a, copy.deepcopy(actions), seed)
-    b = record(env_b, copy.deepcopy(actions), seed)
+    a, b = (record(env, copy.deepcopy(actions), seed) for env in (env_a, env_b))
     return compare(a, b, shared=False)

@@ -1,14 +1,13 @@
 """Global random generators in the proof: which call of a rollout draws from them.
 
 ``reset(seed=...)`` never seeds ``random``, numpy's legacy global ``RandomState`` or torch's
-default generator: an env drawing from them rolls out differently in every process.
-:class:`Watch` records each call that changed a generator's state (a *touch*); two builds in
-one process disagree on the first touch the env did not seed (:func:`first_unseeded`). Only
-generators already loaded are watched: nothing is imported to watch.
+default generator. :class:`Watch` records each call that changed one's state (a *touch*); two
+builds in one process disagree on the first touch the env did not seed (:func:`first_unseeded`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import sys
@@ -63,9 +62,7 @@ def _numpy_rand() -> Any:
 def _torch_state() -> Any:
     torch = sys.modules.get("torch")
     get = getattr(getattr(torch, "random", None), "get_rng_state", None)
-    if get is None:
-        return None
-    return bytes(get().numpy().tobytes())
+    return None if get is None else bytes(get().numpy().tobytes())
 
 
 #: The Mersenne Twister's state in C: 624 32-bit words and an index (``random``'s and numpy's
@@ -74,9 +71,8 @@ _MT_BYTES = 4 + 624 * 4
 
 
 def _random_raw() -> Any:
-    """A reader of ``random``'s global generator's state as raw bytes (a few microseconds,
-    where ``getstate()`` builds 625 ints), or None where that does not read what
-    ``getstate()`` says (checked once)."""
+    """A reader of ``random``'s global state as raw bytes (a few microseconds, where
+    ``getstate()`` builds 625 ints), or None where that differs from ``getstate()``."""
     module = sys.modules.get("random")
     inst = getattr(module, "_inst", None)
     head = object.__basicsize__
@@ -86,47 +82,38 @@ def _random_raw() -> Any:
     def read() -> Any:
         return ctypes.string_at(id(inst) + head, _MT_BYTES), inst.gauss_next
 
-    try:
+    with contextlib.suppress(Exception):  # else the slow reader
         raw, _ = read()
         version, words, _ = inst.getstate()
         index = int.from_bytes(raw[:4], sys.byteorder)
         state = [int.from_bytes(raw[i:i + 4], sys.byteorder) for i in range(4, _MT_BYTES, 4)]
-        if version != 3 or list(words) != [*state, index]:
-            return None
-    except Exception:  # noqa: BLE001 - the slow reader then
-        return None
-    return read
+        if version == 3 and list(words) == [*state, index]:
+            return read
+    return None
 
 
 def _numpy_raw() -> Any:
     """A reader of numpy's global MT19937 state as raw bytes at ``BitGenerator.ctypes``'
-    address (``get_state()`` copies it), or None where that does not read what
-    ``get_state`` says (checked once). The cached Gaussian is not in it: taking the second
-    value of a pair leaves no touch (the call that drew the pair does)."""
+    address (``get_state()`` copies it), or None where that differs from ``get_state``. (The
+    cached Gaussian is not in it: the call that drew the pair leaves the touch.)"""
     rand = _numpy_rand()
     bit = getattr(rand, "_bit_generator", None)
-    try:
+    with contextlib.suppress(Exception):  # else the slow reader
         address = int(bit.ctypes.state_address)  # type: ignore[union-attr]
 
         def read(keep: Any = bit) -> Any:  # keeps the bit generator: the address stays its state
             return ctypes.string_at(address, _MT_BYTES)
 
         name, key, pos, _, _ = rand.get_state(legacy=True)
-        raw = read()
-        if name != "MT19937" or raw != key.astype("=u4").tobytes() + int(pos).to_bytes(
+        if name == "MT19937" and read() == key.astype("=u4").tobytes() + int(pos).to_bytes(
                 4, sys.byteorder, signed=True):
-            return None
-    except Exception:  # noqa: BLE001 - the slow reader then
-        return None
-    return read
+            return read
+    return None
 
 
 def _readers() -> list[Callable[[], Any]]:
-    """One reader per generator of :data:`GENERATORS`: raw bytes where checked, else the
-    generator's own state API (a generator not loaded reads ``None``)."""
-    fast_random = _random_raw()
-    fast_numpy = _numpy_raw() if _numpy_rand() is not None else None
-    return [fast_random or _random_state, fast_numpy or _numpy_state, _torch_state]
+    """One reader per generator of :data:`GENERATORS` (one not loaded reads ``None``)."""
+    return [_random_raw() or _random_state, _numpy_raw() or _numpy_state, _torch_state]
 
 
 def _read(readers: list[Callable[[], Any]]) -> tuple[Any, ...]:
@@ -148,10 +135,8 @@ def _move_on() -> None:
         owner = _numpy_rand() if module is None else sys.modules.get(module)
         draw: Any = getattr(owner, name, None)
         if draw is not None:
-            try:
+            with contextlib.suppress(Exception):  # one we cannot move is not watched either
                 draw(*args)
-            except Exception:  # noqa: BLE001 - a generator we cannot move is not watched either
-                pass
 
 
 def _digest(state: Any) -> str:
@@ -160,11 +145,8 @@ def _digest(state: Any) -> str:
 
 class Watch:
     """The touches ``[call, step, generator, state digest]`` of one build: call :meth:`after`
-    at the end of each call (the build, each ``reset`` and ``step``).
-
-    An env that seeds a global generator from its own seed and then draws leaves the same state
-    in both builds, so it is not flagged: its rollout follows its seed.
-    """
+    at the end of each call (an env that seeds a global generator from its own seed leaves the
+    same states in both builds: not flagged)."""
 
     def __init__(self) -> None:
         self.touches: list[list[Any]] = []
@@ -174,11 +156,8 @@ class Watch:
         self._last = _read(self._readers)
 
     def after(self, call: str, step: int) -> None:
-        """Record a touch for each generator whose state changed since the last call.
-
-        A generator loaded during the call is not touched by it (an env importing torch in its
-        first ``reset`` would otherwise look unseeded: only the first build would load it).
-        """
+        """Record a touch for each generator whose state changed since the last call (one
+        loaded meanwhile is not touched: only the first build would load it)."""
         now = _read(self._readers)
         if now != self._last:
             for name, old, new in zip(GENERATORS, self._last, now):
@@ -193,8 +172,7 @@ class Watch:
 
 
 def drawn(value: Any) -> tuple[str, int, str] | None:
-    """``[call, step, generator]`` as a child sent it (:func:`first_unseeded`'s), checked, or
-    None."""
+    """``[call, step, generator]`` as a child sent it, checked, or None."""
     if (type(value) is list and len(value) == 3 and type(value[0]) is str
             and type(value[1]) is int and value[2] in GENERATORS):
         return value[0], value[1], value[2]
@@ -215,10 +193,8 @@ def first_unseeded(first: Any, second: Any) -> tuple[str, int, str] | None:
     for x, y in zip(a, b):
         if x != y:
             return min(x[:3], y[:3], key=lambda c: (c[1], c[0] != "make", c[0] != "reset"))
-    if len(a) != len(b):
-        extra = (a if len(a) > len(b) else b)[min(len(a), len(b))]
-        return extra[:3]
-    return None
+    longer = a if len(a) > len(b) else b  # its first touch past the other's last
+    return longer[min(len(a), len(b))][:3] if len(a) != len(b) else None
 
 
 def call_name(call: str, step: int) -> str:

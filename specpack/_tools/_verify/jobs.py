@@ -1,8 +1,5 @@
-"""The jobs workers run for a comparison: plan the actions, record traces.
-
-Each runs on ``pickle.dumps(pack)`` (or of a zero-argument env factory) and returns
-typed-JSON-able data: the parent never unpickles what a child sends.
-"""
+"""The jobs workers run for a comparison: plan the actions, record traces. Each takes
+``pickle.dumps(pack)`` and returns typed-JSON-able data: the parent never unpickles a child's."""
 
 from __future__ import annotations
 
@@ -58,36 +55,19 @@ def _make(obj: Any) -> Any:
     return obj.make() if hasattr(obj, "make") else obj()
 
 
-def _recorded_surface(obj: Any) -> dict[str, Any] | None:
-    """The description of the spaces a pack recorded (``pack.surface``), or None: made in the
-    child, as a space's ``__repr__`` is the env's code."""
-    surface = getattr(obj, "surface", None)
-    if surface is None:
-        return None
-    return {name: describe_space(getattr(surface, name))
-            for name in ("observation_space", "action_space")}
-
-
 def _close(env: Any) -> None:
     with contextlib.suppress(Exception):
         env.close()
 
 
-def _single_agent(env: Any) -> bool:
-    """Whether ``env`` is a gymnasium (or gym) env or wrapper. Asked first: gymnasium 0.29's
-    ``Wrapper.__getattr__`` warns on every lookup of an attribute a wrapper lacks."""
-    for name in ("gymnasium", "gym"):
-        module = sys.modules.get(name)
-        base = getattr(module, "Env", None)
-        if isinstance(base, type) and isinstance(env, base):
-            return True
-    return False
-
-
 def multi_agent(env: Any) -> Any:
     """The multi-agent recorder for a PettingZoo env (per-agent spaces and actions), or None."""
-    if _single_agent(env):
-        return None
+    # A gymnasium (or gym) env is told first: gymnasium 0.29's Wrapper.__getattr__ warns on
+    # every lookup of an attribute a wrapper lacks.
+    for name in ("gymnasium", "gym"):
+        base = getattr(sys.modules.get(name), "Env", None)
+        if isinstance(base, type) and isinstance(env, base):
+            return None
     if not hasattr(env, "possible_agents") or not callable(getattr(env, "action_space", None)):
         return None
     backend: Any = get_backend("pettingzoo")  # an edge backend, named by the core
@@ -95,11 +75,14 @@ def multi_agent(env: Any) -> Any:
 
 
 def plan(payload: bytes, *, steps: int, seed: int) -> dict[str, Any]:
-    """Build the env once and plan ``steps`` actions from its fresh action space:
-    ``{"actions", "action_space", "surface"}``. ``actions`` is ``None`` (with a ``"why"``) when
-    typed JSON cannot carry them exactly: each side then plans its own."""
+    """Build the env once and plan ``steps`` actions from its fresh action space; ``actions``
+    is ``None`` (with a ``"why"``) when typed JSON cannot carry them: each side plans its own."""
     obj = pickle.loads(payload)
-    surface = _recorded_surface(obj)
+    # The recorded spaces are described in the child: a space's __repr__ is the env's code.
+    recorded = getattr(obj, "surface", None)
+    names = ("observation_space", "action_space")
+    surface = (None if recorded is None
+               else {name: describe_space(getattr(recorded, name)) for name in names})
     env = _make(obj)
     try:
         multi = multi_agent(env)
@@ -112,11 +95,12 @@ def plan(payload: bytes, *, steps: int, seed: int) -> dict[str, Any]:
             actions = plan_actions(space, steps, seed)
     finally:
         _close(env)
+    out = {"actions": actions, "action_space": described, "surface": surface}
     if not carried_exactly(actions):
         kinds = sorted({type(a).__qualname__ for a in actions if not carried_exactly(a)})
-        return {"actions": None, "action_space": described, "surface": surface,
-                "why": f"the actions ({', '.join(kinds)}) do not cross processes exactly"}
-    return {"actions": actions, "action_space": described, "surface": surface}
+        out.update(actions=None, why=f"the actions ({', '.join(kinds)}) do not cross processes "
+                   "exactly")
+    return out
 
 
 def plan_here(payload: bytes, *, token: str, steps: int, seed: int) -> dict[str, Any]:
@@ -131,14 +115,12 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
               ignore_info: Sequence[str] = (), watch: bool = False) -> dict[str, Any]:
     """Build the env ``repeat`` times, one after the other, and record each rollout.
 
-    ``actions`` are :func:`plan`'s (``None``: plan from each fresh env); ``watch`` watches the
-    global generators around each call. Returns ``{"traces", "digests"}`` (equal digests,
-    identical traces) and, with ``watch``, ``"unseeded"``: the first call on which the first
-    two builds' generator touches disagree (:func:`~.generators.first_unseeded`), or ``None``.
+    ``actions`` are :func:`plan`'s (``None``: plan from each fresh env). Returns ``{"traces",
+    "digests"}`` and, with ``watch``, ``"unseeded"``: :func:`~.generators.first_unseeded` of the
+    first two builds' touches of the global generators.
     """
     traces = []
     touches: list[list[Any]] = []
-    options: dict[str, Any] = {"ignore_info": tuple(ignore_info)} if ignore_info else {}
     for _ in range(repeat):
         w = Watch() if watch else None
         try:
@@ -162,7 +144,7 @@ def run_trace(payload: bytes, *, steps: int, seed: int, repeat: int = 1,
                     if w is not None:
                         w.after("rollout", 0)
             else:
-                traces.append(record(env, todo, seed, watch=w, **options).to_dict())
+                traces.append(record(env, todo, seed, watch=w, ignore_info=ignore_info).to_dict())
         finally:
             _close(env)
     out: dict[str, Any] = {"traces": traces, "digests": [digest(t) for t in traces]}

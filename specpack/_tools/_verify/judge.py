@@ -1,9 +1,6 @@
-"""Running verify's sides under one deadline and judging what they sent back.
-
-The sides: *here* (a fork of this process: it pickles the pack, plans the actions, then builds
-twice), the *rebuild* (a worker of ``where``) and, for a fresh interpreter, the *control* (one
-under another ``PYTHONHASHSEED``: a fork shares this process's hash secret, so only the control
-tells an env that depends on hash order). This process compares data only, never env code.
+"""Running verify's sides under one deadline and judging what they sent back: *here* (a fork
+that pickles the pack, plans, then builds twice), the *rebuild* (a worker of ``where``) and the
+hash *control* (a fresh interpreter under another ``PYTHONHASHSEED``). Data only, no env code.
 """
 
 from __future__ import annotations
@@ -43,7 +40,6 @@ __all__ = ["HERE", "NO_CONTROL", "REBUILD_HASH_SEED", "Sides", "Verdict", "contr
 REBUILD_HASH_SEED = 1
 _SEEDS = 1 << 32
 HERE = "the build here"
-_NONDETERMINISTIC = "rollout not compared: the spec says nondeterministic=True"
 #: The note of a verify without a hash control (one CPU).
 NO_CONTROL = ("no hash control ran (this process has one CPU): an env whose behaviour depends "
               "on hash order is not told apart from one that differs for another reason")
@@ -52,18 +48,13 @@ NO_CONTROL = ("no hash control ran (this process has one CPU): an env whose beha
 def this_process_seed() -> int | None:
     """This process's ``PYTHONHASHSEED`` as its environment says (``None``: random)."""
     text = os.environ.get("PYTHONHASHSEED", "")
-    if text.isdigit() and int(text) < _SEEDS:
-        return int(text)
-    return None
+    return int(text) if text.isdigit() and int(text) < _SEEDS else None
 
 
 def hash_seeds(where: str, control: bool) -> dict[str, int | None]:
-    """The ``PYTHONHASHSEED`` of each process verify starts (the report's ``hash_seeds``).
-
-    A fresh interpreter runs under this process's seed (so it hashes as the build here does)
-    or :data:`REBUILD_HASH_SEED`, the control under the next one; a spawn child inherits this
-    process's; a forkserver child's is unknown (left out).
-    """
+    """The ``PYTHONHASHSEED`` of each process verify starts (the report's ``hash_seeds``): a
+    fresh interpreter's is this process's or :data:`REBUILD_HASH_SEED`, the control's the next;
+    a spawn child's is this process's; a forkserver child's is unknown (left out)."""
     here = this_process_seed()
     seeds: dict[str, int | None] = {"here": here}
     if where in FRESH:
@@ -77,8 +68,7 @@ def hash_seeds(where: str, control: bool) -> dict[str, int | None]:
 
 
 def control_is_cheap() -> bool:
-    """Whether this process may use two CPUs or more (on one, the hash control would double
-    verify's wall time)."""
+    """Whether this process may use two CPUs (on one, the hash control doubles verify's time)."""
     try:
         return len(os.sched_getaffinity(0)) >= 2
     except (AttributeError, OSError):  # no sched_getaffinity (macOS, Windows)
@@ -100,6 +90,8 @@ class Sides:
     seeds: dict[str, int | None]
     #: Starts another worker like the rebuild's, to confirm a verdict that rests on one rebuild.
     again: Callable[[], Worker]
+    #: The build here's outcomes, in order (the caller replays their output).
+    outcomes_here: list[Outcome] = field(default_factory=list)
 
 
 @dataclass
@@ -111,30 +103,18 @@ class Verdict:
     notes: list[str] = field(default_factory=list)
     outcome: Outcome | None = None  # the rebuild's (its stdout/stderr go into the report)
     rollout_compared: bool = False
-    here: list[Outcome] = field(default_factory=list)  # the build here's tasks (replayed)
     cause: str | None = None  # for UNSEEDED: GLOBAL_GENERATOR or HASH_ORDER
 
 
 def judge(token: str, sides: Sides, params: Mapping[str, Any], *, nondeterministic: bool,
           deadline: float, timeout: float) -> Verdict:
-    """Plan here, roll out on every side at once, and judge, all by ``deadline``.
-
-    ``token`` is the pack's key in :data:`~.jobs.STASH`; ``params`` holds ``steps``, ``seed``
-    and ``ignore_info``; ``timeout`` is what ``deadline`` came from (for the messages).
-    """
-    here: list[Outcome] = []
-    verdict = _judge(token, sides, params, nondeterministic, deadline, timeout, here)
-    verdict.here = here
-    return verdict
-
-
-def _judge(token: str, sides: Sides, params: Mapping[str, Any], nondeterministic: bool,
-           deadline: float, timeout: float, here_outcomes: list[Outcome]) -> Verdict:
+    """Plan here, roll out on every side at once, and judge, all by ``deadline`` (``token``:
+    the pack's key in :data:`~.jobs.STASH`; ``params``: ``steps``, ``seed``, ``ignore_info``)."""
     there = label(sides.rebuild.where)
     sides.here.submit(PLAN_HERE_JOB, b"", {"token": token, "steps": params["steps"],
                                            "seed": params["seed"]})
     plan = sides.here.collect(max(deadline - time.monotonic(), 0.0))
-    here_outcomes.append(plan)
+    sides.outcomes_here.append(plan)
     if plan.status == "timeout":
         return Verdict(TIMEOUT, [f"{HERE} (planning the actions) did not finish within "
                                  f"{timeout:g} s"])
@@ -159,7 +139,7 @@ def _judge(token: str, sides: Sides, params: Mapping[str, Any], nondeterministic
         worker.submit(RUN_JOB, payload, {**run, **extra})
     done = collect_all(workers, deadline)
     r, h = done["rebuild"], done["here"]
-    here_outcomes.append(h)
+    sides.outcomes_here.append(h)
     named = [(f"the {there}", r), (HERE, h)]
     if "control" in done:
         named.append((f"the hash control ({_seed_name(sides.seeds, 'control')})",
@@ -189,7 +169,7 @@ def _judge(token: str, sides: Sides, params: Mapping[str, Any], nondeterministic
         if verdict.status == IDENTICAL:
             verdict.status, verdict.rollout_compared = NOT_COMPARED, False
         if not verdict.rollout_compared:
-            verdict.notes.insert(0, _NONDETERMINISTIC)
+            verdict.notes.insert(0, "rollout not compared: the spec says nondeterministic=True")
     return verdict
 
 
@@ -208,9 +188,8 @@ def _alike(a: str | None, b: str | None) -> bool:
 def _compared(first: Trace, again: Trace, rebuilt: Trace, control: Outcome | None,
               seeds: dict[str, int | None], there: str, notes: list[str],
               digests: list[list[str | None]], unseeded: tuple[str, int, str] | None) -> Verdict:
-    """The verdict from the traces: the global generators, the repeat here, the hash control,
-    then the rebuild. Equal ``digests`` (``[[here, here again], [rebuild]]``) skip a
-    comparison that cannot find anything."""
+    """The verdict from the traces (``digests``: ``[[here, here again], [rebuild]]``): the
+    global generators, the repeat here, the hash control, then the rebuild."""
     (d_first, d_again), (d_rebuilt,) = digests
     deterministic = not (first.nondeterministic or rebuilt.nondeterministic)
     compared = deterministic and bool(first.events) and bool(rebuilt.events)
@@ -230,14 +209,12 @@ def _compared(first: Trace, again: Trace, rebuilt: Trace, control: Outcome | Non
     if odd:
         return Verdict(NOT_COMPARED, [], [
             "rollout not compared: values with no exact encoding: " + "; ".join(odd), *notes])
-    repeated = repeat()
-    if repeated:
+    if repeated := repeat():
         head, *rest = repeated
         return Verdict(NOT_REPRODUCIBLE, [
             "two builds in this process already differ, so a rebuild elsewhere cannot be "
             f"compared with them: {head}", *rest], notes)
-    hashed = _hash_control(rebuilt, control, seeds, d_rebuilt)
-    if hashed:
+    if hashed := _hash_control(rebuilt, control, seeds, d_rebuilt):
         return Verdict(UNSEEDED, hashed, notes, cause=HASH_ORDER)
     differences = compare(first, rebuilt, labels=("here", there))
     if first.error is not None or rebuilt.error is not None:
@@ -257,23 +234,16 @@ def _compared(first: Trace, again: Trace, rebuilt: Trace, control: Outcome | Non
 def _confirm(verdict: Verdict, sides: Sides, payload: bytes, run: Mapping[str, Any],
              rebuilt: Trace, d_rebuilt: str | None, there: str, deadline: float) -> None:
     """Confirm a ``not_identical`` verdict, or an ``unseeded`` one from the hash control, with a
-    second rebuild in a new worker of the same kind and hash seed.
-
-    Two rebuilds that differ prove nothing about the boundary nor about hash order: the
-    verdict becomes ``not_reproducible``. Otherwise a note says whether it was confirmed."""
+    second rebuild like the first: if the two differ, the verdict is ``not_reproducible``."""
     second = f"a second {there}"
-    worker: Worker | None = None
     try:
-        worker = sides.again()
-        worker.submit(RUN_JOB, payload, {**run, "repeat": 1})
-        o = worker.collect(max(deadline - time.monotonic(), 0.0))
+        with sides.again() as worker:
+            worker.submit(RUN_JOB, payload, {**run, "repeat": 1})
+            o = worker.collect(max(deadline - time.monotonic(), 0.0))
     except Exception as e:  # noqa: BLE001 - the confirmation could not start
         verdict.notes.append(f"not confirmed: {second} could not be started ({one_line(e)}); "
                              "the difference rests on one rebuild")
         return
-    finally:
-        if worker is not None:
-            worker.close()
     if o.status != "ok":
         why = "did not finish in time" if o.status == "timeout" else f"failed ({o.error})"
         verdict.notes.append(f"not confirmed: {second} {why}; the difference rests on one "
@@ -312,8 +282,7 @@ def _seed_name(seeds: dict[str, int | None], side: str) -> str:
 
 def _hash_control(rebuilt: Trace, control: Outcome | None, seeds: dict[str, int | None],
                   d_rebuilt: str | None) -> list[str]:
-    """The findings that show the env depends on hash order (the rebuild and the control
-    disagree), or ``[]``."""
+    """The findings that the rebuild and the control disagree (hash order), or ``[]``."""
     if control is None:
         return []
     a, b = _seed_name(seeds, "rebuild"), _seed_name(seeds, "control")
@@ -331,10 +300,7 @@ def _hash_control(rebuilt: Trace, control: Outcome | None, seeds: dict[str, int 
     except Exception as e:  # noqa: BLE001 - a hostile or broken answer is data, not a crash
         return [f"unreadable trace from the hash control ({one_line(e)})"]
     found = compare(rebuilt, other, labels=(a, b), shared=False)
-    if not found:
-        return []
-    head, *rest = found
-    return [f"{why}: {head}", *rest]
+    return [f"{why}: {found[0]}", *found[1:]] if found else []
 
 
 def surface_differences(recorded: Any, rebuilt: Trace, verdict: Verdict) -> None:
@@ -343,10 +309,8 @@ def surface_differences(recorded: Any, rebuilt: Trace, verdict: Verdict) -> None
     if not isinstance(recorded, dict):
         return
     for name in ("observation_space", "action_space"):
-        if name not in recorded:
-            continue
-        mine, theirs = recorded[name], getattr(rebuilt, name)
-        if not same(mine, theirs):
+        mine, theirs = recorded.get(name), getattr(rebuilt, name)
+        if name in recorded and not same(mine, theirs):
             verdict.differences.append(
                 f"{name} recorded in the pack differs from the rebuilt env's: recorded "
                 f"{show(mine)} vs rebuilt {show(theirs)}")
@@ -371,13 +335,11 @@ def collect_all(workers: Mapping[str, Worker | ThreadWorker],
     while pending:
         left = deadline - time.monotonic()
         if left <= 0:
-            for name, w in pending.items():
-                done[name] = w.collect(0.0)
+            done.update({name: w.collect(0.0) for name, w in pending.items()})
             break
         wait([w.waitable for w in pending.values()], min(left, 1.0))
         for name, w in list(pending.items()):
-            outcome = w.poll_outcome(0.0)
-            if outcome is not None:
+            if (outcome := w.poll_outcome(0.0)) is not None:
                 done[name] = outcome
                 del pending[name]
     return done

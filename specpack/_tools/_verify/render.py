@@ -1,14 +1,12 @@
-"""Showing exact encodings in difference lines: every number as the value it is.
-
-:func:`show` renders an encoding (:mod:`specpack._core._exact.exact`), bounded in length: floats
-by their shortest round-trip ``repr``, arrays with every element unique; :func:`detail` adds
-where two arrays or byte strings first differ, visible even when the values are cut.
-"""
+"""Showing exact encodings in difference lines, bounded in length: floats by their shortest
+round-trip ``repr``, arrays with every element unique (:func:`show`), and where two arrays or
+byte strings first differ, visible even when the values are cut (:func:`detail`)."""
 
 from __future__ import annotations
 
 import ast
 import base64
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -28,8 +26,7 @@ _TORCH = {"torch.float64": "<f8", "torch.float32": "<f4", "torch.float16": "<f2"
 
 
 def show(value: Any, width: int = WIDTH) -> str:
-    """``value`` (an encoding or trace data) as exact text of about ``width`` characters at
-    most; never raises."""
+    """``value`` (an encoding or trace data) as exact text of about ``width`` characters."""
     try:
         text = _show(value, width)
     except Exception:  # noqa: BLE001 - a malformed encoding is shown as data
@@ -158,16 +155,14 @@ def _part(text: str) -> tuple[float, str]:
 
 def _complex(real: str, imag: str) -> str:
     (x, xs), (y, ys) = _part(real), _part(imag)
-    if x == x and y == y:
-        return repr(complex(x, y))
-    return f"complex({xs}, {ys})"
+    return repr(complex(x, y)) if x == x and y == y else f"complex({xs}, {ys})"
 
 
 def element(x: Any, text: str | None = None) -> str:
     """An array element (or numpy scalar) as text; a NaN with its bits, so two NaNs that
     differ are told apart: ``"nan (0x7ff8000000000001)"``."""
     shown = str(x) if text is None else text
-    try:
+    with contextlib.suppress(Exception):  # shown without its bits
         arr = np.asarray(x)
         if arr.dtype.kind == "f" and arr.ndim == 0 and np.isnan(arr):
             data = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
@@ -175,15 +170,13 @@ def element(x: Any, text: str | None = None) -> str:
             bits_text = f"nan (0x{bits:0{2 * len(data)}x})"
             return shown.replace("nan", bits_text, 1) if "nan" in shown else \
                 f"{shown} ({bits_text})"
-    except Exception:  # noqa: BLE001 - shown without its bits
-        pass
     return shown
 
 
 def detail(u: Any, v: Any) -> str:
     """Where two arrays (or byte strings) of one type, dtype and shape first differ:
     ``"; first difference at [0, 1]: 1.0 vs 1.000000000001"``, or ``""``."""
-    try:
+    with contextlib.suppress(Exception):  # detail is a courtesy
         a, b = array_of(u), array_of(v)
         if a is not None and b is not None and a.shape == b.shape and a.dtype == b.dtype:
             x, y = a.reshape(-1).view(np.uint8).reshape(a.size, -1), \
@@ -199,6 +192,4 @@ def detail(u: Any, v: Any) -> str:
             at = next((i for i, (x, y) in enumerate(zip(p, q)) if x != y), min(len(p), len(q)))
             return (f"; first difference at byte {at}: {short(p[at:at + 8], 60)} vs "
                     f"{short(q[at:at + 8], 60)}")
-    except Exception:  # noqa: BLE001 - detail is a courtesy
-        pass
     return ""

@@ -1,8 +1,5 @@
-"""The seal's rollout job: the digests a seal holds, and what the build loaded.
-
-A module of its own so that a check's worker (``sealing.rollout_digests`` alone) never loads
-the provenance lookup (and ``importlib.metadata``).
-"""
+"""The seal's rollout job: the digests a seal holds, and what the build loaded (a module of its
+own: a check's worker never loads the provenance lookup and ``importlib.metadata``)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""A rollout as digests: the job that seals (and checks) a pack, and where two of them part.
-
-A seal holds the sha256 of each field of each event (of its canonical exact encoding), the
-wrapper layers and one digest of the spaces. :func:`rollout_digests` makes them in a worker
-with verify's :func:`~.jobs.run_trace`; :func:`first_divergence` compares data only.
-"""
+"""A rollout as digests (the sha256 of each field of each event, the layers, one of the
+spaces): the job that checks a pack (:mod:`.seal_job` seals), and where two of them part."""
 
 from __future__ import annotations
 
@@ -31,35 +27,24 @@ def event_fields(head: str) -> tuple[str, ...]:
     return RESET_FIELDS if head.startswith("reset") else FIELDS
 
 
-def _versions(backend: str, names: Sequence[str]) -> dict[str, str]:
-    """What this interpreter rolls out with: python, platform, specpack, the backend, numpy,
-    cloudpickle, and the version of each distribution in ``names``."""
-    out = current_versions(backend, None)
-    out["python"] = platform.python_version()
-    for name in names:
-        if name not in out:
-            out[name] = _dist_version(name) or "not installed"
-    return out
-
-
 def pickled(payload: bytes, *, token: str) -> dict[str, Any]:
-    """The pickle of the pack stashed under ``token`` (run in a fork of the process that
-    stashed it: pickling a pack's recorded spaces runs the env's code)."""
+    """The pickle of the pack stashed under ``token``, made in a fork (it runs the env's code)."""
     return {"payload": pickle.dumps(STASH[token], protocol=pickle.HIGHEST_PROTOCOL)}
 
 
 def rollout_digests(payload: bytes, *, steps: int, seed: int, ignore_info: Sequence[str] = (),
                     backend: str = DEFAULT_BACKEND, names: Sequence[str] = ()) -> dict[str, Any]:
-    """Build the pack in ``payload``, roll it out as verify does, and return what a seal holds.
-
-    ``backend`` and ``names`` (the pack's ``requires``) say whose versions to report. Returns
-    ``events`` (``[head, digest, ...]`` per event), ``layers``, ``spaces`` (one digest),
-    ``error``, ``nondeterministic``, ``not_comparable``, ``ignored_info`` and ``versions``.
-    """
+    """Build the pack in ``payload``, roll it out as verify does, and return what a seal holds
+    (``events``: ``[head, digest, ...]`` per event), with the versions of the backend and of
+    ``names`` (the pack's ``requires``)."""
     trace = run_trace(payload, steps=steps, seed=seed, ignore_info=ignore_info)["traces"][0]
     t = Trace.from_dict(trace)
     events = [[f"{event[0]} {event[1]}", *(digest(v) or NO_DIGEST for v in event[2:])]
               for event in t.events]
+    versions = {**current_versions(backend, None), "python": platform.python_version()}
+    for name in names:
+        if name not in versions:
+            versions[name] = _dist_version(name) or "not installed"
     spaces = {"observation_space": t.observation_space, "action_space": t.action_space,
               "action_space_after_reset": t.action_space_after_reset}
     return {
@@ -70,17 +55,15 @@ def rollout_digests(payload: bytes, *, steps: int, seed: int, ignore_info: Seque
         "nondeterministic": t.nondeterministic,
         "not_comparable": not_comparable(t),
         "ignored_info": list(t.ignored_info),
-        "versions": _versions(backend, names),
+        "versions": versions,
     }
 
 
 def first_divergence(sealed: Sequence[Sequence[str]],
                      rebuilt: Sequence[Sequence[str]]) -> tuple[int, str, str] | None:
-    """Where two rollouts' digests first part: ``(step, field, line)``, or None if they agree.
-
-    ``field`` is one of :data:`FIELDS` (``"reset observation"``, ``"reset info"`` for a
-    reset), ``"event"`` (a reset against a step) or ``"length"`` (one is a prefix of the other).
-    """
+    """Where two rollouts' digests first part: ``(step, field, line)``, or None. ``field`` is
+    one of :data:`FIELDS` (``"reset info"``...), ``"event"`` (a reset against a step) or
+    ``"length"`` (one is a prefix of the other)."""
     for x, y in zip(sealed, rebuilt):
         step = _step(x[0])
         if x[0] != y[0]:

@@ -1,9 +1,5 @@
-"""Recording what an env shows from outside: the action plan and the :class:`Trace`.
-
-A trace holds the wrapper layers, the spaces (before and after the first reset),
-``render_mode``, the spec fields and a seeded rollout with auto-reset, every value by its exact
-encoding: typed-JSON-able data, bounded per value. A rollout that raises is recorded, not raised.
-"""
+"""Recording what an env shows from outside: the action plan and the :class:`Trace` (layers,
+spaces, ``render_mode``, spec fields and a seeded rollout, every value by its exact encoding)."""
 
 from __future__ import annotations
 
@@ -68,8 +64,7 @@ def plan_actions(action_space: Any, steps: int, seed: int) -> list[Any]:
 
 
 def writable(value: Any) -> Any:
-    """``value`` with every array a writable copy (decoded arrays are read-only; an env may
-    change its action in place)."""
+    """``value`` with every array a writable copy (decoded ones are read-only; envs may write)."""
     if isinstance(value, np.ndarray):
         return np.array(value, copy=True)
     if type(value) is list:
@@ -129,13 +124,8 @@ def info_value(info: Any, ignore: Collection[str], ignored: list[str]) -> Any:
     """``info``'s exact encoding without the keys named in ``ignore`` (those dropped are
     appended to ``ignored``, once each)."""
     if ignore and isinstance(info, dict):
-        kept = {}
-        for k, v in info.items():
-            if type(k) is str and k in ignore:
-                if k not in ignored:
-                    ignored.append(k)
-            else:
-                kept[k] = v
+        kept = {k: v for k, v in info.items() if not (type(k) is str and k in ignore)}
+        ignored += [k for k in info if type(k) is str and k in ignore and k not in ignored]
         if type(info) is not dict:  # a dict of info's own type when it builds from a dict
             with contextlib.suppress(Exception):  # a dict subclass with another constructor
                 kept = type(info)(kept)
@@ -145,12 +135,9 @@ def info_value(info: Any, ignore: Collection[str], ignored: list[str]) -> Any:
 
 def record(env: Any, actions: list[Any], seed: int, *,
            ignore_info: Collection[str] = (), watch: Watch | None = None) -> Trace:
-    """Record ``env``'s trace, running ``actions`` after ``reset(seed=seed)`` (later
-    auto-resets are unseeded); a failing rollout is recorded in ``Trace.error``, not raised.
-
-    Give it a freshly built env to compare construction too. ``watch`` records which calls
-    changed a global generator's state (:class:`~.generators.Watch`).
-    """
+    """Record ``env``'s trace (give it a freshly built env), running ``actions`` after
+    ``reset(seed=seed)``; a failing rollout is recorded in ``Trace.error``, not raised.
+    ``watch`` records which calls changed a global generator (:class:`~.generators.Watch`)."""
     ignore = frozenset(k for k in ignore_info if type(k) is str)
     spec = _spec(env)
     t = Trace(

@@ -12,7 +12,7 @@ import specpack
 
 #: Capture-side modules of the gymnasium backend (resolution, the fresh-interpreter probe,
 #: recorded-arguments checks, registry memos).
-CAPTURE_SIDE = ("specpack._core._backends.gymnasium.resolve", "specpack._core._backends.gymnasium._probe",
+CAPTURE_SIDE = ("specpack._core._backends.gymnasium.resolve",
                 "specpack._core._backends._args", "specpack._core._backends.recorders",
                 "specpack._core._backends._registry")
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import specpack._core._carry
 
 #: The carry modules, bottom up: each may import only those before it.
-STACK = ("names", "importable", "sources", "allowlist", "payload", "tree", "carried", "ref", "callables",
-         "values", "bound", "code", "__init__")
+STACK = ("allowlist", "importable", "sources", "payload", "tree", "carried", "ref",
+         "values", "code", "__init__")
 
 _HOME = Path(specpack._core._carry.__file__).parent
 

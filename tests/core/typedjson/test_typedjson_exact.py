@@ -25,7 +25,7 @@ from _helpers import assert_same
 import specpack
 from specpack import PackFormatError, SpecPack
 from specpack._core import _typedjson as typedjson
-from specpack._core._typedjson.text import read_json
+from specpack._core._typedjson.tags import read_json
 
 COLLIDE = 2**61 - 1
 

@@ -24,8 +24,7 @@ import pytest
 from _helpers import FIXTURES, run_python
 
 from specpack._tools._audit.control import Build, control
-from specpack._tools._audit.findings import UNSEEDED
-from specpack._tools._audit.report import FAILING
+from specpack._tools._audit.report import FAILING, UNSEEDED
 from specpack._tools._verify import Trace
 
 pytestmark = pytest.mark.integration

@@ -10,7 +10,7 @@ the audit had no control and called such an env ``not_identical`` while verify s
 
 Verify's own status for hash order and global generators is another change; until it is
 there, verify names the hash cause inside ``not_reproducible`` and the audit's status is
-:data:`specpack._tools._audit.findings.UNSEEDED` (see the marked spot there). :func:`verify_status`
+:data:`specpack._tools._audit.report.UNSEEDED` (see the marked spot there). :func:`verify_status`
 says which status verify must give, so these tests tighten by themselves when it lands.
 """
 
@@ -28,8 +28,7 @@ import pytest
 from _hang import run_process
 from _helpers import FIXTURES, run_python
 
-from specpack._tools._audit.findings import UNSEEDED
-from specpack._tools._audit.report import FAILING
+from specpack._tools._audit.report import FAILING, UNSEEDED
 from specpack._tools._verify.judge import control_is_cheap
 from specpack._tools._verify.report import NOT_REPRODUCIBLE, STATUSES
 

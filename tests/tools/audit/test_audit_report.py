@@ -10,8 +10,7 @@ import json
 
 import pytest
 
-from specpack._tools._audit.report import SCHEMA, AuditReport, Finding, clip
-from specpack._tools._audit.table import summary
+from specpack._tools._audit.report import SCHEMA, AuditReport, Finding, clip, summary
 
 
 def report(envs: list[Finding], wrappers: list[Finding] | None = None, jobs: int = 2) -> AuditReport:

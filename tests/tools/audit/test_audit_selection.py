@@ -12,9 +12,15 @@ import gymnasium
 import pytest
 
 from specpack._core._errors import SpecPackError, UnknownEnvError
-from specpack._tools._audit.classify import failure, guard, missing_package, unset_required
+from specpack._tools._audit.classify import (
+    Overtime,
+    failure,
+    guard,
+    missing_package,
+    time_limit,
+    unset_required,
+)
 from specpack._tools._audit.select import entry_of, select
-from specpack._tools._audit.timelimit import Overtime, time_limit
 from specpack._tools._audit.vector_job import NUM_ENVS, sub_envs
 
 MODULE = '''

@@ -12,8 +12,7 @@ import json
 import pytest
 
 from specpack._tools._audit.output import sections
-from specpack._tools._audit.report import AuditReport, Finding
-from specpack._tools._audit.table import summary
+from specpack._tools._audit.report import AuditReport, Finding, summary
 from specpack._tools._cli.output import AuditProgress
 
 LONG = ("step 12: observation differs: here [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7] (float64) vs "

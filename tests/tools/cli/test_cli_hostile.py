@@ -179,8 +179,8 @@ def test_check_escapes_the_versions_a_seal_was_made_with(
 
 def test_report_texts_escape_names_from_the_env_and_the_file() -> None:
     # str(CheckReport) (what specpack.check(pack) prints in Python too) and a difference's values.
-    from specpack._tools._verify.check_report import CheckReport
     from specpack._tools._verify.render import show
+    from specpack._tools._verify.report import CheckReport
 
     report = CheckReport(status="not_identical", differences=[f"step 1: {HOSTILE}"],
                          where="subprocess", steps=3, seed=0, notes=[HOSTILE + "\u202e"],

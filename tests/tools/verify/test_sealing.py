@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from specpack._tools._verify.check_report import CheckReport, versions_text
+from specpack._tools._verify.report import CheckReport, versions_text
 from specpack._tools._verify.sealing import NO_DIGEST, first_divergence
 
 A, B = "a" * 64, "b" * 64

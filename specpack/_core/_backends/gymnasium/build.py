@@ -1,7 +1,5 @@
 """Building a gymnasium env from a :class:`~specpack._core._backends.Blueprint` as
-``gymnasium.make`` does (render-mode wrappers and ``env.unwrapped.spec`` included), from a plan
-per blueprint that every build in the process shares.
-"""
+``gymnasium.make`` does (render-mode wrappers and ``env.unwrapped.spec`` included)."""
 
 from __future__ import annotations
 
@@ -22,28 +20,22 @@ __all__ = ["META_DEFAULTS", "build", "build_vector"]
 
 #: EnvSpec field values that a pack's spec record leaves out (keeps pickles small).
 META_DEFAULTS: dict[str, Any] = {
-    "reward_threshold": None,
-    "nondeterministic": False,
-    "max_episode_steps": None,
-    "order_enforce": False,
-    "disable_env_checker": True,
-    "additional_wrappers": (),
+    "reward_threshold": None, "nondeterministic": False, "max_episode_steps": None,
+    "order_enforce": False, "disable_env_checker": True, "additional_wrappers": (),
     "vector_entry_point": None,
 }
 
 
 class _Plan:
-    """What every build of one blueprint in this process shares (loaded classes, the spec
-    template, plain kwargs ready and fitted to this release)."""
+    """What every build of one blueprint in this process shares: classes, spec template, kwargs."""
 
     __slots__ = ("creator", "hint", "skewed", "spec", "steps")
 
     def __init__(self, bp: Blueprint) -> None:
         captured = bp.versions.get("gymnasium")
-        self.hint = ""
-        if cross_line(captured):
-            bp = other_line_blueprint(bp, captured)
-            self.hint = line_hint(captured)
+        cross = cross_line(captured)
+        bp = other_line_blueprint(bp, captured) if cross else bp
+        self.hint = line_hint(captured) if cross else ""
         self.creator = bp.entry.load()
         self.skewed = captured is not None and captured != GYMNASIUM_VERSION
         fit = partial(adapt_layer_kwargs, captured_under=captured, label=bp.label)
@@ -57,12 +49,10 @@ _plans = Plans(_Plan)
 def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
     """Build the env of ``bp`` with the final constructor ``kwargs`` (a dict of its own)."""
     plan = _plans.of(bp)
-    creator = plan.creator
-    human = collection = False
-    if bp.auto_render and "render_mode" in kwargs:
-        human, collection = _render_plan(creator, kwargs)
+    human, collection = (_render_plan(plan.creator, kwargs)
+                         if bp.auto_render and "render_mode" in kwargs else (False, False))
     try:
-        env = construct(bp.label, bp.entry.name, creator, kwargs, gymnasium.Env,
+        env = construct(bp.label, bp.entry.name, plan.creator, kwargs, gymnasium.Env,
                         "for a legacy gym env capture with backend='gym'", plan.hint)
     except BuildError as e:
         if human and isinstance(e.__cause__, TypeError) and "'render_mode'" in str(e.__cause__):
@@ -70,8 +60,7 @@ def build(bp: Blueprint, kwargs: dict[str, Any]) -> Any:
                 f"pack {bp.label}: you passed render_mode='human' although the env doesn't "
                 "implement human rendering natively; HumanRendering was to be applied, but the "
                 "env uses the old rendering API (no render_mode argument), which "
-                "HumanRendering does not support"
-            ) from e
+                "HumanRendering does not support") from e
         raise
     if plan.spec is not None:
         env.unwrapped.spec = fresh_spec(plan.spec, kwargs)
@@ -99,22 +88,16 @@ _MAKES_OWN = ("PassiveEnvChecker", "OrderEnforcing", "TimeLimit")
 
 
 def _not_applied(steps: tuple[Any, ...], env: Any) -> tuple[Any, ...]:
-    """``steps`` less the spec wrappers an entry point that returns a wrapped env already
-    applied (its env's ``spec.additional_wrappers``, in that order, right over make's own), as
-    ``gymnasium.make`` skips them."""
+    """``steps`` less the spec wrappers an entry point returning a wrapped env already applied
+    (its ``spec.additional_wrappers``, in order, right over make's own): ``make`` skips them."""
     try:
         prior = [w.name for w in env.spec.additional_wrappers]
     except Exception:  # noqa: BLE001 - an env whose spec cannot be read keeps every layer
         return steps
-    if not prior:
-        return steps
-    start = 0
-    while start < len(steps) and steps[start][0].__name__ in _MAKES_OWN:
-        start += 1
+    start = next((i for i, s in enumerate(steps) if s[0].__name__ not in _MAKES_OWN), len(steps))
     end = start + len(prior)
-    if [step[0].__name__ for step in steps[start:end]] != prior:
-        return steps
-    return steps[:start] + steps[end:]
+    applied = [step[0].__name__ for step in steps[start:end]] == prior
+    return steps[:start] + steps[end:] if applied else steps
 
 
 def _render_plan(creator: Any, kwargs: dict[str, Any]) -> tuple[bool, bool]:
@@ -150,8 +133,7 @@ def _spec_template(bp: Blueprint, creator: Any) -> EnvSpec:
         reward_threshold=meta["reward_threshold"], nondeterministic=bool(meta["nondeterministic"]),
         max_episode_steps=meta["max_episode_steps"], order_enforce=bool(meta["order_enforce"]),
         disable_env_checker=bool(meta["disable_env_checker"]), additional_wrappers=wrappers,
-        vector_entry_point=meta["vector_entry_point"],
-    )
+        vector_entry_point=meta["vector_entry_point"])
 
 
 def build_vector(bp: Blueprint, num_envs: int | None, kwargs: dict[str, Any]) -> Any:
@@ -175,6 +157,5 @@ def build_vector(bp: Blueprint, num_envs: int | None, kwargs: dict[str, Any]) ->
         nondeterministic=bool(meta["nondeterministic"]),
         vector_entry_point=meta["vector_entry_point"] or bp.entry.name,
         kwargs={**kwargs, **({"num_envs": num_envs} if num_envs != 1 else {}),
-                "vectorization_mode": "vector_entry_point"},
-    )
+                "vectorization_mode": "vector_entry_point"})
     return env

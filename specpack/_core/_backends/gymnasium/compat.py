@@ -1,7 +1,5 @@
-"""What differs between gymnasium releases where specpack reads or rebuilds a wrapper: the
-line of a release, 1.0's wrong ``RecordConstructorArgs`` records (repaired at capture), and
-wrapper parameters later 1.x releases added (fitted at build). Measured from 1.0.0 to 1.4.0.
-"""
+"""Gymnasium release differences: a release's line, 1.0's wrong ``RecordConstructorArgs`` records
+(repaired at capture), wrapper parameters later 1.x added (fitted at build); 1.0.0 to 1.4.0."""
 
 from __future__ import annotations
 
@@ -24,9 +22,7 @@ GYMNASIUM_VERSION: str = gymnasium.__version__
 
 def line_of(version: str | None) -> str | None:
     """The gymnasium line of a release: ``"0"`` (0.28, 0.29) or ``"1"`` (1.x); None if unknown."""
-    if not version:
-        return None
-    major = version.partition(".")[0]
+    major = (version or "").partition(".")[0]
     return major if major.isdigit() else None
 
 
@@ -37,9 +33,8 @@ LINE: str | None = line_of(gymnasium.__version__)
 def vector_api() -> ModuleType:
     """The module of gymnasium's 1.x vector API here (in 0.28/0.29 the experimental one: its
     ``gymnasium.vector`` is the older API, which its ``make_vec`` does not return)."""
-    return importlib.import_module(
-        "gymnasium.experimental.vector" if LINE == "0" else "gymnasium.vector"
-    )
+    return importlib.import_module("gymnasium.experimental.vector" if LINE == "0"
+                                   else "gymnasium.vector")
 
 
 def cross_line(captured_under: str | None) -> bool:
@@ -65,13 +60,13 @@ def _signature(cls: type) -> inspect.Signature | None:
 
 
 def repair_record(node: Any, cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """``kwargs`` (what ``RecordConstructorArgs`` recorded) completed and corrected from where
-    gymnasium's own wrappers store the values: in 1.0, ``RecordEpisodeStatistics`` records
-    nothing, ``RecordVideo`` leaves out ``fps`` and ``AddRenderObservation`` records its
-    ``render_*`` parameters under their old ``pixels_*`` names."""
+    """``kwargs`` (what ``RecordConstructorArgs`` recorded) completed from where gymnasium's
+    wrappers store the values: in 1.0, ``RecordEpisodeStatistics`` records nothing, ``RecordVideo``
+    leaves out ``fps``, ``AddRenderObservation`` records ``render_*`` as the old ``pixels_*``."""
     if not cls.__module__.startswith("gymnasium."):
         return kwargs
     sig = _signature(cls)
+    params = sig.parameters if sig is not None else {}
     d = vars(node)
     name = name_of(cls)
     out = dict(kwargs)
@@ -86,26 +81,19 @@ def repair_record(node: Any, cls: type, kwargs: dict[str, Any]) -> dict[str, Any
             # fps=None means "the env's render_fps, else 30": keep None when that is what it was.
             out["fps"] = None if fps == node.metadata.get("render_fps", 30) else fps
     elif name == "gymnasium.wrappers.transform_observation:AddRenderObservation":
-        params = sig.parameters if sig is not None else {}
         for old, new in _RENAMED_1_0.items():
             if old in out and old not in params and new in params:
                 out[new] = out.pop(old)
-    if sig is not None:
-        for k in list(out):
-            p = sig.parameters.get(k)
-            if p is not None and callable(p.default) and out[k] is p.default:
-                # the signature's own default (RecordVideo's gc_trigger lambda): the rebuild gets
-                # it anyway, and carrying it by value would tie the pack to this Python
-                del out[k]
-    return out
+    # drop a kwarg that is its parameter's own callable default (RecordVideo's gc_trigger
+    # lambda): the rebuild gets it anyway; carried by value, it would tie the pack to this Python
+    return {k: v for k, v in out.items()
+            if not (k in params and callable(params[k].default) and v is params[k].default)}
 
 
-def adapt_layer_kwargs(
-    cls: type, kwargs: dict[str, Any], captured_under: str | None, label: str
-) -> dict[str, Any]:
-    """The kwargs of a gymnasium wrapper from a pack of another 1.x release, fitted to this one:
-    a kwarg this release does not take is dropped when it holds the older behaviour's value
-    (``_ADDED_LATER``), else refused (the rebuild would differ)."""
+def adapt_layer_kwargs(cls: type, kwargs: dict[str, Any], captured_under: str | None,
+                       label: str) -> dict[str, Any]:
+    """A gymnasium wrapper's kwargs from another 1.x release, fitted here: a kwarg this release
+    lacks is dropped if it holds the older behaviour (``_ADDED_LATER``), else refused."""
     if not cls.__module__.startswith("gymnasium."):
         return kwargs
     sig = _signature(cls)

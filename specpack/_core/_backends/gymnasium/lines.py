@@ -1,10 +1,7 @@
-"""Packs across gymnasium's two lines, 0.28/0.29 and 1.x.
-
-gymnasium 1.0 moved the wrappers ``make`` adds (same names, arguments and behaviour) and renamed,
-re-signed or changed every other one (``FrameStack``, ``RecordEpisodeStatistics(deque_size)``,
-...). A pack from the other line rebuilds here only when its gymnasium wrappers are all in
-:data:`SAME_IN_BOTH`; anything else is refused: the other line's class would make another env.
-"""
+"""Packs across gymnasium's two lines, 0.28/0.29 and 1.x: 1.0 moved the wrappers ``make`` adds
+and renamed, re-signed or changed every other one (``FrameStack``, ...). A pack from the other
+line rebuilds here only if its gymnasium wrappers are all in :data:`SAME_IN_BOTH`: another
+line's class would make another env."""
 
 from __future__ import annotations
 
@@ -15,15 +12,14 @@ import gymnasium
 from ..._carry.ref import CodeRef
 from ..._errors import BuildError
 from ..recipe import Blueprint
-from .compat import LINE, line_of
+from .compat import GYMNASIUM_VERSION, LINE, line_of
 
 __all__ = ["SAME_IN_BOTH", "line_hint", "other_line_blueprint"]
 
 #: The wrappers that ``gymnasium.make`` applies in both lines, with the same constructor
 #: arguments and the same behaviour; only their module differs.
-SAME_IN_BOTH: frozenset[str] = frozenset(
-    {"PassiveEnvChecker", "OrderEnforcing", "TimeLimit", "HumanRendering", "RenderCollection"}
-)
+SAME_IN_BOTH: frozenset[str] = frozenset({"PassiveEnvChecker", "OrderEnforcing", "TimeLimit",
+                                          "HumanRendering", "RenderCollection"})
 
 
 def _describe(line: str | None) -> str:
@@ -31,7 +27,7 @@ def _describe(line: str | None) -> str:
 
 
 def _refusal(label: str, what: str, captured_under: str | None) -> BuildError:
-    here = gymnasium.__version__
+    here = GYMNASIUM_VERSION
     return BuildError(f"pack {label}: {what} was captured under gymnasium {captured_under} (the "
                       f"{_describe(line_of(captured_under))} line) and gymnasium {here} here (the "
                       f"{_describe(LINE)} line) has no same one (gymnasium 1.0 renamed, re-signed "
@@ -42,12 +38,10 @@ def _refusal(label: str, what: str, captured_under: str | None) -> BuildError:
 
 def line_hint(captured_under: str | None) -> str:
     """What a constructor failure of a pack from the other line adds to its message."""
-    here = gymnasium.__version__
-    return (
-        f"; the pack was captured under gymnasium {captured_under} and gymnasium {here} runs "
-        f"here (the {_describe(LINE)} line), whose env may take other arguments: install "
-        f"gymnasium=={captured_under} here, or capture the env again under gymnasium {here}"
-    )
+    return (f"; the pack was captured under gymnasium {captured_under} and gymnasium "
+            f"{GYMNASIUM_VERSION} runs here (the {_describe(LINE)} line), whose env may take other "
+            f"arguments: install gymnasium=={captured_under} here, or capture the env again under "
+            f"gymnasium {GYMNASIUM_VERSION}")
 
 
 def other_line_blueprint(bp: Blueprint, captured_under: str | None) -> Blueprint:

@@ -1,11 +1,12 @@
 """Resolving a gymnasium env (an id, an ``EnvSpec``, a class or factory, or a live stack) as
 ``gymnasium.make`` does, step for step (0.28.1 through 1.4). What 0.28/0.29's make does that a
-pack does not rebuild is refused; the render-mode wrappers are decided at build time.
-"""
+pack does not rebuild is refused; the render-mode wrappers are decided at build time."""
 
 from __future__ import annotations
 
 import functools
+import importlib
+import time
 from typing import Any
 
 import gymnasium
@@ -23,30 +24,25 @@ from ..._errors import (
     UnknownNamespaceError,
 )
 from ..._text import suggest
-from .._args import wrapper_kwargs
-from .._live import live_recipe
+from .._args import live_recipe, wrapper_kwargs
 from .._registry import import_id_module, versioned_spec
 from ..recipe import Recipe
-from ._probe import registered_in_fresh_interpreter
 from .build import META_DEFAULTS
 from .compat import LINE, repair_record
 
-__all__ = ["from_env", "from_id", "from_spec", "spec_meta"]
+__all__ = ["from_env", "from_id", "from_spec", "registered_ids", "spec_meta"]
 
 
 def spec_meta(spec: EnvSpec, *, minimal: bool) -> dict[str, Any]:
-    """The non-default ``EnvSpec`` fields a rebuilt env must carry as ``env.unwrapped.spec``
-    (``minimal``: those ``gymnasium.make`` sets); ``entry_point`` left out when a string, else
-    ``None`` (the rebuilt env gets the callable)."""
+    """The non-default ``EnvSpec`` fields a rebuilt ``env.unwrapped.spec`` carries (``minimal``:
+    those ``make`` sets); ``entry_point``: left out if a string, else None (the callable's)."""
     meta: dict[str, Any] = {"id": spec.id}
     if not isinstance(spec.entry_point, str):
         meta["entry_point"] = None
     vector = spec.vector_entry_point
-    fields: dict[str, Any] = {
-        "reward_threshold": spec.reward_threshold,
-        "nondeterministic": spec.nondeterministic,
-        "vector_entry_point": vector if isinstance(vector, str) else None,
-    }
+    fields: dict[str, Any] = dict(reward_threshold=spec.reward_threshold,
+                                  nondeterministic=spec.nondeterministic,
+                                  vector_entry_point=vector if isinstance(vector, str) else None)
     if not minimal:
         fields.update(max_episode_steps=spec.max_episode_steps, order_enforce=spec.order_enforce,
                       disable_env_checker=spec.disable_env_checker,
@@ -70,14 +66,12 @@ def from_id(env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
         except gymnasium.error.Error as e:
             why = str(e).split(". Did you")[0]
             cls = next((sub for base, sub in _UNKNOWN if isinstance(e, base)), cls)
-        raise cls(
-            f"no env registered as {full_id!r} in gymnasium's registry ({why});"
-            f"{suggest(full_id, _registration.registry.keys())}",
-            python="Register it first (or import the package that registers it), or pass the "
-            "env class: specpack.capture(MyEnv)",
-            cli="Import the module that registers it first (--import MODULE), or capture the "
-            "class without a registry: specpack capture --entry-point module:Class",
-        )
+        raise cls(f"no env registered as {full_id!r} in gymnasium's registry ({why});"
+                  f"{suggest(full_id, _registration.registry.keys())}",
+                  python="Register it first (or import the package that registers it), or pass "
+                  "the env class: specpack.capture(MyEnv)",
+                  cli="Import the module that registers it first (--import MODULE), or capture "
+                  "the class without a registry: specpack capture --entry-point module:Class")
     return from_spec(spec, options, kwargs)
 
 
@@ -132,39 +126,35 @@ def from_spec(spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Rec
         raise CaptureError(f"the spec {spec.id!r} has entry_point={entry!r}, which is not "
                            "callable; use a class, a factory function or a 'module:Class' string")
     notes: list[str] = []
-    return Recipe(
-        id=spec.id, entry=entry if string is None else None, entry_string=string,
-        kwargs={**spec.kwargs, **kwargs}, spec=spec_meta(spec, minimal=True), layers=layers,
-        auto_render=True, notes=notes,
-        entry_ref=registered_ref(spec, entry, notes) if string is None else None,
-    )
+    return Recipe(id=spec.id, entry=entry if string is None else None, entry_string=string,
+                  kwargs={**spec.kwargs, **kwargs}, spec=spec_meta(spec, minimal=True),
+                  layers=layers, auto_render=True, notes=notes,
+                  entry_ref=registered_ref(spec, entry, notes) if string is None else None)
 
 
 def _refuse_0x_only(spec: EnvSpec, options: dict[str, Any]) -> None:
-    """Refuse what gymnasium 0.28/0.29's ``make`` does but a pack does not rebuild:
-    ``TimeLimit(env, -1)`` and ``EnvCompatibility`` (the call's ``apply_api_compatibility``
-    decides over the spec's). ``autoreset``/``apply_api_compatibility`` must be bools: that
-    ``make`` tests ``is True``, so ``autoreset=1`` would silently add no wrapper."""
+    """Refuse what 0.28/0.29's ``make`` does but a pack does not rebuild (``TimeLimit(env, -1)``,
+    ``EnvCompatibility``), and a non-bool ``autoreset``/``apply_api_compatibility`` (it tests
+    ``is True``: ``autoreset=1`` would add no wrapper)."""
     version = gymnasium.__version__
-    max_episode_steps = options.get("max_episode_steps")
     for key in ("autoreset", "apply_api_compatibility"):
         value = options.get(key)
         if value is not None and not isinstance(value, bool):
             raise CaptureError(f"{key}={value!r} for {spec.id!r} must be True or False")
-    apply_api_compatibility = options.get("apply_api_compatibility")
-    if max_episode_steps == -1:
+    compat = options.get("apply_api_compatibility")
+    if options.get("max_episode_steps") == -1:
         raise CaptureError("max_episode_steps=-1 means no TimeLimit in specpack and gymnasium "
                            f"1.x, but gymnasium {version}'s make would wrap TimeLimit(env, -1), "
                            "which truncates every step; to capture the env without a TimeLimit "
                            "under this gymnasium, register it with max_episode_steps=None or "
                            "capture its class: specpack.capture(EnvClass, ...)")
-    if apply_api_compatibility:
-        raise CaptureError(f"apply_api_compatibility={apply_api_compatibility!r}: gymnasium "
+    if compat:
+        raise CaptureError(f"apply_api_compatibility={compat!r}: gymnasium "
                            f"{version}'s make would build {spec.id!r} inside EnvCompatibility "
                            "(deprecated, removed in gymnasium 1.0), which specpack does not "
                            "rebuild; capture a legacy env with backend='gym', or port it to the "
                            "gymnasium API and capture it without apply_api_compatibility")
-    if apply_api_compatibility is None and getattr(spec, "apply_api_compatibility", False):
+    if compat is None and getattr(spec, "apply_api_compatibility", False):
         raise CaptureError(f"the spec {spec.id!r} sets apply_api_compatibility=True: gymnasium "
                            f"{version}'s make would build its old-API env inside EnvCompatibility "
                            "(deprecated, removed in gymnasium 1.0), which specpack does not "
@@ -173,10 +163,8 @@ def _refuse_0x_only(spec: EnvSpec, options: dict[str, Any]) -> None:
 
 
 def registered_ref(spec: EnvSpec, entry: Any, notes: list[str]) -> CodeRef | None:
-    """A reference to ``entry`` as *the callable that importing its module registers under
-    spec.id* (Meta-World's lambdas, any ``register()`` inside a function), or None: only for a
-    callable with no importable name whose module registers the same id in a fresh interpreter.
-    """
+    """``entry`` as *the callable importing its module registers under spec.id* (Meta-World's
+    lambdas) if it has no importable name and a fresh interpreter confirms that; else None."""
     module = getattr(entry, "__module__", None)
     if (
         type(entry) is functools.partial  # carried as its function and arguments (code_ref)
@@ -193,6 +181,24 @@ def registered_ref(spec: EnvSpec, entry: Any, notes: list[str]) -> CodeRef | Non
                  f"pack refers to it as the callable that importing {module} registers under "
                  f"{spec.id!r} (checked in a fresh interpreter), so it travels by reference")
     return CodeRef(module, qualname, registered=spec.id)
+
+
+def registered_ids(payload: bytes, *, module: str) -> list[str]:
+    """A job of the worker protocol: import ``module``, list gymnasium's ids."""
+    importlib.import_module(module)
+    return sorted(gymnasium.registry)
+
+
+@functools.lru_cache(maxsize=64)
+def registered_in_fresh_interpreter(module: str) -> frozenset[str]:
+    """The ids gymnasium registers on ``import module`` in a fresh ``python`` (empty if it fails or
+    takes over 2 minutes); a worker job: never what the module prints, nothing is unpickled."""
+    from ..._process import run_one  # lazy: only capture probes; a worker that builds never does
+
+    outcome = run_one("subprocess", f"{__name__}:registered_ids", b"", {"module": module},
+                      deadline=time.monotonic() + 120.0)
+    ids = outcome.value if outcome.status == "ok" else None
+    return frozenset(i for i in ids if isinstance(i, str)) if isinstance(ids, list) else frozenset()
 
 
 def _vector_only(spec: EnvSpec, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
@@ -218,11 +224,9 @@ def _vector_only(spec: EnvSpec, options: dict[str, Any], kwargs: dict[str, Any])
     entry = spec.vector_entry_point
     entry_string = entry if isinstance(entry, str) else None
     notes: list[str] = []
-    return Recipe(
-        id=spec.id, entry=None if entry_string else entry, entry_string=entry_string,
-        kwargs=env_kwargs, spec=spec_meta(spec, minimal=True), notes=notes, vector=True,
-        entry_ref=None if entry_string else registered_ref(spec, entry, notes),
-    )
+    return Recipe(id=spec.id, entry=None if entry_string else entry, entry_string=entry_string,
+                  kwargs=env_kwargs, spec=spec_meta(spec, minimal=True), notes=notes, vector=True,
+                  entry_ref=None if entry_string else registered_ref(spec, entry, notes))
 
 
 def from_env(env: Any) -> Recipe:
@@ -231,13 +235,10 @@ def from_env(env: Any) -> Recipe:
     layers: list[tuple[type, dict[str, Any]]] = []
     node: Any = env
     while isinstance(node, gymnasium.Wrapper):
-        cls = type(node)
-        layers.append((cls, wrapper_kwargs(node, cls, repair_record)))
+        layers.append((type(node), wrapper_kwargs(node, type(node), repair_record)))
         node = node.env
-    return live_recipe(
-        layers, node, getattr(node, "spec", None),
-        spec_meta=lambda spec: spec_meta(spec, minimal=False),
-        base_fix="capture the class with its arguments, specpack.capture({cls}, ...), or build "
-        "the env with gymnasium.make so its spec records them",
-        make_inner=frozenset({"PassiveEnvChecker", "OrderEnforcing"}),
-    )
+    return live_recipe(layers, node, getattr(node, "spec", None),
+                       spec_meta=lambda spec: spec_meta(spec, minimal=False),
+                       base_fix="capture the class with its arguments, specpack.capture({cls}, "
+                       "...), or build the env with gymnasium.make so its spec records them",
+                       make_inner=frozenset({"PassiveEnvChecker", "OrderEnforcing"}))
