@@ -42,8 +42,8 @@ from typing import Any
 from _bench import child_env, median_round, part_main, row, us
 
 import specpack
-from specpack._core._process import Worker, wait_stopped
-from specpack._core._process.launch import child_environment
+from specpack._core._process.launch import child_environment, wait_stopped
+from specpack._core._process.worker import Worker
 from specpack._tools._verify.jobs import RUN_JOB, plan
 from specpack._tools._verify.judge import REBUILD_HASH_SEED, seeded_env
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._core._process import Boundary
+from ._core._process.launch import Boundary
 from ._tools._audit.api import audit_one
 from ._tools._audit.options import DEFAULT_TIMEOUT
 from ._tools._audit.report import IDENTICAL, Finding

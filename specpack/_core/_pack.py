@@ -19,7 +19,7 @@ from ._state import fingerprint, from_state, reduced, state_of
 from ._text import short
 
 if TYPE_CHECKING:
-    from ._process import Boundary
+    from ._process.launch import Boundary
     from ._surface import Surface
 
 __all__ = ["Layer", "SpecPack"]

@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from .._core._errors import BuildError, SpecPackError
 from .._core._keywords import checked_keywords
-from .._core._process import BOUNDARIES, Outcome, ThreadWorker, Worker, fork_available, label
+from .._core._process.launch import BOUNDARIES, fork_available
+from .._core._process.protocol import Outcome
+from .._core._process.thread import ThreadWorker
+from .._core._process.worker import Worker, label
 from .._core._sealed import Seal
 from ._verify.compare import error_text
 from ._verify.engine import check_ignore_info, check_pack, check_rollout_options

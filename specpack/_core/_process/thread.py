@@ -1,6 +1,7 @@
 """A worker that runs jobs in a thread of this process, where ``fork`` does not exist.
 
-It has :class:`~specpack._core._process.Worker`'s interface and the same typed-JSON round trip.
+It has :class:`~specpack._core._process.worker.Worker`'s interface and the same typed-JSON
+round trip.
 A thread cannot be killed: on timeout it is abandoned. Output is not captured.
 """
 

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from ..._core._backends import DEFAULT_BACKEND, get_backend, with_trait
 from ..._core._errors import BackendUnavailableError, SpecPackError
-from ..._core._process import Boundary
+from ..._core._process.launch import Boundary
 from ..._core._provenance import distribution_of
 from ..._core._version import __version__
 from .._imports import import_targets

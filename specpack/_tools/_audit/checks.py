@@ -19,7 +19,8 @@ from ..._core._capture import capture
 from ..._core._carry.values import exact_key
 from ..._core._errors import SpecPackError, UnrecordedArgumentsError
 from ..._core._text import one_line, short
-from .._verify import compare, record, writable
+from .._verify.compare import compare
+from .._verify.trace import record, writable
 
 __all__ = ["ezpickle_gaps", "first_step", "live_capture", "same_recipe"]
 

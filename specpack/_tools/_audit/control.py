@@ -11,11 +11,13 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from ..._core._exact.describe import describe_space, plain
 from ..._core._process.child import load_job
 from ..._core._text import one_line
-from .._verify import Trace, compare, describe_space, plain, plan_actions, record, writable
+from .._verify.compare import compare
 from .._verify.generators import Watch, first_unseeded
 from .._verify.jobs import multi_agent
+from .._verify.trace import Trace, plan_actions, record, writable
 from .jobs import private_tmp
 
 __all__ = ["CONFIRM_BUILDS", "CONFIRM_JOB", "LABELS", "Build", "clean_build", "close_quietly",

@@ -12,11 +12,12 @@ from typing import Any
 import gymnasium
 
 from ..._core._capture import capture
-from ..._core._process import Outcome
-from .._verify import RUN_JOB, Trace, compare, plan_actions
+from ..._core._process.protocol import Outcome
+from .._verify.compare import compare
 from .._verify.generators import Watch, drawn, generator_finding
-from .._verify.jobs import carried_exactly, multi_agent
+from .._verify.jobs import RUN_JOB, carried_exactly, multi_agent
 from .._verify.report import GLOBAL_GENERATOR, HASH_ORDER
+from .._verify.trace import Trace, plan_actions
 from .checks import ezpickle_gaps, first_step, live_capture
 from .classify import failure, guard, raised, rollout_missing, time_limit, unset_required
 from .control import CONFIRM_JOB, Build, clean_build, close_quietly, control, trace_of, watched_make

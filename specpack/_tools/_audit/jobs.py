@@ -10,7 +10,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..._core._process import Outcome, label
+from ..._core._process.protocol import Outcome
+from ..._core._process.worker import label
 from ..._core._text import printable
 from .checks import first_step
 from .classify import raised

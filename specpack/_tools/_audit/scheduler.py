@@ -13,8 +13,9 @@ from dataclasses import replace
 from multiprocessing.connection import wait
 from typing import Any
 
-from ..._core._process import Outcome, Worker
 from ..._core._process.child import load_job
+from ..._core._process.protocol import Outcome
+from ..._core._process.worker import Worker
 from ..._core._text import format_exception, one_line
 from ..._core._typedjson import decode, encode
 from .classify import Overtime, time_limit

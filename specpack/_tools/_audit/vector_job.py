@@ -11,8 +11,8 @@ from typing import Any
 from gymnasium.envs import registration as gym_registration
 
 from ...vector import make_vec
-from .._verify import plan_actions, record, writable
 from .._verify.jobs import carried_exactly
+from .._verify.trace import plan_actions, record, writable
 from .classify import guard
 from .control import Build, close_quietly, control, watched_make
 from .jobs import private_tmp

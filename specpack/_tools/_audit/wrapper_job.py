@@ -14,10 +14,12 @@ from typing import Any
 from ..._core._backends.recorders import recorder_for
 from ..._core._capture import capture
 from ..._core._errors import UnrecordedArgumentsError
-from ..._core._process import Outcome
+from ..._core._exact.describe import plain
+from ..._core._process.protocol import Outcome
 from ..._core._text import one_line, short
-from .._verify import Trace, plain, plan_actions, record, same, writable
+from .._verify.compare import same
 from .._verify.jobs import carried_exactly
+from .._verify.trace import Trace, plan_actions, record, writable
 from .classify import failure, guard, missing_package, raised, rollout_missing
 from .control import CONFIRM_BUILDS, close_quietly, trace_differences
 from .control import confirm as confirm_builds

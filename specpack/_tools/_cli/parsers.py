@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..._core._backends import DEFAULT_BACKEND, with_trait
-from ..._core._process import BOUNDARIES
+from ..._core._process.launch import BOUNDARIES
 from ..._core._text import printable, suggest
 from ..._core._version import __version__
 from .._audit.options import DEFAULT_TIMEOUT, REFERENCES

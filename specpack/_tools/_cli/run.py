@@ -11,7 +11,7 @@ from typing import Any
 
 from ..._core._errors import RolloutError, SpecPackError
 from ..._core._text import one_line, printable
-from .._verify import plan_actions
+from .._verify.trace import plan_actions
 from .output import EXIT_OK, stdout_to_stderr
 from .packfile import load_pack, preflight, run_imports
 

@@ -15,17 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..._core._errors import ArgumentTypeError, NotIdenticalError, SpecPackError
 from ..._core._keywords import check_flag, checked_keywords
-from ..._core._process import (
-    BOUNDARIES,
-    Boundary,
-    ThreadWorker,
-    Worker,
-    bare,
-    fork_available,
-    label,
-    replay,
-)
-from ..._core._process.launch import FRESH
+from ..._core._process import bare
+from ..._core._process.launch import BOUNDARIES, FRESH, Boundary, fork_available
+from ..._core._process.protocol import replay
+from ..._core._process.thread import ThreadWorker
+from ..._core._process.worker import Worker, label
 from ..._core._text import short, suggest
 from .compare import compare
 from .jobs import STASH

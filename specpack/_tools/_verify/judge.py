@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any
 
-from ..._core._process import Outcome, ThreadWorker, Worker, label
 from ..._core._process.launch import FRESH
+from ..._core._process.protocol import Outcome
+from ..._core._process.thread import ThreadWorker
+from ..._core._process.worker import Worker, label
 from ..._core._text import one_line
 from .compare import compare, not_comparable, same, show
 from .generators import HASH_FIX, drawn, generator_finding

@@ -9,7 +9,7 @@ import time
 import pytest
 
 import specpack
-from specpack._core._process import run_one
+from specpack._core._process.worker import run_one
 
 pytestmark = pytest.mark.integration
 EVERY_WHERE = ["subprocess", "spawn", "forkserver", "fork"]

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from specpack._core._process import Worker, bare
+from specpack._core._process import bare
+from specpack._core._process.worker import Worker
 
 MECHANISMS = {"mount": bare.MOUNT, "userns": bare.USERNS, "audit": bare.AUDIT}
 

@@ -15,7 +15,7 @@ import time
 import pytest
 from _helpers import run_python
 
-from specpack._core._process import run_one
+from specpack._core._process.worker import run_one
 
 pytestmark = pytest.mark.integration
 

@@ -12,8 +12,8 @@ import pytest
 from test_worker_protocol import alive, wait_dead
 
 import specpack
-from specpack._core._process import Worker, wait_stopped
-from specpack._core._process.worker import STOP_GRACE
+from specpack._core._process.launch import wait_stopped
+from specpack._core._process.worker import STOP_GRACE, Worker
 
 pytestmark = pytest.mark.integration
 EVERY_WHERE = ["subprocess", "spawn", "forkserver", "fork"]

@@ -20,8 +20,8 @@ import pytest
 from _helpers import run_python
 from test_worker_protocol import alive, wait_dead
 
-from specpack._core._process import Worker, wait_stopped
-from specpack._core._process.worker import STOP_GRACE
+from specpack._core._process.launch import wait_stopped
+from specpack._core._process.worker import STOP_GRACE, Worker
 
 pytestmark = [
     pytest.mark.integration,
@@ -118,7 +118,7 @@ def test_a_reaper_told_to_stop_ends_the_worker_and_its_siblings_then_itself(pidd
 _CALLER_DIES = """
 import os, signal, sys
 import cloneparent
-from specpack._core._process import Worker
+from specpack._core._process.worker import Worker
 
 worker = Worker("subprocess")
 worker.submit("cloneparent:start_siblings", b"", {{"piddir": {piddir!r}, "count": 2}})
@@ -143,7 +143,7 @@ _VERIFY = """
 import json, os, time
 import cloneparent  # registers CloneParent-v0
 import specpack
-from specpack._core._process import wait_stopped
+from specpack._core._process.launch import wait_stopped
 
 os.environ["SPECPACK_TEST_PIDDIR"] = {piddir!r}
 report = specpack.verify(specpack.capture("CloneParent-v0"), steps=2)

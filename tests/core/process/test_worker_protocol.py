@@ -16,8 +16,9 @@ import pytest
 from _helpers import ROOT, run_python
 
 from specpack import SpecPackError
-from specpack._core._process import ThreadWorker, Worker, run_one, wait_stopped
-from specpack._core._process.worker import STOP_GRACE
+from specpack._core._process.launch import wait_stopped
+from specpack._core._process.thread import ThreadWorker
+from specpack._core._process.worker import STOP_GRACE, Worker, run_one
 
 pytestmark = pytest.mark.integration
 EVERY_WHERE = ["subprocess", "spawn", "forkserver", "fork"]
@@ -294,7 +295,7 @@ def test_script_without_main_guard_gets_the_main_guard_hint(where, tmp_path):
     script = tmp_path / "unguarded.py"
     script.write_text(textwrap.dedent(f"""
         import time
-        from specpack._core._process import run_one
+        from specpack._core._process.worker import run_one
         out = run_one({where!r}, "workerjobs:nap", b"", {{"seconds": 0}},
                       deadline=time.monotonic() + 60)
         print("STATUS", out.status)

@@ -24,7 +24,7 @@ from gymnasium import spaces
 
 import specpack
 from specpack._core._errors import SpecPackError, UnknownEnvError
-from specpack._core._process import label
+from specpack._core._process.worker import label
 from specpack._tools._audit.report import FAILING, STATUSES, AuditReport, Finding
 from specpack.testing import assert_portable
 

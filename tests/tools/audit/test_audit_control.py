@@ -22,7 +22,7 @@ from _helpers import FIXTURES, run_python
 from coinpkg import COPIES
 
 from specpack._tools._audit.control import CONFIRM_BUILDS, confirm
-from specpack._tools._verify import Trace
+from specpack._tools._verify.trace import Trace
 
 pytestmark = pytest.mark.integration
 

@@ -25,7 +25,7 @@ from _helpers import FIXTURES, run_python
 
 from specpack._tools._audit.control import Build, control
 from specpack._tools._audit.report import FAILING, UNSEEDED
-from specpack._tools._verify import Trace
+from specpack._tools._verify.trace import Trace
 
 pytestmark = pytest.mark.integration
 

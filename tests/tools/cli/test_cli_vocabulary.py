@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from specpack._core._process import BOUNDARIES
+from specpack._core._process.launch import BOUNDARIES
 from specpack._tools._cli.parsers import build_parser
 
 

@@ -13,18 +13,11 @@ import pytest
 import verifyenvs
 
 import specpack
+from specpack._core._exact.describe import describe_space, plain
 from specpack._core._typedjson import decode, encode
-from specpack._tools._verify import (
-    Trace,
-    compare,
-    describe_space,
-    plain,
-    plan,
-    plan_actions,
-    record,
-    run_trace,
-    same,
-)
+from specpack._tools._verify.compare import compare, same
+from specpack._tools._verify.jobs import plan, run_trace
+from specpack._tools._verify.trace import Trace, plan_actions, record
 
 
 @pytest.mark.parametrize("a, b", [

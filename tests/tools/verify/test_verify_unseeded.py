@@ -236,7 +236,7 @@ def test_verify_prints_no_gymnasium_deprecation_warning(tmp_path) -> None:
 
 
 def test_nan_bits_are_kept_by_the_exact_encoding() -> None:
-    from specpack._tools._verify import same
+    from specpack._tools._verify.compare import same
 
     a, b = verifyenvs.nan_of(0x7FF8000000000001), verifyenvs.nan_of(0x7FF8000000000000)
     assert same(a, verifyenvs.nan_of(0x7FF8000000000001))

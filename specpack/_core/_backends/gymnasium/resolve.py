@@ -193,7 +193,8 @@ def registered_ids(payload: bytes, *, module: str) -> list[str]:
 def registered_in_fresh_interpreter(module: str) -> frozenset[str]:
     """The ids gymnasium registers on ``import module`` in a fresh ``python`` (empty if it fails or
     takes over 2 minutes); a worker job: never what the module prints, nothing is unpickled."""
-    from ..._process import run_one  # lazy: only capture probes; a worker that builds never does
+    # lazy: only capture probes; a worker that builds never does
+    from ..._process.worker import run_one
 
     outcome = run_one("subprocess", f"{__name__}:registered_ids", b"", {"module": module},
                       deadline=time.monotonic() + 120.0)
