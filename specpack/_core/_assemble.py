@@ -134,17 +134,18 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
     """The draft of ``recipe``, and whether it may carry code by value (False: all its code
     is by reference, and nothing else in it can hold code)."""
     label = recipe.id or getattr(recipe.entry, "__qualname__", None) or "env"
-    what = f"entry point of {label!r}"
     if recipe.entry_ref is not None and by_value is not True:
         entry, entry_obj = recipe.entry_ref, recipe.entry
     elif recipe.entry_string is not None:
-        entry, entry_obj = code_ref_from_string(recipe.entry_string, by_value=by_value, what=what)
+        entry, entry_obj = code_ref_from_string(recipe.entry_string, by_value=by_value,
+                                                what=f"entry point of {label!r}")
     else:
         if not callable(recipe.entry):
             raise CaptureError(f"the entry point of {label!r} ({recipe.entry!r}) is not callable")
-        entry, entry_obj = code_ref(recipe.entry, by_value=by_value, what=what), recipe.entry
+        entry_obj = recipe.entry
+        entry = code_ref(recipe.entry, by_value=by_value, what=f"entry point of {label!r}")
     if self_contained:
-        entry = user_by_value(entry, entry_obj, self_contained, what)
+        entry = user_by_value(entry, entry_obj, self_contained, f"entry point of {label!r}")
     if recipe.kwargs:
         for k in recipe.kwargs:
             if type(k) is not str:
@@ -162,7 +163,7 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
     layers = []
     carries = entry.by_value or not plain
     code_by_value = carries
-    all_plain = plain  # then no kwargs can hold code: the code is the entry and the wrappers
+    refs: list[CodeRef] | None = [entry] if plain else None  # None: kwargs may hold code
     prefixes = impl.library_prefixes
     for cls, lkw in recipe.layers:
         if lkw:  # the text naming the wrapper is made only on an error
@@ -179,18 +180,20 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
             layer = Layer(ref, lowered)
             carries = carries or ref.by_value or not lplain
             code_by_value = code_by_value or carries
-            all_plain = all_plain and lplain
+            if not lplain:
+                refs = None
         elif layer.cls.by_value:
             code_by_value = True  # a library wrapper no fresh interpreter imports (no note)
         layers.append(layer)
+        if refs is not None:
+            refs.append(layer.cls)
     notes = [*recipe.notes, *_carry_notes(entry, kwargs, layers)] if carries else recipe.notes
     versions = current_versions(impl.name,
                                 None if entry.by_value else distribution_of(entry.module))
     fields = dict(backend=impl.name, id=recipe.id, entry_point=entry, _kwargs=kwargs, spec=spec,
                   layers=tuple(layers), auto_render=bool(recipe.auto_render), versions=versions,
                   notes=tuple(notes), vector=bool(recipe.vector))
-    refs = (entry, *(layer.cls for layer in layers)) if all_plain else None
-    return Draft(fields, plain, refs), code_by_value
+    return Draft(fields, plain, None if refs is None else tuple(refs)), code_by_value
 
 
 def _carry_notes(entry: CodeRef, kwargs: dict[str, Any], layers: list[Layer]) -> list[str]:

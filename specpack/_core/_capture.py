@@ -5,7 +5,7 @@ memoised on the *exact* kwargs (``0``, ``0.0``, ``-0.0``, ``False`` differ)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from contextlib import nullcontext, suppress
+from contextlib import suppress
 from typing import Any
 
 from ._assemble import assembled, check_options, near_misses, refuse_near_miss
@@ -120,10 +120,15 @@ def capture(
     if max_episode_steps is not None and type(max_episode_steps) is not int:
         raise CaptureError(f"max_episode_steps={max_episode_steps!r} must be an int (or -1 for "
                            "no TimeLimit)")
-    options = {k: v for k, v in (
-        ("max_episode_steps", max_episode_steps), ("disable_env_checker", disable_env_checker),
-        ("autoreset", autoreset), ("apply_api_compatibility", apply_api_compatibility),
-    ) if v is not None}
+    options: dict[str, Any] = {}  # an if per option, not a comprehension: capture's hot path
+    if max_episode_steps is not None:
+        options["max_episode_steps"] = max_episode_steps
+    if disable_env_checker is not None:
+        options["disable_env_checker"] = disable_env_checker
+    if autoreset is not None:
+        options["autoreset"] = autoreset
+    if apply_api_compatibility is not None:
+        options["apply_api_compatibility"] = apply_api_compatibility
     if backend is not None and not isinstance(backend, str):
         raise CaptureError(f"backend={backend!r} must be 'gymnasium' or 'gym'; if 'backend' is "
                            "a kwarg of your env, pass env_kwargs={'backend': ...}")
@@ -132,9 +137,12 @@ def capture(
         named: tuple[Any, ...] = ()  # the defaults: nothing for check_needs_options to refuse
     else:
         named = check_needs_options(assets, self_contained, max_asset_bytes, by_value)
-    with by_value_modules(user_code) if self_contained else nullcontext():
+    if not self_contained:  # no context manager on the hot path
         return _capture(target, options, kwargs, backend, by_value, record_spaces, named,
-                        self_contained, max_asset_bytes, suspects)
+                        False, max_asset_bytes, suspects)
+    with by_value_modules(user_code):
+        return _capture(target, options, kwargs, backend, by_value, record_spaces, named,
+                        True, max_asset_bytes, suspects)
 
 
 def _capture(target: Any, options: dict[str, Any], kwargs: dict[str, Any], backend: str | None,
@@ -222,10 +230,12 @@ def _capture_id(
     draft, code_by_value = assembled(impl, impl.from_id(target, options, kwargs), by_value,
                                       self_contained, suspects)
     if token is not None and draft.plain and impl.memo_valid(target, token):
-        found = [witness_of(c) for c in draft.carried()
-                 if isinstance(c, CodeRef) and c.by_value] if code_by_value else []
-        witnesses = tuple(w for w in found if w is not None)
-        if len(witnesses) == len(found):
+        witnesses: tuple[Witness, ...] = ()
+        if code_by_value:  # else no walk: most captures carry no code by value
+            found = [witness_of(c) for c in draft.carried()
+                     if isinstance(c, CodeRef) and c.by_value]
+            witnesses = tuple(w for w in found if w is not None)
+        if not code_by_value or len(witnesses) == len(found):
             if len(_memo) > 4096:
                 _memo.clear()
             _memo[key] = (impl, token, draft, witnesses)

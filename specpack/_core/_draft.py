@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from ._carry.carried import Blob
 from ._carry.code import CodeRef
@@ -26,18 +26,21 @@ class Draft:
 
     @property
     def entry_point(self) -> CodeRef:
-        return cast(CodeRef, self.fields["entry_point"])
+        ref: CodeRef = self.fields["entry_point"]  # not cast(): a call on the hot path
+        return ref
 
     @property
     def kwargs(self) -> dict[str, Any]:
         """The lowered env kwargs (the pack's private ``_kwargs``)."""
-        return cast(dict[str, Any], self.fields["_kwargs"])
+        kwargs: dict[str, Any] = self.fields["_kwargs"]
+        return kwargs
 
     @property
     def label(self) -> str:
         """As :attr:`SpecPack.label`."""
         id_ = self.fields["id"]
-        return cast(str, id_ if id_ is not None else self.entry_point.name)
+        name: str = id_ if id_ is not None else self.entry_point.name
+        return name
 
     def carried(self) -> Iterator[CodeRef | Blob]:
         """As :meth:`SpecPack.carried`."""

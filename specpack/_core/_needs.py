@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import inspect
-import operator
 import os
 import sys
 import sysconfig
@@ -56,7 +55,8 @@ def check_needs_options(assets: Any, self_contained: bool, limit: Any,
 def entry_defaults(entry: Any, given: Mapping[str, Any]) -> dict[str, Any]:
     """The entry point's absolute-path defaults not overridden by ``given`` (a relative one,
     Ant's ``"ant.xml"``, is the env's); memoised, read without ``inspect.signature`` if it can."""
-    return {name: value for name, value in _file_defaults(entry) if name not in given}
+    found = _file_defaults(entry)  # mostly empty: then no comprehension
+    return {name: value for name, value in found if name not in given} if found else {}
 
 
 #: ``entry -> (token, found)``: the token is ``(function, __defaults__, __kwdefaults__)`` when
@@ -74,11 +74,18 @@ def _file_defaults(entry: Any) -> tuple[tuple[str, Any], ...]:
     """``(name, default)`` of ``entry``'s keyword parameters whose default is an absolute path."""
     if entry is None:
         return ()
-    hit = None
-    with suppress(TypeError):  # unhashable: read every time
+    # try/except, not contextlib.suppress, and no map(): this runs in every capture
+    try:
         hit = _defaults_memo.get(entry)
-    if hit is not None and (hit[0] is None or all(map(operator.is_, _token(entry), hit[0]))):
-        return hit[1]
+    except TypeError:  # unhashable: read every time
+        hit = None
+    if hit is not None:
+        token = hit[0]
+        if token is None:
+            return hit[1]
+        fn, defaults, kwdefaults = _token(entry)
+        if fn is token[0] and defaults is token[1] and kwdefaults is token[2]:
+            return hit[1]
     found = _plain_defaults(entry)
     memo = None if found is None else _token(entry)
     if found is None:

@@ -106,8 +106,11 @@ def user_modules(modules: Iterable[str]) -> list[str]:
 
 
 def _registered_by_value(module: str) -> bool:
-    """Whether ``module`` or a package it is in is registered by value."""
-    return any(module == r or module.startswith(r + ".") for r in by_value_registry())
+    """Whether ``module`` or a package it is in is registered by value (most often nothing
+    is: then no frozenset and no generator, as every first capture asks)."""
+    cloudpickle = sys.modules.get("cloudpickle")
+    registry = cloudpickle.list_registry_pickle_by_value() if cloudpickle else ()
+    return bool(registry) and any(module == r or module.startswith(r + ".") for r in registry)
 
 
 def _location(module: str) -> tuple[str, str | None]:

@@ -110,7 +110,8 @@ class LibraryBackend:
         return isinstance(obj, self._owned)
 
     def from_id(self, env_id: str, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
-        return cast(Recipe, self._resolve.from_id(env_id, options, kwargs))
+        recipe: Recipe = self._resolve.from_id(env_id, options, kwargs)  # not cast(): hot path
+        return recipe
 
     def from_spec(self, spec: Any, options: dict[str, Any], kwargs: dict[str, Any]) -> Recipe:
         return cast(Recipe, self._resolve.from_spec(spec, options, kwargs))

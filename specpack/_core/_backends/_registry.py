@@ -113,10 +113,19 @@ def _same_objects(now: dict[str, Any], names: tuple[str, ...], values: tuple[Any
 
 
 def _all_flat(values: dict[str, Any], skip: tuple[str, ...]) -> bool:
-    """Whether each value (but ``skip``'s) is a scalar or a tuple of them: identity is content."""
-    return all(type(v) in SCALAR_TYPES or k in skip
-               or (type(v) is tuple and all(type(item) in SCALAR_TYPES for item in v))
-               for k, v in values.items())
+    """Whether each value (but ``skip``'s) is a scalar or a tuple of them: identity is content.
+    A loop, not generators: every first capture runs it twice."""
+    scalars = SCALAR_TYPES
+    for name, value in values.items():
+        t = type(value)
+        if t in scalars or name in skip:
+            continue
+        if t is not tuple:
+            return False
+        for item in value:
+            if type(item) not in scalars:
+                return False
+    return True
 
 
 def _fields_key(spec: Any, keep: list[Any]) -> Any:

@@ -4,7 +4,6 @@ or ``functools.partial``, :func:`code_ref_from_string` for a ``"module:attr"`` e
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib
 import sys
@@ -64,10 +63,12 @@ def code_ref_from_string(entry: str, *, by_value: bool | None, what: str) -> tup
         modname = "__main__"
     key = (entry, by_value)
     if (hit := _string_cache.get(key)) is not None and sys.modules.get(modname) is hit[2]:
-        with contextlib.suppress(AttributeError):  # a plain name: one attribute lookup
+        try:  # a plain name: one attribute lookup (no contextlib: capture's hot path)
             found = getattr(hit[2], attr) if "." not in attr else resolve_qualname(hit[2], attr)
-            if found is hit[1]:
-                return hit[0], hit[1]
+        except AttributeError:
+            found = None
+        if found is hit[1]:
+            return hit[0], hit[1]
     try:
         mod = importlib.import_module(modname)
         obj = resolve_qualname(mod, attr)

@@ -248,7 +248,7 @@ def live_objects(refs: Iterable[CodeRef]) -> list[Any]:
     out = []
     for ref in refs:
         try:
-            out.append(live_object(ref))
+            out.append(ref._obj if ref._obj is not None else live_object(ref))  # fast path
         except Exception:  # noqa: BLE001 - code that cannot be loaded names nothing more
             out.append(None)
     return out

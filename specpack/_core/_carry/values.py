@@ -137,10 +137,12 @@ def callable_ref(obj: Any, by_value: bool | None, what: str) -> CodeRef:
     """The :class:`~.ref.CodeRef` for a class or function (not a partial); ``by_value=None``
     decides by fresh importability, ``True``/``False`` force it; ``what`` names it in errors."""
     if by_value is None:
-        with contextlib.suppress(TypeError):  # an unhashable callable
+        try:  # not contextlib.suppress: capture's hot path
             cached = _ref_cache.get(obj)
-            if cached is not None and cached._obj is obj:
-                return cached
+        except TypeError:  # an unhashable callable
+            cached = None
+        if cached is not None and cached._obj is obj:
+            return cached
     ref = reference_of(obj)
     if by_value is None:
         by_value = ref is None or not fresh_importable(ref[0])

@@ -35,20 +35,35 @@ __all__ = ["from_env", "from_id", "from_spec", "registered_ids", "spec_meta"]
 
 def spec_meta(spec: EnvSpec, *, minimal: bool) -> dict[str, Any]:
     """The non-default ``EnvSpec`` fields a rebuilt ``env.unwrapped.spec`` carries (``minimal``:
-    those ``make`` sets); ``entry_point``: left out if a string, else None (the callable's)."""
+    those ``make`` sets); ``entry_point``: left out if a string, else None (the callable's).
+    Written out field by field: every first capture runs it."""
     meta: dict[str, Any] = {"id": spec.id}
     if not isinstance(spec.entry_point, str):
         meta["entry_point"] = None
-    vector = spec.vector_entry_point
-    fields: dict[str, Any] = dict(reward_threshold=spec.reward_threshold,
-                                  nondeterministic=spec.nondeterministic,
-                                  vector_entry_point=vector if isinstance(vector, str) else None)
+    defaults = META_DEFAULTS
+    value: Any = spec.reward_threshold
+    if value != defaults["reward_threshold"]:
+        meta["reward_threshold"] = value
+    value = spec.nondeterministic
+    if value != defaults["nondeterministic"]:
+        meta["nondeterministic"] = value
+    value = spec.vector_entry_point
+    if not isinstance(value, str):
+        value = None
+    if value != defaults["vector_entry_point"]:
+        meta["vector_entry_point"] = value
     if not minimal:
-        fields.update(max_episode_steps=spec.max_episode_steps, order_enforce=spec.order_enforce,
-                      disable_env_checker=spec.disable_env_checker,
-                      additional_wrappers=tuple((w.name, w.entry_point, w.kwargs)
-                                                for w in spec.additional_wrappers))
-    meta.update((k, v) for k, v in fields.items() if v != META_DEFAULTS[k])
+        fields: dict[str, Any] = {
+            "max_episode_steps": spec.max_episode_steps,
+            "order_enforce": spec.order_enforce,
+            "disable_env_checker": spec.disable_env_checker,
+            "additional_wrappers": tuple(
+                (w.name, w.entry_point, w.kwargs) for w in spec.additional_wrappers
+            ),
+        }
+        for k, v in fields.items():
+            if v != defaults[k]:
+                meta[k] = v
     return meta
 
 
