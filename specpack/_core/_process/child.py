@@ -144,10 +144,12 @@ def _watch_parent() -> None:
     threading.Thread(target=watch, name="specpack-parent-watch", daemon=True).start()
 
 
-def serve(ctl_fd: int, res_fd: int) -> None:
+def serve(ctl_fd: int, res_fd: int, reaper: bool = True) -> None:
     """The worker loop: one task at a time until told to stop or the parent goes away; on
-    Linux the calling process stays above as the reaper (:func:`.tree.reaper_above`)."""
-    reaper_above(close=(ctl_fd, res_fd))
+    Linux the calling process stays above as the reaper (:func:`.tree.reaper_above`), unless
+    ``reaper`` is false: one is there already."""
+    if reaper:
+        reaper_above(close=(ctl_fd, res_fd))
     become_subreaper()
     _end_tree_at_exit()
     try:
@@ -206,12 +208,13 @@ def _run_task(message: dict[str, Any], res_fd: int, key: bytes) -> None:
     _write_all(res_fd, frame)
 
 
-def main() -> None:
-    """Entry point of a fresh interpreter (fds in :data:`FDS_VARIABLE`, deleted before any job).
+def main(reaper: bool = True) -> None:
+    """Entry point of a fresh interpreter (fds in :data:`FDS_VARIABLE`, deleted before any job;
+    ``reaper``: see :func:`serve`).
     It ends as the interpreter's exit would, minus the teardown that cost each of verify's fresh
     interpreters ~80 ms of CPU for nothing anyone reads (a loop that raised ends the usual way)."""
     ctl, res = os.environ.pop(FDS_VARIABLE).split(",")
-    serve(int(ctl), int(res))
+    serve(int(ctl), int(res), reaper)
     with contextlib.suppress(BaseException):
         threading._shutdown()  # type: ignore[attr-defined]
     with contextlib.suppress(BaseException):

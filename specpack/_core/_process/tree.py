@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import faulthandler
+import functools
 import importlib
 import os
 import select
@@ -138,21 +139,65 @@ def _parents() -> dict[int, list[int]]:
     except OSError:
         return children
     for name in filter(str.isdigit, names):
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:  # gone meanwhile
-            continue
-        # "pid (comm) state ppid ...": comm may hold spaces and parentheses
-        fields = stat[stat.rfind(b")") + 2:].split()
-        if len(fields) < 2 or fields[0] == b"Z":
-            continue
-        children.setdefault(int(fields[1]), []).append(int(name))
+        state, ppid = _stat(name)
+        if state is not None and state != b"Z":
+            children.setdefault(ppid, []).append(int(name))
     return children
 
 
+def _stat(pid: int | str) -> tuple[bytes | None, int]:
+    """A process's state letter and parent pid (``(None, 0)``: gone or unreadable)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:  # gone meanwhile
+        return None, 0
+    # "pid (comm) state ppid ...": comm may hold spaces and parentheses
+    fields = stat[stat.rfind(b")") + 2:].split()
+    return (fields[0], int(fields[1])) if len(fields) >= 2 else (None, 0)
+
+
+@functools.lru_cache(maxsize=1)
+def _children_files() -> bool:
+    """Whether ``/proc/<pid>/task/<tid>/children`` exists here (Linux 4.2+ builds it in)."""
+    return os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+
+
+def _children(pid: int) -> list[int]:
+    """``pid``'s children, zombies included, from the ``children`` file of each of its
+    threads (a child belongs to the thread that forked it)."""
+    found: list[int] = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:  # gone meanwhile
+        return found
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
+                found.extend(map(int, fh.read().split()))
+        except OSError:  # that thread ended meanwhile
+            continue
+    return found
+
+
 def descendants(root: int) -> set[int]:
-    """The live (not zombie) processes below ``root`` (its children, theirs, ...)."""
+    """The live (not zombie) processes below ``root`` (its children, theirs, ...).
+
+    Where the kernel lists each thread's children, only the tree is read: a scan of every
+    ``/proc/*/stat`` cost each worker's end milliseconds on a busy node."""
+    if not _children_files():
+        return _descendants_by_scan(root)
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for pid in _children(todo.pop()):
+            if pid not in found and pid != root:
+                found.add(pid)
+                todo.append(pid)
+    return {pid for pid in found if _stat(pid)[0] not in (None, b"Z")}
+
+
+def _descendants_by_scan(root: int) -> set[int]:
     children = _parents()
     found: set[int] = set()
     todo = [root]

@@ -5,6 +5,8 @@ itself (closed while idle), is killed at a deadline, or verify closes it."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -12,6 +14,7 @@ import pytest
 from test_worker_protocol import alive, wait_dead
 
 import specpack
+from specpack._core._process import tree
 from specpack._core._process.launch import wait_stopped
 from specpack._core._process.worker import STOP_GRACE, Worker
 
@@ -106,3 +109,42 @@ def test_one_reaper_thread_ends_every_worker_asked_to_stop():
     assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
     assert wait_stopped(STOP_GRACE + 5.0)
     assert not any(alive(p) for p in pids)
+
+
+_TREE = r"""
+import os, subprocess, sys, threading, time
+# a child started from another thread (the kernel files it under that thread), one in a new
+# session, and a grandchild below it; then the thread ends and the first child is a zombie
+kids = []
+def start():
+    kids.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]))
+t = threading.Thread(target=start); t.start(); t.join()
+deep = subprocess.Popen([sys.executable, "-c",
+    "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', "
+    "'import time; time.sleep(60)']); time.sleep(60)"], start_new_session=True)
+gone = os.fork()
+if gone == 0:
+    os._exit(0)
+print(kids[0].pid, deep.pid, gone, flush=True)
+time.sleep(60)
+"""
+
+
+def test_descendants_from_the_thread_children_files_match_a_scan_of_every_process():
+    """The tree below a worker, read from each thread's ``children`` file, is the one a scan
+    of every ``/proc/*/stat`` finds (the way kept for kernels without those files)."""
+    proc = subprocess.Popen([sys.executable, "-c", _TREE], stdout=subprocess.PIPE, text=True)
+    try:
+        threaded, deep, zombie = map(int, proc.stdout.readline().split())
+        end = time.monotonic() + 30
+        # the grandchild is on its way, the forked child on its way out
+        while (len(scan := tree._descendants_by_scan(proc.pid)) != 3 or zombie in scan):
+            assert time.monotonic() < end
+            time.sleep(0.02)
+        assert tree._children_files()
+        found = tree.descendants(proc.pid)
+        assert found == tree._descendants_by_scan(proc.pid)
+        assert {threaded, deep} < found and zombie not in found and len(found) == 3
+    finally:
+        tree.kill_tree(proc.pid)
+        proc.wait()

@@ -75,6 +75,29 @@ def test_job_value_comes_back_typed_and_fd_1_and_2_are_captured(where):
     assert v["pid"] != os.getpid()
 
 
+def test_a_fresh_interpreter_s_jobs_run_with_the_gc_on_and_their_cycles_collected():
+    # what the boot imported is frozen (never walked again); what a job makes is collected
+    out = run_one("subprocess", "workerjobs:gc_state", b"", {}, deadline=_deadline())
+    assert out.status == "ok", out
+    assert out.value["enabled"] is True and out.value["freed"] == 1
+    assert out.value["frozen"] > 10_000
+
+
+_SEEN = (b"(__import__('os').getpid(), __import__('gc').isenabled(), "
+         b"__import__('gc').get_freeze_count())")
+
+
+@pytest.mark.parametrize("where", ["subprocess", "bare"])
+def test_a_fresh_interpreter_s_reaper_is_the_started_process_and_the_worker_its_child(where):
+    with Worker(where) as worker:
+        worker.submit("builtins:eval", _SEEN, {})
+        out = worker.collect(60)
+        assert out.status == "ok", out
+        pid, enabled, frozen = out.value
+        assert _parent(pid) == worker.child.pid != pid
+        assert enabled and frozen > 10_000
+
+
 @pytest.mark.parametrize("where", ["subprocess", "fork"])
 def test_job_that_raises_is_an_error_with_the_child_traceback(where):
     out = run_one(where, "workerjobs:boom", b"", {}, deadline=_deadline())
