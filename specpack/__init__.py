@@ -7,53 +7,63 @@ loads on first use, so a worker that unpickles a pack loads only what building i
 
 from __future__ import annotations
 
+import gc as _gc
 import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-# Loaded first, as every gymnasium program does: a worker that imported numpy and specpack's
-# core before it measured 25-30 ms more CPU (benchmarks/bench_import.py, docs/benchmarks.md).
-import gymnasium  # noqa: F401
+# The cyclic GC pauses while this package's imports run (gymnasium and numpy, when they are not
+# loaded yet): every object an import makes stays alive, so the collections it would trigger
+# find nothing (~11 ms of a fresh interpreter's start: verify's children, a forkserver).
+_collecting = _gc.isenabled()
+_gc.disable()
+try:
+    # Loaded first, as every gymnasium program does: a worker that imported numpy and specpack's
+    # core before it measured 25-30 ms more CPU (benchmarks/bench_import.py).
+    import gymnasium  # noqa: F401
 
-from . import _pickled  # noqa: F401  (loads nothing; see its docstring)
-from ._core._errors import (
-    ArgumentTypeError,
-    AssetError,
-    BackendUnavailableError,
-    BuildArithmeticError,
-    BuildAttributeError,
-    BuildDependencyError,
-    BuildError,
-    BuildGymnasiumError,
-    BuildImportError,
-    BuildLookupError,
-    BuildNotImplementedError,
-    BuildTypeError,
-    BuildValueError,
-    CaptureError,
-    DeprecatedEnvError,
-    NotIdenticalError,
-    PackFileError,
-    PackFileNotFoundError,
-    PackFormatError,
-    PackIsADirectoryError,
-    PackPermissionError,
-    SignatureError,
-    SpecPackError,
-    UncarriableValueError,
-    UnexpectedKwargError,
-    UnknownEnvError,
-    UnknownEnvNameError,
-    UnknownEnvVersionError,
-    UnknownKeywordError,
-    UnknownNamespaceError,
-    UnrecordedArgumentsError,
-    UntrustedPackError,
-    VersionSkewWarning,
-    WorkerError,
-)
-from ._core._restorer import claim
-from ._core._version import __version__
+    from . import _pickled  # noqa: F401  (loads nothing; see its docstring)
+    from ._core._errors import (
+        ArgumentTypeError,
+        AssetError,
+        BackendUnavailableError,
+        BuildArithmeticError,
+        BuildAttributeError,
+        BuildDependencyError,
+        BuildError,
+        BuildGymnasiumError,
+        BuildImportError,
+        BuildLookupError,
+        BuildNotImplementedError,
+        BuildTypeError,
+        BuildValueError,
+        CaptureError,
+        DeprecatedEnvError,
+        NotIdenticalError,
+        PackFileError,
+        PackFileNotFoundError,
+        PackFormatError,
+        PackIsADirectoryError,
+        PackPermissionError,
+        SignatureError,
+        SpecPackError,
+        UncarriableValueError,
+        UnexpectedKwargError,
+        UnknownEnvError,
+        UnknownEnvNameError,
+        UnknownEnvVersionError,
+        UnknownKeywordError,
+        UnknownNamespaceError,
+        UnrecordedArgumentsError,
+        UntrustedPackError,
+        VersionSkewWarning,
+        WorkerError,
+    )
+    from ._core._restorer import claim
+    from ._core._version import __version__
+finally:
+    if _collecting:
+        _gc.enable()
 
 if TYPE_CHECKING:
     from . import testing

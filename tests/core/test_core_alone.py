@@ -108,6 +108,16 @@ def test_import_specpack_loads_only_its_errors_version_and_pickle_names(tmp_path
                                         "specpack._core._errors"}
 
 
+def test_import_specpack_leaves_the_cyclic_gc_as_it_found_it(tmp_path: Path) -> None:
+    # the GC pauses while specpack's imports run, and only then
+    code = ("import gc, sys; on = sys.argv[1] == 'on'; (gc.enable if on else gc.disable)(); "
+            "import specpack; print(gc.isenabled())")
+    for state, expected in (("on", "True"), ("off", "False")):
+        proc = run_python(["-c", code, state], cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.split() == [expected], state
+
+
 def test_public_names_still_load_on_first_use() -> None:
     for name in specpack.__all__:
         assert getattr(specpack, name) is not None, name

@@ -8,6 +8,7 @@ forkserver preload test instead puts ``tests/`` on ``PYTHONPATH`` and imports it
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import multiprocessing
 import os
@@ -53,6 +54,7 @@ class CounterEnv(gym.Env):
         self.observation_space = gym.spaces.Box(-100.0, 100.0, (3,), np.float32)
         self.action_space = gym.spaces.Discrete(3)
         self.import_pid = IMPORT_PID
+        self.gc_frozen = gc.get_freeze_count()  # objects the forkserver froze before forking
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         super().reset(seed=seed)

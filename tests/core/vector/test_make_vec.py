@@ -272,6 +272,7 @@ venv = specpack.make_vec(pack, 2, context="forkserver", preload=(mode != "off"))
 print(json.dumps({
     "import_pids": list(venv.get_attr("import_pid")),
     "worker_pids": [p.pid for p in venv.processes],
+    "frozen": list(venv.get_attr("gc_frozen")),
     "preload": multiprocessing.forkserver._forkserver._preload_modules,
 }))
 venv.close()
@@ -297,11 +298,15 @@ def test_forkserver_workers_inherit_preloaded_entry_module(tmp_path: Path) -> No
     for mod in ("gymnasium", "numpy", "cloudpickle", "specpack", "vec_envs"):
         assert mod in preload
     assert preload.count("__main__") == 1
+    # imported last, it froze what the server imported: no worker's GC walks (and copies) it
+    assert preload[-1] == "specpack._core._vector._frozen"
+    assert min(got["frozen"]) > 10_000
 
 
 def test_preload_false_leaves_forkserver_preload_alone(tmp_path: Path) -> None:
     got = _probe("off", tmp_path)
     assert got["preload"] == ["json", "__main__"]
+    assert got["frozen"] == [0, 0]
     assert got["import_pids"] == got["worker_pids"]  # each worker imported the module itself
 
 
@@ -320,3 +325,17 @@ def test_forkserver_modules_lists_by_reference_code_only(file_pack: SpecPack) ->
     assert {"multiprocessing.popen_forkserver", "multiprocessing.queues"} <= set(mods)
     assert not any(m.startswith("specpack_vec_file_envs") for m in mods)  # by value
     assert "__main__" not in mods and "__mp_main__" not in mods
+
+
+def test_the_freezing_module_stays_last_in_the_preload_list_whatever_joins_later(
+        tmp_path: Path) -> None:
+    # the pack's list first, then the user's modules
+    code = ("import json, specpack; from specpack.vector import warm_forkserver\n"
+            "warm_forkserver(specpack.capture('CartPole-v1'))\n"
+            "print(json.dumps(warm_forkserver(modules=['json'])))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    preload = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert preload[-1] == "specpack._core._vector._frozen" and "json" in preload
+    assert preload.count("specpack._core._vector._frozen") == 1
