@@ -13,7 +13,7 @@ from typing import Any
 from ._backends import Backend, Recipe
 from ._backends._args import check_kwargs
 from ._backends.gymnasium.compat import LINE
-from ._carry.code import CodeRef, code_ref, code_ref_from_string
+from ._carry.code import CodeRef, code_ref, code_ref_from_string, known_ref_from_string
 from ._carry.values import MAX_INT_BITS, SCALAR_TYPES, Blob, exact_key, iter_carried, lower_mapping
 from ._draft import Draft
 from ._errors import CaptureError, UnexpectedKwargError, _OldRenderAPIError
@@ -110,22 +110,26 @@ def _old_render_api(entry: Any, kwargs: Mapping[str, Any], label: str,
         ) from None
 
 
-def _library_layer(cls: type, lkw: dict[str, Any]) -> Layer | None:
-    """A shared Layer for a library wrapper with scalar kwargs (None: take the full path)."""
+def _layer_key(cls: type, lkw: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The key of a library wrapper's shared Layer, or None: its kwargs are not all plain
+    scalars (a Layer of its own, lowered in full)."""
     parts = []
     for k, v in lkw.items():
         t = type(v)
         if t not in SCALAR_TYPES or (t is int and v.bit_length() > MAX_INT_BITS):
             return None  # not plain, or an int lower_mapping refuses
         parts.append((k if type(k) is str else exact_key(k), exact_key(v)))
-    key = (cls, tuple(parts))
-    hit = _layer_cache.get(key)
-    if hit is None:
-        hit = Layer(code_ref(cls, what=f"wrapper {cls.__qualname__}"), dict(lkw))
-        if len(_layer_cache) > 4096:
-            _layer_cache.clear()
-        _layer_cache[key] = hit
-    return hit
+    return (cls, tuple(parts))
+
+
+def _library_layer(cls: type, lkw: dict[str, Any], key: tuple[Any, ...]) -> Layer:
+    """A library wrapper's shared Layer (Layers are immutable), made and kept under ``key``
+    once its kwargs are checked: a Layer kept is one whose kwargs passed the check."""
+    layer = Layer(code_ref(cls, what=f"wrapper {cls.__qualname__}"), dict(lkw))
+    if len(_layer_cache) > 4096:
+        _layer_cache.clear()
+    _layer_cache[key] = layer
+    return layer
 
 
 def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
@@ -137,8 +141,10 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
     if recipe.entry_ref is not None and by_value is not True:
         entry, entry_obj = recipe.entry_ref, recipe.entry
     elif recipe.entry_string is not None:
-        entry, entry_obj = code_ref_from_string(recipe.entry_string, by_value=by_value,
-                                                what=f"entry point of {label!r}")
+        # a reference kept for the string and still true: its error text is never made
+        known = known_ref_from_string(recipe.entry_string, by_value)
+        entry, entry_obj = known if known is not None else code_ref_from_string(
+            recipe.entry_string, by_value=by_value, what=f"entry point of {label!r}")
     else:
         if not callable(recipe.entry):
             raise CaptureError(f"the entry point of {label!r} ({recipe.entry!r}) is not callable")
@@ -158,7 +164,9 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
             raise
     if suspects:
         _check_near_misses(entry_obj, suspects, f"the env {label!r} ({entry.name})")
-    kwargs, plain = lower_mapping(recipe.kwargs, label, "kwargs", by_value)
+    # most ids take no kwargs: no call then
+    kwargs, plain = lower_mapping(recipe.kwargs, label, "kwargs", by_value) if recipe.kwargs \
+        else ({}, True)
     spec, _ = lower_mapping(recipe.spec, label, "spec field", by_value)
     layers = []
     carries = entry.by_value or not plain
@@ -166,11 +174,18 @@ def assembled(impl: Backend, recipe: Recipe, by_value: bool | None,
     refs: list[CodeRef] | None = [entry] if plain else None  # None: kwargs may hold code
     prefixes = impl.library_prefixes
     for cls, lkw in recipe.layers:
-        if lkw:  # the text naming the wrapper is made only on an error
-            check_kwargs(cls, lkw, functools.partial("the wrapper {} of {!r}".format,
-                                                     cls.__qualname__, label))
-        lib = cls.__module__.startswith(prefixes)
-        layer = _library_layer(cls, lkw) if lib else None
+        key = _layer_key(cls, lkw) if lkw else (cls, ())  # most of make's own take none
+        layer = None if key is None else _layer_cache.get(key)
+        # A kept Layer's kwargs passed check_kwargs for this class: checked again, they would
+        # pass again (its keyword names are read once per class), so a library one is reused.
+        if layer is None or not cls.__module__.startswith(prefixes):
+            if lkw:  # the text naming the wrapper is made only on an error
+                check_kwargs(cls, lkw, functools.partial("the wrapper {} of {!r}".format,
+                                                         cls.__qualname__, label))
+            lib = cls.__module__.startswith(prefixes)
+            layer = _library_layer(cls, lkw, key) if lib and key is not None else None
+        else:
+            lib = True
         if layer is None:
             ref = code_ref(cls, by_value=None if lib else by_value,
                            what=f"wrapper {cls.__qualname__}")

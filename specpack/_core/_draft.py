@@ -4,7 +4,7 @@ needs (:mod:`specpack._core._needs`): it makes one pack, not one per step."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ._carry.carried import Blob
@@ -18,11 +18,15 @@ __all__ = ["Draft"]
 @dataclass(frozen=True, slots=True, eq=False)
 class Draft:
     """A resolved pack not yet made: :class:`SpecPack`'s constructor keywords, whether its
-    kwargs are ``plain``, and its code ``refs`` when no kwargs can hold code (else None)."""
+    kwargs are ``plain``, and its code ``refs`` when no kwargs can hold code (else None).
+    ``made``: the pack :func:`~._needs.with_needs` made of it without files (a memoised capture
+    returns the same draft, so the same pack); kept here, it lives exactly as long as the draft
+    (the capture memo's entry), not in a table of its own that would keep dropped drafts alive."""
 
     fields: Mapping[str, Any]
     plain: bool
     refs: tuple[CodeRef, ...] | None = None
+    made: SpecPack | None = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def entry_point(self) -> CodeRef:
@@ -53,7 +57,10 @@ class Draft:
         return [c for c in self.carried() if isinstance(c, CodeRef)]
 
     def pack(self, **changes: Any) -> SpecPack:
-        """The pack of these fields with ``changes`` (``plain`` given there or computed)."""
+        """The pack of these fields with ``changes`` (``plain`` given there or computed). A
+        ``requires`` dict given alone is taken over (:meth:`PackValue._of`): a fresh one."""
+        if len(changes) == 1 and "requires" in changes:  # a first capture's one change
+            return SpecPack._of(self.fields, changes["requires"])
         if "requires" in changes:
             changes["_requires"] = changes.pop("requires")
         return SpecPack(**{**self.fields, **changes})

@@ -263,10 +263,6 @@ def user_code() -> list[str]:
                         if mod is not None and name != "__main__")
 
 
-#: Packs by their draft's identity: a memoised capture (the same draft) gets the same pack.
-_needs_memo: dict[int, tuple[Draft, SpecPack]] = {}
-
-
 def _path_view(value: Any) -> Any:
     """Lowered kwargs with only what may name a file: strings, and the ``pathlib`` paths
     capture itself just pickled (loaded back; no other object is unpickled, so no code runs)."""
@@ -284,9 +280,8 @@ def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
     """The one pack a capture makes: ``draft`` with ``requires`` and ``assets`` (``carry``: their
     bytes, at most ``limit`` in all); memoised without files. ``more``: a live env's ``requires``
     (merged over the code's) and ``surface``; such a pack computes ``plain``, is not memoised."""
-    hit = _needs_memo.get(id(draft))
-    if hit is not None and hit[0] is draft and not named and not more:
-        return hit[1]
+    if draft.made is not None and not named and not more:
+        return draft.made  # a memoised capture's draft: the pack made of it before
     given = draft.kwargs
     defaults = entry_defaults(live_object(draft.entry_point), given)
     changes: dict[str, Any] = {"requires": requires_of_pack(draft.code_refs())}
@@ -305,7 +300,5 @@ def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
         changes.update(more)
     out = draft.pack(**changes)
     if not files and not more:
-        if len(_needs_memo) > 4096:
-            _needs_memo.clear()
-        _needs_memo[id(draft)] = (draft, out)
+        object.__setattr__(draft, "made", out)  # the one write, beside the pack (Draft.made)
     return out

@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 from dataclasses import InitVar, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._carry.carried import Blob
 from ._carry.ref import CodeRef, iter_carried
@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from ._surface import Surface
 
 __all__ = ["PackValue", "carried_by"]
+
+
+_P = TypeVar("_P", bound="PackValue")
 
 
 class _Referable:
@@ -70,6 +73,38 @@ class PackValue(_Referable):
         if type(self.assets) is not tuple:
             s(self, "assets", tuple(self.assets))
         s(self, "_plain", plain if plain is not None else all(map(is_plain, self._kwargs.values())))
+
+    @classmethod
+    def _of(cls: type[_P], fields: Mapping[str, Any], requires: dict[str, str]) -> _P:
+        """``cls(**fields, _requires=requires)`` for ``fields`` naming each field but ``surface``,
+        ``assets`` and ``sealed`` (a capture's draft): the same value in under half the time
+        (every first capture makes one): no keywords bound, no field set twice, and the
+        ``spec``, ``versions`` and ``requires`` dicts taken over, not copied (a draft's are made
+        for it, and nothing writes them). :data:`_SLOTS` keeps it to the declared fields."""
+        self = _new(cls)
+        backend, id_, entry, kwargs, spec, layers, auto_render, versions, notes, vector, \
+            surface, _requires, assets, sealed, plain = _SLOTS
+        backend(self, fields["backend"])
+        id_(self, fields["id"])
+        entry(self, fields["entry_point"])
+        kw = fields["_kwargs"]
+        kwargs(self, kw)
+        spec(self, MappingProxyType(fields["spec"]))
+        value = fields["layers"]
+        layers(self, value if type(value) is tuple else tuple(value))
+        value = fields["auto_render"]
+        auto_render(self, value if type(value) is bool else bool(value))
+        versions(self, MappingProxyType(fields["versions"]))
+        value = fields["notes"]
+        notes(self, value if type(value) is tuple else tuple(value))
+        value = fields["vector"]
+        vector(self, value if type(value) is bool else bool(value))
+        surface(self, None)
+        _requires(self, MappingProxyType(requires))
+        assets(self, ())
+        sealed(self, None)
+        plain(self, all(map(is_plain, kw.values())))
+        return self
 
     @property
     def kwargs(self) -> Mapping[str, Any]:
@@ -126,6 +161,16 @@ class PackValue(_Referable):
     def carried(self) -> Iterator[CodeRef | Blob]:
         """Every piece of code and opaque object the pack carries (entry point first)."""
         return carried_by(self.entry_point, self._kwargs, self.layers)
+
+
+#: The slot setters of :meth:`PackValue._of`, in the order of the fields (checked here: a field
+#: added to PackValue fails the import until ``_of`` sets it too).
+_FIELDS = ("backend", "id", "entry_point", "_kwargs", "spec", "layers", "auto_render", "versions",
+           "notes", "vector", "surface", "_requires", "assets", "sealed", "_plain")
+if tuple(f.name for f in dataclasses.fields(PackValue)) != _FIELDS:  # pragma: no cover
+    raise AssertionError("PackValue's fields changed: update PackValue._of and _FIELDS")
+_SLOTS = tuple(getattr(PackValue, name).__set__ for name in _FIELDS)
+_new = object.__new__
 
 
 def carried_by(entry_point: CodeRef, kwargs: dict[str, Any],

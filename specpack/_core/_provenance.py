@@ -58,11 +58,26 @@ def source_of(module: str) -> Source:
 
 def distribution_of(module: str) -> tuple[str, str] | None:
     """``(distribution, version)`` of the installed distribution owning ``module``'s file, or
-    None: the one module -> distribution lookup (a file's owner, not a guess from its name)."""
+    None: the one module -> distribution lookup (a file's owner, not a guess from its name).
+    Kept per loaded module object (what its file is does not change while ``sys.modules``
+    holds the same one) unless it is registered by value, which is read on every call."""
+    mod = sys.modules.get(module)
+    hit = _distributions.get(module)
+    # kept only for a loaded module: hit[0] is never None
+    if hit is not None and hit[0] is mod and not _registered_by_value(module):
+        return hit[1]
     src = source_of(module)
-    if src.origin == "distribution" and src.distribution and src.version:
-        return src.distribution, src.version
-    return None
+    found = (src.distribution, src.version) if (
+        src.origin == "distribution" and src.distribution and src.version) else None
+    if mod is not None and src.origin != "by_value":
+        if len(_distributions) > 4096:
+            _distributions.clear()
+        _distributions[module] = (mod, found)
+    return found
+
+
+#: :func:`distribution_of`'s answers by module name: the module object asked about, the answer.
+_distributions: dict[str, tuple[Any, tuple[str, str] | None]] = {}
 
 
 def requires_of(modules: Iterable[str]) -> dict[str, str]:

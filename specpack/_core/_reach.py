@@ -27,12 +27,26 @@ _MROS: dict[int, tuple[type, tuple[type, ...], dict[str, None]]] = {}
 _HELD: dict[str, tuple[Any, bool, dict[str, None]]] = {}
 #: :func:`requires_of_pack`'s answers, by the modules it read and the by-value registry.
 _requires_memo: dict[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], dict[str, str]] = {}
+#: :func:`requires_of_pack`'s answers for code that is all classes, by the ids of its references:
+#: those references (held: no id is reused), the by-value registry, their live classes and those
+#: classes' ``__mro__``, the first modules and their objects, the names found loaded and those
+#: found absent, the answer. A hit is checked as the walk would check it, without walking.
+_PACKS: dict[tuple[int, ...], tuple[Any, ...]] = {}
+_LIVE = operator.attrgetter("_obj")  # a reference's live object, when it has one
+_MRO = operator.attrgetter("__mro__")
 
 
 def code_modules(objects: Iterable[Any], registry: frozenset[str]) -> tuple[str, ...]:
     """The loaded modules of the code ``objects``, of their MROs and, one level deep, of those
     modules' globals (except in the stdlib, the interpreter, specpack and ``__main__``), each
     once, in order. ``registry``: :func:`~._provenance.by_value_registry`."""
+    return tuple(filter(sys.modules.__contains__, _reach_of(objects, registry)[2]))
+
+
+def _reach_of(objects: Iterable[Any], registry: frozenset[str]
+              ) -> tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]]:
+    """:func:`code_modules` before its filter: the first modules (of ``objects`` and their
+    MROs), their module objects (None: absent), and every name found from them, loaded or not."""
     first: dict[str, None] = {}
     for obj in objects:
         while isinstance(obj, functools.partial):
@@ -54,7 +68,7 @@ def code_modules(objects: Iterable[Any], registry: frozenset[str]) -> tuple[str,
         if len(_EXPANDED) > 1024:
             _EXPANDED.clear()
         hit = _EXPANDED[key] = (registry, mods, tuple(found))
-    return tuple(filter(sys.modules.__contains__, hit[2]))
+    return key, mods, hit[2]
 
 
 def _mro_modules(cls: type) -> dict[str, None]:
@@ -105,16 +119,39 @@ def _module_name(obj: Any) -> str | None:
 def requires_of_pack(code: Iterable[CodeRef]) -> dict[str, str]:
     """The :func:`._provenance.essential` distributions of the code a pack names: each
     reference's module and what :func:`code_modules` finds from its live object."""
-    refs = list(code)
+    refs = code if type(code) is list else list(code)
     registry = by_value_registry()
-    named = tuple([c.module for c in refs if c.payload is None])
-    key = (named, code_modules(live_objects(refs), registry), registry)
-    found = _requires_memo.get(key)
-    if found is None:
+    ids = tuple(map(id, refs))
+    hit = _PACKS.get(ids)
+    # C-level maps and set comparisons, not loops: every first capture of an id runs this check
+    if (hit is not None and hit[1] == registry
+            and all(map(operator.is_, map(_MRO, hit[2]), hit[3]))
+            and all(map(operator.is_, map(sys.modules.get, hit[4]), hit[5]))
+            and sys.modules.keys() >= hit[6]
+            and (not hit[7] or sys.modules.keys().isdisjoint(hit[7]))):
+        return dict(hit[8])
+    objects = live_objects(refs)
+    # A reference's live object, once set, is never another: code of classes each reference
+    # holds is kept by the references' ids. Their MROs are read before the walk (one changed
+    # meanwhile fails the next check); a function's __module__ may be reassigned: not kept.
+    kept = all(isinstance(obj, type) for obj in objects) and all(
+        map(operator.is_, map(_LIVE, refs), objects))
+    mros = tuple(map(_MRO, objects)) if kept else ()
+    first, mods, found = _reach_of(objects, registry)
+    loaded = tuple(filter(sys.modules.__contains__, found))
+    key = (tuple([c.module for c in refs if c.payload is None]), loaded, registry)
+    answer = _requires_memo.get(key)
+    if answer is None:
         if len(_requires_memo) > 1024:
             _requires_memo.clear()
-        found = _requires_memo[key] = essential(requires_of(dict.fromkeys([*key[0], *key[1]])))
-    return dict(found)
+        answer = _requires_memo[key] = essential(requires_of(dict.fromkeys([*key[0], *key[1]])))
+    if kept:
+        if len(_PACKS) > 1024:
+            _PACKS.clear()
+        absent = tuple(name for name in found if name not in loaded)
+        _PACKS[ids] = (tuple(refs), registry, tuple(objects), mros, first, mods,
+                       frozenset(loaded), absent, answer)
+    return dict(answer)
 
 
 def built_requires(env: Any) -> dict[str, str]:

@@ -308,7 +308,6 @@ def test_a_capture_with_no_path_like_kwarg_reads_no_signature_and_scans_nothing(
                            ("FrozenLake-v1", {"map_name": "4x4", "is_slippery": False}),
                            ("CartPole-v1", {})):
         _capture._memo.clear()
-        _needs._needs_memo.clear()
         _needs._defaults_memo.clear()  # the first capture of the entry point in a process
         specpack.capture(target, **kwargs)
     assert calls == []

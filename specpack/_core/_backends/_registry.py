@@ -80,14 +80,31 @@ def memo_token(registry: Any, env_id: str, *, strings_only: bool) -> Any:
     kwargs = fields.get("kwargs")
     if type(kwargs) is not dict:
         return None
+    names, values = tuple(fields), tuple(fields.values())
+    kw_names, kw_values = tuple(kwargs), tuple(kwargs.values())
     keep: list[Any] = []
     deep = None
-    if not (_all_flat(fields, ("entry_point", "kwargs")) and _all_flat(kwargs, ())):
-        deep = _fields_key(spec, keep)
-        if deep is None:
-            return None
-    return (spec, tuple(fields), tuple(fields.values()), tuple(kwargs), tuple(kwargs.values()),
-            deep, keep, _entry_now(spec.entry_point))
+    flat = _flat.get(id(spec))
+    # The very objects of the spec's last flat snapshot again: as flat (scalars and tuples of
+    # them do not change), not read again. C-level maps: every first capture runs this.
+    if not (flat is not None and flat[0] is spec and flat[1] == names and flat[3] == kw_names
+            and all(map(operator.is_, values, flat[2]))
+            and all(map(operator.is_, kw_values, flat[4]))):
+        if _all_flat(names, values, ("entry_point", "kwargs")) and _all_flat(kw_names, kw_values,
+                                                                              ()):
+            if len(_flat) > 4096:
+                _flat.clear()
+            _flat[id(spec)] = (spec, names, values, kw_names, kw_values)
+        else:
+            deep = _fields_key(spec, keep)
+            if deep is None:
+                return None
+    return (spec, names, values, kw_names, kw_values, deep, keep, _entry_now(spec.entry_point))
+
+
+#: The last flat snapshot (fields and kwargs all scalars or tuples of them) of each spec, by its
+#: id: the spec (held: its id is not reused), its field names and objects, its kwargs'.
+_flat: dict[int, tuple[Any, tuple[str, ...], tuple[Any, ...], tuple[str, ...], tuple[Any, ...]]] = {}
 
 
 def memo_valid(registry: Any, env_id: str, token: Any) -> bool:
@@ -112,11 +129,11 @@ def _same_objects(now: dict[str, Any], names: tuple[str, ...], values: tuple[Any
             and tuple(now) == names)
 
 
-def _all_flat(values: dict[str, Any], skip: tuple[str, ...]) -> bool:
+def _all_flat(names: tuple[str, ...], values: tuple[Any, ...], skip: tuple[str, ...]) -> bool:
     """Whether each value (but ``skip``'s) is a scalar or a tuple of them: identity is content.
-    A loop, not generators: every first capture runs it twice."""
+    A loop, not generators: a first capture of a spec runs it twice."""
     scalars = SCALAR_TYPES
-    for name, value in values.items():
+    for name, value in zip(names, values):
         t = type(value)
         if t in scalars or name in skip:
             continue
@@ -176,6 +193,30 @@ def _parse(parse: Callable[[str], tuple[Any, str, Any]], full_id: str) -> tuple[
     return parse(full_id)
 
 
+#: ``find_highest_version``'s answers by ``(id of the registry, namespace, name)``: the registry
+#: and the function asked (both held), the specs it held then, in order, and the answer.
+_highest: dict[tuple[int, Any, str], tuple[Any, Any, tuple[Any, ...], int | None]] = {}
+
+
+def _highest_version(reg: Any, ns: Any, name: str) -> int | None:
+    """``reg.find_highest_version(ns, name)``, asked again only once the registry holds other
+    specs (one added, removed or replaced; compared by identity, in order): it reads three
+    fields of every registered spec (dozens to hundreds), on every first capture of an id."""
+    registry, find = reg.registry, reg.find_highest_version
+    key = (id(registry), ns, name)
+    hit = _highest.get(key)
+    # all(map(is_)): a C loop, under half the scan's cost; never ``==`` (no spec's __eq__ runs)
+    if (hit is not None and hit[0] is registry and hit[1] is find
+            and len(registry) == len(hit[2]) and all(map(operator.is_, registry.values(), hit[2]))):
+        return hit[3]
+    specs = tuple(registry.values())  # before the scan: a change meanwhile fails the next check
+    latest: int | None = find(ns, name)
+    if len(_highest) > 1024:
+        _highest.clear()
+    _highest[key] = (registry, find, specs, latest)
+    return latest
+
+
 def versioned_spec(reg: Any, full_id: str, *, library: Any, outdated: Callable[[str], None],
                    not_an_id: type[CaptureError]) -> tuple[Any, tuple[Any, str, Any]]:
     """The spec ``make`` would use for ``full_id`` (None if unregistered) and the parsed id, with
@@ -186,7 +227,7 @@ def versioned_spec(reg: Any, full_id: str, *, library: Any, outdated: Callable[[
     except library.error.Error as e:
         raise not_an_id(
             f"{full_id!r} is not an env id ({e}); ids look like 'CartPole-v1'") from None
-    latest = reg.find_highest_version(ns, name)
+    latest = _highest_version(reg, ns, name)
     if version is not None and latest is not None and latest > version:
         outdated(f"The environment {full_id} is out of date. You should consider upgrading to "
                  f"version `v{latest}`.")

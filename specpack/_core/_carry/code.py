@@ -16,8 +16,8 @@ from .importable import MAIN_NAMES, fresh_importable, reference_of
 from .ref import CodeRef, live_object, live_objects, witness_of
 from .values import callable_ref, lower, lower_mapping, payload_ref
 
-__all__ = ["CodeRef", "code_ref", "code_ref_from_string", "live_object", "live_objects",
-           "reference_of", "witness_of"]
+__all__ = ["CodeRef", "code_ref", "code_ref_from_string", "known_ref_from_string", "live_object",
+           "live_objects", "reference_of", "witness_of"]
 
 #: References made from entry-point strings, reused while the module object is the same and
 #: the name still gives the same object (``importlib.reload`` keeps the module, not the class).
@@ -50,6 +50,23 @@ def code_ref(obj: Any, *, by_value: bool | None = None, what: str = "entry point
     return out
 
 
+def known_ref_from_string(entry: str, by_value: bool | None) -> tuple[CodeRef, Any] | None:
+    """:func:`code_ref_from_string`'s answer for ``entry`` if it made one by reference that is
+    still true (the same module object in ``sys.modules``, the name giving the same object);
+    else None, and nothing is imported: a miss is resolved in full."""
+    hit = _string_cache.get((entry, by_value))
+    if hit is None:
+        return None
+    modname, _, attr = entry.partition(":")
+    if sys.modules.get("__main__" if modname == "__mp_main__" else modname) is not hit[2]:
+        return None
+    try:  # a plain name: one attribute lookup (no contextlib: capture's hot path)
+        found = getattr(hit[2], attr) if "." not in attr else resolve_qualname(hit[2], attr)
+    except AttributeError:
+        return None
+    return (hit[0], hit[1]) if found is hit[1] else None
+
+
 def code_ref_from_string(entry: str, *, by_value: bool | None, what: str) -> tuple[CodeRef, Any]:
     """Resolve a ``"module:attr"`` entry point here and carry it: ``(CodeRef, the object)``
     (by reference, the string itself is the reference)."""
@@ -61,14 +78,9 @@ def code_ref_from_string(entry: str, *, by_value: bool | None, what: str) -> tup
         )
     if modname == "__mp_main__":
         modname = "__main__"
-    key = (entry, by_value)
-    if (hit := _string_cache.get(key)) is not None and sys.modules.get(modname) is hit[2]:
-        try:  # a plain name: one attribute lookup (no contextlib: capture's hot path)
-            found = getattr(hit[2], attr) if "." not in attr else resolve_qualname(hit[2], attr)
-        except AttributeError:
-            found = None
-        if found is hit[1]:
-            return hit[0], hit[1]
+    known = known_ref_from_string(entry, by_value)
+    if known is not None:
+        return known
     try:
         mod = importlib.import_module(modname)
         obj = resolve_qualname(mod, attr)
@@ -90,6 +102,6 @@ def code_ref_from_string(entry: str, *, by_value: bool | None, what: str) -> tup
             )
         ref = CodeRef(modname, attr)
         ref._set(_obj=obj)
-        _string_cache[key] = (ref, obj, mod)
+        _string_cache[(entry, by_value)] = (ref, obj, mod)
         return ref, obj
     return code_ref(obj, by_value=True, what=what), obj

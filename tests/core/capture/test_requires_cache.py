@@ -22,16 +22,20 @@ import gymnasium
 import pytest
 
 import specpack
-from specpack._core import _capture, _needs, _reach
+from specpack._core import _capture, _provenance, _reach
+from specpack._core._backends import _registry
 
 
 def _cold() -> None:
     """Forget everything capture keeps between calls (as a fresh process would have it)."""
     _capture._memo.clear()
-    _needs._needs_memo.clear()
     _reach._requires_memo.clear()
     _reach._EXPANDED.clear()
     _reach._HELD.clear()
+    _reach._PACKS.clear()
+    _provenance._distributions.clear()
+    _registry._highest.clear()
+    _registry._flat.clear()
 
 
 def _live_env() -> Any:
@@ -65,7 +69,6 @@ def test_a_capture_is_the_same_pack_with_the_module_caches_cold_or_warm(what: st
     _cold()
     cold = specpack.capture(TARGETS[what](), **kwargs)
     _capture._memo.clear()  # a first capture again, now with the module caches warm
-    _needs._needs_memo.clear()
     warm = specpack.capture(TARGETS[what](), **kwargs)
     _same(cold, warm)
     assert cold.requires["gymnasium"] == gymnasium.__version__
@@ -146,7 +149,6 @@ def test_requires_of_an_entry_point_module_that_imports_another_distribution(
         _cold()
         cold = specpack.capture(env_id)
         _capture._memo.clear()
-        _needs._needs_memo.clear()
         warm = specpack.capture(env_id)
         for pack in (cold, warm):
             assert pack.requires.get("hypothesis") == version("hypothesis")
