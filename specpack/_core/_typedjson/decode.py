@@ -163,7 +163,16 @@ class Decoder:
     # -- containers -------------------------------------------------------------------------
 
     def _items(self, body: list[Any], at: Path, d: int) -> list[Any]:
-        return [self.value(v, (at, i), d) for i, v in enumerate(body)]
+        if d > MAX_DEPTH:  # value() refuses even a scalar this deep
+            return [self.value(v, (at, i), d) for i, v in enumerate(body)]
+        # strings, ints, bools and nulls are themselves: no call, no place made for them
+        # (a trace is thousands of them, decoded in verify's parent)
+        out = []
+        for i, v in enumerate(body):
+            t = type(v)
+            out.append(v if t is str or t is int or t is bool or v is None
+                       else self.value(v, (at, i), d))
+        return out
 
     def _sequence(self, tag: Tag, body: list[Any], node: Any, at: Path, d: int) -> Any:
         return tag.python[0](self._items(body, at, d))

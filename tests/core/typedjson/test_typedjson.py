@@ -466,3 +466,18 @@ def test_allow_refuses_modules_outside_the_list_before_import() -> None:
     assert pack._kwargs["x"] == CodeRef("no_such_pkg_xyz.mod", "fn")
     with pytest.raises(specpack.UntrustedPackError, match="entry_point"):
         SpecPack.from_json(text, allow="no_such_pkg_xyz", trust=True)  # a str is one module name
+
+
+def test_the_depth_limit_holds_for_scalars_at_the_bottom_of_a_deep_list() -> None:
+    from specpack._core._typedjson.tags import MAX_DEPTH
+
+    def nested(levels: int, leaf: Any) -> Any:
+        node = leaf
+        for _ in range(levels):
+            node = [node]
+        return node
+
+    for leaf in ("s", 1, True, None, 1.5):
+        assert typedjson.decode(nested(MAX_DEPTH, leaf), source="test") == nested(MAX_DEPTH, leaf)
+        with pytest.raises(PackFormatError, match=f"nested more than {MAX_DEPTH} levels deep"):
+            typedjson.decode(nested(MAX_DEPTH + 1, leaf), source="test")
