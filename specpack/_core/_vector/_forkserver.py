@@ -44,8 +44,10 @@ def _base_modules(backend: str) -> list[str]:
 def forkserver_modules(*packs: SpecPack) -> list[str]:
     """The modules a forkserver should preload so that workers of ``packs`` start fast.
 
-    gymnasium, numpy, cloudpickle and specpack's build path, plus the modules of the code the
-    packs carry by reference that a fresh interpreter can import (never ``__main__``).
+    specpack, numpy, cloudpickle, gymnasium and specpack's build path, the modules of the code
+    the packs carry by reference that a fresh interpreter can import (never ``__main__``), and
+    last a module that freezes what the server imported (``gc.freeze``), so that no worker's
+    GC walks and copies it.
 
     Parameters
     ----------
