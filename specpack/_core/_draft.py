@@ -56,6 +56,10 @@ class Draft:
             return list(self.refs)
         return [c for c in self.carried() if isinstance(c, CodeRef)]
 
+    def keep(self, pack: SpecPack) -> None:
+        """Keep ``pack`` as :attr:`made`, once: the draft writes its own field, not its callers."""
+        object.__setattr__(self, "made", pack)
+
     def pack(self, **changes: Any) -> SpecPack:
         """The pack of these fields with ``changes`` (``plain`` given there or computed). A
         ``requires`` dict given alone is taken over (:meth:`PackValue._of`): a fresh one."""

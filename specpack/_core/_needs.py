@@ -300,5 +300,5 @@ def with_needs(draft: Draft, named: tuple[Any, ...], carry: bool, limit: int,
         changes.update(more)
     out = draft.pack(**changes)
     if not files and not more:
-        object.__setattr__(draft, "made", out)  # the one write, beside the pack (Draft.made)
+        draft.keep(out)
     return out

@@ -24,27 +24,12 @@ from typing import Any
 import gymnasium
 import pytest
 from gymnasium.envs.registration import register, registry
+from test_requires_cache import PLAIN_ENV
 
 import specpack
 from specpack._core._capture import _memo
 from specpack._core._carry import importable
 
-ENV = """
-import gymnasium
-{imports}
-from {base_module} import Base
-
-
-class Thing(Base):
-    observation_space = gymnasium.spaces.Discrete(2)
-    action_space = gymnasium.spaces.Discrete(2)
-
-    def reset(self, *, seed=None, options=None):
-        return 0, {{}}
-
-    def step(self, action):
-        return 0, 0.0, True, False, {{}}
-"""
 BASE = "import gymnasium\n{imports}\n\n\nclass Base(gymnasium.Env):\n    pass\n"
 CARTPOLE = "gymnasium.envs.classic_control.cartpole:CartPoleEnv"
 
@@ -84,15 +69,8 @@ def _env(load: Callable[..., Any], imports: str = "", base_imports: str = "",
          name: str | None = None) -> Any:
     env_name, base_name = _names()
     load(base_name, BASE.format(imports=base_imports))
-    return load(name or env_name, ENV.format(imports=imports, base_module=base_name))
-
-
-@pytest.fixture
-def ids() -> Iterator[list[str]]:
-    made: list[str] = []
-    yield made
-    for name in made:
-        registry.pop(name, None)
+    return load(name or env_name, PLAIN_ENV.format(
+        imports=f"{imports}\nfrom {base_name} import Base", base="Base"))
 
 
 def test_an_id_registered_again_with_an_entry_point_of_another_module_names_its_requires(
@@ -118,7 +96,8 @@ def test_requires_follows_a_base_class_module_replaced_in_sys_modules(
     one now (reloaded after an edit): what that module imports is read again."""
     env_name, base_name = _names()
     modules(base_name, BASE.format(imports=""))
-    thing = modules(env_name, ENV.format(imports="", base_module=base_name)).Thing
+    thing = modules(env_name, PLAIN_ENV.format(imports=f"from {base_name} import Base",
+                                               base="Base")).Thing
     assert not specpack.capture(thing).entry_point.by_value
     assert "hypothesis" not in specpack.capture(thing).requires
     modules(base_name, BASE.format(imports="import hypothesis"))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import gymnasium
@@ -36,14 +35,6 @@ def _first(target: str, **kwargs: Any) -> specpack.SpecPack:
     """A capture that no memo of identical captures serves."""
     _memo.clear()
     return specpack.capture(target, **kwargs)
-
-
-@pytest.fixture
-def ids() -> Iterator[list[str]]:
-    made: list[str] = []
-    yield made
-    for name in made:
-        registry.pop(name, None)
 
 
 def _register_clipped(ids: list[str], name: str, low: Any, high: Any) -> str:

@@ -92,12 +92,13 @@ def test_a_live_env_pack_keeps_its_surface_and_the_requires_of_what_it_holds() -
     assert pack.requires["gymnasium"] == gymnasium.__version__
 
 
+#: A user's env module: ``imports`` at its top, ``Thing`` derived from ``base``.
 PLAIN_ENV = """
 import gymnasium
 {imports}
 
 
-class Thing(gymnasium.Env):
+class Thing({base}):
     observation_space = gymnasium.spaces.Discrete(2)
     action_space = gymnasium.spaces.Discrete(2)
 
@@ -116,7 +117,7 @@ def user_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cal
     monkeypatch.syspath_prepend(str(tmp_path))
 
     def load(imports: str) -> Any:
-        (tmp_path / f"{name}.py").write_text(PLAIN_ENV.format(imports=imports))
+        (tmp_path / f"{name}.py").write_text(PLAIN_ENV.format(imports=imports, base="gymnasium.Env"))
         sys.modules.pop(name, None)
         importlib.invalidate_caches()
         return importlib.import_module(name)
