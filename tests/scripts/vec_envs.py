@@ -56,6 +56,10 @@ class CounterEnv(gym.Env):
         self.import_pid = IMPORT_PID
         self.gc_frozen = gc.get_freeze_count()  # objects the forkserver froze before forking
 
+    def gc_now(self) -> tuple[bool, int]:
+        """Whether this process's GC is on, and how many objects it has frozen, now."""
+        return gc.isenabled(), gc.get_freeze_count()
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         super().reset(seed=seed)
         self._t = 0

@@ -7,6 +7,7 @@ assert on it.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -22,6 +23,7 @@ from vec_envs import load_by_path, rollout, vec_rollout
 
 import specpack
 from specpack import CodeRef, SpecPack, SpecPackError, WorkerError
+from specpack.adapters import worker_env_fn
 
 TESTS = SCRIPTS
 BARE_TRANSPORT_ERRORS = {"ConnectionResetError", "EOFError", "BrokenPipeError"}
@@ -166,6 +168,31 @@ def test_fork_make_vec_equals_sync_and_single_envs(file_pack: SpecPack) -> None:
     singles = [np.asarray(file_pack.make().reset(seed=11 + i)[0]).round(6).tolist()
                for i in range(3)]
     assert np.allclose(sync[0], singles)
+
+
+@pytest.mark.parametrize("ctx", ["fork", "spawn"])
+def test_make_vec_workers_freeze_what_they_loaded_and_built(file_pack: SpecPack,
+                                                            ctx: str) -> None:
+    before = gc.get_freeze_count()
+    venv = specpack.make_vec(file_pack, 2, context=ctx)
+    try:
+        states = venv.call("gc_now")
+    finally:
+        venv.close()
+    # Each worker's GC stays on (the env's own cycles are still collected), and skips the
+    # objects the worker had loaded and built by its start report.
+    assert all(on and frozen > 10_000 for on, frozen in states), states
+    assert gc.get_freeze_count() == before  # the parent is left as it was
+
+
+def test_other_libraries_workers_keep_their_gc_as_it_was(file_pack: SpecPack) -> None:
+    # A factory given to another library's workers reports nothing and freezes nothing:
+    # those processes are not ours.
+    venv = gym.vector.AsyncVectorEnv([worker_env_fn(file_pack)] * 2, context="spawn")
+    try:
+        assert venv.call("gc_now") == ((True, 0), (True, 0))
+    finally:
+        venv.close()
 
 
 def test_make_vec_returns_gymnasium_vector_envs_with_the_pack(file_pack: SpecPack) -> None:
