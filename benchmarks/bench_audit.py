@@ -5,8 +5,10 @@ ale-py 0.12 and minigrid 3.2) as a user runs it: a fresh ``python -m specpack au
 timed from start to exit, CPU counted over it and every worker it started. Beside it, the same
 work done plainly (``audit_floor.py``: for every env the audit reported, two builds and
 rollouts in a fork, one in a long-lived fresh interpreter, one more under another hash seed),
-run one after the other, alternating, ``--repeat`` times. The goal (issue 32): the audit's CPU
-at most 1.2x its floor's; wall time is reported for each ``--jobs`` given (it should scale
+run in pairs whose order alternates: audit, floor, floor, audit (``--repeat`` pairs; 2 by
+default, 1 with ``--quick``). A pair takes minutes, and a shared machine's speed drifts over
+minutes; in that order a steady drift weighs on both sides alike, and the ratio is of the
+means. The goal (issue 32): the audit's CPU at most 1.2x its floor's; wall time is reported for each ``--jobs`` given (it should scale
 with the jobs up to the cores). The floor's CPU per family says which envs dominate.
 
 Usage: ``python benchmarks/bench_audit.py [--json] [--repeat N] [--jobs 1 --jobs 2]`` (needs
@@ -24,9 +26,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import fmean as mean
 from typing import Any
 
-from _bench import med, row
+from _bench import row
 
 GOAL_CPU_VS_FLOOR = 1.2
 MODULES = ("ale_py", "minigrid")
@@ -75,16 +78,23 @@ def measure_floor(ids: list[str], jobs: int) -> dict[str, Any]:
             "errors": len(doc["errors"])}
 
 
-def run(quick: bool = False, repeat: int = 1, jobs: tuple[int, ...] = (2,)) -> list[dict[str, Any]]:
-    """Per ``jobs``: ``repeat`` alternating pairs (audit, floor); one row with the medians."""
+def run(quick: bool = False, repeat: int | None = None,
+        jobs: tuple[int, ...] = (2,)) -> list[dict[str, Any]]:
+    """Per ``jobs``: ``repeat`` pairs (default 2, 1 if ``quick``) in the order audit, floor,
+    floor, audit, ...; one row with the means (the floor rebuilds the first audit's ids)."""
+    pairs = repeat if repeat is not None else (1 if quick else 2)
     rows = []
     for j in jobs:
-        audits, floors = [], []
-        for _ in range(repeat):
-            audits.append(measure_audit(j))
-            floors.append(measure_floor(audits[-1]["ids"], j))
-        cpu_a, cpu_f = med([a["cpu"] for a in audits]), med([f["cpu"] for f in floors])
-        wall_a, wall_f = med([a["wall"] for a in audits]), med([f["wall"] for f in floors])
+        audits: list[dict[str, Any]] = []
+        floors: list[dict[str, Any]] = []
+        for i in range(pairs):
+            for side in ("audit", "floor") if i % 2 == 0 else ("floor", "audit"):
+                if side == "audit":
+                    audits.append(measure_audit(j))
+                else:
+                    floors.append(measure_floor(audits[0]["ids"], j))
+        cpu_a, cpu_f = mean([a["cpu"] for a in audits]), mean([f["cpu"] for f in floors])
+        wall_a, wall_f = mean([a["wall"] for a in audits]), mean([f["wall"] for f in floors])
         rows.append(row(
             "audit", f"audit of ale-py + minigrid + gymnasium ({len(audits[0]['ids'])} envs, "
             f"--jobs {j}): CPU vs its floor",
@@ -99,7 +109,8 @@ def format_runs(rows: list[dict[str, Any]]) -> str:
     """One paragraph per ``--jobs``: the medians, each pair, the floor's CPU per family."""
     out = []
     for r in rows:
-        out.append(f"--jobs {r['jobs']}: audit CPU {r['ratio']:.2f}x its floor "
+        out.append(f"--jobs {r['jobs']}: audit CPU {r['ratio']:.2f}x its floor, means of "
+                   f"{len(r['audits'])} pair(s) "
                    f"(goal <= {GOAL_CPU_VS_FLOOR}x): {r['specpack']} vs {r['baseline']}")
         for a, f in zip(r["audits"], r["floors"]):
             out.append(f"  audit {a['cpu']:.0f} s CPU / {a['wall']:.0f} s wall {a['counts']}; "
@@ -112,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--repeat", type=int, default=1, help="pairs, alternating")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="pairs, in alternating order (default 2; --quick: 1)")
     parser.add_argument("--jobs", type=int, action="append", help="default: 2")
     args = parser.parse_args(argv)
     rows = run(args.quick, args.repeat, tuple(args.jobs or (2,)))

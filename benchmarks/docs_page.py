@@ -104,7 +104,9 @@ python tools/structure.py             # the package's structure figures (modules
   process with an empty and a filled asset cache, and `check()` against `verify()`.
 - **audit** (`--only audit`, needs ale-py and minigrid): `specpack audit --import ale_py
   --import minigrid --jobs 2` as a user runs it, against its floor (`audit_floor.py`: for every
-  env the audit reported, the same builds and rollouts with nothing of specpack), CPU and wall.
+  env the audit reported, the same builds and rollouts with nothing of specpack), CPU and wall;
+  two pairs in the order audit, floor, floor, audit (a pair takes minutes, over which a shared
+  machine's speed drifts), the ratio of the means.
 
 Goals: `make` at most 0.9x `gymnasium.make` and within 1.1x of the floor; `capture` at most
 0.1x `gymnasium.make`, a first capture at most 0.5x; the by-reference pickle at most 1.5x the

@@ -20,7 +20,7 @@ from typing import Any  # noqa: E402
 import pytest  # noqa: E402
 from _helpers import SCRIPTS, run_python  # noqa: E402 - after the PYTHONPATH set above
 
-from specpack._core._process.launch import BLAS_SPIN  # noqa: E402
+from specpack._core._blas import BLAS_SPIN  # noqa: E402
 
 # Every interpreter the suite starts (scripts, workers of every start method) inherits the
 # setting the harness gives its own fresh interpreters: OpenBLAS's idle threads sleep at once

@@ -56,6 +56,10 @@ class CounterEnv(gym.Env):
         self.import_pid = IMPORT_PID
         self.gc_frozen = gc.get_freeze_count()  # objects the forkserver froze before forking
 
+    def getenv(self, name: str) -> str | None:
+        """This process's environment variable ``name``."""
+        return os.environ.get(name)
+
     def gc_now(self) -> tuple[bool, int]:
         """Whether this process's GC is on, and how many objects it has frozen, now."""
         return gc.isenabled(), gc.get_freeze_count()

@@ -20,6 +20,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Literal
 
+from .._blas import BLAS_SPIN
 from .._errors import SpecPackError
 from . import bare, child, tree
 from .tree import fork_call
@@ -73,15 +74,10 @@ def label(where: str) -> str:
     return names.get(where, f"{where} child")
 
 
-#: OpenBLAS's idle threads spin 2**n cycles before sleeping (default n=28: about 0.1 s of a core
-#: per interpreter that imports numpy); fresh interpreters start side by side, so they get the
-#: shortest spin unless their environment names one. Results and thread counts are unchanged.
-BLAS_SPIN = ("OPENBLAS_THREAD_TIMEOUT", "4")
-
-
 def child_environment(env: Mapping[str, str] | None) -> dict[str, str]:
-    """A fresh interpreter's environment: ``env`` (default: this process's) with :data:`BLAS_SPIN`
-    unless set, and ``PYTHONPATH`` made absolute (an empty entry: the working directory)."""
+    """A fresh interpreter's environment: ``env`` (default: this process's) with
+    :data:`~specpack._core._blas.BLAS_SPIN` unless set, and ``PYTHONPATH`` made absolute (an
+    empty entry: the working directory)."""
     out = dict(os.environ if env is None else env)
     out.setdefault(*BLAS_SPIN)
     path = out.get("PYTHONPATH")

@@ -17,6 +17,7 @@ if TYPE_CHECKING or LINE != "0":
 else:  # gymnasium 0.28/0.29: the 1.x vector API is gymnasium.experimental.vector
     from gymnasium.experimental.vector import AsyncVectorEnv, SyncVectorEnv
 
+from .._blas import children_spin_briefly
 from .._errors import WorkerError
 from .._pack import SpecPack
 
@@ -99,8 +100,12 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
         blob = None if ctx.get_start_method() == "fork" else order_blob(pack)
         fns = [WorkerEnvFn(pack, env_kwargs[i], report=(i, w), blob=blob)
                for i, w in enumerate(self._report_writers)]
+        # A spawn worker is a fresh interpreter: a short BLAS spin (see .._blas), as verify's.
+        starting = (contextlib.nullcontext() if ctx.get_start_method() == "fork"
+                    else children_spin_briefly())
         try:
-            super().__init__(fns, context=context, **vector_kwargs)
+            with starting:
+                super().__init__(fns, context=context, **vector_kwargs)
         except (EOFError, ConnectionError, BrokenPipeError) as e:
             # A gymnasium without the _check_spaces hook below: a worker died on us.
             if not self._reports_done:

@@ -26,6 +26,7 @@ else:  # gymnasium 0.28/0.29: the 1.x vector API is gymnasium.experimental.vecto
     )
 
 from .._backends import with_trait
+from .._blas import children_spin_briefly
 from .._capture import capture
 from .._errors import SpecPackError, UnknownKeywordError, WorkerError
 from .._keywords import check_flag
@@ -152,7 +153,8 @@ def make_vec(
             merge_forkserver_preload(forkserver_modules(pack))
         # Started now, not at the first worker's start: its start and preload imports overlap
         # this process's set-up (pipes, factories, the parent's view of the spaces).
-        multiprocessing.forkserver.ensure_running()
+        with children_spin_briefly():  # the server is a fresh interpreter that loads numpy
+            multiprocessing.forkserver.ensure_running()
     try:
         return PackAsyncVectorEnv(pack, num_envs, extra, seed, context, start_timeout,
                                   vector_kwargs)

@@ -185,6 +185,28 @@ def test_make_vec_workers_freeze_what_they_loaded_and_built(file_pack: SpecPack,
     assert gc.get_freeze_count() == before  # the parent is left as it was
 
 
+BLAS = "OPENBLAS_THREAD_TIMEOUT"
+
+
+def test_spawn_workers_get_a_short_blas_spin_unless_the_environment_names_one(
+        file_pack: SpecPack, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(BLAS, raising=False)  # the suite's conftest sets it for every child
+    for ctx, seen in (("spawn", ("4", "4")), ("fork", (None, None))):
+        venv = specpack.make_vec(file_pack, 2, context=ctx)
+        try:
+            assert venv.call("getenv", BLAS) == seen, ctx  # a fork worker is no new interpreter
+        finally:
+            venv.close()
+        assert BLAS not in os.environ  # this process's environment is as it was
+    monkeypatch.setenv(BLAS, "9")  # the user's own setting wins, in the workers too
+    venv = specpack.make_vec(file_pack, 2, context="spawn")
+    try:
+        assert venv.call("getenv", BLAS) == ("9", "9")
+    finally:
+        venv.close()
+    assert os.environ[BLAS] == "9"
+
+
 def test_other_libraries_workers_keep_their_gc_as_it_was(file_pack: SpecPack) -> None:
     # A factory given to another library's workers reports nothing and freezes nothing:
     # those processes are not ours.
@@ -287,7 +309,8 @@ def test_pack_register_is_idempotent_and_refuses_taken_ids(file_pack: SpecPack) 
 # -- forkserver preload ------------------------------------------------------------------------
 
 _PRELOAD_PROBE = r"""
-import json, multiprocessing, multiprocessing.forkserver, sys
+import json, multiprocessing, multiprocessing.forkserver, os, sys
+os.environ.pop("OPENBLAS_THREAD_TIMEOUT", None)  # the suite's conftest sets it for every child
 multiprocessing.get_context("forkserver").set_forkserver_preload(["json", "__main__"])
 import specpack, vec_envs
 pack = specpack.capture(vec_envs.CounterEnv)
@@ -300,6 +323,8 @@ print(json.dumps({
     "import_pids": list(venv.get_attr("import_pid")),
     "worker_pids": [p.pid for p in venv.processes],
     "frozen": list(venv.get_attr("gc_frozen")),
+    "blas": list(venv.call("getenv", "OPENBLAS_THREAD_TIMEOUT")),
+    "parent_blas": os.environ.get("OPENBLAS_THREAD_TIMEOUT"),
     "preload": multiprocessing.forkserver._forkserver._preload_modules,
 }))
 venv.close()
@@ -328,6 +353,9 @@ def test_forkserver_workers_inherit_preloaded_entry_module(tmp_path: Path) -> No
     # imported last, it froze what the server imported: no worker's GC walks (and copies) it
     assert preload[-1] == "specpack._core._vector._frozen"
     assert min(got["frozen"]) > 10_000
+    # the server make_vec started is a fresh interpreter with a short BLAS spin; its workers
+    # inherit the setting, and this process's environment is as it was
+    assert got["blas"] == ["4", "4"] and got["parent_blas"] is None
 
 
 def test_preload_false_leaves_forkserver_preload_alone(tmp_path: Path) -> None:
@@ -340,6 +368,7 @@ def test_preload_false_leaves_forkserver_preload_alone(tmp_path: Path) -> None:
 def test_forkserver_started_before_make_vec_gets_no_preload(tmp_path: Path) -> None:
     got = _probe("late", tmp_path)  # documented: the preload list is read when it starts
     assert got["import_pids"] == got["worker_pids"]
+    assert got["blas"] == [None, None]  # a server started by someone else keeps its environment
 
 
 def test_forkserver_modules_lists_by_reference_code_only(file_pack: SpecPack) -> None:
