@@ -102,6 +102,18 @@ class HangsInWorker(CounterEnv):
         super().__init__(k)
 
 
+class WaitsForGo(CounterEnv):
+    """Builds in the parent; a worker writes ``<folder>/started.<pid>``, then waits until
+    ``<folder>/go`` exists before it finishes building."""
+
+    def __init__(self, folder: str = "", k: float = 1.0) -> None:
+        if in_worker():
+            Path(folder, f"started.{os.getpid()}").touch()
+            while not Path(folder, "go").exists():
+                time.sleep(0.01)
+        super().__init__(k)
+
+
 def rollout(env: Any, steps: int = 12, seed: int = 3) -> list[list[float]]:
     """A seeded rollout of a single env with fixed actions, as JSON-able floats."""
     obs, _ = env.reset(seed=seed)

@@ -100,12 +100,14 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
         blob = None if ctx.get_start_method() == "fork" else order_blob(pack)
         fns = [WorkerEnvFn(pack, env_kwargs[i], report=(i, w), blob=blob)
                for i, w in enumerate(self._report_writers)]
-        # A spawn worker is a fresh interpreter: a short BLAS spin (see .._blas), as verify's.
-        starting = (contextlib.nullcontext() if ctx.get_start_method() == "fork"
-                    else children_spin_briefly())
+        # A spawn worker is a fresh interpreter: a short BLAS spin (see .._blas), as verify's,
+        # in this process's environment only while gymnasium starts the workers (it ends at
+        # gymnasium's first exchange with them, _check_spaces, which waits for their builds).
+        self._starting = contextlib.ExitStack()
+        if ctx.get_start_method() != "fork":
+            self._starting.enter_context(children_spin_briefly())
         try:
-            with starting:
-                super().__init__(fns, context=context, **vector_kwargs)
+            super().__init__(fns, context=context, **vector_kwargs)
         except (EOFError, ConnectionError, BrokenPipeError) as e:
             # A gymnasium without the _check_spaces hook below: a worker died on us.
             if not self._reports_done:
@@ -114,6 +116,8 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
         except BaseException:
             self._close_report_pipes()
             raise
+        finally:
+            self._starting.close()
         if not self._reports_done:  # pragma: no cover - gymnasium renamed _check_spaces
             self._await_reports()
 
@@ -121,6 +125,7 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
         """gymnasium's first exchange with the workers, whose first read waits for every
         report (:class:`_ReportsFirst`): a failed or hanging worker is reported as before the
         exchange, and a start costs no extra round trip."""
+        self._starting.close()  # every worker is started
         if self._reports_done:
             super()._check_spaces()  # type: ignore[no-untyped-call]
             return

@@ -12,6 +12,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -205,6 +207,31 @@ def test_spawn_workers_get_a_short_blas_spin_unless_the_environment_names_one(
     finally:
         venv.close()
     assert os.environ[BLAS] == "9"
+
+
+def test_the_short_spin_is_in_this_process_only_while_workers_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(BLAS, raising=False)
+    pack = specpack.capture(load_by_path().WaitsForGo, folder=str(tmp_path))
+    seen: list[str | None] = []
+
+    def release() -> None:  # once both workers are building, make_vec waits for their reports
+        for _ in range(12_000):
+            if len(list(tmp_path.glob("started.*"))) == 2:
+                seen.append(os.environ.get(BLAS))
+                break
+            time.sleep(0.01)
+        (tmp_path / "go").touch()
+
+    thread = threading.Thread(target=release, daemon=True)
+    thread.start()
+    venv = specpack.make_vec(pack, 2, context="spawn")
+    try:
+        thread.join()
+        assert seen == [None]  # gone from this process's environment while the builds ran
+        assert venv.call("getenv", BLAS) == ("4", "4")
+    finally:
+        venv.close()
 
 
 def test_other_libraries_workers_keep_their_gc_as_it_was(file_pack: SpecPack) -> None:
