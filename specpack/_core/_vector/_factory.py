@@ -169,8 +169,8 @@ class WorkerEnvFn:
         # make_vec's worker process is ours and lives as long as this env: what it has loaded
         # and built moves to the GC's permanent generation, so no later collection walks it.
         # A fork worker then never copies its parent's heap for a walk; a spawn worker's exit
-        # skips the interpreter's last collections over it (close() of 8 spawn workers took
-        # ~40 ms instead of ~225 ms: benchmarks/bench_workers.py's CPU column).
+        # skips the interpreter's last collections over it (measured: close() of 8 spawn
+        # workers ~40 ms instead of ~225 ms; benchmarks/bench_workers.py counts its CPU).
         gc.freeze()
         self._send(report, (True, "", ""))
         return env
