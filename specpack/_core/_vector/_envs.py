@@ -95,16 +95,17 @@ class PackAsyncVectorEnv(SeedOnFirstReset, AsyncVectorEnv):
         pipes = [ctx.Pipe(duplex=False) for _ in range(num_envs)]
         self._report_readers: list[multiprocessing.connection.Connection] = [r for r, _ in pipes]
         self._report_writers: list[multiprocessing.connection.Connection] = [w for _, w in pipes]
-        # A fork worker inherits its factory: the build order is pickled (once) only for the
-        # other start methods.
-        blob = None if ctx.get_start_method() == "fork" else order_blob(pack)
+        # A fork worker inherits this process (its factory, its environment): the build order
+        # is pickled (once) only for the other start methods.
+        inherits = ctx.get_start_method() == "fork"
+        blob = None if inherits else order_blob(pack)
         fns = [WorkerEnvFn(pack, env_kwargs[i], report=(i, w), blob=blob)
                for i, w in enumerate(self._report_writers)]
         # A spawn worker is a fresh interpreter: a short BLAS spin (see .._blas), as verify's,
         # in this process's environment only while gymnasium starts the workers (it ends at
         # gymnasium's first exchange with them, _check_spaces, which waits for their builds).
         self._starting = contextlib.ExitStack()
-        if ctx.get_start_method() != "fork":
+        if not inherits:
             self._starting.enter_context(children_spin_briefly())
         try:
             super().__init__(fns, context=context, **vector_kwargs)
